@@ -1,0 +1,20 @@
+// Creates the pg connection pool every process uses. One place that knows how we talk to Postgres.
+import pg from 'pg';
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+
+// `date` columns come back as the ISO string Postgres prints (YYYY-MM-DD), never as a JS Date
+// shifted into the process's time zone.
+pg.types.setTypeParser(pg.types.builtins.DATE, (text) => text);
+// `bigint` counters (versions) fit in a JS number for any realistic dispatch.
+pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
+
+export function createPool(databaseUrl: string, options: { max?: number; applicationName?: string } = {}): pg.Pool {
+  return new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'card-delivery',
+    idleTimeoutMillis: 30_000,
+  });
+}

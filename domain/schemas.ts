@@ -1,0 +1,153 @@
+// The wire contract of the service as zod schemas: the spec's status record, registration, carrier
+// events and error body (DESIGN.md §3). Types are inferred from these; the OpenAPI document is
+// generated from them, so the code, the docs and the webhook consumer kit cannot drift apart.
+import { z } from 'zod';
+
+export const DISPATCH_STATUSES = ['dispatched', 'in_transit', 'out_for_delivery', 'delivered', 'exception'] as const;
+export const dispatchStatus = z.enum(DISPATCH_STATUSES).meta({ id: 'DispatchStatus' });
+export type DispatchStatus = z.infer<typeof dispatchStatus>;
+
+export const CONFIDENCE_LEVELS = ['High', 'Medium', 'Low'] as const;
+export const confidenceLevel = z.enum(CONFIDENCE_LEVELS);
+export type ConfidenceLevel = z.infer<typeof confidenceLevel>;
+
+export const RECOMMENDED_ACTIONS = ['None', 'Activate', 'ContactSupport'] as const;
+export const recommendedAction = z.enum(RECOMMENDED_ACTIONS);
+export type RecommendedAction = z.infer<typeof recommendedAction>;
+
+export const EXCEPTION_REASONS = [
+  'failed_attempt',
+  'postal_delay',
+  'address_issue',
+  'damaged',
+  'lost',
+  'returned',
+  'other',
+] as const;
+export const exceptionReason = z.enum(EXCEPTION_REASONS);
+export type ExceptionReason = z.infer<typeof exceptionReason>;
+
+/** A UUID of version 4 (RFC 9562 variant), any letter case. */
+export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+export const uuidV4 = z.string().regex(UUID_V4, 'must be a UUID v4');
+
+/** ISO 8601 timestamp with a time zone (Z or ±hh:mm). */
+export const isoTimestamp = z.iso.datetime({ offset: true });
+/** ISO 8601 calendar date without time, e.g. 2026-11-24. */
+export const isoDate = z.iso.date();
+
+export const countryCode = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
+  .transform((code) => code.toUpperCase())
+  .refine((code) => isAssignedRegion(code), 'must be an assigned ISO 3166-1 alpha-2 country code');
+
+function isAssignedRegion(code: string): boolean {
+  // Intl knows the assigned ISO 3166-1 regions; unknown codes come back unchanged.
+  const name = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' }).of(code);
+  return name !== undefined && code !== 'ZZ';
+}
+
+/** BCP 47 language tag, canonicalised (e.g. `fr-ca` → `fr-CA`). */
+export const localeTag = z.string().min(2).max(35).transform((tag, ctx) => {
+  try {
+    return Intl.getCanonicalLocales(tag)[0];
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be a BCP 47 language tag, e.g. en-GB' });
+    return z.NEVER;
+  }
+});
+
+export const destination = z
+  .object({
+    postal_code: z.string().trim().min(1).max(16),
+    country_code: countryCode,
+  })
+  .strict();
+
+// ---------- the spec's dispatch status record (response of GET /v1/status/{id}) ----------
+
+export const statusRecord = z
+  .object({
+    id: z.string().uuid(),
+    status: dispatchStatus,
+    dispatch_date: isoTimestamp,
+    destination: z.object({ postal_code: z.string(), country_code: z.string().length(2) }).strict(),
+    prediction: z
+      .object({
+        delivery_window: z.object({ min: isoDate, max: isoDate }).strict(),
+        confidence_level: confidenceLevel,
+      })
+      .strict(),
+    ui_suggestion: z
+      .object({
+        locale: z.string(),
+        recommended_message: z.string().min(1),
+        recommended_action: recommendedAction,
+      })
+      .strict(),
+  })
+  .strict()
+  .meta({ id: 'DispatchStatusRecord' });
+export type StatusRecord = z.infer<typeof statusRecord>;
+
+// ---------- POST /v1/dispatches ----------
+
+export const registrationBody = z
+  .object({
+    id: uuidV4.optional().transform((id) => id?.toLowerCase()),
+    dispatch_date: isoTimestamp.optional(),
+    destination,
+    locale: localeTag.optional(),
+    carrier: z.string().min(1).max(100).optional(),
+    tracking_number: z.string().min(1).max(100).optional(),
+    reference: z.string().min(1).max(200).optional(),
+  })
+  .strict()
+  .meta({ id: 'DispatchRegistration' });
+export type RegistrationBody = z.input<typeof registrationBody>;
+export type Registration = z.output<typeof registrationBody>;
+
+// ---------- POST /v1/dispatches/{id}/events ----------
+
+export const carrierEventBody = z
+  .object({
+    status: dispatchStatus,
+    occurred_at: isoTimestamp,
+    event_id: z.string().min(1).max(200).optional(),
+    reason: exceptionReason.optional(),
+    location: z.string().min(1).max(200).optional(),
+  })
+  .strict()
+  .meta({ id: 'CarrierEvent' });
+export type CarrierEventBody = z.output<typeof carrierEventBody>;
+
+export const carrierEventAccepted = z
+  .object({ accepted: z.literal(true), duplicate: z.boolean() })
+  .meta({ id: 'CarrierEventAccepted' });
+
+// ---------- errors ----------
+
+export const ERROR_CODES = [
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limit_exceeded',
+  'internal_error',
+  'service_unavailable',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const errorBody = z
+  .object({
+    error: z.enum(ERROR_CODES),
+    message: z.string(),
+    request_id: z.string().optional().meta({ description: 'present on 5xx responses, quote it to support' }),
+  })
+  .meta({ id: 'Error' });
+export type ErrorBody = z.infer<typeof errorBody>;

@@ -1,0 +1,66 @@
+// Reads and checks the environment once at start-up into a typed, frozen object (DESIGN.md §5).
+// Bad configuration stops start-up with a message that names the variable.
+import { z } from 'zod';
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `90s`, `5m`, `2h`, `1d`, `250ms` into milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!match) throw new Error(`not a duration: "${text}" (expected e.g. 30s, 5m, 2h)`);
+  return Number(match[1]) * DURATION_UNITS_MS[match[2]];
+}
+
+const duration = z.string().transform((text, ctx) => {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url().optional(),
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('card-delivery'),
+  TEMPORAL_UI_URL: z.string().url().optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('1m,5m,30m,2h,8h')
+    .transform((text, ctx) => {
+      try {
+        return text.split(',').map(parseDuration);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
+  PREDICTION_REFRESH_INTERVAL: duration.default(3_600_000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** How long an API process may trust a cached API-key lookup; revocation takes effect within it. */
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
+  /** How long a delivered dispatch's workflow stays open for late carrier events before completing. */
+  DELIVERED_RETENTION: duration.default(7 * 86_400_000),
+});
+
+export type Config = Readonly<z.infer<typeof envSchema>>;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return Object.freeze(parsed.data);
+}

@@ -1,0 +1,66 @@
+// The dispatch workflow's public surface: its input, the registration update, the carrier-event
+// signal and the status query. Imported by the workflow itself and by the API's Temporal client,
+// so both sides agree on names and payloads. No Node APIs here: this file is bundled into workflows.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Prediction } from '../domain/prediction.js';
+import type { CarrierEventBody, StatusRecord } from '../domain/schemas.js';
+import type { DispatchState } from '../domain/state-machine.js';
+
+export const DISPATCH_WORKFLOW_TYPE = 'dispatchWorkflow';
+
+/** A dispatch as the workflow knows it: the validated registration plus who registered it. */
+export interface DispatchRegistration {
+  id: string;
+  issuerId: string;
+  mode: 'live' | 'test';
+  /** ISO 8601 timestamp, normalised to UTC. */
+  dispatchDate: string;
+  destination: { postal_code: string; country_code: string };
+  locale?: string;
+  carrier?: string;
+  trackingNumber?: string;
+  reference?: string;
+  /** Canonical JSON of the body as the issuer sent it (without defaults): a repeat must match it. */
+  fingerprint: string;
+}
+
+/** What a run hands to the next one when it continues as new. */
+export interface CarriedState {
+  state: DispatchState;
+  version: number;
+  prediction: Prediction;
+  record: StatusRecord;
+  seenEventKeys: string[];
+  registeredOnce: boolean;
+}
+
+export interface DispatchWorkflowInput {
+  registration: DispatchRegistration;
+  carried?: CarriedState;
+  options?: {
+    /** How long a delivered dispatch stays open for late carrier events, in ms. */
+    deliveredRetentionMs?: number;
+    /** Test-only: continue as new once history passes this many events, as if Temporal suggested it. */
+    continueAsNewAfterEvents?: number;
+  };
+}
+
+export interface CarrierEventInput extends CarrierEventBody {
+  dedupeKey: string;
+}
+
+export type RegisterOutcome =
+  | { outcome: 'created' | 'existing'; record: StatusRecord }
+  | { outcome: 'conflict'; reason: string };
+
+export const registerUpdate = defineUpdate<RegisterOutcome, [DispatchRegistration]>('register');
+export const carrierEventSignal = defineSignal<[CarrierEventInput]>('carrierEvent');
+
+export interface DispatchSnapshot {
+  state: DispatchState;
+  version: number;
+  prediction?: Prediction;
+  seenEventKeys: number;
+  pendingEvents: number;
+}
+export const snapshotQuery = defineQuery<DispatchSnapshot>('snapshot');
