@@ -1,0 +1,87 @@
+// Activities that turn the dispatch workflow's state into what the outside world reads: the
+// prediction, the ui suggestion and the versioned projection row. Idempotent: a retry writes the
+// same version, which the monotonic upsert accepts once and ignores after.
+import { log } from '@temporalio/activity';
+import type { Pool } from '../db/pool.js';
+import { recordEventEffects, upsertProjection } from '../db/projection.js';
+import { renderSuggestion } from '../domain/messages.js';
+import { predict, type Prediction } from '../domain/prediction.js';
+import type { StatusRecord } from '../domain/schemas.js';
+import type { DispatchState, EventEffect } from '../domain/state-machine.js';
+import { buildStatusRecord } from '../domain/status-record.js';
+import type { DispatchRegistration } from '../workflows/definitions.js';
+
+export interface ProjectionInput {
+  registration: DispatchRegistration;
+  state: DispatchState;
+  version: number;
+  /** Effects of the carrier events folded into this version, recorded in the carrier event log. */
+  eventEffects: Array<{ dedupeKey: string; effect: EventEffect }>;
+}
+
+export interface ProjectionResult {
+  record: StatusRecord;
+  prediction: Prediction;
+  /** False when a newer version was already projected (this write was a late retry). */
+  written: boolean;
+}
+
+export function createProjectionActivities(deps: { pool: Pool; now?: () => Date }) {
+  const now = deps.now ?? (() => new Date());
+  return {
+    async writeProjection(input: ProjectionInput): Promise<ProjectionResult> {
+      const { registration: reg, state } = input;
+      const prediction = predict({
+        dispatchDate: reg.dispatchDate,
+        destination: reg.destination,
+        state,
+        today: now().toISOString().slice(0, 10),
+      });
+      const suggestion = renderSuggestion({
+        status: state.status,
+        window: prediction.window,
+        confidence: prediction.confidence,
+        exceptionReason: state.exceptionReason,
+        registeredLocale: reg.locale,
+        countryCode: reg.destination.country_code,
+      });
+      const record = buildStatusRecord({
+        id: reg.id,
+        status: state.status,
+        dispatchDate: reg.dispatchDate,
+        destination: reg.destination,
+        prediction,
+        suggestion,
+      });
+      const written = await upsertProjection(deps.pool, {
+        id: reg.id,
+        issuerId: reg.issuerId,
+        mode: reg.mode,
+        version: input.version,
+        status: state.status,
+        dispatchDate: reg.dispatchDate,
+        postalCode: reg.destination.postal_code,
+        countryCode: reg.destination.country_code,
+        locale: reg.locale,
+        carrier: reg.carrier,
+        trackingNumber: reg.trackingNumber,
+        reference: reg.reference,
+        registration: reg.fingerprint,
+        windowMin: prediction.window.min,
+        windowMax: prediction.window.max,
+        confidenceLevel: prediction.confidence,
+        exceptionReason: state.exceptionReason,
+        record,
+      });
+      await recordEventEffects(deps.pool, reg.id, input.eventEffects);
+      log.info('projection written', { dispatchId: reg.id, version: input.version, status: state.status, written });
+      return { record, prediction, written };
+    },
+
+    async recordCarrierEventEffects(input: { dispatchId: string; eventEffects: ProjectionInput['eventEffects'] }): Promise<void> {
+      await recordEventEffects(deps.pool, input.dispatchId, input.eventEffects);
+    },
+  };
+}
+
+export type ProjectionActivities = ReturnType<typeof createProjectionActivities>;

@@ -1,0 +1,150 @@
+// `npm start`: the whole service in one command. With nothing configured it starts a Temporal dev
+// server (persisted in .data/, Web UI on 8233) and an embedded Postgres (.data/postgres), migrates,
+// runs the worker and the API in this process, and on first run creates a demo issuer and API key.
+// With TEMPORAL_ADDRESS and DATABASE_URL set it starts only the worker and the API (production shape).
+// Ctrl-C stops everything cleanly; a restart keeps all data.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { startApi } from '../api/server.js';
+import { migrate } from '../db/migrate.js';
+import { createPool } from '../db/pool.js';
+import { loadConfig, type Config } from '../platform/config.js';
+import { createLogger } from '../platform/logger.js';
+import { startPostgres, type RunningPostgres } from '../platform/postgres.js';
+import { resolveTemporalCli } from '../platform/temporal-cli.js';
+import { startDevServer, type RunningDevServer } from '../platform/temporal-dev-server.js';
+import { createWorker } from '../worker/create-worker.js';
+import { installTemporalRuntime } from '../worker/runtime.js';
+import { ensureDemoIssuer } from './demo.js';
+import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
+
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DATA_DIR = path.join(PROJECT_ROOT, '.data');
+const DEV_SERVER_PORT = Number(process.env.TEMPORAL_DEV_SERVER_PORT ?? 7233);
+const DEV_SERVER_UI_PORT = Number(process.env.TEMPORAL_DEV_SERVER_UI_PORT ?? 8233);
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+const logger = createLogger({ level: config.LOG_LEVEL, name: 'start' });
+installTemporalRuntime(logger, 'WARN');
+
+const stops: Array<() => Promise<void>> = [];
+let stopping = false;
+async function shutdown(reason: string, code = 0): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    logger.info({ reason }, 'stopping');
+    for (const stop of stops.reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        logger.warn({ err: error }, 'error while stopping');
+      }
+    }
+    logger.info('stopped');
+  }
+  process.exit(code);
+}
+process.once('SIGINT', () => void shutdown('SIGINT'));
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+try {
+  await main();
+} catch (error) {
+  logger.fatal({ err: error }, (error as Error).message);
+  await shutdown('start-up failed', 1);
+}
+
+async function main(): Promise<void> {
+  const productionShape = Boolean(config.TEMPORAL_ADDRESS && config.DATABASE_URL);
+  mkdirSync(DATA_DIR, { recursive: true });
+
+  let postgres: RunningPostgres | undefined;
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    postgres = await startPostgres({ dataDir: path.join(DATA_DIR, 'postgres'), logger });
+    stops.push(() => postgres!.stop());
+    databaseUrl = postgres.url;
+  }
+
+  let devServer: RunningDevServer | undefined;
+  let temporalAddress = config.TEMPORAL_ADDRESS;
+  if (!temporalAddress) {
+    const cliPath = await resolveTemporalCli(logger);
+    devServer = await startDevServer({
+      cliPath,
+      port: DEV_SERVER_PORT,
+      uiPort: DEV_SERVER_UI_PORT,
+      dbFilename: path.join(DATA_DIR, 'temporal.sqlite'),
+      namespace: config.TEMPORAL_NAMESPACE,
+      logger,
+    });
+    stops.push(() => devServer!.stop());
+    temporalAddress = devServer.address;
+  }
+
+  await migrate(databaseUrl, logger);
+  const pool = createPool(databaseUrl, { applicationName: 'card-delivery', max: 20 });
+  stops.push(() => pool.end());
+
+  const workerConnection = await NativeConnection.connect({ address: temporalAddress });
+  const worker = await createWorker({ connection: workerConnection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, pool });
+  const workerRun = worker.run();
+  workerRun.catch((error) => {
+    logger.fatal({ err: error }, 'worker failed');
+    void shutdown('worker failed', 1);
+  });
+  stops.push(async () => {
+    worker.shutdown();
+    await workerRun.catch(() => {});
+    await workerConnection.close();
+  });
+
+  const connection = await Connection.connect({ address: temporalAddress });
+  stops.push(() => connection.close());
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const api = await startApi({ config, pool, temporal, logger: createLogger({ level: config.LOG_LEVEL, name: 'api' }), port: config.PORT, host: config.HOST });
+  stops.push(() => api.close());
+
+  const apiUrl = `http://localhost:${new URL(api.url).port}`;
+  const temporalUiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;
+  if (!productionShape) {
+    writeRuntimeFile({ databaseUrl, apiUrl, temporalAddress, temporalUiUrl, pid: process.pid });
+    stops.push(async () => removeRuntimeFile());
+  }
+  const demo = productionShape ? undefined : await ensureDemoIssuer(pool);
+  printBanner({ apiUrl, temporalUiUrl, demo });
+}
+
+function printBanner(info: { apiUrl: string; temporalUiUrl?: string; demo?: Awaited<ReturnType<typeof ensureDemoIssuer>> }): void {
+  const lines = ['', 'Card Delivery Status Service is running.', `  API:          ${info.apiUrl}/v1   (OpenAPI: ${info.apiUrl}/v1/openapi.json)`];
+  if (info.temporalUiUrl) {
+    lines.push(`  Temporal UI:  ${info.temporalUiUrl}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows?query=${encodeURIComponent('DispatchStatus="dispatched"')}`);
+  }
+  if (info.demo?.key) {
+    lines.push(
+      `  Demo issuer:  ${info.demo.issuerId}`,
+      `  API key:      ${info.demo.key}   (shown once: only its hash is stored)`,
+      '',
+      'Try it:',
+      `  curl -s -X POST ${info.apiUrl}/v1/dispatches -H "Authorization: Bearer ${info.demo.key}" \\`,
+      `       -H 'Content-Type: application/json' -d '{"destination":{"postal_code":"75011","country_code":"FR"}}'`,
+      `  curl -s ${info.apiUrl}/v1/status/<id from the answer> -H "Authorization: Bearer ${info.demo.key}"`,
+    );
+  } else if (info.demo) {
+    lines.push(
+      `  Demo issuer:  ${info.demo.issuerId}   (its first key was printed on the first run;`,
+      `                make another with: npm run admin -- key create --issuer ${info.demo.issuerId})`,
+    );
+  }
+  lines.push('', 'Press Ctrl-C to stop.', '');
+  process.stdout.write(lines.join('\n'));
+}

@@ -1,0 +1,81 @@
+// Starts the Temporal CLI's dev server as a child process with our search attributes registered,
+// and waits until its frontend answers. Used by `npm start` (persisted under .data/) and the tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+
+export interface DevServerOptions {
+  cliPath: string;
+  port: number;
+  uiPort?: number;
+  /** SQLite file to persist to; in-memory when absent. */
+  dbFilename?: string;
+  namespace?: string;
+  dynamicConfig?: Record<string, unknown>;
+  logger?: Logger;
+}
+
+export interface RunningDevServer {
+  address: string;
+  uiUrl?: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startDevServer(options: DevServerOptions): Promise<RunningDevServer> {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'warn'];
+  if (options.uiPort) args.push('--ui-port', String(options.uiPort));
+  else args.push('--headless');
+  if (options.dbFilename) args.push('--db-filename', options.dbFilename);
+  if (options.namespace && options.namespace !== 'default') args.push('--namespace', options.namespace);
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  // The dev server keeps SQLite on one connection; WAL without fsync keeps it from being the bottleneck.
+  args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=off');
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+
+  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString());
+    if (output.length > 200) output.shift();
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited = false;
+  child.once('exit', () => (exited = true));
+
+  const address = `127.0.0.1:${options.port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited) throw new Error(`Temporal dev server exited during start-up:\n${output.join('').slice(-3000)}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      await connection.workflowService.getSystemInfo({});
+      await connection.close();
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`Temporal dev server did not answer on ${address} within 60 s: ${String(error)}\n${output.join('').slice(-3000)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  options.logger?.info({ address, uiPort: options.uiPort, dbFilename: options.dbFilename }, 'Temporal dev server started');
+  return {
+    address,
+    uiUrl: options.uiPort ? `http://localhost:${options.uiPort}` : undefined,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exited) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -1,0 +1,51 @@
+// Workflow-test helpers: a time-skipping test environment on the real Java test server, a worker
+// running the real activities against the test Postgres, and registrations to start dispatches with.
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities/index.js';
+import { createPool, type Pool } from '../../db/pool.js';
+import type { DispatchRegistration } from '../../workflows/definitions.js';
+import { installTemporalRuntime } from '../../worker/runtime.js';
+import { randomId, requireTestEnv, testLogger } from './harness.js';
+
+export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  installTemporalRuntime(testLogger('temporal'), 'WARN');
+  return TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: requireTestEnv('TEST_TEMPORAL_TEST_SERVER') } },
+  });
+}
+
+export function testPool(): Pool {
+  return createPool(requireTestEnv('TEST_DATABASE_URL'), { applicationName: 'workflow-test' });
+}
+
+export async function createTestWorker(env: TestWorkflowEnvironment, pool: Pool, taskQueue = randomId('wf')): Promise<{ worker: Worker; taskQueue: string }> {
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
+    activities: createActivities({ pool }),
+  });
+  return { worker, taskQueue };
+}
+
+export async function insertIssuer(pool: Pool): Promise<string> {
+  const id = randomId('iss');
+  await pool.query('INSERT INTO issuers (id, name) VALUES ($1, $2)', [id, 'Workflow Test Issuer']);
+  return id;
+}
+
+export function registration(issuerId: string, overrides: Partial<DispatchRegistration> = {}): DispatchRegistration {
+  const destination = overrides.destination ?? { postal_code: '75011', country_code: 'FR' };
+  return {
+    id: randomUUID(),
+    issuerId,
+    mode: 'live',
+    dispatchDate: '2026-11-20T09:00:00.000Z',
+    destination,
+    fingerprint: JSON.stringify({ destination }),
+    ...overrides,
+  };
+}

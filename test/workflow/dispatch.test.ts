@@ -1,0 +1,192 @@
+// The dispatch workflow on the time-skipping test server, with its real activities writing to the
+// real test Postgres: registration, the state machine end to end, dedupe across continue-as-new,
+// the versioned projection and the terminal state.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import type { Pool } from '../../db/pool.js';
+import { dedupeKey } from '../../domain/state-machine.js';
+import type { CarrierEventBody } from '../../domain/schemas.js';
+import {
+  carrierEventSignal,
+  DISPATCH_WORKFLOW_TYPE,
+  registerUpdate,
+  snapshotQuery,
+  type DispatchRegistration,
+  type DispatchWorkflowInput,
+} from '../../workflows/definitions.js';
+import { createTestWorker, createTimeSkippingEnv, insertIssuer, registration, testPool } from '../support/workflow-env.js';
+
+let env: TestWorkflowEnvironment;
+let pool: Pool;
+let worker: Worker;
+let taskQueue: string;
+let running: Promise<void>;
+let issuerId: string;
+
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+  pool = testPool();
+  ({ worker, taskQueue } = await createTestWorker(env, pool));
+  running = worker.run();
+  issuerId = await insertIssuer(pool);
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await pool?.end();
+  await env?.teardown();
+});
+
+function register(reg: DispatchRegistration, options: DispatchWorkflowInput['options'] = {}) {
+  return env.client.workflow.executeUpdateWithStart(registerUpdate, {
+    args: [reg],
+    startWorkflowOperation: new WithStartWorkflowOperation(DISPATCH_WORKFLOW_TYPE, {
+      workflowId: reg.id,
+      taskQueue,
+      args: [{ registration: reg, options } satisfies DispatchWorkflowInput],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    }),
+  });
+}
+
+async function signal(id: string, event: CarrierEventBody) {
+  await env.client.workflow.getHandle(id).signal(carrierEventSignal, { ...event, dedupeKey: dedupeKey(event) });
+}
+
+async function projection(id: string) {
+  const { rows } = await pool.query('SELECT version, status, record, exception_reason FROM dispatches WHERE id = $1', [id]);
+  return rows[0];
+}
+
+/** Waits (in real time, briefly) until the workflow has folded every signal it was sent. */
+async function settled(id: string, version: number) {
+  const handle = env.client.workflow.getHandle(id);
+  for (let i = 0; i < 200; i++) {
+    const snapshot = await handle.query(snapshotQuery);
+    if (snapshot.pendingEvents === 0 && snapshot.version >= version) return snapshot;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`workflow ${id} did not reach version ${version}`);
+}
+
+describe('registration', () => {
+  it('writes the projection before the registration update answers (queryable at once)', async () => {
+    const reg = registration(issuerId);
+    const result = await register(reg);
+    expect(result.outcome).toBe('created');
+    const row = await projection(reg.id);
+    expect(row.version).toBe(1);
+    expect(row.status).toBe('dispatched');
+    expect(row.record).toEqual(result.outcome === 'conflict' ? undefined : result.record);
+  });
+
+  it('answers a repeated identical registration with existing and the same record', async () => {
+    const reg = registration(issuerId);
+    await register(reg);
+    const again = await register(reg);
+    expect(again.outcome).toBe('existing');
+  });
+
+  it('answers a registration with a different body as a conflict', async () => {
+    const reg = registration(issuerId);
+    await register(reg);
+    const other = await register({ ...reg, fingerprint: JSON.stringify({ destination: { postal_code: '1000', country_code: 'BE' } }) });
+    expect(other).toEqual({ outcome: 'conflict', reason: expect.any(String) });
+  });
+
+  it("answers another issuer's registration of the same id as a conflict", async () => {
+    const reg = registration(issuerId);
+    await register(reg);
+    const other = await register({ ...reg, issuerId: await insertIssuer(pool) });
+    expect(other.outcome).toBe('conflict');
+  });
+});
+
+describe('state machine through the workflow', () => {
+  it('moves forward, may skip states, and bumps the projection version once per change', async () => {
+    const reg = registration(issuerId);
+    await register(reg);
+    await signal(reg.id, { status: 'in_transit', occurred_at: '2026-11-20T12:00:00Z', event_id: 'e1' });
+    await signal(reg.id, { status: 'delivered', occurred_at: '2026-11-21T10:00:00+01:00', event_id: 'e2' });
+    await settled(reg.id, 3);
+    const row = await projection(reg.id);
+    expect(row).toMatchObject({ version: 3, status: 'delivered' });
+    expect(row.record.ui_suggestion.recommended_action).toBe('Activate');
+    expect(row.record.prediction.delivery_window).toEqual({ min: '2026-11-21', max: '2026-11-21' });
+  });
+
+  it('enters exception and leaves it on a later forward status', async () => {
+    const reg = registration(issuerId);
+    await register(reg);
+    await signal(reg.id, { status: 'exception', occurred_at: '2026-11-21T08:00:00Z', reason: 'failed_attempt', event_id: 'x1' });
+    await settled(reg.id, 2);
+    expect(await projection(reg.id)).toMatchObject({ status: 'exception', exception_reason: 'failed_attempt' });
+    expect((await projection(reg.id)).record.ui_suggestion.recommended_action).toBe('ContactSupport');
+    await signal(reg.id, { status: 'out_for_delivery', occurred_at: '2026-11-22T08:00:00Z', event_id: 'x2' });
+    await settled(reg.id, 3);
+    expect(await projection(reg.id)).toMatchObject({ status: 'out_for_delivery', exception_reason: null });
+  });
+
+  it('records an out-of-order older event without moving the card backwards', async () => {
+    const reg = registration(issuerId);
+    await register(reg);
+    await signal(reg.id, { status: 'out_for_delivery', occurred_at: '2026-11-22T08:00:00Z', event_id: 'o1' });
+    await settled(reg.id, 2);
+    await signal(reg.id, { status: 'in_transit', occurred_at: '2026-11-21T08:00:00Z', event_id: 'o2' });
+    await signal(reg.id, { status: 'exception', occurred_at: '2026-11-21T09:00:00Z', event_id: 'o3' });
+    const snapshot = await settled(reg.id, 2);
+    expect(snapshot.state.status).toBe('out_for_delivery');
+    expect(snapshot.version).toBe(2);
+  });
+
+  it('ignores a carrier event it has already seen (same dedupe key)', async () => {
+    const reg = registration(issuerId);
+    await register(reg);
+    const event = { status: 'exception', occurred_at: '2026-11-21T08:00:00Z', reason: 'postal_delay' } as const;
+    await signal(reg.id, event);
+    await signal(reg.id, event);
+    const snapshot = await settled(reg.id, 2);
+    expect(snapshot.version).toBe(2);
+    expect(snapshot.seenEventKeys).toBe(1);
+  });
+
+  it('keeps delivered terminal and completes once the retention after delivery has passed', async () => {
+    const reg = registration(issuerId);
+    await register(reg, { deliveredRetentionMs: 3 * 24 * 3600 * 1000 });
+    await signal(reg.id, { status: 'delivered', occurred_at: '2026-11-21T10:00:00Z', event_id: 'd1' });
+    await settled(reg.id, 2);
+    await signal(reg.id, { status: 'exception', occurred_at: '2026-11-23T10:00:00Z', event_id: 'd2' });
+    const snapshot = await settled(reg.id, 2);
+    expect(snapshot.state.status).toBe('delivered');
+    // Time skipping: three days pass in well under a second of wall time.
+    const result = await env.client.workflow.getHandle(reg.id).result();
+    expect(result).toEqual({ status: 'delivered', version: 2 });
+  });
+});
+
+describe('continue-as-new', () => {
+  it('carries state and carrier-event dedupe across continue-as-new', async () => {
+    const reg = registration(issuerId);
+    await register(reg, { continueAsNewAfterEvents: 12 });
+    const handle = env.client.workflow.getHandle(reg.id);
+    const firstRunId = (await handle.describe()).runId;
+    const first = { status: 'in_transit', occurred_at: '2026-11-20T12:00:00Z', event_id: 'c1' } as const;
+    await signal(reg.id, first);
+    await signal(reg.id, { status: 'exception', occurred_at: '2026-11-20T13:00:00Z', event_id: 'c2', reason: 'postal_delay' });
+    await signal(reg.id, { status: 'exception', occurred_at: '2026-11-20T14:00:00Z', event_id: 'c3', reason: 'postal_delay' });
+    await settled(reg.id, 4);
+    let runId = firstRunId;
+    for (let i = 0; i < 100 && runId === firstRunId; i++) {
+      runId = (await handle.describe()).runId;
+      if (runId === firstRunId) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(runId).not.toBe(firstRunId);
+    await signal(reg.id, first);
+    const snapshot = await settled(reg.id, 4);
+    expect(snapshot).toMatchObject({ version: 4, seenEventKeys: 3, state: { status: 'exception' } });
+    expect((await projection(reg.id)).version).toBe(4);
+  });
+});

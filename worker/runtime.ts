@@ -1,0 +1,18 @@
+// Routes the Temporal SDK's own logs (worker, activities, workflow `log`) into our pino logger,
+// once per process.
+import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
+import type { Logger } from 'pino';
+
+let installed = false;
+
+export function installTemporalRuntime(logger: Logger, level: LogLevel = 'INFO'): void {
+  if (installed) return;
+  installed = true;
+  const child = logger.child({ component: 'temporal' });
+  Runtime.install({
+    logger: new DefaultLogger(level, ({ level: lvl, message, meta }) => {
+      const method = lvl === 'ERROR' ? 'error' : lvl === 'WARN' ? 'warn' : lvl === 'DEBUG' || lvl === 'TRACE' ? 'debug' : 'info';
+      child[method](meta ?? {}, message);
+    }),
+  });
+}

@@ -1,0 +1,196 @@
+// The dispatch workflow: one per dispatched card, workflow id = the dispatch UUID. It owns the
+// card's state machine, dedupes carrier events (across continue-as-new), writes the projection the
+// API reads through a versioned activity, and shows operators the status in the Temporal UI.
+//
+// Shape (after temporalio/samples-typescript safe-message-handlers): state lives in one small
+// class; handlers are registered first; the main loop waits on a condition, folds pending carrier
+// events, then continues as new with plain-object state when Temporal suggests it.
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { Prediction } from '../domain/prediction.js';
+import type { StatusRecord } from '../domain/schemas.js';
+import { applyCarrierEvent, initialState, type DispatchState, type EventEffect } from '../domain/state-machine.js';
+import {
+  carrierEventSignal,
+  registerUpdate,
+  snapshotQuery,
+  type CarriedState,
+  type CarrierEventInput,
+  type DispatchRegistration,
+  type DispatchSnapshot,
+  type DispatchWorkflowInput,
+  type RegisterOutcome,
+} from './definitions.js';
+import { COUNTRY_CODE, DISPATCH_STATUS, ISSUER_ID } from './search-attributes.js';
+
+// Projection writes retry until they succeed: an accepted carrier event is never dropped.
+const { writeProjection, recordCarrierEventEffects } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+const DEFAULT_DELIVERED_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/** Dedupe keys kept across continue-as-new; far above the number of scans any real card gets. */
+const MAX_SEEN_EVENT_KEYS = 5000;
+
+class Dispatch {
+  readonly registration: DispatchRegistration;
+  state: DispatchState;
+  version: number;
+  prediction?: Prediction;
+  record?: StatusRecord;
+  registeredOnce: boolean;
+  readonly seenEventKeys: Set<string>;
+  readonly pending: CarrierEventInput[] = [];
+
+  constructor(input: DispatchWorkflowInput) {
+    this.registration = input.registration;
+    const carried = input.carried;
+    this.state = carried?.state ?? initialState(input.registration.dispatchDate);
+    this.version = carried?.version ?? 0;
+    this.prediction = carried?.prediction;
+    this.record = carried?.record;
+    this.registeredOnce = carried?.registeredOnce ?? false;
+    this.seenEventKeys = new Set(carried?.seenEventKeys ?? []);
+  }
+
+  /** Signal handler: queue a carrier event unless this dispatch has already seen it. */
+  enqueue(event: CarrierEventInput): void {
+    if (this.seenEventKeys.has(event.dedupeKey)) return;
+    this.seenEventKeys.add(event.dedupeKey);
+    this.pending.push(event);
+  }
+
+  /** Update handler: answer a registration once the first projection is durable. */
+  async register(candidate: DispatchRegistration): Promise<RegisterOutcome> {
+    const own = this.registration;
+    if (candidate.issuerId !== own.issuerId || candidate.mode !== own.mode) {
+      return { outcome: 'conflict', reason: 'a dispatch with this id already exists' };
+    }
+    if (candidate.fingerprint !== own.fingerprint) {
+      return { outcome: 'conflict', reason: 'this dispatch id was already registered with a different body' };
+    }
+    await condition(() => this.record !== undefined);
+    const outcome = this.registeredOnce ? 'existing' : 'created';
+    this.registeredOnce = true;
+    return { outcome, record: this.record! };
+  }
+
+  snapshot(): DispatchSnapshot {
+    return {
+      state: this.state,
+      version: this.version,
+      prediction: this.prediction,
+      seenEventKeys: this.seenEventKeys.size,
+      pendingEvents: this.pending.length,
+    };
+  }
+
+  /** Writes the next version of the projection and publishes it to operators. */
+  async project(eventEffects: Array<{ dedupeKey: string; effect: EventEffect }>): Promise<void> {
+    this.version += 1;
+    const result = await writeProjection({ registration: this.registration, state: this.state, version: this.version, eventEffects });
+    this.prediction = result.prediction;
+    this.record = result.record;
+    this.publish();
+  }
+
+  /** Folds every queued carrier event, in arrival order, into the state. */
+  async processPending(): Promise<void> {
+    let unrecorded: Array<{ dedupeKey: string; effect: EventEffect }> = [];
+    while (this.pending.length > 0) {
+      const event = this.pending.shift()!;
+      const transition = applyCarrierEvent(this.state, event);
+      unrecorded.push({ dedupeKey: event.dedupeKey, effect: transition.effect });
+      log.info('carrier event', {
+        dedupeKey: event.dedupeKey,
+        status: event.status,
+        occurredAt: event.occurred_at,
+        effect: transition.effect,
+        from: this.state.status,
+        to: transition.state.status,
+      });
+      if (transition.effect === 'applied' || transition.effect === 'exception_repeated') {
+        this.state = transition.state;
+        await this.project(unrecorded);
+        unrecorded = [];
+      }
+    }
+    if (unrecorded.length > 0) {
+      await recordCarrierEventEffects({ dispatchId: this.registration.id, eventEffects: unrecorded });
+    }
+  }
+
+  publish(): void {
+    upsertSearchAttributes([
+      { key: DISPATCH_STATUS, value: this.state.status },
+      { key: ISSUER_ID, value: this.registration.issuerId },
+      { key: COUNTRY_CODE, value: this.registration.destination.country_code },
+    ]);
+    const window = this.prediction ? `${this.prediction.window.min} → ${this.prediction.window.max} (${this.prediction.confidence})` : 'n/a';
+    setCurrentDetails(
+      [
+        `**Status:** ${this.state.status}${this.state.exceptionReason ? ` (${this.state.exceptionReason})` : ''}`,
+        `**Delivery window:** ${window}`,
+        `**Destination:** ${this.registration.destination.country_code} ${this.registration.destination.postal_code}`,
+        `**Projection version:** ${this.version}`,
+      ].join('\n\n'),
+    );
+  }
+
+  carry(): CarriedState {
+    return {
+      state: this.state,
+      version: this.version,
+      prediction: this.prediction!,
+      record: this.record!,
+      seenEventKeys: [...this.seenEventKeys].slice(-MAX_SEEN_EVENT_KEYS),
+      registeredOnce: this.registeredOnce,
+    };
+  }
+}
+
+export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ status: string; version: number }> {
+  const dispatch = new Dispatch(input);
+  setHandler(carrierEventSignal, (event) => dispatch.enqueue(event));
+  setHandler(registerUpdate, (candidate) => dispatch.register(candidate));
+  setHandler(snapshotQuery, () => dispatch.snapshot());
+
+  const retentionMs = input.options?.deliveredRetentionMs ?? DEFAULT_DELIVERED_RETENTION_MS;
+  const continueAsNewAfter = input.options?.continueAsNewAfterEvents;
+  const shouldContinueAsNew = () =>
+    workflowInfo().continueAsNewSuggested || (continueAsNewAfter !== undefined && workflowInfo().historyLength >= continueAsNewAfter);
+
+  if (dispatch.record === undefined) await dispatch.project([]);
+  else dispatch.publish();
+
+  for (;;) {
+    if (dispatch.state.status === 'delivered') {
+      // Terminal: stay open a while so late carrier events are recorded as such, then complete.
+      const more = await condition(() => dispatch.pending.length > 0 || shouldContinueAsNew(), retentionMs);
+      if (!more) break;
+    } else {
+      await condition(() => dispatch.pending.length > 0 || shouldContinueAsNew());
+    }
+    await dispatch.processPending();
+    if (shouldContinueAsNew() && dispatch.pending.length === 0) {
+      await condition(allHandlersFinished);
+      if (dispatch.pending.length === 0) {
+        log.info('continuing as new', { historyLength: workflowInfo().historyLength, version: dispatch.version });
+        await continueAsNew<typeof dispatchWorkflow>({ ...input, carried: dispatch.carry() });
+      }
+    }
+  }
+  await condition(allHandlersFinished);
+  return { status: dispatch.state.status, version: dispatch.version };
+}
