@@ -98,8 +98,11 @@ class Dispatch {
 
   /** Writes the next version of the projection and publishes it to operators. */
   async project(eventEffects: Array<{ dedupeKey: string; effect: EventEffect }>): Promise<void> {
-    this.version += 1;
-    const result = await writeProjection({ registration: this.registration, state: this.state, version: this.version, eventEffects });
+    // The version moves only once the write is durable, so the snapshot query never runs ahead of
+    // what the API can read.
+    const version = this.version + 1;
+    const result = await writeProjection({ registration: this.registration, state: this.state, version, eventEffects });
+    this.version = version;
     this.prediction = result.prediction;
     this.record = result.record;
     this.publish();

@@ -1,13 +1,7 @@
-// Jest global teardown: stops what global-setup started and removes its scratch folder.
-import { rmSync } from 'node:fs';
-import type { RunningPostgres } from '../../platform/postgres.js';
-import type { RunningDevServer } from '../../platform/temporal-dev-server.js';
+// Jest global teardown: stops what global setup started (loaded through tsx, see global-setup.ts).
+import { tsImport } from 'tsx/esm/api';
 
 export default async function globalTeardown(): Promise<void> {
-  const infra = (globalThis as Record<string, unknown>).__cdsInfra as
-    | { postgres: RunningPostgres; devServer: RunningDevServer; work: string }
-    | undefined;
-  if (!infra) return;
-  await Promise.allSettled([infra.devServer.stop(), infra.postgres.stop()]);
-  rmSync(infra.work, { recursive: true, force: true });
+  const { stopInfrastructure } = await tsImport('./infrastructure-teardown.ts', import.meta.url);
+  await stopInfrastructure();
 }

@@ -1,16 +1,18 @@
 // A running service for integration tests: a real worker (on its own task queue) and a real API
 // process (on a free port) against the Temporal dev server and Postgres that global-setup started.
 // Also creates issuers and keys straight in the database, as the admin CLI would.
-import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { startApi } from '../../api/server.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { generateKey, SCOPES, type KeyMode, type Scope } from '../../domain/api-keys.js';
+import { createApiKey, createIssuer, revokeApiKey } from '../../db/issuers.js';
+import { SCOPES, type KeyMode, type Scope } from '../../domain/api-keys.js';
 import { loadConfig, type Config } from '../../platform/config.js';
-import { createLogger } from '../../platform/logger.js';
 import { createWorker } from '../../worker/create-worker.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
+import { randomId, requireTestEnv, testLogger } from './env.js';
+
+export { randomId, requireTestEnv, testLogger };
 
 export interface Harness {
   baseUrl: string;
@@ -24,20 +26,6 @@ export interface Harness {
   /** Starts one more API process on the same database and Temporal (for multi-process tests). */
   startExtraApi(env?: Record<string, string>): Promise<{ baseUrl: string; close(): Promise<void> }>;
   stop(): Promise<void>;
-}
-
-export function testLogger(name: string) {
-  return createLogger({ name, level: process.env.TEST_LOG_LEVEL ?? 'silent', destination: 2 });
-}
-
-export function requireTestEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the tests with \`npm test\` (jest global-setup starts the infrastructure)`);
-  return value;
-}
-
-export function randomId(prefix: string): string {
-  return `${prefix}_${randomBytes(8).toString('hex')}`;
 }
 
 export async function startHarness(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<Harness> {
@@ -81,22 +69,15 @@ export async function startHarness(options: { env?: Record<string, string>; work
     config,
     taskQueue,
     async createIssuer(name = 'Test Issuer') {
-      const id = randomId('iss');
-      await pool.query('INSERT INTO issuers (id, name) VALUES ($1, $2)', [id, name]);
-      return id;
+      return (await createIssuer(pool, name)).id;
     },
     async createKey(issuerId, keyOptions = {}) {
-      const mode = keyOptions.mode ?? 'live';
-      const generated = generateKey(mode);
-      const id = randomId('key');
-      await pool.query(
-        'INSERT INTO api_keys (id, issuer_id, lookup, key_hash, scopes, mode) VALUES ($1, $2, $3, $4, $5, $6)',
-        [id, issuerId, generated.lookup, generated.hash, keyOptions.scopes ?? [...SCOPES], mode],
-      );
-      return { id, key: generated.key };
+      const created = await createApiKey(pool, { issuerId, scopes: keyOptions.scopes ?? [...SCOPES], mode: keyOptions.mode ?? 'live' });
+      if (!created) throw new Error(`no issuer ${issuerId}`);
+      return { id: created.id, key: created.key };
     },
     async revokeKey(keyId) {
-      await pool.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [keyId]);
+      await revokeApiKey(pool, keyId);
     },
     async startExtraApi(env = {}) {
       const extraConfig = loadConfig({ ...baseEnv, ...env });

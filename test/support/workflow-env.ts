@@ -1,19 +1,27 @@
 // Workflow-test helpers: a time-skipping test environment on the real Java test server, a worker
 // running the real activities against the test Postgres, and registrations to start dispatches with.
 import { randomUUID } from 'node:crypto';
+import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import type { DispatchRegistration } from '../../workflows/definitions.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
-import { randomId, requireTestEnv, testLogger } from './harness.js';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { randomId, requireTestEnv, testLogger } from './env.js';
 
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   installTemporalRuntime(testLogger('temporal'), 'WARN');
-  return TestWorkflowEnvironment.createTimeSkipping({
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: requireTestEnv('TEST_TEMPORAL_TEST_SERVER') } },
   });
+  // Custom search attributes must exist before the workflow upserts them, as on a real cluster.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+  });
+  return env;
 }
 
 export function testPool(): Pool {

@@ -1,0 +1,25 @@
+// The operator CLI (`npm run admin -- <command>`, DESIGN.md §4): issuers and API keys today, one
+// module per command group under cli/admin/. It works on the database of the running service
+// (DATABASE_URL, or the embedded Postgres that `npm start` started) and never migrates it.
+// `--json` prints exactly one JSON document on stdout (use `npm run -s admin` so npm's own banner
+// stays out of it); a failure exits 1 with a one-line reason on stderr.
+import { Command } from 'commander';
+import { describeFailure } from './admin/context.js';
+import { registerIssuerCommands } from './admin/issuer-commands.js';
+import { registerKeyCommands } from './admin/key-commands.js';
+
+const program = new Command('admin')
+  .description('Card Delivery Status Service: operator commands')
+  .option('--json', 'print exactly one JSON document on stdout (snake_case fields)')
+  .configureHelp({ showGlobalOptions: true })
+  .showSuggestionAfterError();
+
+registerIssuerCommands(program);
+registerKeyCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.stderr.write(`error: ${describeFailure(error)}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,89 @@
+// What every admin command shares: which database to use (DATABASE_URL, else the running
+// `npm start`'s runtime file), one connection per invocation, the --json / human output switch, and
+// the translation of failures into the one-line reason an operator sees on stderr (DESIGN.md §4).
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { createPool, type Pool } from '../../db/pool.js';
+import { isRuntimeAlive, readRuntimeFile, RUNTIME_FILE } from '../runtime-file.js';
+
+/** A failure whose message is already what the operator should read. */
+export class CliError extends Error {}
+
+export const NO_DATABASE = 'no database: start the service with `npm start` or set DATABASE_URL';
+export const NOT_MIGRATED = 'database not migrated: run npm start or npm run migrate';
+
+/** The database the running service uses, or a CliError that says how to get one. */
+export function resolveDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.DATABASE_URL?.trim();
+  if (fromEnv) {
+    if (!z.url().safeParse(fromEnv).success) throw new CliError('DATABASE_URL is not a URL (expected postgres://user:password@host:port/database)');
+    return fromEnv;
+  }
+  const runtime = readRuntimeFile(RUNTIME_FILE);
+  if (!runtime) throw new CliError(NO_DATABASE);
+  if (!isRuntimeAlive(runtime)) throw new CliError(`${NO_DATABASE} (${RUNTIME_FILE} is left over from process ${runtime.pid}, which is no longer running)`);
+  return runtime.databaseUrl;
+}
+
+/** Opens one small pool for the command, runs it, and always closes the pool. */
+export async function withDatabase<T>(work: (db: Pool) => Promise<T>): Promise<T> {
+  const pool = createPool(resolveDatabaseUrl(), { max: 1, applicationName: 'card-delivery-admin' });
+  // An idle client's error (the server going away) must not crash the process with a stack trace.
+  pool.on('error', () => {});
+  try {
+    return await work(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+/** True when `--json` was given, before or after the command name. */
+export function wantsJson(command: Command): boolean {
+  return Boolean(command.optsWithGlobals().json);
+}
+
+/**
+ * Prints the command's result: exactly one JSON document with `--json`, else the human text.
+ * Everything else (warnings, progress) goes to stderr so stdout stays parseable.
+ */
+export function output(command: Command, json: unknown, human: () => string): void {
+  process.stdout.write(wantsJson(command) ? `${JSON.stringify(json, null, 2)}\n` : `${human()}\n`);
+}
+
+/** Parses a command's options with a zod schema; a bad value becomes a one-line CliError. */
+export function parseOptions<S extends z.ZodType>(schema: S, options: unknown): z.infer<S> {
+  const parsed = schema.safeParse(options);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const option = issue.path.length > 0 ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : 'options';
+  throw new CliError(`invalid ${option}: ${issue.message}`);
+}
+
+const PG_UNDEFINED_TABLE = '42P01';
+
+/** The one line an operator reads for any failure: no stack traces, no multi-line driver dumps. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof CliError) return error.message;
+  const failure = error as { code?: string; message?: string; address?: string; port?: number; errors?: unknown[] };
+  if (failure.code === PG_UNDEFINED_TABLE) return NOT_MIGRATED;
+  if (failure.code === 'ECONNREFUSED' || failure.code === 'ENOTFOUND' || failure.code === 'ETIMEDOUT') {
+    const where = failure.address ? ` at ${failure.address}${failure.port ? `:${failure.port}` : ''}` : '';
+    return `cannot reach the database${where} (${failure.code}): is the service running?`;
+  }
+  // pg reports a refused connection to a dual-stack host as an AggregateError of the attempts.
+  if (Array.isArray(failure.errors) && failure.errors.length > 0) return describeFailure(failure.errors[0]);
+  const message = (failure.message ?? String(error)).split('\n')[0].trim();
+  return message || 'unexpected failure';
+}
+
+/** Formats a timestamp for JSON output (ISO 8601, UTC) and keeps null as null. */
+export function iso(date: Date | null): string | null {
+  return date ? date.toISOString() : null;
+}
+
+/** Left-aligned columns separated by two spaces, for human output. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, col) => Math.max(h.length, ...rows.map((row) => row[col].length)));
+  const line = (cells: string[]) => cells.map((cell, col) => cell.padEnd(widths[col])).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}

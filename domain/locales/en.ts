@@ -1,0 +1,49 @@
+// English messages for ui_suggestion.recommended_message (ICU MessageFormat; arguments: see ./index.ts).
+// Neutral between British and American usage; the date order comes from the locale's region.
+// `other` in a confidence select is the Low wording: an estimate that is less certain.
+import type { Catalog } from './index.js';
+
+export const en: Catalog = {
+  when:
+    '{shape, select, ' +
+    'single {{order, select, monthFirst {on {maxMonth} {maxDay}} other {on {maxDay} {maxMonth}}}} ' +
+    'sameMonth {{order, select, monthFirst {between {maxMonth} {minDay} and {maxDay}} other {between {minDay} and {maxDay} {maxMonth}}}} ' +
+    'other {{order, select, monthFirst {between {minMonth} {minDay} and {maxMonth} {maxDay}} other {between {minDay} {minMonth} and {maxDay} {maxMonth}}}}}',
+
+  dispatched:
+    'Your card has been sent. {confidence, select, ' +
+    'High {It should arrive {when}.} ' +
+    'Medium {It will most likely arrive {when}.} ' +
+    'other {It should arrive {when}, but this estimate is less certain for your area.}}',
+
+  in_transit:
+    'Your card is on its way. {confidence, select, ' +
+    'High {It should arrive {when}.} ' +
+    'Medium {It will most likely arrive {when}.} ' +
+    'other {It should arrive {when}, but this estimate is less certain for your area.}}',
+
+  out_for_delivery:
+    'Your card is out for delivery {confidence, select, ' +
+    'High {and should arrive {when}.} ' +
+    'Medium {and will most likely arrive {when}.} ' +
+    'other {and should arrive {when}, but this estimate is less certain for your area.}}',
+
+  delivered: 'Your card was delivered {when}. Activate it to start using it.',
+
+  exception: {
+    failed_attempt:
+      'The carrier could not deliver your card. Please contact support to arrange a new delivery, {confidence, select, ' +
+      'High {expected {when}} Medium {most likely {when}} other {possibly {when}}}.',
+    postal_delay:
+      'Your card has been held up by a postal delay {confidence, select, ' +
+      'High {and should now arrive {when}} ' +
+      'Medium {and will most likely arrive {when}} ' +
+      'other {and may arrive {when}, though this estimate is less certain}}. ' +
+      'Please contact support if you need it sooner.',
+    address_issue: 'There is a problem with the delivery address for your card. Please contact support to correct it.',
+    damaged: 'Your card was damaged in transit. Please contact support to have it replaced.',
+    lost: 'Your card seems to have been lost in transit. Please contact support to have it replaced.',
+    returned: 'Your card has been returned to the sender. Please contact support to arrange a new delivery.',
+    other: 'There is a problem with the delivery of your card. Please contact support for help.',
+  },
+};

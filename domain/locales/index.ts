@@ -1,0 +1,26 @@
+// The message catalogs, one per supported language (domain/locale.ts picks which). Each catalog
+// holds ICU MessageFormat strings (intl-messageformat); tests render every status × confidence ×
+// exception reason in every language, so a missing or broken message fails the suite.
+//
+// Arguments the messages receive:
+// - `when`: { shape: 'single' | 'sameMonth' | 'crossMonth', order: 'dayFirst' | 'monthFirst',
+//   minDay, maxDay (numbers), minMonth, maxMonth (month names from Intl.DateTimeFormat for the locale) };
+// - every status message: { confidence: 'High' | 'Medium' | 'Low', when: the rendered `when` phrase }.
+// Typographic apostrophes (’) are used on purpose: a straight ' is ICU's quoting character.
+import type { ExceptionReason } from '../schemas.js';
+import type { SupportedLocale } from '../locale.js';
+import { en } from './en.js';
+import { fr } from './fr.js';
+
+export interface Catalog {
+  /** The delivery window as a phrase that completes "It should arrive …" / "delivered …". */
+  when: string;
+  dispatched: string;
+  in_transit: string;
+  out_for_delivery: string;
+  delivered: string;
+  /** One message per reason: each says what happened and asks the cardholder to contact support. */
+  exception: Record<ExceptionReason, string>;
+}
+
+export const CATALOGS: Readonly<Record<SupportedLocale, Catalog>> = { en, fr };

@@ -1,0 +1,299 @@
+// The operator CLI as an operator runs it: a real `tsx cli/admin.ts` subprocess against a real,
+// migrated Postgres (global-setup's TEST_DATABASE_URL, or an embedded one of its own when run
+// alone). Checks the --json contracts of DESIGN.md §4, that a key is shown once and stored only as
+// a hash, and the one-line failures.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeRuntimeFile } from '../../cli/runtime-file.js';
+import { migrate } from '../../db/migrate.js';
+import { createPool, type Pool } from '../../db/pool.js';
+import { parseKey, SCOPES } from '../../domain/api-keys.js';
+import { startPostgres, type RunningPostgres } from '../../platform/postgres.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSX_CLI = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let databaseUrl: string;
+let pool: Pool;
+let ownPostgres: RunningPostgres | undefined;
+let work: string;
+
+beforeAll(async () => {
+  work = mkdtempSync(path.join(tmpdir(), 'cds-admin-cli-'));
+  // As root the embedded Postgres runs as the `postgres` user, which must be able to enter the folder.
+  chmodSync(work, 0o755);
+  if (process.env.TEST_DATABASE_URL) {
+    databaseUrl = process.env.TEST_DATABASE_URL;
+  } else {
+    ownPostgres = await startPostgres({ dataDir: path.join(work, 'postgres'), persistent: false });
+    databaseUrl = ownPostgres.url;
+    await migrate(databaseUrl);
+  }
+  pool = createPool(databaseUrl, { max: 2, applicationName: 'test-admin-cli' });
+}, 120_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await ownPostgres?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/**
+ * Runs the CLI with only the environment given (plus PATH/HOME): no DATABASE_URL unless passed,
+ * and a runtime file path of the test's own so a developer's running `npm start` is never seen.
+ */
+function runCli(args: string[], env: Record<string, string> = { DATABASE_URL: databaseUrl }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [TSX_CLI, 'cli/admin.ts', ...args], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? work,
+        CDS_RUNTIME_FILE: path.join(work, 'absent-runtime.json'),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function expectOneLineFailure(result: CliResult, reason: RegExp): void {
+  expect(result.code).not.toBe(0);
+  expect(result.stdout).toBe('');
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(reason);
+  expect(result.stderr).not.toMatch(/\s+at\s/); // no stack trace
+}
+
+async function newIssuer(name = 'Test Issuer'): Promise<string> {
+  const result = await runCli(['issuer', 'create', '--name', name, '--json']);
+  expect(result.code).toBe(0);
+  return (JSON.parse(result.stdout) as { id: string }).id;
+}
+
+async function newKey(issuerId: string, ...extra: string[]): Promise<Record<string, unknown>> {
+  const result = await runCli(['key', 'create', '--issuer', issuerId, '--json', ...extra]);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout) as Record<string, unknown>;
+}
+
+describe('issuer create', () => {
+  it('prints exactly { id, name } as JSON with an iss_ + 16 base62 id, and stores the issuer', async () => {
+    const result = await runCli(['issuer', 'create', '--name', 'Acme Bank', '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const body = JSON.parse(result.stdout);
+    expect(Object.keys(body).sort()).toEqual(['id', 'name']);
+    expect(body.id).toMatch(/^iss_[0-9A-Za-z]{16}$/);
+    expect(body.name).toBe('Acme Bank');
+    const { rows } = await pool.query('SELECT name FROM issuers WHERE id = $1', [body.id]);
+    expect(rows).toEqual([{ name: 'Acme Bank' }]);
+  });
+
+  it('accepts --json before the command name', async () => {
+    const result = await runCli(['--json', 'issuer', 'create', '--name', 'Global Flag Bank']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).name).toBe('Global Flag Bank');
+  });
+
+  it('prints the new id in human text without --json', async () => {
+    const result = await runCli(['issuer', 'create', '--name', 'Human Bank']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Created issuer "Human Bank": iss_[0-9A-Za-z]{16}\n/);
+  });
+
+  it('refuses an empty name with a one-line reason', async () => {
+    expectOneLineFailure(await runCli(['issuer', 'create', '--name', '  ']), /^error: invalid --name: must not be empty$/);
+  });
+});
+
+describe('key create', () => {
+  it('prints exactly { id, key, issuer_id, scopes, mode } as JSON, with every scope by default', async () => {
+    const issuerId = await newIssuer();
+    const body = await newKey(issuerId);
+    expect(Object.keys(body).sort()).toEqual(['id', 'issuer_id', 'key', 'mode', 'scopes']);
+    expect(body.id).toMatch(/^key_[0-9A-Za-z]{16}$/);
+    expect(body.key).toMatch(/^cds_live_/);
+    expect(body.issuer_id).toBe(issuerId);
+    expect(body.scopes).toEqual([...SCOPES]);
+    expect(body.mode).toBe('live');
+  });
+
+  it('prints a key that parseKey accepts', async () => {
+    const body = await newKey(await newIssuer());
+    const parsed = parseKey(body.key as string);
+    expect(parsed).toBeDefined();
+    expect(parsed!.mode).toBe('live');
+  });
+
+  it('stores only the lookup and the SHA-256 of the key, never the key', async () => {
+    const body = await newKey(await newIssuer());
+    const key = body.key as string;
+    const { rows } = await pool.query('SELECT * FROM api_keys WHERE id = $1', [body.id]);
+    expect(rows).toHaveLength(1);
+    const row = rows[0] as Record<string, unknown>;
+    for (const [column, value] of Object.entries(row)) {
+      const text = Buffer.isBuffer(value) ? value.toString('latin1') : JSON.stringify(value);
+      expect({ column, containsKey: text?.includes(key) ?? false }).toEqual({ column, containsKey: false });
+    }
+    expect((row.key_hash as Buffer).equals(createHash('sha256').update(key).digest())).toBe(true);
+    expect(row.lookup).toBe(parseKey(key)!.lookup);
+  });
+
+  it('shows the key exactly once in human output', async () => {
+    const issuerId = await newIssuer();
+    const result = await runCli(['key', 'create', '--issuer', issuerId]);
+    expect(result.code).toBe(0);
+    const keys = result.stdout.match(/cds_live_[0-9A-Za-z]{38}/g) ?? [];
+    expect(keys).toHaveLength(1);
+    expect(result.stdout).toMatch(/shown only once/);
+  });
+
+  it('keeps exactly the scopes given with --scopes', async () => {
+    const body = await newKey(await newIssuer(), '--scopes', 'status:read,events:write');
+    expect(body.scopes).toEqual(['status:read', 'events:write']);
+    const { rows } = await pool.query('SELECT scopes FROM api_keys WHERE id = $1', [body.id]);
+    expect(rows[0].scopes).toEqual(['status:read', 'events:write']);
+  });
+
+  it('refuses an unknown scope with a one-line reason and creates no key', async () => {
+    const issuerId = await newIssuer();
+    const result = await runCli(['key', 'create', '--issuer', issuerId, '--scopes', 'status:read,admin:all', '--json']);
+    expectOneLineFailure(result, /unknown scope "admin:all"/);
+    const { rows } = await pool.query('SELECT count(*)::int AS n FROM api_keys WHERE issuer_id = $1', [issuerId]);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('creates a cds_test_ key in test mode with --test', async () => {
+    const body = await newKey(await newIssuer(), '--test');
+    expect(body.key).toMatch(/^cds_test_/);
+    expect(body.mode).toBe('test');
+    expect(parseKey(body.key as string)!.mode).toBe('test');
+    const { rows } = await pool.query('SELECT mode FROM api_keys WHERE id = $1', [body.id]);
+    expect(rows[0].mode).toBe('test');
+  });
+
+  it('refuses an unknown issuer with a one-line reason', async () => {
+    expectOneLineFailure(await runCli(['key', 'create', '--issuer', 'iss_doesNotExist00', '--json']), /^error: unknown issuer: iss_doesNotExist00$/);
+  });
+});
+
+describe('key revoke', () => {
+  it('sets revoked_at and prints { id, revoked_at }', async () => {
+    const key = await newKey(await newIssuer());
+    const result = await runCli(['key', 'revoke', '--key-id', key.id as string, '--json']);
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout);
+    expect(Object.keys(body).sort()).toEqual(['id', 'revoked_at']);
+    expect(body.id).toBe(key.id);
+    const { rows } = await pool.query('SELECT revoked_at FROM api_keys WHERE id = $1', [key.id]);
+    expect((rows[0].revoked_at as Date).toISOString()).toBe(body.revoked_at);
+  });
+
+  it('is idempotent: revoking again succeeds and keeps the first revocation time', async () => {
+    const key = await newKey(await newIssuer());
+    const first = JSON.parse((await runCli(['key', 'revoke', '--key-id', key.id as string, '--json'])).stdout);
+    const again = await runCli(['key', 'revoke', '--key-id', key.id as string, '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).revoked_at).toBe(first.revoked_at);
+  });
+
+  it('refuses an unknown key id with a one-line reason', async () => {
+    expectOneLineFailure(await runCli(['key', 'revoke', '--key-id', 'key_doesNotExist00']), /^error: unknown key: key_doesNotExist00$/);
+  });
+});
+
+describe('lists', () => {
+  it('key list shows prefixes and states, never keys or hashes', async () => {
+    const issuerId = await newIssuer();
+    const live = await newKey(issuerId);
+    const test = await newKey(issuerId, '--test', '--scopes', 'status:read');
+    await runCli(['key', 'revoke', '--key-id', live.id as string]);
+    const result = await runCli(['key', 'list', '--issuer', issuerId, '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain(live.key as string);
+    expect(result.stdout).not.toContain(test.key as string);
+    expect(result.stdout).not.toMatch(/hash/);
+    const { data } = JSON.parse(result.stdout) as { data: Array<Record<string, unknown>> };
+    const byId = new Map(data.map((k) => [k.id, k]));
+    expect(byId.get(live.id)).toMatchObject({ issuer_id: issuerId, mode: 'live', prefix: expect.stringMatching(/^cds_live_/), last_used_at: null });
+    expect(byId.get(live.id)!.revoked_at).toEqual(expect.any(String));
+    expect(byId.get(test.id)).toMatchObject({ mode: 'test', scopes: ['status:read'], revoked_at: null });
+    expect((test.key as string).startsWith(byId.get(test.id)!.prefix as string)).toBe(true);
+  });
+
+  it('issuer list includes each issuer with its number of active keys', async () => {
+    const issuerId = await newIssuer('Listed Bank');
+    await newKey(issuerId);
+    const result = await runCli(['issuer', 'list', '--json']);
+    expect(result.code).toBe(0);
+    const { data } = JSON.parse(result.stdout) as { data: Array<Record<string, unknown>> };
+    expect(data.find((i) => i.id === issuerId)).toMatchObject({ name: 'Listed Bank', active_keys: 1 });
+  });
+});
+
+describe('which database', () => {
+  it('without DATABASE_URL or a runtime file, says how to get a database', async () => {
+    expectOneLineFailure(
+      await runCli(['issuer', 'list'], {}),
+      /^error: no database: start the service with `npm start` or set DATABASE_URL$/,
+    );
+  });
+
+  it('without DATABASE_URL, uses the database named in the runtime file of a running `npm start`', async () => {
+    const file = path.join(work, 'runtime-live.json');
+    writeRuntimeFile(
+      { databaseUrl, apiUrl: 'http://127.0.0.1:3000', temporalAddress: '127.0.0.1:7233', pid: process.pid },
+      file,
+    );
+    const result = await runCli(['issuer', 'create', '--name', 'Runtime File Bank', '--json'], { CDS_RUNTIME_FILE: file });
+    expect(result.code).toBe(0);
+    const { rows } = await pool.query('SELECT name FROM issuers WHERE id = $1', [JSON.parse(result.stdout).id]);
+    expect(rows).toEqual([{ name: 'Runtime File Bank' }]);
+  });
+
+  it('ignores a runtime file left behind by a process that no longer runs', async () => {
+    const file = path.join(work, 'runtime-stale.json');
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid!;
+    writeRuntimeFile({ databaseUrl, apiUrl: 'http://127.0.0.1:3000', temporalAddress: '127.0.0.1:7233', pid: deadPid }, file);
+    expectOneLineFailure(await runCli(['issuer', 'list'], { CDS_RUNTIME_FILE: file }), /^error: no database: .*no longer running/);
+  });
+
+  it('reports a database without our tables as not migrated', async () => {
+    const name = `cds_unmigrated_${randomBytes(4).toString('hex')}`;
+    await pool.query(`CREATE DATABASE ${name}`);
+    try {
+      const url = new URL(databaseUrl);
+      url.pathname = `/${name}`;
+      expectOneLineFailure(
+        await runCli(['issuer', 'create', '--name', 'X'], { DATABASE_URL: url.toString() }),
+        /^error: database not migrated: run npm start or npm run migrate$/,
+      );
+    } finally {
+      await pool.query(`DROP DATABASE ${name}`);
+    }
+  });
+});

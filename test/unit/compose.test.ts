@@ -1,0 +1,160 @@
+// docker-compose.yml and the Dockerfile describe the production topology (DESIGN.md §1). No Docker
+// engine runs here, so these tests read the files: the services, their ports, how api and worker
+// find Postgres and Temporal, the start-up order, and the image's Node version and user.
+import { describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Service {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  volumes?: string[];
+}
+
+const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
+const services = compose.services;
+const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+
+const APP_SERVICES = ['api', 'worker'] as const;
+
+describe('docker-compose.yml', () => {
+  it('has the production topology: postgres, temporal, temporal-ui, api, worker and the one-shot setup services', () => {
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining(['postgres', 'temporal', 'temporal-ui', 'api', 'worker', 'migrate', 'temporal-schema', 'temporal-setup']),
+    );
+  });
+
+  it('publishes the API on 3000, the Temporal UI on 8233 and the Temporal frontend on 7233', () => {
+    expect(services.api.ports).toContain('3000:3000');
+    expect(services['temporal-ui'].ports).toContain('8233:8080');
+    expect(services.temporal.ports).toContain('7233:7233');
+  });
+
+  it('pins every pulled image to a version, never latest', () => {
+    for (const [name, service] of Object.entries(services)) {
+      if (service.build) continue;
+      expect({ name, image: service.image }).toEqual({ name, image: expect.stringMatching(/^[\w./-]+:\d+(\.\d+)+[\w.-]*$/) });
+    }
+  });
+
+  it('runs Postgres 17 with a health check and a volume', () => {
+    expect(services.postgres.image).toMatch(/^postgres:17(\.|$)/);
+    expect(services.postgres.healthcheck?.test.join(' ')).toContain('pg_isready');
+    expect(services.postgres.volumes?.[0]).toMatch(/^postgres-data:/);
+  });
+
+  it.each(APP_SERVICES)('%s reaches Postgres and Temporal through their compose services', (name) => {
+    const env = services[name].environment!;
+    const database = new URL(env.DATABASE_URL.replace(/\$\{[^}]*\}/g, 'password'));
+    expect(database.protocol).toBe('postgres:');
+    expect(services[database.hostname]).toBe(services.postgres);
+    expect(database.pathname).toBe(`/${services.postgres.environment!.POSTGRES_DB}`);
+    const [temporalHost, temporalPort] = env.TEMPORAL_ADDRESS.split(':');
+    expect(services[temporalHost]).toBe(services.temporal);
+    expect(temporalPort).toBe('7233');
+    for (const variable of ['TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'RATE_LIMIT_PER_MINUTE']) expect(env).toHaveProperty(variable);
+  });
+
+  it.each(APP_SERVICES)('%s starts after Postgres is healthy, migrations and Temporal setup completed, and Temporal is healthy', (name) => {
+    expect(services[name].depends_on).toEqual({
+      postgres: { condition: 'service_healthy' },
+      migrate: { condition: 'service_completed_successfully' },
+      temporal: { condition: 'service_healthy' },
+      'temporal-setup': { condition: 'service_completed_successfully' },
+    });
+  });
+
+  it('starts Temporal only after Postgres is healthy and its schema is set up', () => {
+    expect(services.temporal.depends_on).toEqual({
+      postgres: { condition: 'service_healthy' },
+      'temporal-schema': { condition: 'service_completed_successfully' },
+    });
+  });
+
+  it('gives every service that others wait on as healthy a health check', () => {
+    for (const service of Object.values(services)) {
+      for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
+        expect(services[dependency]).toBeDefined();
+        if (condition === 'service_healthy') expect({ dependency, healthcheck: Boolean(services[dependency].healthcheck) }).toEqual({ dependency, healthcheck: true });
+      }
+    }
+  });
+
+  it.each(['api', 'worker', 'migrate'])('builds %s from the Dockerfile and runs an npm script that exists', (name) => {
+    const service = services[name];
+    expect(service.build).toEqual({ context: '.', dockerfile: 'Dockerfile' });
+    const [npm, run, script] = service.command!;
+    expect([npm, run]).toEqual(['npm', 'run']);
+    expect(packageJson.scripts).toHaveProperty(script);
+  });
+
+  it('runs npm run migrate in the migrate one-shot, start:api in api and start:worker in worker', () => {
+    expect(services.migrate.command).toEqual(['npm', 'run', 'migrate']);
+    expect(services.api.command).toEqual(['npm', 'run', 'start:api']);
+    expect(services.worker.command).toEqual(['npm', 'run', 'start:worker']);
+  });
+
+  it('registers the search attributes DispatchStatus, IssuerId and CountryCode as Keyword', () => {
+    const script = readFileSync(path.join(ROOT, 'deploy', 'temporal', 'setup-namespace.sh'), 'utf8');
+    expect(script).toMatch(/search-attribute create .*--type Keyword/);
+    expect(script).toMatch(/for name in DispatchStatus IssuerId CountryCode/);
+  });
+
+  it('mounts only files that exist in the repository', () => {
+    for (const service of Object.values(services)) {
+      for (const volume of service.volumes ?? []) {
+        const source = volume.split(':')[0];
+        if (source.startsWith('./')) expect({ source, exists: existsSync(path.join(ROOT, source)) }).toEqual({ source, exists: true });
+      }
+    }
+  });
+
+  const composePlugin = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' });
+  const composeMissing = composePlugin.status !== 0 ? 'the docker compose plugin is not installed on this machine' : undefined;
+  if (composeMissing) process.stderr.write(`compose.test.ts: skipping \`docker compose config\`: ${composeMissing}\n`);
+  (composeMissing ? it.skip : it)(
+    `is accepted by \`docker compose config\`${composeMissing ? ` (skipped: ${composeMissing})` : ''}`,
+    () => {
+      const result = spawnSync('docker', ['compose', '-f', 'docker-compose.yml', 'config', '-q'], { cwd: ROOT, encoding: 'utf8' });
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+    },
+  );
+});
+
+describe('Dockerfile', () => {
+  it('builds on the official Node 24 image', () => {
+    expect(dockerfile).toMatch(/^FROM node:24(-[\w.-]+)?\s*$/m);
+  });
+
+  it('installs exactly the locked production dependencies', () => {
+    expect(dockerfile).toMatch(/^RUN npm ci --omit=dev/m);
+  });
+
+  it('runs as a non-root user', () => {
+    const users = [...dockerfile.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]);
+    expect(users.length).toBeGreaterThan(0);
+    expect(['root', '0']).not.toContain(users.at(-1));
+  });
+
+  it('exposes 3000 and starts the API by default', () => {
+    expect(dockerfile).toMatch(/^EXPOSE 3000$/m);
+    expect(dockerfile).toMatch(/^CMD \["npm", ?"run", ?"start:api"\]$/m);
+  });
+
+  it('keeps node_modules and local data out of the build context', () => {
+    const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim());
+    expect(ignored).toEqual(expect.arrayContaining(['node_modules', '.data', '.git', '.env']));
+  });
+});
