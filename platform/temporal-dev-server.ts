@@ -34,7 +34,9 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=off');
   for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
-  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+  // Its own process group: a terminal's Ctrl-C reaches only our launcher, which stops the worker
+  // before the server it talks to.
+  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const output: string[] = [];
   const keep = (chunk: Buffer) => {
     output.push(chunk.toString());
@@ -44,6 +46,10 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   child.stderr?.on('data', keep);
   let exited = false;
   child.once('exit', () => (exited = true));
+  // Never outlive the process that started it, whatever way that process ends short of SIGKILL.
+  process.once('exit', () => {
+    if (!exited) child.kill('SIGKILL');
+  });
 
   const address = `127.0.0.1:${options.port}`;
   const deadline = Date.now() + 60_000;

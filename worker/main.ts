@@ -14,7 +14,11 @@ if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
   process.exit(1);
 }
 installTemporalRuntime(logger);
-const pool = createPool(config.DATABASE_URL, { applicationName: 'card-delivery-worker', max: 20 });
+const pool = createPool(config.DATABASE_URL, {
+  applicationName: 'card-delivery-worker',
+  max: 20,
+  onIdleError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
+});
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
 const worker = await createWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, pool });
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');

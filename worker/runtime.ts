@@ -8,11 +8,18 @@ let installed = false;
 export function installTemporalRuntime(logger: Logger, level: LogLevel = 'INFO'): void {
   if (installed) return;
   installed = true;
+
   const child = logger.child({ component: 'temporal' });
-  Runtime.install({
+  try {
+    Runtime.install({
+    // Core (Rust) logs are forwarded too, so every line from this process is one pino JSON line.
+    telemetryOptions: { logging: { filter: { core: level, other: 'ERROR' }, forward: {} } },
     logger: new DefaultLogger(level, ({ level: lvl, message, meta }) => {
       const method = lvl === 'ERROR' ? 'error' : lvl === 'WARN' ? 'warn' : lvl === 'DEBUG' || lvl === 'TRACE' ? 'debug' : 'info';
       child[method](meta ?? {}, message);
-    }),
-  });
+      }),
+    });
+  } catch {
+    // A runtime already exists in this process (created by an earlier module instance): keep it.
+  }
 }

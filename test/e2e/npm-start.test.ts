@@ -1,0 +1,155 @@
+// A new user's path, end to end: `npm start` with nothing configured brings up Temporal, Postgres,
+// the worker and the API; the printed key registers a dispatch and reads its status; the workflow
+// is visible in Temporal filtered by DispatchStatus; Ctrl-C stops everything; a restart keeps the data.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client, Connection } from '@temporalio/client';
+import { freePort } from '../../platform/postgres.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
+interface Launched {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+let ports: { api: number; temporal: number; ui: number };
+
+function launch(): Promise<Launched> {
+  const child = spawn(TSX, ['cli/start.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout!.on('data', (chunk) => (text += chunk));
+  child.stderr!.on('data', (chunk) => (text += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (text.includes('Press Ctrl-C to stop.')) {
+        clearInterval(timer);
+        resolve({ child, output: () => text, exited });
+      }
+    }, 100);
+    void exited.then((code) => {
+      clearInterval(timer);
+      reject(new Error(`npm start exited with ${code} before it was ready:\n${text}`));
+    });
+  });
+}
+
+async function stop(launched: Launched): Promise<number | null> {
+  launched.child.kill('SIGINT');
+  return launched.exited;
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'cds-start-'));
+  chmodSync(dataDir, 0o755);
+  ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
+  env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CDS_TOOL_CACHE: process.env.CDS_TOOL_CACHE,
+    TEMPORAL_CLI_PATH: process.env.TEST_TEMPORAL_CLI,
+    CDS_DATA_DIR: dataDir,
+    CDS_RUNTIME_FILE: path.join(dataDir, 'runtime.json'),
+    PORT: String(ports.api),
+    TEMPORAL_DEV_SERVER_PORT: String(ports.temporal),
+    TEMPORAL_DEV_SERVER_UI_PORT: String(ports.ui),
+    LOG_LEVEL: 'warn',
+  };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+});
+
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start with nothing configured', () => {
+  let key: string;
+  let dispatchId: string;
+
+  it('starts everything and prints the API URL, a demo key and the Temporal UI URL', async () => {
+    const launched = await launch();
+    try {
+      const out = launched.output();
+      expect(out).toContain(`API:          http://localhost:${ports.api}/v1`);
+      expect(out).toContain(`Temporal UI:  http://localhost:${ports.ui}/namespaces/default/workflows`);
+      key = /API key:\s+(cds_live_\w+)/.exec(out)![1];
+
+      const registered = await fetch(`http://127.0.0.1:${ports.api}/v1/dispatches`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ destination: { postal_code: '75011', country_code: 'FR' } }),
+      });
+      expect(registered.status).toBe(201);
+      dispatchId = ((await registered.json()) as { id: string }).id;
+      const status = await fetch(`http://127.0.0.1:${ports.api}/v1/status/${dispatchId}`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(status.status).toBe(200);
+      expect(((await status.json()) as { status: string }).status).toBe('dispatched');
+
+      expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
+      const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
+      try {
+        const client = new Client({ connection });
+        let listed = false;
+        for (let i = 0; i < 50 && !listed; i++) {
+          for await (const wf of client.workflow.list({ query: 'DispatchStatus = "dispatched"' })) if (wf.workflowId === dispatchId) listed = true;
+          if (!listed) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(listed).toBe(true);
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      expect(await stop(launched)).toBe(0);
+    }
+    // Ctrl-C stopped every child: nothing listens any more.
+    expect(await portOpen(ports.api)).toBe(false);
+    expect(await portOpen(ports.temporal)).toBe(false);
+  }, 180_000);
+
+  it('keeps all data across a restart and does not print the key again', async () => {
+    const launched = await launch();
+    try {
+      expect(launched.output()).not.toMatch(/API key:/);
+      expect(launched.output()).toContain('Demo issuer:');
+      const status = await fetch(`http://127.0.0.1:${ports.api}/v1/status/${dispatchId}`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(status.status).toBe(200);
+      const event = await fetch(`http://127.0.0.1:${ports.api}/v1/dispatches/${dispatchId}/events`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ status: 'in_transit', occurred_at: new Date().toISOString() }),
+      });
+      // The workflow started before the restart is still running and takes the event.
+      expect(event.status).toBe(202);
+      let current = '';
+      for (let i = 0; i < 50 && current !== 'in_transit'; i++) {
+        const res = await fetch(`http://127.0.0.1:${ports.api}/v1/status/${dispatchId}`, { headers: { Authorization: `Bearer ${key}` } });
+        current = ((await res.json()) as { status: string }).status;
+        if (current !== 'in_transit') await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(current).toBe('in_transit');
+    } finally {
+      expect(await stop(launched)).toBe(0);
+    }
+  }, 180_000);
+});
