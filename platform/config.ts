@@ -31,6 +31,12 @@ const envSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('card-delivery'),
   TEMPORAL_UI_URL: z.string().url().optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
+  /**
+   * Limits at or above this let each API process claim counted slots ahead of use (see
+   * api/rate-limiter.ts): fewer database writes, at the cost of refusing up to ~1.5% early per
+   * process. Below it every request waits for its own count, exact across processes.
+   */
+  RATE_LIMIT_LEASE_FROM: z.coerce.number().int().positive().default(10_000),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default('1m,5m,30m,2h,8h')

@@ -1,0 +1,73 @@
+// The Koa application: the middleware chain in one visible order, then the routes (DESIGN.md §3).
+// Check order for a request: 401 → 429 → 400 → 404/403. Stateless apart from short-lived caches,
+// so any number of API processes can run against one Postgres and one Temporal.
+import Router from '@koa/router';
+import type { Client } from '@temporalio/client';
+import Koa from 'koa';
+import type { Pool } from '../db/pool.js';
+import type { Config } from '../platform/config.js';
+import type { Logger } from '../platform/logger.js';
+import { ApiKeyCache } from './key-cache.js';
+import { authenticate, requireApiKey } from './middleware/auth.js';
+import { renderErrors } from './middleware/errors.js';
+import { prefetchStatus } from './middleware/prefetch.js';
+import { countRequest, enforceRateLimit } from './middleware/rate-limit.js';
+import { requestId } from './middleware/request-id.js';
+import { requestLog } from './middleware/request-log.js';
+import { openApiJson } from './openapi.js';
+import { RateLimiter } from './rate-limiter.js';
+import { dispatchRoutes } from './routes/dispatches.js';
+import { eventRoutes } from './routes/events.js';
+import { healthRouter } from './routes/health.js';
+import { statusRoutes } from './routes/status.js';
+import './state.js';
+
+export interface AppDeps {
+  config: Config;
+  pool: Pool;
+  temporal: Client;
+  logger: Logger;
+}
+
+const OPENAPI_PATH = '/v1/openapi.json';
+
+/** What an app holds that outlives a request; released by `disposeApp`. */
+const resources = new WeakMap<Koa, { limiter: RateLimiter }>();
+
+export function createApp(deps: AppDeps): Koa {
+  const { config, pool, logger } = deps;
+  const keys = new ApiKeyCache(pool, config.API_KEY_CACHE_TTL_MS, logger);
+  const limiter = new RateLimiter(pool, config.RATE_LIMIT_PER_MINUTE, logger, config.RATE_LIMIT_LEASE_FROM);
+  limiter.startCleanup();
+
+  const health = healthRouter(deps);
+  const v1 = new Router();
+  v1.get(OPENAPI_PATH, (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = openApiJson();
+  });
+  statusRoutes(v1, pool);
+  dispatchRoutes(v1, deps);
+  eventRoutes(v1, deps);
+
+  const app = new Koa();
+  app.use(requestId()); // X-Request-Id on every response
+  app.use(requestLog(logger)); // one line per request, never the key
+  app.use(renderErrors(logger)); // the one place errors become { error, message }
+  app.use(health.routes()); // /healthz, /readyz: no key, no rate limit
+  app.use(authenticate(keys)); // resolves the key, if any (cached)
+  app.use(prefetchStatus(pool)); // hot path: the status read overlaps the rate-limit write
+  app.use(countRequest(limiter)); // counts every request; X-RateLimit-* headers
+  app.use(requireApiKey([OPENAPI_PATH])); // 401
+  app.use(enforceRateLimit()); // 429
+  app.use(v1.routes()); // 400 → 404/403, per route
+  app.use(v1.allowedMethods()); // 405 with Allow
+
+  resources.set(app, { limiter });
+  return app;
+}
+
+/** Stops the app's background work (old rate-limit windows cleanup). */
+export function disposeApp(app: Koa): void {
+  resources.get(app)?.limiter.stopCleanup();
+}

@@ -1,0 +1,46 @@
+// Errors as values: any layer of the API throws an ApiError naming the HTTP status and the
+// error code of the spec / DESIGN.md §3; the error renderer middleware is the one place that turns
+// them (and anything unexpected) into the `{ error, message }` body.
+import type { z, ZodError } from 'zod';
+import type { ErrorCode } from '../domain/schemas.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    /** Headers the response must carry, e.g. `Retry-After` or `Allow`. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const badRequest = (message: string) => new ApiError(400, 'bad_request', message);
+export const unauthorized = (message = 'a valid API key is required: send "Authorization: Bearer <API_KEY>"') =>
+  new ApiError(401, 'unauthorized', message);
+export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
+export const notFound = (message: string) => new ApiError(404, 'not_found', message);
+export const conflict = (message: string) => new ApiError(409, 'conflict', message);
+export const serviceUnavailable = (message: string) => new ApiError(503, 'service_unavailable', message);
+
+export const dispatchNotFound = (id: string) =>
+  notFound(`no dispatch ${id}; check the id (a newly registered dispatch may take up to 60 seconds to appear)`);
+
+/** `destination.country_code: must be …; locale: …` — names every field that failed. */
+export function describeZodError(error: ZodError, prefix?: string): string {
+  return error.issues
+    .map((issue) => {
+      const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+      return path ? `${path}: ${issue.message}` : issue.message;
+    })
+    .join('; ');
+}
+
+/** Validates at the edge: the parsed value, or a 400 that names every failing field. */
+export function parseOrBadRequest<S extends z.ZodType>(schema: S, value: unknown, prefix?: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw badRequest(describeZodError(parsed.error, prefix));
+  return parsed.data;
+}

@@ -1,0 +1,99 @@
+// Resolves an `Authorization` header to an API key, with an in-process cache so that steady-state
+// requests never wait on Postgres for auth. A cached row is trusted for API_KEY_CACHE_TTL_MS
+// (≤ 5 s), so a revocation reaches every API process within that time. Garbage never reaches the
+// database: the key's format and checksum are checked first (domain/api-keys.ts).
+import { hashesEqual, parseKey, type KeyMode, type Scope } from '../domain/api-keys.js';
+import { findApiKeyByLookup, touchApiKey, type ApiKeyRow } from '../db/api-keys.js';
+import type { Pool } from '../db/pool.js';
+import type { Logger } from '../platform/logger.js';
+
+export interface ApiKey {
+  id: string;
+  issuerId: string;
+  mode: KeyMode;
+  scopes: readonly Scope[];
+}
+
+export type Authentication = { key: ApiKey; problem?: undefined } | { key?: undefined; problem: string };
+
+const BEARER = /^Bearer ([^\s]+)$/;
+const TOUCH_INTERVAL_MS = 60_000;
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+  row: ApiKeyRow | undefined;
+  expiresAt: number;
+}
+
+/** A header already verified against a row: the hot path skips parsing and hashing it again. */
+interface Verified {
+  key: ApiKey;
+  revokedAt: Date | null;
+  expiresAt: number;
+}
+
+export class ApiKeyCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly verified = new Map<string, Verified>();
+  /** One database lookup per key at a time, however many requests wait for it. */
+  private readonly loading = new Map<string, Promise<ApiKeyRow | undefined>>();
+  private readonly touchedAt = new Map<string, number>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly ttlMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  async authenticate(header: string | undefined): Promise<Authentication> {
+    if (!header) return { problem: 'missing Authorization header; send "Authorization: Bearer <API_KEY>"' };
+    const now = Date.now();
+    const known = this.verified.get(header);
+    if (known && known.expiresAt > now) return this.accept(known.key, known.revokedAt, now);
+
+    const match = BEARER.exec(header);
+    if (!match) return { problem: 'malformed Authorization header; the format is "Bearer", one space, then the key' };
+    const parsed = parseKey(match[1]);
+    if (!parsed) return { problem: 'invalid API key' };
+    const row = await this.row(parsed.lookup);
+    if (!row || row.mode !== parsed.mode || !hashesEqual(row.keyHash, parsed.hash)) return { problem: 'invalid API key' };
+    const key: ApiKey = { id: row.id, issuerId: row.issuerId, mode: row.mode, scopes: row.scopes };
+    if (this.ttlMs > 0) {
+      if (this.verified.size >= MAX_ENTRIES) this.verified.clear();
+      // Trusted no longer than the row it was checked against, so revocation still lands in time.
+      this.verified.set(header, { key, revokedAt: row.revokedAt, expiresAt: this.entries.get(parsed.lookup)?.expiresAt ?? now });
+    }
+    return this.accept(key, row.revokedAt, now);
+  }
+
+  private accept(key: ApiKey, revokedAt: Date | null, now: number): Authentication {
+    if (revokedAt && revokedAt.getTime() <= now) return { problem: 'this API key has been revoked' };
+    this.touch(key.id, now);
+    return { key };
+  }
+
+  private async row(lookup: string): Promise<ApiKeyRow | undefined> {
+    const now = Date.now();
+    const cached = this.entries.get(lookup);
+    if (cached && cached.expiresAt > now) return cached.row;
+    let pending = this.loading.get(lookup);
+    if (!pending) {
+      pending = findApiKeyByLookup(this.pool, lookup).finally(() => this.loading.delete(lookup));
+      this.loading.set(lookup, pending);
+    }
+    const row = await pending;
+    if (this.ttlMs > 0) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      this.entries.set(lookup, { row, expiresAt: now + this.ttlMs });
+    }
+    return row;
+  }
+
+  /** Records last use at most once a minute per key, without making the request wait. */
+  private touch(keyId: string, now: number): void {
+    if (now - (this.touchedAt.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    if (this.touchedAt.size >= MAX_ENTRIES) this.touchedAt.clear();
+    this.touchedAt.set(keyId, now);
+    touchApiKey(this.pool, keyId).catch((error) => this.logger.warn({ err: error, key_id: keyId }, 'could not record API key use'));
+  }
+}

@@ -1,0 +1,27 @@
+// Reads a JSON request body for the routes that take one: 415 unless the body is declared
+// application/json, 413 past the size limit, 400 for anything that is not a JSON object or array.
+// The zod schema of each route then validates the shape.
+import { bodyParser } from '@koa/bodyparser';
+import type { Middleware } from 'koa';
+import { ApiError, badRequest } from '../errors.js';
+
+export const BODY_LIMIT = '1mb';
+
+export function jsonBody(): Middleware {
+  const parse = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: BODY_LIMIT,
+    onError: (error) => {
+      const status = (error as { status?: number }).status;
+      if (status === 413) throw new ApiError(413, 'payload_too_large', `the request body exceeds ${BODY_LIMIT}`);
+      if (status === 415) throw new ApiError(415, 'unsupported_media_type', 'the body encoding is not supported; send UTF-8 JSON');
+      throw badRequest('the request body is not valid JSON (an object is expected)');
+    },
+  });
+  return async (ctx, next) => {
+    if (!ctx.is('application/json')) {
+      throw new ApiError(415, 'unsupported_media_type', 'send the body as JSON with "Content-Type: application/json"');
+    }
+    await parse(ctx, next);
+  };
+}

@@ -1,0 +1,132 @@
+// GET /v1/openapi.json: the OpenAPI 3.1 document, generated from the same zod schemas that
+// validate requests (domain/schemas.ts), so the docs cannot drift from the code.
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import { z } from 'zod';
+import {
+  carrierEventAccepted,
+  carrierEventBody,
+  errorBody,
+  localeTag,
+  registrationBody,
+  statusRecord,
+  uuidV4,
+} from '../domain/schemas.js';
+import { BODY_LIMIT } from './middleware/json-body.js';
+
+const rateLimitHeaders = z.object({
+  'X-RateLimit-Limit': z.string().meta({ description: 'requests allowed per one-minute window for the key', example: '1000' }),
+  'X-RateLimit-Remaining': z.string().meta({ description: 'requests left in the current window', example: '998' }),
+  'X-RateLimit-Reset': z.string().meta({ description: 'end of the current window, UTC epoch seconds', example: '1795000020' }),
+  'X-Request-Id': z.string().meta({ description: 'id of this request; quote it to support' }),
+});
+const retryAfter = rateLimitHeaders.extend({
+  'Retry-After': z.string().meta({ description: 'whole seconds until the window resets', example: '17' }),
+});
+
+const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
+const error = (description: string, headers: z.ZodObject = rateLimitHeaders) => ({ description, headers, content: json(errorBody) });
+
+const commonErrors: ZodOpenApiResponsesObject = {
+  '401': error('missing, malformed, unknown or revoked API key (`unauthorized`)'),
+  '429': error('more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count', retryAfter),
+  '500': error('unexpected server error (`internal_error`); the body carries `request_id`'),
+};
+const bodyErrors: ZodOpenApiResponsesObject = {
+  '400': error('invalid JSON or a field that fails validation; the message names the field (`bad_request`)'),
+  '413': error(`body larger than ${BODY_LIMIT} (\`payload_too_large\`)`),
+  '415': error('body not sent as application/json (`unsupported_media_type`)'),
+};
+const dispatchId = z.object({ id: uuidV4.meta({ description: 'dispatch id, a UUID v4', example: '7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }) });
+
+const getStatus: ZodOpenApiOperationObject = {
+  operationId: 'getDispatchStatus',
+  summary: 'The delivery status record of one dispatched card',
+  security: [{ bearerAuth: [] }],
+  requestParams: {
+    path: dispatchId,
+    query: z.object({ locale: localeTag.optional().meta({ description: 'BCP 47 tag: render ui_suggestion in this language', example: 'fr-FR' }) }),
+  },
+  responses: {
+    '200': { description: 'the status record', headers: rateLimitHeaders, content: json(statusRecord) },
+    '400': error('`id` is not a UUID v4, or `locale` is not a BCP 47 tag (`bad_request`)'),
+    '403': error('the dispatch belongs to another issuer, or the key lacks `status:read` (`forbidden`)'),
+    '404': error('no dispatch with this id for this key (`not_found`); a new dispatch may take up to 60 s to appear'),
+    ...commonErrors,
+  },
+};
+
+const register: ZodOpenApiOperationObject = {
+  operationId: 'registerDispatch',
+  summary: 'Register a dispatch so tracking begins (idempotent by id)',
+  security: [{ bearerAuth: [] }],
+  requestBody: { required: true, content: json(registrationBody) },
+  responses: {
+    '200': { description: 'already registered with the same body: the current record', headers: rateLimitHeaders, content: json(statusRecord) },
+    '201': {
+      description: 'registered; queryable at once',
+      headers: rateLimitHeaders.extend({ Location: z.string().meta({ example: '/v1/status/7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }) }),
+      content: json(statusRecord),
+    },
+    ...bodyErrors,
+    '403': error('the key lacks `dispatches:write` (`forbidden`)'),
+    '409': error('the id was registered with a different body, or by another issuer (`conflict`)'),
+    '503': error('the workflow service is unreachable (`service_unavailable`)'),
+    ...commonErrors,
+  },
+};
+
+const postEvent: ZodOpenApiOperationObject = {
+  operationId: 'postCarrierEvent',
+  summary: 'Report a carrier status event for a dispatch',
+  security: [{ bearerAuth: [] }],
+  requestParams: { path: dispatchId },
+  requestBody: { required: true, content: json(carrierEventBody) },
+  responses: {
+    '202': {
+      description: 'accepted; `duplicate` is true for a repeat (same event_id, or same status and occurred_at), which has no effect',
+      headers: rateLimitHeaders,
+      content: json(carrierEventAccepted),
+    },
+    ...bodyErrors,
+    '403': error('the dispatch belongs to another issuer, or the key lacks `events:write` (`forbidden`)'),
+    '404': error('no dispatch with this id for this key (`not_found`)'),
+    '503': error('the workflow service is unreachable (`service_unavailable`)'),
+    ...commonErrors,
+  },
+};
+
+let cached: string | undefined;
+
+/** The document as JSON text, built once per process. */
+export function openApiJson(): string {
+  cached ??= JSON.stringify(
+    createDocument({
+      openapi: '3.1.0',
+      info: {
+        title: 'Card Delivery Status Service',
+        version: '1.0.0',
+        description:
+          'Tracks payment cards from dispatch to delivery. Every /v1 response carries X-Request-Id and the ' +
+          'X-RateLimit-* headers (fixed one-minute windows per API key; per client IP without a valid key). ' +
+          'Errors are `{ error, message }`; 5xx errors add `request_id`.',
+      },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'cds_live_… / cds_test_… API key',
+            description: '`Authorization: Bearer <API_KEY>`: one space, no whitespace around the key.',
+          },
+        },
+      },
+      paths: {
+        '/v1/status/{id}': { get: getStatus },
+        '/v1/dispatches': { post: register },
+        '/v1/dispatches/{id}/events': { post: postEvent },
+      },
+    }),
+  );
+  return cached;
+}

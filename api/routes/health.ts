@@ -1,0 +1,37 @@
+// Liveness and readiness for orchestrators, outside /v1: no key, no rate limit.
+// /healthz: the process answers. /readyz: it can reach Postgres and Temporal.
+import Router from '@koa/router';
+import type { Client } from '@temporalio/client';
+import type { Pool } from '../../db/pool.js';
+import { serviceUnavailable } from '../errors.js';
+import { temporalReachable } from '../temporal.js';
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+export function healthRouter(deps: { pool: Pool; temporal: Client }): Router {
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    const [database, temporal] = await Promise.all([databaseReachable(deps.pool), temporalReachable(deps.temporal, CHECK_TIMEOUT_MS)]);
+    if (!database || !temporal) {
+      const down = [database ? undefined : 'database', temporal ? undefined : 'temporal'].filter(Boolean).join(' and ');
+      throw serviceUnavailable(`not ready: cannot reach the ${down}`);
+    }
+    ctx.body = { status: 'ready', checks: { database, temporal } };
+  });
+  return router;
+}
+
+async function databaseReachable(pool: Pool): Promise<boolean> {
+  try {
+    await Promise.race([
+      pool.query('SELECT 1'),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), CHECK_TIMEOUT_MS).unref()),
+    ]);
+    return true;
+  } catch {
+    return false;
+  }
+}

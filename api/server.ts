@@ -1,0 +1,39 @@
+// Starts the API on a port (0 = any free one) and stops it cleanly: used by main.ts, `npm start`
+// and the test harness.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp, disposeApp, type AppDeps } from './app.js';
+
+export interface RunningApi {
+  server: http.Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startApi(deps: AppDeps & { port?: number; host?: string }): Promise<RunningApi> {
+  const app = createApp(deps);
+  const server = http.createServer(app.callback());
+  // Longer than a typical load balancer's idle timeout, so it is the balancer that closes idle connections.
+  server.keepAliveTimeout = 65_000;
+  const host = deps.host ?? deps.config.HOST;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(deps.port ?? deps.config.PORT, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return {
+    server,
+    url: `http://${shownHost}:${port}`,
+    close: async () => {
+      disposeApp(app);
+      await new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,31 @@
+// The carrier event log, written by the API as each event arrives (before the workflow is
+// signalled), so that no accepted event is lost and duplicates are recognised at the door.
+import type { CarrierEventBody } from '../domain/schemas.js';
+import type { EventEffect } from '../domain/state-machine.js';
+import type { Pool } from './pool.js';
+
+/** Records the event; returns false when an event with the same dedupe key was already recorded. */
+export async function insertCarrierEvent(
+  pool: Pool,
+  dispatchId: string,
+  dedupeKey: string,
+  event: CarrierEventBody,
+): Promise<boolean> {
+  const { rowCount } = await pool.query({
+    name: 'carrier-event-insert',
+    text: `INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (dispatch_id, dedupe_key) DO NOTHING`,
+    values: [dispatchId, dedupeKey, event.event_id ?? null, event.status, event.occurred_at, event.reason ?? null, event.location ?? null],
+  });
+  return rowCount === 1;
+}
+
+/** Sets the effect of an event nobody else will judge (e.g. its workflow has closed). */
+export async function setCarrierEventEffect(pool: Pool, dispatchId: string, dedupeKey: string, effect: EventEffect): Promise<void> {
+  await pool.query({
+    name: 'carrier-event-effect',
+    text: 'UPDATE carrier_events SET effect = $3 WHERE dispatch_id = $1 AND dedupe_key = $2 AND effect IS NULL',
+    values: [dispatchId, dedupeKey, effect],
+  });
+}

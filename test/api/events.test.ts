@@ -1,0 +1,159 @@
+// POST /v1/dispatches/{id}/events (DESIGN.md §3): 202 with duplicate false/true, 404, 403, 400
+// naming the field, and events for a dispatch whose workflow has already closed.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startHarness, type Harness } from '../support/harness.js';
+import { bearer, registrationFor, request, type TestResponse } from './http.js';
+
+let h: Harness;
+let key: string;
+let otherIssuerKey: string;
+let testModeKey: string;
+
+const postEvent = (id: string, body: unknown, withKey = key) =>
+  request(h.baseUrl, `/v1/dispatches/${id}/events`, { headers: bearer(withKey), body });
+
+async function registered(): Promise<string> {
+  const id = randomUUID();
+  const res = await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body: registrationFor(id, { dispatch_date: '2026-11-01T08:00:00Z' }) });
+  expect(res.status).toBe(201);
+  return id;
+}
+
+async function statusUntil(id: string, done: (res: TestResponse) => boolean): Promise<TestResponse> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const res = await request(h.baseUrl, `/v1/status/${id}`, { headers: bearer(key) });
+    if (done(res) || Date.now() > deadline) return res;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+beforeAll(async () => {
+  // A delivered dispatch's workflow closes after this retention, so closed workflows can be tested.
+  h = await startHarness({ env: { DELIVERED_RETENTION: '1s' } });
+  const issuer = await h.createIssuer('Events Issuer');
+  key = (await h.createKey(issuer)).key;
+  testModeKey = (await h.createKey(issuer, { mode: 'test' })).key;
+  otherIssuerKey = (await h.createKey(await h.createIssuer('Other Issuer'))).key;
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('POST /v1/dispatches/{id}/events', () => {
+  it('returns 202 with duplicate false and moves the dispatch on', async () => {
+    const id = await registered();
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z', event_id: 'evt-1' });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ accepted: true, duplicate: false });
+    const status = await statusUntil(id, (r) => r.body.status === 'in_transit');
+    expect(status.body.status).toBe('in_transit');
+  });
+
+  it('returns 202 with duplicate true for a repeated event_id', async () => {
+    const id = await registered();
+    expect((await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z', event_id: 'evt-7' })).body.duplicate).toBe(false);
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z', event_id: 'evt-7' });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ accepted: true, duplicate: true });
+  });
+
+  it('returns 202 with duplicate true for the same status and occurred_at without event_id', async () => {
+    const id = await registered();
+    await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T10:00:00+01:00' });
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z' });
+    expect(res.body).toEqual({ accepted: true, duplicate: true });
+  });
+
+  it('records the event in carrier_events', async () => {
+    const id = await registered();
+    await postEvent(id, { status: 'exception', reason: 'postal_delay', occurred_at: '2026-11-02T09:00:00Z', location: 'Paris' });
+    const { rows } = await h.pool.query('SELECT status, reason, location FROM carrier_events WHERE dispatch_id = $1', [id]);
+    expect(rows).toEqual([{ status: 'exception', reason: 'postal_delay', location: 'Paris' }]);
+  });
+
+  it('returns 404 for an unknown dispatch', async () => {
+    const res = await postEvent(randomUUID(), { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z' });
+    expect(res.status).toBe(404);
+    expect(res.body.error).toBe('not_found');
+  });
+
+  it("returns 403 for another issuer's dispatch", async () => {
+    const id = await registered();
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z' }, otherIssuerKey);
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('forbidden');
+  });
+
+  it('returns 404 to a key of the other mode', async () => {
+    const id = await registered();
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z' }, testModeKey);
+    expect(res.status).toBe(404);
+  });
+
+  it('returns 400 when the id is not a UUID v4', async () => {
+    const res = await postEvent('12345', { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z' });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^id: /);
+  });
+
+  it('returns 400 naming status when it is not a known status', async () => {
+    const id = await registered();
+    const res = await postEvent(id, { status: 'lost_in_space', occurred_at: '2026-11-02T09:00:00Z' });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^status: /);
+  });
+
+  it('returns 400 naming occurred_at when it is missing', async () => {
+    const id = await registered();
+    const res = await postEvent(id, { status: 'in_transit' });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^occurred_at: /);
+  });
+
+  it('returns 400 naming reason when it is not a known exception reason', async () => {
+    const id = await registered();
+    const res = await postEvent(id, { status: 'exception', reason: 'aliens', occurred_at: '2026-11-02T09:00:00Z' });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^reason: /);
+  });
+
+  it('returns 400 before looking up the dispatch, so an unknown id with a bad body is 400', async () => {
+    const res = await postEvent(randomUUID(), { status: 'in_transit', occurred_at: 'soon' });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('events for a dispatch whose workflow has closed', () => {
+  let id: string;
+
+  beforeAll(async () => {
+    id = await registered();
+    expect((await postEvent(id, { status: 'delivered', occurred_at: '2026-11-03T12:00:00Z' })).status).toBe(202);
+    await statusUntil(id, (r) => r.body.status === 'delivered');
+    // Retention is 1 s: wait until Temporal reports the workflow closed.
+    const deadline = Date.now() + 15_000;
+    let workflowStatus = 'RUNNING';
+    while (workflowStatus === 'RUNNING' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      workflowStatus = (await h.temporal.workflow.getHandle(id).describe()).status.name;
+    }
+    expect(workflowStatus).toBe('COMPLETED');
+  });
+
+  it('accepts a late event with 202 and records it as after_delivery', async () => {
+    const res = await postEvent(id, { status: 'exception', reason: 'damaged', occurred_at: '2026-11-04T12:00:00Z', event_id: 'late-1' });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ accepted: true, duplicate: false });
+    const { rows } = await h.pool.query('SELECT effect FROM carrier_events WHERE dispatch_id = $1 AND event_id = $2', [id, 'late-1']);
+    expect(rows[0].effect).toBe('after_delivery');
+  });
+
+  it('answers a repeated registration from the projection with 200', async () => {
+    const res = await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body: registrationFor(id, { dispatch_date: '2026-11-01T08:00:00Z' }) });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('delivered');
+  });
+});

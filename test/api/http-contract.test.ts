@@ -1,0 +1,156 @@
+// The common HTTP contract (DESIGN.md §3): request ids, one error shape, 404/405 for unknown
+// routes and methods, 500 with request_id, 503 when Temporal is unreachable, /healthz, /readyz.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client, Connection } from '@temporalio/client';
+import { startApi, type RunningApi } from '../../api/server.js';
+import { createPool, type Pool } from '../../db/pool.js';
+import { startHarness, testLogger, type Harness } from '../support/harness.js';
+import { bearer, registrationFor, request } from './http.js';
+
+let h: Harness;
+let key: string;
+
+beforeAll(async () => {
+  h = await startHarness();
+  key = (await h.createKey(await h.createIssuer('Contract Issuer'))).key;
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('X-Request-Id', () => {
+  it('is generated when the request has none', async () => {
+    const res = await request(h.baseUrl, `/v1/status/${randomUUID()}`, { headers: bearer(key) });
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("echoes the caller's own id", async () => {
+    const res = await request(h.baseUrl, `/v1/status/${randomUUID()}`, { headers: { ...bearer(key), 'x-request-id': 'req_abc-123' } });
+    expect(res.headers['x-request-id']).toBe('req_abc-123');
+  });
+
+  it('replaces an id that is too long or holds odd characters', async () => {
+    const res = await request(h.baseUrl, '/healthz', { headers: { 'x-request-id': 'a b<script>' } });
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('is on error responses too', async () => {
+    const res = await request(h.baseUrl, '/v1/status/nope');
+    expect(res.status).toBe(401);
+    expect(res.headers['x-request-id']).toBeTruthy();
+  });
+});
+
+describe('unknown routes and methods', () => {
+  it('returns 404 not_found for an unknown path', async () => {
+    const res = await request(h.baseUrl, '/v1/statuses', { headers: bearer(key) });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
+    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+  });
+
+  it('returns 405 method_not_allowed with an Allow header', async () => {
+    const res = await request(h.baseUrl, `/v1/status/${randomUUID()}`, { method: 'PUT', headers: bearer(key) });
+    expect(res.status).toBe(405);
+    expect(res.body.error).toBe('method_not_allowed');
+    expect(res.headers.allow).toMatch(/GET/);
+  });
+
+  it('returns 401 before 404 for an unknown path without a key', async () => {
+    expect((await request(h.baseUrl, '/v1/statuses')).status).toBe(401);
+  });
+});
+
+describe('health', () => {
+  it('/healthz answers 200 without a key or rate-limit headers', async () => {
+    const res = await request(h.baseUrl, '/healthz');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('/readyz answers 200 when Postgres and Temporal are reachable', async () => {
+    const res = await request(h.baseUrl, '/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body.checks).toEqual({ database: true, temporal: true });
+  });
+});
+
+describe('when Postgres is unreachable', () => {
+  let pool: Pool;
+  let api: RunningApi;
+
+  beforeAll(async () => {
+    // A pool aimed at a port where no Postgres listens: every query fails, as in an outage.
+    pool = createPool('postgres://nobody:nothing@127.0.0.1:1/none');
+    api = await startApi({ config: h.config, pool, temporal: h.temporal, logger: testLogger('api-no-db'), port: 0, host: '127.0.0.1' });
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await pool?.end();
+  });
+
+  it('returns 500 internal_error with the request id in the body and the usual headers', async () => {
+    const res = await request(api.url, `/v1/status/${randomUUID()}`, { headers: { ...bearer(key), 'x-request-id': 'support-me-42' } });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: 'internal_error', message: expect.any(String), request_id: 'support-me-42' });
+    expect(res.headers['x-request-id']).toBe('support-me-42');
+    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+    expect(res.headers['x-ratelimit-remaining']).toBeDefined();
+    expect(res.headers['x-ratelimit-reset']).toBeDefined();
+  });
+
+  it('does not leak the underlying error in the message', async () => {
+    const res = await request(api.url, `/v1/status/${randomUUID()}`, { headers: bearer(key) });
+    expect(res.body.message).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);
+  });
+
+  it('/readyz answers 503 naming the database', async () => {
+    const res = await request(api.url, '/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.error).toBe('service_unavailable');
+    expect(res.body.message).toMatch(/database/);
+    expect(res.body.request_id).toBeDefined();
+  });
+});
+
+describe('when Temporal is unreachable', () => {
+  let connection: Connection;
+  let api: RunningApi;
+
+  beforeAll(async () => {
+    connection = Connection.lazy({ address: '127.0.0.1:1' });
+    const temporal = new Client({ connection, namespace: h.config.TEMPORAL_NAMESPACE });
+    api = await startApi({ config: h.config, pool: h.pool, temporal, logger: testLogger('api-no-temporal'), port: 0, host: '127.0.0.1' });
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await connection?.close().catch(() => undefined);
+  });
+
+  it('answers a registration with 503 service_unavailable', async () => {
+    const res = await request(api.url, '/v1/dispatches', { headers: bearer(key), body: registrationFor(randomUUID()) });
+    expect(res.status).toBe(503);
+    expect(res.body.error).toBe('service_unavailable');
+    expect(res.body.request_id).toBeDefined();
+  }, 30_000);
+
+  it('/readyz answers 503 naming temporal', async () => {
+    const res = await request(api.url, '/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.message).toMatch(/temporal/);
+  });
+});
+
+describe('GET /v1/openapi.json', () => {
+  it('serves the OpenAPI document without a key', async () => {
+    const res = await request(h.baseUrl, '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+  });
+});

@@ -1,0 +1,162 @@
+// POST /v1/dispatches (DESIGN.md §3): 201 + Location, idempotent replay, 409 conflicts, validation.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { statusRecord } from '../../domain/schemas.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { bearer, registrationFor, request } from './http.js';
+
+let h: Harness;
+let key: string;
+let otherIssuerKey: string;
+let testModeKey: string;
+
+const register = (body: unknown, withKey = key) => request(h.baseUrl, '/v1/dispatches', { headers: bearer(withKey), body });
+
+beforeAll(async () => {
+  h = await startHarness();
+  const issuer = await h.createIssuer('Registration Issuer');
+  key = (await h.createKey(issuer)).key;
+  testModeKey = (await h.createKey(issuer, { mode: 'test' })).key;
+  otherIssuerKey = (await h.createKey(await h.createIssuer('Other Issuer'))).key;
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('POST /v1/dispatches', () => {
+  it('returns 201 with the status record and a Location header', async () => {
+    const id = randomUUID();
+    const res = await register(registrationFor(id, { locale: 'fr-FR', carrier: 'La Poste', tracking_number: 'LP123', reference: 'card-42' }));
+    expect(res.status).toBe(201);
+    expect(res.headers.location).toBe(`/v1/status/${id}`);
+    expect(statusRecord.safeParse(res.body).success).toBe(true);
+    expect(res.body).toMatchObject({ id, status: 'dispatched', destination: { postal_code: '75011', country_code: 'FR' } });
+  });
+
+  it('makes the dispatch queryable as soon as the 201 is sent', async () => {
+    const id = randomUUID();
+    const created = await register(registrationFor(id));
+    expect(created.status).toBe(201);
+    const res = await request(h.baseUrl, `/v1/status/${id}`, { headers: bearer(key) });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(created.body);
+  });
+
+  it('assigns a UUID v4 when the body has no id', async () => {
+    const res = await register({ destination: { postal_code: '10115', country_code: 'de' } });
+    expect(res.status).toBe(201);
+    expect(res.body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(res.headers.location).toBe(`/v1/status/${res.body.id}`);
+    expect(res.body.destination.country_code).toBe('DE');
+  });
+
+  it('defaults dispatch_date to now', async () => {
+    const before = Date.now();
+    const res = await register(registrationFor(randomUUID()));
+    expect(Date.parse(res.body.dispatch_date)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(res.body.dispatch_date)).toBeLessThanOrEqual(Date.now() + 1000);
+  });
+
+  it('returns 200 with the current record when the same body is sent again', async () => {
+    const id = randomUUID();
+    const body = registrationFor(id, { dispatch_date: '2026-11-02T10:00:00Z' });
+    const first = await register(body);
+    expect(first.status).toBe(201);
+    const again = await register({ ...body, destination: { country_code: 'FR', postal_code: '75011' } });
+    expect(again.status).toBe(200);
+    expect(again.headers.location).toBeUndefined();
+    expect(again.body).toEqual(first.body);
+  });
+
+  it('returns 200 for concurrent registrations of the same body, exactly one 201', async () => {
+    const body = registrationFor(randomUUID());
+    const results = await Promise.all([register(body), register(body), register(body)]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 201]);
+  });
+
+  it('returns 409 when the same id comes with a different body', async () => {
+    const id = randomUUID();
+    expect((await register(registrationFor(id))).status).toBe(201);
+    const res = await register(registrationFor(id, { reference: 'something else' }));
+    expect(res.status).toBe(409);
+    expect(res.body.error).toBe('conflict');
+  });
+
+  it('returns 409 when another issuer registered the id', async () => {
+    const id = randomUUID();
+    expect((await register(registrationFor(id))).status).toBe(201);
+    const res = await register(registrationFor(id), otherIssuerKey);
+    expect(res.status).toBe(409);
+    expect(res.body.error).toBe('conflict');
+  });
+
+  it('returns 409 when a key of the other mode sends an id already registered', async () => {
+    const id = randomUUID();
+    expect((await register(registrationFor(id))).status).toBe(201);
+    expect((await register(registrationFor(id), testModeKey)).status).toBe(409);
+  });
+
+  it('registers a test-mode dispatch visible only to test keys', async () => {
+    const id = randomUUID();
+    expect((await register(registrationFor(id), testModeKey)).status).toBe(201);
+    expect((await request(h.baseUrl, `/v1/status/${id}`, { headers: bearer(testModeKey) })).status).toBe(200);
+    expect((await request(h.baseUrl, `/v1/status/${id}`, { headers: bearer(key) })).status).toBe(404);
+  });
+});
+
+describe('POST /v1/dispatches validation', () => {
+  it('returns 400 naming destination.country_code when it is not an ISO 3166-1 alpha-2 code', async () => {
+    const res = await register(registrationFor(randomUUID(), { destination: { postal_code: '75011', country_code: 'FRA' } }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: 'destination.country_code: must be an ISO 3166-1 alpha-2 country code' });
+  });
+
+  it('returns 400 naming destination when it is missing', async () => {
+    const res = await register({ id: randomUUID() });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^destination: /);
+  });
+
+  it('returns 400 naming id when it is a UUID v1', async () => {
+    const res = await register(registrationFor('c232ab00-9414-11ec-b3c8-9f6bdeced846'));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^id: /);
+  });
+
+  it('returns 400 naming dispatch_date when it is not an ISO 8601 timestamp', async () => {
+    const res = await register(registrationFor(randomUUID(), { dispatch_date: 'yesterday' }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^dispatch_date: /);
+  });
+
+  it('returns 400 for an unknown field', async () => {
+    const res = await register(registrationFor(randomUUID(), { colour: 'blue' }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/colour/);
+  });
+
+  it('returns 400 for a body that is not valid JSON', async () => {
+    const res = await request(h.baseUrl, '/v1/dispatches', {
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      body: '{"destination": ',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('bad_request');
+  });
+
+  it('returns 415 for a body that is not declared as application/json', async () => {
+    const res = await request(h.baseUrl, '/v1/dispatches', {
+      headers: { ...bearer(key), 'content-type': 'text/plain' },
+      body: JSON.stringify(registrationFor(randomUUID())),
+    });
+    expect(res.status).toBe(415);
+    expect(res.body.error).toBe('unsupported_media_type');
+  });
+
+  it('returns 413 for a body over 1 MB', async () => {
+    const res = await register(registrationFor(randomUUID(), { reference: 'x'.repeat(1_100_000) }));
+    expect(res.status).toBe(413);
+    expect(res.body.error).toBe('payload_too_large');
+  });
+});

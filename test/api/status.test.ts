@@ -1,0 +1,123 @@
+// GET /v1/status/{id} (spec "Endpoints" + DESIGN.md §3), against a real worker, Temporal and Postgres.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { statusRecord } from '../../domain/schemas.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { bearer, registrationFor, request } from './http.js';
+
+const UUID_V1 = 'c232ab00-9414-11ec-b3c8-9f6bdeced846';
+const UUID_V7 = '01890a5d-ac96-774b-bcce-b302099a8057';
+
+let h: Harness;
+let key: string;
+let otherIssuerKey: string;
+let testModeKey: string;
+let dispatchId: string;
+
+beforeAll(async () => {
+  h = await startHarness();
+  const issuer = await h.createIssuer('Status Issuer');
+  key = (await h.createKey(issuer)).key;
+  testModeKey = (await h.createKey(issuer, { mode: 'test' })).key;
+  otherIssuerKey = (await h.createKey(await h.createIssuer('Other Issuer'))).key;
+  dispatchId = randomUUID();
+  const created = await request(h.baseUrl, '/v1/dispatches', {
+    headers: bearer(key),
+    body: registrationFor(dispatchId, { dispatch_date: '2026-11-20T09:30:00+01:00', locale: 'en-GB' }),
+  });
+  expect(created.status).toBe(201);
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('GET /v1/status/{id}', () => {
+  it('returns 200 with exactly the spec fields in their formats', async () => {
+    const res = await request(h.baseUrl, `/v1/status/${dispatchId}`, { headers: bearer(key) });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(statusRecord.safeParse(res.body).success).toBe(true);
+    expect(Object.keys(res.body).sort()).toEqual(['destination', 'dispatch_date', 'id', 'prediction', 'status', 'ui_suggestion']);
+    expect(res.body).toMatchObject({
+      id: dispatchId,
+      status: 'dispatched',
+      dispatch_date: '2026-11-20T08:30:00.000Z',
+      destination: { postal_code: '75011', country_code: 'FR' },
+      ui_suggestion: { recommended_action: 'None' },
+    });
+    expect(res.body.prediction.delivery_window.min).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(res.body.prediction.delivery_window.max).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(['High', 'Medium', 'Low']).toContain(res.body.prediction.confidence_level);
+  });
+
+  it('accepts the id in upper case', async () => {
+    const res = await request(h.baseUrl, `/v1/status/${dispatchId.toUpperCase()}`, { headers: bearer(key) });
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(dispatchId);
+  });
+
+  it('returns 400 when id is not a UUID', async () => {
+    const res = await request(h.baseUrl, '/v1/status/not-a-uuid', { headers: bearer(key) });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.stringContaining('id') });
+  });
+
+  it('returns 400 when id is a UUID v1', async () => {
+    const res = await request(h.baseUrl, `/v1/status/${UUID_V1}`, { headers: bearer(key) });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('bad_request');
+  });
+
+  it('returns 400 when id is a UUID v7', async () => {
+    const res = await request(h.baseUrl, `/v1/status/${UUID_V7}`, { headers: bearer(key) });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('bad_request');
+  });
+
+  it('returns 404 for an unknown id, saying a new dispatch may take up to 60 seconds', async () => {
+    const res = await request(h.baseUrl, `/v1/status/${randomUUID()}`, { headers: bearer(key) });
+    expect(res.status).toBe(404);
+    expect(res.body.error).toBe('not_found');
+    expect(res.body.message).toMatch(/60 seconds/);
+  });
+
+  it("returns 403 for another issuer's dispatch", async () => {
+    const res = await request(h.baseUrl, `/v1/status/${dispatchId}`, { headers: bearer(otherIssuerKey) });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('forbidden');
+  });
+
+  it('returns 404 to a test-mode key for a live dispatch', async () => {
+    const res = await request(h.baseUrl, `/v1/status/${dispatchId}`, { headers: bearer(testModeKey) });
+    expect(res.status).toBe(404);
+    expect(res.body.error).toBe('not_found');
+  });
+
+  it('renders ui_suggestion in the language of ?locale=fr', async () => {
+    const res = await request(h.baseUrl, `/v1/status/${dispatchId}?locale=fr`, { headers: bearer(key) });
+    expect(res.status).toBe(200);
+    expect(res.body.ui_suggestion.locale).toMatch(/^fr\b/);
+    const english = await request(h.baseUrl, `/v1/status/${dispatchId}`, { headers: bearer(key) });
+    expect(res.body.ui_suggestion.recommended_message).not.toBe(english.body.ui_suggestion.recommended_message);
+    expect({ ...res.body, ui_suggestion: undefined }).toEqual({ ...english.body, ui_suggestion: undefined });
+  });
+
+  it('returns 400 naming locale when ?locale= is not a BCP 47 tag', async () => {
+    const res = await request(h.baseUrl, `/v1/status/${dispatchId}?locale=not_a_locale!`, { headers: bearer(key) });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^locale: /);
+  });
+
+  it('ignores unknown query parameters', async () => {
+    const res = await request(h.baseUrl, `/v1/status/${dispatchId}?expand=everything&foo=1`, { headers: bearer(key) });
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(dispatchId);
+  });
+
+  it('answers JSON even when the client asks for another type', async () => {
+    const res = await request(h.baseUrl, `/v1/status/${dispatchId}`, { headers: { ...bearer(key), accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+  });
+});
