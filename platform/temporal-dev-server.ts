@@ -63,7 +63,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     } catch (error) {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`Temporal dev server did not answer on ${address} within 60 s: ${String(error)}\n${output.join('').slice(-3000)}`);
+        throw new Error(`Temporal dev server did not answer on ${address} within 60 s\n${output.join('').slice(-3000)}`, { cause: error });
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
