@@ -2,15 +2,7 @@
 // validate requests (domain/schemas.ts), so the docs cannot drift from the code.
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { z } from 'zod';
-import {
-  carrierEventAccepted,
-  carrierEventBody,
-  errorBody,
-  localeTag,
-  registrationBody,
-  statusRecord,
-  uuidV4,
-} from '../domain/schemas.js';
+import { carrierEventAccepted, carrierEventBody, errorBody, localeTag, registrationBody, statusRecord, uuidV4 } from '../domain/schemas.js';
 import { BODY_LIMIT } from './middleware/json-body.js';
 
 const rateLimitHeaders = z.object({
@@ -36,7 +28,9 @@ const bodyErrors: ZodOpenApiResponsesObject = {
   '413': error(`body larger than ${BODY_LIMIT} (\`payload_too_large\`)`),
   '415': error('body not sent as application/json (`unsupported_media_type`)'),
 };
-const dispatchId = z.object({ id: uuidV4.meta({ description: 'dispatch id, a UUID v4', example: '7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }) });
+const dispatchId = z.object({
+  id: uuidV4.meta({ description: 'dispatch id, a UUID v4', example: '7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }),
+});
 
 const getStatus: ZodOpenApiOperationObject = {
   operationId: 'getDispatchStatus',
@@ -44,7 +38,9 @@ const getStatus: ZodOpenApiOperationObject = {
   security: [{ bearerAuth: [] }],
   requestParams: {
     path: dispatchId,
-    query: z.object({ locale: localeTag.optional().meta({ description: 'BCP 47 tag: render ui_suggestion in this language', example: 'fr-FR' }) }),
+    query: z.object({
+      locale: localeTag.optional().meta({ description: 'BCP 47 tag: render ui_suggestion in this language', example: 'fr-FR' }),
+    }),
   },
   responses: {
     '200': { description: 'the status record', headers: rateLimitHeaders, content: json(statusRecord) },
@@ -61,7 +57,11 @@ const register: ZodOpenApiOperationObject = {
   security: [{ bearerAuth: [] }],
   requestBody: { required: true, content: json(registrationBody) },
   responses: {
-    '200': { description: 'already registered with the same body: the current record', headers: rateLimitHeaders, content: json(statusRecord) },
+    '200': {
+      description: 'already registered with the same body: the current record',
+      headers: rateLimitHeaders,
+      content: json(statusRecord),
+    },
     '201': {
       description: 'registered; queryable at once',
       headers: rateLimitHeaders.extend({ Location: z.string().meta({ example: '/v1/status/7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }) }),

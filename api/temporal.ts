@@ -45,7 +45,10 @@ export async function registerDispatch(
       temporal.workflow.executeUpdateWithStart(registerUpdate, { args: [registration], startWorkflowOperation: start }),
     );
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError || causes(error).some((c) => c instanceof WorkflowExecutionAlreadyStartedError)) {
+    if (
+      error instanceof WorkflowExecutionAlreadyStartedError ||
+      causes(error).some((c) => c instanceof WorkflowExecutionAlreadyStartedError)
+    ) {
       return { outcome: 'closed' };
     }
     throw translate(error);

@@ -12,7 +12,9 @@ export async function ensureDemoIssuer(pool: Pool): Promise<{ issuerId: string; 
     await client.query('BEGIN');
     // Two launchers on one database must not both create a demo issuer.
     await client.query("SELECT pg_advisory_xact_lock(hashtext('cds-demo-issuer'))");
-    const existing = await client.query<{ id: string }>('SELECT id FROM issuers WHERE name = $1 ORDER BY created_at LIMIT 1', [DEMO_ISSUER_NAME]);
+    const existing = await client.query<{ id: string }>('SELECT id FROM issuers WHERE name = $1 ORDER BY created_at LIMIT 1', [
+      DEMO_ISSUER_NAME,
+    ]);
     if (existing.rows.length > 0) {
       await client.query('COMMIT');
       return { issuerId: existing.rows[0].id };

@@ -108,7 +108,12 @@ async function main(): Promise<void> {
   stops.push(() => pool.end());
 
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
-  const worker = await createWorker({ connection: workerConnection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, pool });
+  const worker = await createWorker({
+    connection: workerConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    pool,
+  });
   const workerRun = worker.run();
   workerRun.catch((error) => {
     logger.fatal({ err: error }, 'worker failed');
@@ -124,7 +129,14 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: temporalAddress });
   stops.push(() => connection.close());
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const api = await startApi({ config, pool, temporal, logger: createLogger({ level: config.LOG_LEVEL, name: 'api' }), port: config.PORT, host: config.HOST });
+  const api = await startApi({
+    config,
+    pool,
+    temporal,
+    logger: createLogger({ level: config.LOG_LEVEL, name: 'api' }),
+    port: config.PORT,
+    host: config.HOST,
+  });
   stops.push(() => api.close());
 
   const apiUrl = `http://localhost:${new URL(api.url).port}`;
@@ -138,9 +150,15 @@ async function main(): Promise<void> {
 }
 
 function printBanner(info: { apiUrl: string; temporalUiUrl?: string; demo?: Awaited<ReturnType<typeof ensureDemoIssuer>> }): void {
-  const lines = ['', 'Card Delivery Status Service is running.', `  API:          ${info.apiUrl}/v1   (OpenAPI: ${info.apiUrl}/v1/openapi.json)`];
+  const lines = [
+    '',
+    'Card Delivery Status Service is running.',
+    `  API:          ${info.apiUrl}/v1   (OpenAPI: ${info.apiUrl}/v1/openapi.json)`,
+  ];
   if (info.temporalUiUrl) {
-    lines.push(`  Temporal UI:  ${info.temporalUiUrl}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows?query=${encodeURIComponent('DispatchStatus="dispatched"')}`);
+    lines.push(
+      `  Temporal UI:  ${info.temporalUiUrl}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows?query=${encodeURIComponent('DispatchStatus="dispatched"')}`,
+    );
   }
   if (info.demo?.key) {
     lines.push(

@@ -5,12 +5,7 @@ import type { EventEffect } from '../domain/state-machine.js';
 import type { Pool } from './pool.js';
 
 /** Records the event; returns false when an event with the same dedupe key was already recorded. */
-export async function insertCarrierEvent(
-  pool: Pool,
-  dispatchId: string,
-  dedupeKey: string,
-  event: CarrierEventBody,
-): Promise<boolean> {
+export async function insertCarrierEvent(pool: Pool, dispatchId: string, dedupeKey: string, event: CarrierEventBody): Promise<boolean> {
   const { rowCount } = await pool.query({
     name: 'carrier-event-insert',
     text: `INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location)

@@ -10,7 +10,10 @@ pg.types.setTypeParser(pg.types.builtins.DATE, (text) => text);
 // `bigint` counters (versions) fit in a JS number for any realistic dispatch.
 pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
 
-export function createPool(databaseUrl: string, options: { max?: number; applicationName?: string; onIdleError?: (error: Error) => void } = {}): pg.Pool {
+export function createPool(
+  databaseUrl: string,
+  options: { max?: number; applicationName?: string; onIdleError?: (error: Error) => void } = {},
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: options.max ?? 10,

@@ -39,13 +39,7 @@ const OPEN = {
  * Adds up to `requests` to the subject's window without passing `limit`; returns the counts
  * before and after. `windowStart` is the window's start in epoch seconds.
  */
-export async function addToWindow(
-  pool: Pool,
-  subject: string,
-  windowStart: number,
-  requests: number,
-  limit: number,
-): Promise<WindowCount> {
+export async function addToWindow(pool: Pool, subject: string, windowStart: number, requests: number, limit: number): Promise<WindowCount> {
   const values = [subject, windowStart, requests, limit];
   // Usually the window exists (one statement); the first request of a window opens it. Two
   // processes may open it at once: the loser's INSERT does nothing and it updates instead.

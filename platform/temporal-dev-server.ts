@@ -32,7 +32,8 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   // The dev server keeps SQLite on one connection; WAL without fsync keeps it from being the bottleneck.
   args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=off');
-  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {}))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   // Its own process group: a terminal's Ctrl-C reaches only our launcher, which stops the worker
   // before the server it talks to.

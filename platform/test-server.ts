@@ -48,7 +48,10 @@ export function resolveTestServer(logger?: Logger): string {
   logger?.info({ version: TEST_SERVER_VERSION }, 'resolving io.temporal:temporal-test-server with Maven into the tool cache');
   writeFileSync(path.join(dir, 'pom.xml'), POM);
   const classpathFile = path.join(dir, 'classpath.txt');
-  const resolved = run(mvn, ['-q', '-B', 'dependency:build-classpath', `-Dmdep.outputFile=${classpathFile}`], { cwd: dir, timeoutMs: 10 * 60_000 });
+  const resolved = run(mvn, ['-q', '-B', 'dependency:build-classpath', `-Dmdep.outputFile=${classpathFile}`], {
+    cwd: dir,
+    timeoutMs: 10 * 60_000,
+  });
   if (!resolved.ok || !existsSync(classpathFile)) {
     throw new MissingComponentError(`mvn dependency:build-classpath failed for temporal-test-server:\n${resolved.output.slice(-1500)}`);
   }

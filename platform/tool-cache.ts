@@ -8,8 +8,7 @@ import path from 'node:path';
 
 export function toolCacheDir(...parts: string[]): string {
   const base =
-    process.env.CDS_TOOL_CACHE ??
-    path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'card-delivery-status-service');
+    process.env.CDS_TOOL_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'card-delivery-status-service');
   const dir = path.join(base, ...parts);
   mkdirSync(dir, { recursive: true });
   return dir;

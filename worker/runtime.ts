@@ -12,11 +12,11 @@ export function installTemporalRuntime(logger: Logger, level: LogLevel = 'INFO')
   const child = logger.child({ component: 'temporal' });
   try {
     Runtime.install({
-    // Core (Rust) logs are forwarded too, so every line from this process is one pino JSON line.
-    telemetryOptions: { logging: { filter: { core: level, other: 'ERROR' }, forward: {} } },
-    logger: new DefaultLogger(level, ({ level: lvl, message, meta }) => {
-      const method = lvl === 'ERROR' ? 'error' : lvl === 'WARN' ? 'warn' : lvl === 'DEBUG' || lvl === 'TRACE' ? 'debug' : 'info';
-      child[method](meta ?? {}, message);
+      // Core (Rust) logs are forwarded too, so every line from this process is one pino JSON line.
+      telemetryOptions: { logging: { filter: { core: level, other: 'ERROR' }, forward: {} } },
+      logger: new DefaultLogger(level, ({ level: lvl, message, meta }) => {
+        const method = lvl === 'ERROR' ? 'error' : lvl === 'WARN' ? 'warn' : lvl === 'DEBUG' || lvl === 'TRACE' ? 'debug' : 'info';
+        child[method](meta ?? {}, message);
       }),
     });
   } catch {

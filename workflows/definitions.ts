@@ -49,9 +49,7 @@ export interface CarrierEventInput extends CarrierEventBody {
   dedupeKey: string;
 }
 
-export type RegisterOutcome =
-  | { outcome: 'created' | 'existing'; record: StatusRecord }
-  | { outcome: 'conflict'; reason: string };
+export type RegisterOutcome = { outcome: 'created' | 'existing'; record: StatusRecord } | { outcome: 'conflict'; reason: string };
 
 export const registerUpdate = defineUpdate<RegisterOutcome, [DispatchRegistration]>('register');
 export const carrierEventSignal = defineSignal<[CarrierEventInput]>('carrierEvent');

@@ -140,7 +140,9 @@ class Dispatch {
       { key: ISSUER_ID, value: this.registration.issuerId },
       { key: COUNTRY_CODE, value: this.registration.destination.country_code },
     ]);
-    const window = this.prediction ? `${this.prediction.window.min} → ${this.prediction.window.max} (${this.prediction.confidence})` : 'n/a';
+    const window = this.prediction
+      ? `${this.prediction.window.min} → ${this.prediction.window.max} (${this.prediction.confidence})`
+      : 'n/a';
     setCurrentDetails(
       [
         `**Status:** ${this.state.status}${this.state.exceptionReason ? ` (${this.state.exceptionReason})` : ''}`,

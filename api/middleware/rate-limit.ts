@@ -23,12 +23,9 @@ export function enforceRateLimit(): Middleware {
     const admission = ctx.state.admission;
     if (admission && !admission.admitted) {
       const retryAfter = Math.max(1, Math.ceil(admission.resetAt - Date.now() / 1000));
-      throw new ApiError(
-        429,
-        'rate_limit_exceeded',
-        `more than ${admission.limit} requests this minute; retry in ${retryAfter} s`,
-        { 'Retry-After': String(retryAfter) },
-      );
+      throw new ApiError(429, 'rate_limit_exceeded', `more than ${admission.limit} requests this minute; retry in ${retryAfter} s`, {
+        'Retry-After': String(retryAfter),
+      });
     }
     await next();
   };

@@ -16,12 +16,14 @@ export const NOT_MIGRATED = 'database not migrated: run npm start or npm run mig
 export function resolveDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env.DATABASE_URL?.trim();
   if (fromEnv) {
-    if (!z.url().safeParse(fromEnv).success) throw new CliError('DATABASE_URL is not a URL (expected postgres://user:password@host:port/database)');
+    if (!z.url().safeParse(fromEnv).success)
+      throw new CliError('DATABASE_URL is not a URL (expected postgres://user:password@host:port/database)');
     return fromEnv;
   }
   const runtime = readRuntimeFile(RUNTIME_FILE);
   if (!runtime) throw new CliError(NO_DATABASE);
-  if (!isRuntimeAlive(runtime)) throw new CliError(`${NO_DATABASE} (${RUNTIME_FILE} is left over from process ${runtime.pid}, which is no longer running)`);
+  if (!isRuntimeAlive(runtime))
+    throw new CliError(`${NO_DATABASE} (${RUNTIME_FILE} is left over from process ${runtime.pid}, which is no longer running)`);
   return runtime.databaseUrl;
 }
 
@@ -84,6 +86,10 @@ export function iso(date: Date | null): string | null {
 /** Left-aligned columns separated by two spaces, for human output. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, col) => Math.max(h.length, ...rows.map((row) => row[col].length)));
-  const line = (cells: string[]) => cells.map((cell, col) => cell.padEnd(widths[col])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, col) => cell.padEnd(widths[col]))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }

@@ -21,10 +21,7 @@ export function registerIssuerCommands(program: Command): void {
       const { name } = parseOptions(createOptions, raw);
       const created = await withDatabase((db) => createIssuer(db, name));
       output(command, { id: created.id, name: created.name }, () =>
-        [
-          `Created issuer "${created.name}": ${created.id}`,
-          `Next: npm run admin -- key create --issuer ${created.id}`,
-        ].join('\n'),
+        [`Created issuer "${created.name}": ${created.id}`, `Next: npm run admin -- key create --issuer ${created.id}`].join('\n'),
       );
     });
 

@@ -44,18 +44,15 @@ export function registerKeyCommands(program: Command): void {
       const mode = options.test ? 'test' : 'live';
       const created = await withDatabase((db) => createApiKey(db, { issuerId: options.issuer, scopes: options.scopes, mode }));
       if (!created) throw new CliError(`unknown issuer: ${options.issuer}`);
-      output(
-        command,
-        { id: created.id, key: created.key, issuer_id: created.issuerId, scopes: created.scopes, mode: created.mode },
-        () =>
-          [
-            `Created ${created.mode} API key ${created.id} for issuer ${created.issuerId}`,
-            `scopes: ${created.scopes.join(', ')}`,
-            '',
-            `  ${created.key}`,
-            '',
-            'Store this key now: it is shown only once and cannot be recovered.',
-          ].join('\n'),
+      output(command, { id: created.id, key: created.key, issuer_id: created.issuerId, scopes: created.scopes, mode: created.mode }, () =>
+        [
+          `Created ${created.mode} API key ${created.id} for issuer ${created.issuerId}`,
+          `scopes: ${created.scopes.join(', ')}`,
+          '',
+          `  ${created.key}`,
+          '',
+          'Store this key now: it is shown only once and cannot be recovered.',
+        ].join('\n'),
       );
     });
 
@@ -81,7 +78,15 @@ export function registerKeyCommands(program: Command): void {
         if (keys.length === 0) return `Issuer ${issuer} has no keys. Create one with: npm run admin -- key create --issuer ${issuer}`;
         return table(
           ['ID', 'PREFIX', 'MODE', 'SCOPES', 'CREATED', 'REVOKED', 'LAST USED'],
-          data.map((k) => [k.id, `${k.prefix}…`, k.mode, k.scopes.join(','), k.created_at ?? '', k.revoked_at ?? '-', k.last_used_at ?? 'never']),
+          data.map((k) => [
+            k.id,
+            `${k.prefix}…`,
+            k.mode,
+            k.scopes.join(','),
+            k.created_at ?? '',
+            k.revoked_at ?? '-',
+            k.last_used_at ?? 'never',
+          ]),
         );
       });
     });

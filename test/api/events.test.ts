@@ -15,7 +15,10 @@ const postEvent = (id: string, body: unknown, withKey = key) =>
 
 async function registered(): Promise<string> {
   const id = randomUUID();
-  const res = await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body: registrationFor(id, { dispatch_date: '2026-11-01T08:00:00Z' }) });
+  const res = await request(h.baseUrl, '/v1/dispatches', {
+    headers: bearer(key),
+    body: registrationFor(id, { dispatch_date: '2026-11-01T08:00:00Z' }),
+  });
   expect(res.status).toBe(201);
   return id;
 }
@@ -54,7 +57,9 @@ describe('POST /v1/dispatches/{id}/events', () => {
 
   it('returns 202 with duplicate true for a repeated event_id', async () => {
     const id = await registered();
-    expect((await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z', event_id: 'evt-7' })).body.duplicate).toBe(false);
+    expect((await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z', event_id: 'evt-7' })).body.duplicate).toBe(
+      false,
+    );
     const res = await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z', event_id: 'evt-7' });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ accepted: true, duplicate: true });
@@ -152,7 +157,10 @@ describe('events for a dispatch whose workflow has closed', () => {
   });
 
   it('answers a repeated registration from the projection with 200', async () => {
-    const res = await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body: registrationFor(id, { dispatch_date: '2026-11-01T08:00:00Z' }) });
+    const res = await request(h.baseUrl, '/v1/dispatches', {
+      headers: bearer(key),
+      body: registrationFor(id, { dispatch_date: '2026-11-01T08:00:00Z' }),
+    });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('delivered');
   });

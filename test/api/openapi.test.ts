@@ -22,9 +22,14 @@ describe('GET /v1/openapi.json document', () => {
 
   it('takes the status record and the error body from the zod schemas', () => {
     const { components } = document();
-    expect(components.schemas.DispatchStatusRecord.required.sort()).toEqual(
-      ['destination', 'dispatch_date', 'id', 'prediction', 'status', 'ui_suggestion'],
-    );
+    expect(components.schemas.DispatchStatusRecord.required.sort()).toEqual([
+      'destination',
+      'dispatch_date',
+      'id',
+      'prediction',
+      'status',
+      'ui_suggestion',
+    ]);
     expect(components.schemas.Error.properties.error.enum).toContain('rate_limit_exceeded');
     expect(components.schemas.DispatchRegistration.properties.destination).toBeDefined();
   });

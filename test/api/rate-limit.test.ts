@@ -24,7 +24,9 @@ function freshClientIp(): string {
 const getStatus = (key: string, baseUrl = h.baseUrl) => request(baseUrl, `/v1/status/${dispatchId}`, { headers: bearer(key) });
 
 async function windowCount(subject: string): Promise<number> {
-  const { rows } = await h.pool.query('SELECT count FROM rate_limit_windows WHERE subject = $1 ORDER BY window_start DESC LIMIT 1', [subject]);
+  const { rows } = await h.pool.query('SELECT count FROM rate_limit_windows WHERE subject = $1 ORDER BY window_start DESC LIMIT 1', [
+    subject,
+  ]);
   return rows[0]?.count ?? 0;
 }
 

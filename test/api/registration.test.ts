@@ -27,7 +27,9 @@ afterAll(async () => {
 describe('POST /v1/dispatches', () => {
   it('returns 201 with the status record and a Location header', async () => {
     const id = randomUUID();
-    const res = await register(registrationFor(id, { locale: 'fr-FR', carrier: 'La Poste', tracking_number: 'LP123', reference: 'card-42' }));
+    const res = await register(
+      registrationFor(id, { locale: 'fr-FR', carrier: 'La Poste', tracking_number: 'LP123', reference: 'card-42' }),
+    );
     expect(res.status).toBe(201);
     expect(res.headers.location).toBe(`/v1/status/${id}`);
     expect(statusRecord.safeParse(res.body).success).toBe(true);

@@ -197,7 +197,10 @@ describe('key create', () => {
   });
 
   it('refuses an unknown issuer with a one-line reason', async () => {
-    expectOneLineFailure(await runCli(['key', 'create', '--issuer', 'iss_doesNotExist00', '--json']), /^error: unknown issuer: iss_doesNotExist00$/);
+    expectOneLineFailure(
+      await runCli(['key', 'create', '--issuer', 'iss_doesNotExist00', '--json']),
+      /^error: unknown issuer: iss_doesNotExist00$/,
+    );
   });
 });
 
@@ -239,7 +242,12 @@ describe('lists', () => {
     expect(result.stdout).not.toMatch(/hash/);
     const { data } = JSON.parse(result.stdout) as { data: Array<Record<string, unknown>> };
     const byId = new Map(data.map((k) => [k.id, k]));
-    expect(byId.get(live.id)).toMatchObject({ issuer_id: issuerId, mode: 'live', prefix: expect.stringMatching(/^cds_live_/), last_used_at: null });
+    expect(byId.get(live.id)).toMatchObject({
+      issuer_id: issuerId,
+      mode: 'live',
+      prefix: expect.stringMatching(/^cds_live_/),
+      last_used_at: null,
+    });
     expect(byId.get(live.id)!.revoked_at).toEqual(expect.any(String));
     expect(byId.get(test.id)).toMatchObject({ mode: 'test', scopes: ['status:read'], revoked_at: null });
     expect((test.key as string).startsWith(byId.get(test.id)!.prefix as string)).toBe(true);
@@ -265,10 +273,7 @@ describe('which database', () => {
 
   it('without DATABASE_URL, uses the database named in the runtime file of a running `npm start`', async () => {
     const file = path.join(work, 'runtime-live.json');
-    writeRuntimeFile(
-      { databaseUrl, apiUrl: 'http://127.0.0.1:3000', temporalAddress: '127.0.0.1:7233', pid: process.pid },
-      file,
-    );
+    writeRuntimeFile({ databaseUrl, apiUrl: 'http://127.0.0.1:3000', temporalAddress: '127.0.0.1:7233', pid: process.pid }, file);
     const result = await runCli(['issuer', 'create', '--name', 'Runtime File Bank', '--json'], { CDS_RUNTIME_FILE: file });
     expect(result.code).toBe(0);
     const { rows } = await pool.query('SELECT name FROM issuers WHERE id = $1', [JSON.parse(result.stdout).id]);

@@ -112,7 +112,8 @@ describe('npm start with nothing configured', () => {
         const client = new Client({ connection });
         let listed = false;
         for (let i = 0; i < 50 && !listed; i++) {
-          for await (const wf of client.workflow.list({ query: 'DispatchStatus = "dispatched"' })) if (wf.workflowId === dispatchId) listed = true;
+          for await (const wf of client.workflow.list({ query: 'DispatchStatus = "dispatched"' }))
+            if (wf.workflowId === dispatchId) listed = true;
           if (!listed) await new Promise((resolve) => setTimeout(resolve, 100));
         }
         expect(listed).toBe(true);

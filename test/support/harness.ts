@@ -82,7 +82,14 @@ export async function startHarness(options: { env?: Record<string, string>; work
     async startExtraApi(env = {}) {
       const extraConfig = loadConfig({ ...baseEnv, ...env });
       const extraPool = createPool(config.DATABASE_URL!, { applicationName: 'test-extra-api' });
-      const extra = await startApi({ config: extraConfig, pool: extraPool, temporal, logger: testLogger('api-2'), port: 0, host: '127.0.0.1' });
+      const extra = await startApi({
+        config: extraConfig,
+        pool: extraPool,
+        temporal,
+        logger: testLogger('api-2'),
+        port: 0,
+        host: '127.0.0.1',
+      });
       const handle = {
         baseUrl: extra.url,
         close: async () => {

@@ -5,8 +5,7 @@ import type { RunningDevServer } from '../../platform/temporal-dev-server.js';
 
 export async function stopInfrastructure(): Promise<void> {
   const infra = (globalThis as Record<string, unknown>).__cdsInfra as
-    | { postgres: RunningPostgres; devServer: RunningDevServer; work: string }
-    | undefined;
+    { postgres: RunningPostgres; devServer: RunningDevServer; work: string } | undefined;
   if (!infra) return;
   await Promise.allSettled([infra.devServer.stop(), infra.postgres.stop()]);
   rmSync(infra.work, { recursive: true, force: true });

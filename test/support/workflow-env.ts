@@ -19,7 +19,9 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
   // Custom search attributes must exist before the workflow upserts them, as on a real cluster.
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    searchAttributes: Object.fromEntries(
+      Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+    ),
   });
   return env;
 }
@@ -28,7 +30,11 @@ export function testPool(): Pool {
   return createPool(requireTestEnv('TEST_DATABASE_URL'), { applicationName: 'workflow-test' });
 }
 
-export async function createTestWorker(env: TestWorkflowEnvironment, pool: Pool, taskQueue = randomId('wf')): Promise<{ worker: Worker; taskQueue: string }> {
+export async function createTestWorker(
+  env: TestWorkflowEnvironment,
+  pool: Pool,
+  taskQueue = randomId('wf'),
+): Promise<{ worker: Worker; taskQueue: string }> {
   const worker = await Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',

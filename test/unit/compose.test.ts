@@ -86,7 +86,8 @@ describe('docker-compose.yml', () => {
     for (const service of Object.values(services)) {
       for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
         expect(services[dependency]).toBeDefined();
-        if (condition === 'service_healthy') expect({ dependency, healthcheck: Boolean(services[dependency].healthcheck) }).toEqual({ dependency, healthcheck: true });
+        if (condition === 'service_healthy')
+          expect({ dependency, healthcheck: Boolean(services[dependency].healthcheck) }).toEqual({ dependency, healthcheck: true });
       }
     }
   });
@@ -154,7 +155,9 @@ describe('Dockerfile', () => {
   });
 
   it('keeps node_modules and local data out of the build context', () => {
-    const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim());
+    const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((line) => line.trim());
     expect(ignored).toEqual(expect.arrayContaining(['node_modules', '.data', '.git', '.env']));
   });
 });

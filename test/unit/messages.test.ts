@@ -55,8 +55,12 @@ describe('wording', () => {
 
   it('recommends activating a delivered card, giving the delivery date', () => {
     const delivered = { status: 'delivered' as const, window: { min: '2026-11-25', max: '2026-11-25' } };
-    expect(message({ ...delivered, requestedLocale: 'en-GB' })).toBe('Your card was delivered on 25 November. Activate it to start using it.');
-    expect(message({ ...delivered, requestedLocale: 'fr' })).toBe('Votre carte a été livrée le 25 novembre. Activez-la pour commencer à l’utiliser.');
+    expect(message({ ...delivered, requestedLocale: 'en-GB' })).toBe(
+      'Your card was delivered on 25 November. Activate it to start using it.',
+    );
+    expect(message({ ...delivered, requestedLocale: 'fr' })).toBe(
+      'Votre carte a été livrée le 25 novembre. Activez-la pour commencer à l’utiliser.',
+    );
   });
 });
 
@@ -91,7 +95,9 @@ describe('exception wording', () => {
   });
 
   it('uses the generic exception message when the reason is unknown', () => {
-    expect(message({ ...exception, requestedLocale: 'en' })).toBe(message({ ...exception, exceptionReason: 'other', requestedLocale: 'en' }));
+    expect(message({ ...exception, requestedLocale: 'en' })).toBe(
+      message({ ...exception, exceptionReason: 'other', requestedLocale: 'en' }),
+    );
   });
 });
 
@@ -116,7 +122,9 @@ describe('dates', () => {
   });
 
   it('writes the first of the month as "1er" in French', () => {
-    expect(message({ requestedLocale: 'fr', window: { min: '2026-12-01', max: '2026-12-03' } })).toContain('entre le 1er et le 3 décembre.');
+    expect(message({ requestedLocale: 'fr', window: { min: '2026-12-01', max: '2026-12-03' } })).toContain(
+      'entre le 1er et le 3 décembre.',
+    );
     expect(message({ requestedLocale: 'fr', window: { min: '2026-11-27', max: '2026-12-01' } })).toContain(
       'entre le 27 novembre et le 1er décembre.',
     );

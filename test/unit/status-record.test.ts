@@ -18,7 +18,14 @@ function sampleInput(): StatusRecordInput {
     confidence: prediction.confidence,
     countryCode: destination.country_code,
   });
-  return { id: '6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60', status: 'dispatched', dispatchDate: DISPATCHED_AT, destination, prediction, suggestion };
+  return {
+    id: '6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60',
+    status: 'dispatched',
+    dispatchDate: DISPATCHED_AT,
+    destination,
+    prediction,
+    suggestion,
+  };
 }
 
 describe('buildStatusRecord', () => {

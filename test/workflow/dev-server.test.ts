@@ -117,7 +117,9 @@ describe('operator view in the Temporal UI', () => {
     await register(cluster, reg);
     await signal(cluster, reg.id, { status: 'exception', occurred_at: '2026-11-21T08:00:00Z', reason: 'postal_delay', event_id: 'cd1' });
     const details = await eventually(async () => {
-      const metadata = (await cluster.client.workflow.getHandle(reg.id).query('__temporal_workflow_metadata')) as { currentDetails?: string };
+      const metadata = (await cluster.client.workflow.getHandle(reg.id).query('__temporal_workflow_metadata')) as {
+        currentDetails?: string;
+      };
       return metadata.currentDetails?.includes('exception') ? metadata.currentDetails : undefined;
     }, 'current details to show the exception');
     expect(details).toContain('**Status:** exception (postal_delay)');
@@ -149,7 +151,12 @@ describe('continue-as-new suggested by the server', () => {
     const firstRunId = (await handle.describe()).runId;
     const statuses = ['in_transit', 'exception', 'exception', 'exception', 'exception', 'out_for_delivery'] as const;
     for (const [i, status] of statuses.entries()) {
-      await signal(cluster, reg.id, { status, occurred_at: `2026-11-21T0${i}:00:00Z`, event_id: `can${i}`, reason: status === 'exception' ? 'postal_delay' : undefined });
+      await signal(cluster, reg.id, {
+        status,
+        occurred_at: `2026-11-21T0${i}:00:00Z`,
+        event_id: `can${i}`,
+        reason: status === 'exception' ? 'postal_delay' : undefined,
+      });
       await eventually(async () => ((await handle.query(snapshotQuery)).version >= i + 2 ? true : undefined), `version ${i + 2}`);
     }
     const description = await handle.describe();

@@ -20,7 +20,11 @@ describe('replay of recorded dispatch workflow histories', () => {
     installTemporalRuntime(testLogger('replay'), 'WARN');
     const history = historyFromJSON(JSON.parse(readFileSync(`${HISTORIES_DIR}${file}`, 'utf8')));
     await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') } }, history, file.replace(/\.json$/, '')),
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') } },
+        history,
+        file.replace(/\.json$/, ''),
+      ),
     ).resolves.toBeUndefined();
   });
 });
