@@ -2,9 +2,10 @@
 // Dates are handled as whole days since the Unix epoch, never as local-time Date objects, so a
 // server's time zone or a DST change cannot shift a date by one.
 //
-// A business day is Monday to Friday. Public holidays are not skipped yet: the history-based
-// prediction engine brings per-country holidays (DESIGN.md "Predictions"); until then a window
-// that spans a holiday can be one day early.
+// A business day is Monday to Friday that is not a national public holiday of the destination
+// country (domain/holidays.ts), when the caller names one. Every function takes that country as an
+// optional last argument: without it only weekends are skipped, as before holidays existed.
+import { isPublicHoliday } from './holidays.js';
 
 const MS_PER_DAY = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -29,48 +30,49 @@ function weekday(epochDay: number): number {
   return (((epochDay + 4) % 7) + 7) % 7;
 }
 
-function isWeekday(epochDay: number): boolean {
+function isWorkingDay(epochDay: number, country: string | undefined): boolean {
   const day = weekday(epochDay);
-  return day !== 0 && day !== 6;
+  if (day === 0 || day === 6) return false;
+  return country === undefined || !isPublicHoliday(country, fromEpochDay(epochDay));
 }
 
-/** True when `date` is a business day (Monday to Friday; holidays come later). */
-export function isBusinessDay(date: string): boolean {
-  return isWeekday(toEpochDay(date));
+/** True when `date` is a business day: Monday to Friday, and not a public holiday of `country` if given. */
+export function isBusinessDay(date: string, country?: string): boolean {
+  return isWorkingDay(toEpochDay(date), country);
 }
 
 /** The first business day strictly after `date`. */
-export function nextBusinessDay(date: string): string {
+export function nextBusinessDay(date: string, country?: string): string {
   let day = toEpochDay(date) + 1;
-  while (!isWeekday(day)) day += 1;
+  while (!isWorkingDay(day, country)) day += 1;
   return fromEpochDay(day);
 }
 
 /** `date` itself when it is a business day, else the next one. */
-export function businessDayOnOrAfter(date: string): string {
-  return isBusinessDay(date) ? date : nextBusinessDay(date);
+export function businessDayOnOrAfter(date: string, country?: string): string {
+  return isBusinessDay(date, country) ? date : nextBusinessDay(date, country);
 }
 
 /**
- * The date `n` business days after `date` (n ≥ 0): Friday + 1 → Monday. With n = 0 the date is
- * returned unchanged, even on a weekend.
+ * The date `n` business days after `date` (n ≥ 0): Friday + 1 → Monday; with a country, its
+ * public holidays are skipped too. With n = 0 the date is returned unchanged, even on a weekend.
  */
-export function addBusinessDays(date: string, n: number): string {
+export function addBusinessDays(date: string, n: number, country?: string): string {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`business days must be a whole number ≥ 0, got ${n}`);
   let day = toEpochDay(date);
   for (let left = n; left > 0;) {
     day += 1;
-    if (isWeekday(day)) left -= 1;
+    if (isWorkingDay(day, country)) left -= 1;
   }
   return fromEpochDay(day);
 }
 
 /** How many business days lie in (from, to]: the n with addBusinessDays(from, n) = to when `to` is a business day. */
-export function businessDaysBetween(from: string, to: string): number {
+export function businessDaysBetween(from: string, to: string, country?: string): number {
   const start = toEpochDay(from);
   const end = toEpochDay(to);
   let count = 0;
-  for (let day = start + 1; day <= end; day += 1) if (isWeekday(day)) count += 1;
+  for (let day = start + 1; day <= end; day += 1) if (isWorkingDay(day, country)) count += 1;
   return count;
 }
 

@@ -2,7 +2,8 @@
 // Candidates, first usable one wins: the request's `?locale=`, the locale given at registration,
 // the main language of the destination country, then English. A candidate is usable when CLDR's
 // language matching (@formatjs/intl-localematcher, "best fit") maps it to a catalog we have, so
-// `fr-CA` reads French and so does Breton (`br`), as CLDR suggests for its speakers.
+// `fr-CA` reads French, Breton (`br`) reads French, Catalan (`ca`) Spanish, Norwegian Bokmål (`nb`)
+// Danish and Luxembourgish (`lb`) German, as CLDR suggests for their speakers.
 //
 // The tag returned (ui_suggestion.locale) names the catalog language plus the region it was asked
 // for, because the region decides how dates read: `en-GB` → "24 November", `en-US` → "November 24".
@@ -13,17 +14,16 @@
 // - the last resort is plain `en`.
 import { match } from '@formatjs/intl-localematcher';
 
-export const SUPPORTED_LOCALES = ['en', 'fr'] as const;
+export const SUPPORTED_LOCALES = ['en', 'fr', 'de', 'es', 'it', 'nl', 'pt', 'pl', 'sv', 'da'] as const;
 export type SupportedLocale = (typeof SUPPORTED_LOCALES)[number];
 export const DEFAULT_LOCALE: SupportedLocale = 'en';
 
 /**
  * Main language of a destination country, used when the cardholder's language is unknown. Listed
- * even when we have no catalog yet (they fall through to English today, and start working when
- * the catalog arrives). Multilingual countries get their majority language: BE → nl (Flemish is
- * spoken by about 60 %; a Flemish reader is better served by English than by French), CH → de,
- * CA → en (Quebec cardholders get French through their registered locale), LU → fr (the usual
- * written language of administration and business there).
+ * even when we have no catalog (those fall through CLDR matching, e.g. NO → nb → Danish, or to
+ * English). Multilingual countries get their majority language: BE → nl (Dutch is spoken by about
+ * 60 %), CH → de, CA → en (Quebec cardholders get French through their registered locale), LU → fr
+ * (the usual written language of administration and business there).
  */
 export const COUNTRY_LANGUAGE: Readonly<Record<string, string>> = {
   AT: 'de',
@@ -64,6 +64,45 @@ export const COUNTRY_LANGUAGE: Readonly<Record<string, string>> = {
   SI: 'sl',
   SK: 'sk',
   US: 'en',
+  // German, Italian, Dutch, Swedish and Danish outside their main country.
+  LI: 'de',
+  SM: 'it',
+  VA: 'it',
+  SR: 'nl',
+  AW: 'nl',
+  CW: 'nl',
+  SX: 'nl',
+  AX: 'sv',
+  FO: 'fo',
+  GL: 'kl',
+  // Spanish-speaking Americas and Equatorial Guinea; Andorra's Catalan reads Spanish by CLDR.
+  AD: 'ca',
+  AR: 'es',
+  BO: 'es',
+  CL: 'es',
+  CO: 'es',
+  CR: 'es',
+  CU: 'es',
+  DO: 'es',
+  EC: 'es',
+  GQ: 'es',
+  GT: 'es',
+  HN: 'es',
+  NI: 'es',
+  PA: 'es',
+  PE: 'es',
+  PR: 'es',
+  PY: 'es',
+  SV: 'es',
+  UY: 'es',
+  VE: 'es',
+  // Portuguese-speaking Africa and Asia.
+  AO: 'pt',
+  CV: 'pt',
+  GW: 'pt',
+  MZ: 'pt',
+  ST: 'pt',
+  TL: 'pt',
   // French-speaking: France's overseas regions and territories, Monaco, and French-official states.
   FR: 'fr',
   MC: 'fr',

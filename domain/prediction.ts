@@ -123,6 +123,8 @@ export function transitRangeFor(countryCode: string): TransitRange {
 
 export function predict(input: PredictionInput): Prediction {
   const { state, today } = input;
+  // Business days are the destination country's: weekends and its national public holidays.
+  const country = input.destination.country_code;
   switch (state.status) {
     case 'delivered': {
       const deliveredOn = utcDateOf(state.statusSince);
@@ -131,33 +133,34 @@ export function predict(input: PredictionInput): Prediction {
     case 'out_for_delivery': {
       // The carrier's own scan, not history, says "today": the window is one day and sure.
       // A scan from an earlier day that has not become a delivery points at the next chance.
-      const day = utcDateOf(state.statusSince) === today ? today : businessDayOnOrAfter(today);
+      const day = utcDateOf(state.statusSince) === today ? today : businessDayOnOrAfter(today, country);
       return { window: { min: day, max: day }, confidence: 'High' };
     }
     case 'exception': {
       const [minDays, maxDays] = EXCEPTION_BUSINESS_DAYS[state.exceptionReason ?? 'other'];
-      const start = businessDayOnOrAfter(today);
-      const min = addBusinessDays(start, minDays);
+      const start = businessDayOnOrAfter(today, country);
+      const min = addBusinessDays(start, minDays, country);
       // An exception never brings the expected arrival forward.
-      const max = laterDate(addBusinessDays(start, maxDays), transitWindow(input, 'Low').max);
+      const max = laterDate(addBusinessDays(start, maxDays, country), transitWindow(input, 'Low').max);
       return { window: { min, max }, confidence: 'Low' };
     }
     case 'dispatched':
     case 'in_transit': {
       const confidence = confidenceFromHistory(HISTORY_COUNT_TODAY);
-      return { window: notInThePast(transitWindow(input, confidence), today), confidence };
+      return { window: notInThePast(transitWindow(input, confidence), today, country), confidence };
     }
   }
 }
 
 /** The window the transit table gives from the dispatch date, widened for the confidence. */
 function transitWindow(input: PredictionInput, confidence: ConfidenceLevel): Prediction['window'] {
-  const [minDays, maxDays] = transitRangeFor(input.destination.country_code);
-  // Mail handed over on a weekend starts moving on the next business day.
-  const start = businessDayOnOrAfter(utcDateOf(input.dispatchDate));
+  const country = input.destination.country_code;
+  const [minDays, maxDays] = transitRangeFor(country);
+  // Mail handed over on a weekend or holiday starts moving on the next business day.
+  const start = businessDayOnOrAfter(utcDateOf(input.dispatchDate), country);
   return {
-    min: addBusinessDays(start, minDays),
-    max: addBusinessDays(start, maxDays + EXTRA_DAYS_BY_CONFIDENCE[confidence]),
+    min: addBusinessDays(start, minDays, country),
+    max: addBusinessDays(start, maxDays + EXTRA_DAYS_BY_CONFIDENCE[confidence], country),
   };
 }
 
@@ -166,9 +169,9 @@ function transitWindow(input: PredictionInput, confidence: ConfidenceLevel): Pre
  * today (or the next business day); once it passes `max`, the whole window slides and keeps its
  * width, since a late card is still expected, just not on the original dates.
  */
-function notInThePast(window: Prediction['window'], today: string): Prediction['window'] {
+function notInThePast(window: Prediction['window'], today: string, country: string): Prediction['window'] {
   if (window.min >= today) return window;
-  const min = businessDayOnOrAfter(today);
+  const min = businessDayOnOrAfter(today, country);
   if (window.max >= min) return { min, max: window.max };
-  return { min, max: addBusinessDays(min, businessDaysBetween(window.min, window.max)) };
+  return { min, max: addBusinessDays(min, businessDaysBetween(window.min, window.max, country), country) };
 }

@@ -9,8 +9,16 @@
 // Typographic apostrophes (’) are used on purpose: a straight ' is ICU's quoting character.
 import type { ExceptionReason } from '../schemas.js';
 import type { SupportedLocale } from '../locale.js';
+import { da } from './da.js';
+import { de } from './de.js';
 import { en } from './en.js';
+import { es } from './es.js';
 import { fr } from './fr.js';
+import { it } from './it.js';
+import { nl } from './nl.js';
+import { pl } from './pl.js';
+import { pt } from './pt.js';
+import { sv } from './sv.js';
 
 export interface Catalog {
   /** The delivery window as a phrase that completes "It should arrive …" / "delivered …". */
@@ -23,4 +31,4 @@ export interface Catalog {
   exception: Record<ExceptionReason, string>;
 }
 
-export const CATALOGS: Readonly<Record<SupportedLocale, Catalog>> = { en, fr };
+export const CATALOGS: Readonly<Record<SupportedLocale, Catalog>> = { en, fr, de, es, it, nl, pt, pl, sv, da };

@@ -202,3 +202,17 @@ describe('invariants', () => {
     }
   });
 });
+
+describe("business days of the destination country's calendar", () => {
+  it('skips the public holidays of the destination country (FR: 25 December and 1 January)', () => {
+    // FR is 2–4 business days, widened by 2 for Low: from Wed 23 Dec, 24 Dec is day 1, 25 Dec is a
+    // holiday, Mon 28 Dec is day 2; day 6 lands on Mon 4 Jan because 1 Jan is a holiday too.
+    const prediction = predict({
+      dispatchDate: '2026-12-23T10:00:00Z',
+      destination: { postal_code: '75011', country_code: 'FR' },
+      state: { status: 'dispatched', statusSince: '2026-12-23T10:00:00.000Z' },
+      today: '2026-12-23',
+    });
+    expect(prediction.window).toEqual({ min: '2026-12-28', max: '2027-01-04' });
+  });
+});
