@@ -12,6 +12,7 @@ export default {
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 60_000,
   maxWorkers: 2,
 };
