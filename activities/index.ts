@@ -1,13 +1,16 @@
 // Every activity the worker registers, built from the worker's dependencies.
 import type { Pool } from '../db/pool.js';
+import type { Config } from '../platform/config.js';
 import { createProjectionActivities } from './projection.js';
+import { createWebhookDeliveryActivities } from './webhook-delivery.js';
 
 export interface ActivityDeps {
   pool: Pool;
+  config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>;
 }
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...createProjectionActivities(deps) };
+  return { ...createProjectionActivities(deps), ...createWebhookDeliveryActivities(deps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

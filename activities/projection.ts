@@ -4,10 +4,11 @@
 import { log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
 import { recordEventEffects, upsertProjection } from '../db/projection.js';
+import { createWebhookEvents } from '../db/webhooks.js';
 import { renderSuggestion } from '../domain/messages.js';
 import { predict, type Prediction } from '../domain/prediction.js';
 import type { StatusRecord } from '../domain/schemas.js';
-import type { DispatchState, EventEffect } from '../domain/state-machine.js';
+import type { DispatchState, EventEffect, WebhookEventType } from '../domain/state-machine.js';
 import { buildStatusRecord } from '../domain/status-record.js';
 import type { DispatchRegistration } from '../workflows/definitions.js';
 
@@ -17,6 +18,10 @@ export interface ProjectionInput {
   version: number;
   /** Effects of the carrier events folded into this version, recorded in the carrier event log. */
   eventEffects: Array<{ dedupeKey: string; effect: EventEffect }>;
+  /** Webhook events the transition fired (delivery.predicted is added here when the window changes). */
+  webhookEvents?: WebhookEventType[];
+  /** The prediction of the previous version; absent at registration. */
+  previousPrediction?: Prediction;
 }
 
 export interface ProjectionResult {
@@ -24,6 +29,8 @@ export interface ProjectionResult {
   prediction: Prediction;
   /** False when a newer version was already projected (this write was a late retry). */
   written: boolean;
+  /** One (webhook event, endpoint) pair per delivery the workflow must now start. */
+  deliveries: Array<{ eventId: string; endpointId: string }>;
 }
 
 export function createProjectionActivities(deps: { pool: Pool; now?: () => Date }) {
@@ -74,14 +81,35 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date 
         record,
       });
       await recordEventEffects(deps.pool, reg.id, input.eventEffects);
-      log.info('projection written', { dispatchId: reg.id, version: input.version, status: state.status, written });
-      return { record, prediction, written };
+      const types = [...(input.webhookEvents ?? [])];
+      if (predictionChanged(input.previousPrediction, prediction)) types.push('delivery.predicted');
+      // The body is stored once, with its timestamp fixed now; a retry of this activity finds the
+      // events it already made by their idempotency keys.
+      const timestamp = now().toISOString();
+      const deliveries = await createWebhookEvents(deps.pool, {
+        dispatchId: reg.id,
+        issuerId: reg.issuerId,
+        mode: reg.mode,
+        events: types.map((type) => ({ type, timestamp, data: record, idempotencyKey: `${reg.id}:${input.version}:${type}` })),
+      });
+      log.info('projection written', { dispatchId: reg.id, version: input.version, status: state.status, written, webhookEvents: types });
+      return { record, prediction, written, deliveries };
     },
 
     async recordCarrierEventEffects(input: { dispatchId: string; eventEffects: ProjectionInput['eventEffects'] }): Promise<void> {
       await recordEventEffects(deps.pool, input.dispatchId, input.eventEffects);
     },
   };
+}
+
+/** A new or revised window or confidence; the first prediction (at registration) counts as new. */
+function predictionChanged(previous: Prediction | undefined, next: Prediction): boolean {
+  return (
+    previous === undefined ||
+    previous.window.min !== next.window.min ||
+    previous.window.max !== next.window.max ||
+    previous.confidence !== next.confidence
+  );
 }
 
 export type ProjectionActivities = ReturnType<typeof createProjectionActivities>;

@@ -1,4 +1,4 @@
-// The operator CLI (`npm run admin -- <command>`, DESIGN.md §4): issuers and API keys today, one
+// The operator CLI (`npm run admin -- <command>`, DESIGN.md §4): issuers, API keys, webhook endpoints and deliveries, one
 // module per command group under cli/admin/. It works on the database of the running service
 // (DATABASE_URL, or the embedded Postgres that `npm start` started) and never migrates it.
 // `--json` prints exactly one JSON document on stdout (use `npm run -s admin` so npm's own banner
@@ -7,6 +7,8 @@ import { Command } from 'commander';
 import { describeFailure } from './admin/context.js';
 import { registerIssuerCommands } from './admin/issuer-commands.js';
 import { registerKeyCommands } from './admin/key-commands.js';
+import { registerWebhookCommands } from './admin/webhook-commands.js';
+import { registerDeliveryCommands } from './admin/delivery-commands.js';
 
 const program = new Command('admin')
   .description('Card Delivery Status Service: operator commands')
@@ -16,6 +18,8 @@ const program = new Command('admin')
 
 registerIssuerCommands(program);
 registerKeyCommands(program);
+registerWebhookCommands(program);
+registerDeliveryCommands(program);
 
 try {
   await program.parseAsync(process.argv);

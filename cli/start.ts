@@ -113,6 +113,7 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     pool,
+    config,
   });
   const workerRun = worker.run();
   workerRun.catch((error) => {

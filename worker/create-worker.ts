@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import type { Pool } from '../db/pool.js';
+import type { Config } from '../platform/config.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -13,6 +14,7 @@ export interface WorkerDeps {
   namespace: string;
   taskQueue: string;
   pool: Pool;
+  config: Config;
   /** A prebuilt bundle (tests); when absent the worker bundles workflows/ at start-up. */
   workflowBundle?: WorkflowBundleOption;
 }
@@ -23,7 +25,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({ pool: deps.pool }),
+    activities: createActivities({ pool: deps.pool, config: deps.config }),
     // Long-lived entity workflows are mostly idle: keep many cached, run activities concurrently.
     maxCachedWorkflows: 2000,
     maxConcurrentActivityTaskExecutions: 200,

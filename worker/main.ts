@@ -20,7 +20,13 @@ const pool = createPool(config.DATABASE_URL, {
   onIdleError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
 });
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-const worker = await createWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, pool });
+const worker = await createWorker({
+  connection,
+  namespace: config.TEMPORAL_NAMESPACE,
+  taskQueue: config.TEMPORAL_TASK_QUEUE,
+  pool,
+  config,
+});
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
 // Worker.run() handles SIGINT/SIGTERM itself: it stops polling and lets running tasks finish.
 await worker.run();

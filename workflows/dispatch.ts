@@ -1,6 +1,8 @@
 // The dispatch workflow: one per dispatched card, workflow id = the dispatch UUID. It owns the
 // card's state machine, dedupes carrier events (across continue-as-new), writes the projection the
-// API reads through a versioned activity, and shows operators the status in the Temporal UI.
+// API reads through a versioned activity, delivers the webhook events each change fires (one
+// activity per event and endpoint, without blocking the state machine), and shows operators the
+// status in the Temporal UI.
 //
 // Shape (after temporalio/samples-typescript safe-message-handlers): state lives in one small
 // class; handlers are registered first; the main loop waits on a condition, folds pending carrier
@@ -19,7 +21,7 @@ import {
 import type { Activities } from '../activities/index.js';
 import type { Prediction } from '../domain/prediction.js';
 import type { StatusRecord } from '../domain/schemas.js';
-import { applyCarrierEvent, initialState, type DispatchState, type EventEffect } from '../domain/state-machine.js';
+import { applyCarrierEvent, initialState, type DispatchState, type EventEffect, type WebhookEventType } from '../domain/state-machine.js';
 import {
   carrierEventSignal,
   registerUpdate,
@@ -39,6 +41,14 @@ const { writeProjection, recordCarrierEventEffects } = proxyActivities<Activitie
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
+// One activity per (webhook event, endpoint). The activity owns the spec's schedule (1m, 5m, 30m,
+// 2h, 8h through nextRetryDelay) and returns `undeliverable` after the last retry, so attempts are
+// unlimited here; this policy only paces retries of infrastructure failures (database down).
+const { deliverWebhook } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
 const DEFAULT_DELIVERED_RETENTION_MS = 7 * 24 * 3600 * 1000;
 /** Dedupe keys kept across continue-as-new; far above the number of scans any real card gets. */
 const MAX_SEEN_EVENT_KEYS = 5000;
@@ -52,6 +62,8 @@ class Dispatch {
   registeredOnce: boolean;
   readonly seenEventKeys: Set<string>;
   readonly pending: CarrierEventInput[] = [];
+  /** Webhook deliveries started and not yet settled (delivered, undeliverable or skipped). */
+  deliveriesInFlight = 0;
 
   constructor(input: DispatchWorkflowInput) {
     this.registration = input.registration;
@@ -97,15 +109,33 @@ class Dispatch {
   }
 
   /** Writes the next version of the projection and publishes it to operators. */
-  async project(eventEffects: Array<{ dedupeKey: string; effect: EventEffect }>): Promise<void> {
+  async project(eventEffects: Array<{ dedupeKey: string; effect: EventEffect }>, webhookEvents: WebhookEventType[] = []): Promise<void> {
     // The version moves only once the write is durable, so the snapshot query never runs ahead of
     // what the API can read.
     const version = this.version + 1;
-    const result = await writeProjection({ registration: this.registration, state: this.state, version, eventEffects });
+    const result = await writeProjection({
+      registration: this.registration,
+      state: this.state,
+      version,
+      eventEffects,
+      webhookEvents,
+      previousPrediction: this.prediction,
+    });
     this.version = version;
     this.prediction = result.prediction;
     this.record = result.record;
     this.publish();
+    // Histories recorded before webhooks existed have no `deliveries` in this result.
+    for (const delivery of result.deliveries ?? []) this.startDelivery(delivery);
+  }
+
+  /** Starts one delivery and lets the state machine go on; the run ends only once all have settled. */
+  startDelivery(delivery: { eventId: string; endpointId: string }): void {
+    this.deliveriesInFlight += 1;
+    deliverWebhook(delivery)
+      .then((result) => log.info('webhook delivery settled', { ...delivery, ...result }))
+      .catch((error) => log.error('webhook delivery failed', { ...delivery, error: String(error) }))
+      .finally(() => (this.deliveriesInFlight -= 1));
   }
 
   /** Folds every queued carrier event, in arrival order, into the state. */
@@ -125,7 +155,7 @@ class Dispatch {
       });
       if (transition.effect === 'applied' || transition.effect === 'exception_repeated') {
         this.state = transition.state;
-        await this.project(unrecorded);
+        await this.project(unrecorded, transition.events);
         unrecorded = [];
       }
     }
@@ -175,27 +205,26 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
   const continueAsNewAfter = input.options?.continueAsNewAfterEvents;
   const shouldContinueAsNew = () =>
     workflowInfo().continueAsNewSuggested || (continueAsNewAfter !== undefined && workflowInfo().historyLength >= continueAsNewAfter);
+  // A run hands over to the next only when nothing is left in it: no handler, no delivery.
+  const canContinueAsNew = () => shouldContinueAsNew() && dispatch.deliveriesInFlight === 0 && allHandlersFinished();
 
   if (dispatch.record === undefined) await dispatch.project([]);
   else dispatch.publish();
 
   for (;;) {
+    const woken = () => dispatch.pending.length > 0 || canContinueAsNew();
     if (dispatch.state.status === 'delivered') {
       // Terminal: stay open a while so late carrier events are recorded as such, then complete.
-      const more = await condition(() => dispatch.pending.length > 0 || shouldContinueAsNew(), retentionMs);
-      if (!more) break;
+      if (!(await condition(woken, retentionMs))) break;
     } else {
-      await condition(() => dispatch.pending.length > 0 || shouldContinueAsNew());
+      await condition(woken);
     }
     await dispatch.processPending();
-    if (shouldContinueAsNew() && dispatch.pending.length === 0) {
-      await condition(allHandlersFinished);
-      if (dispatch.pending.length === 0) {
-        log.info('continuing as new', { historyLength: workflowInfo().historyLength, version: dispatch.version });
-        await continueAsNew<typeof dispatchWorkflow>({ ...input, carried: dispatch.carry() });
-      }
+    if (dispatch.pending.length === 0 && canContinueAsNew()) {
+      log.info('continuing as new', { historyLength: workflowInfo().historyLength, version: dispatch.version });
+      await continueAsNew<typeof dispatchWorkflow>({ ...input, carried: dispatch.carry() });
     }
   }
-  await condition(allHandlersFinished);
+  await condition(() => dispatch.deliveriesInFlight === 0 && allHandlersFinished());
   return { status: dispatch.state.status, version: dispatch.version };
 }

@@ -55,6 +55,7 @@ export async function startHarness(options: { env?: Record<string, string>; work
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue,
       pool,
+      config,
       workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
     });
     workerRun = worker.run();

@@ -6,6 +6,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { createPool, type Pool } from '../../db/pool.js';
+import { loadConfig, type Config } from '../../platform/config.js';
 import type { DispatchRegistration } from '../../workflows/definitions.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
@@ -30,17 +31,22 @@ export function testPool(): Pool {
   return createPool(requireTestEnv('TEST_DATABASE_URL'), { applicationName: 'workflow-test' });
 }
 
+/**
+ * A worker with the real activities. Webhook receivers in tests listen on 127.0.0.1, so private
+ * networks are allowed; the retry schedule is the production one (time skipping makes it fast).
+ */
 export async function createTestWorker(
   env: TestWorkflowEnvironment,
   pool: Pool,
   taskQueue = randomId('wf'),
+  config: Config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }),
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const worker = await Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
-    activities: createActivities({ pool }),
+    activities: createActivities({ pool, config }),
   });
   return { worker, taskQueue };
 }

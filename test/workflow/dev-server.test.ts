@@ -6,6 +6,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Pool } from '../../db/pool.js';
 import { dedupeKey } from '../../domain/state-machine.js';
 import type { CarrierEventBody } from '../../domain/schemas.js';
+import { loadConfig } from '../../platform/config.js';
 import { freePort } from '../../platform/postgres.js';
 import { startDevServer, type RunningDevServer } from '../../platform/temporal-dev-server.js';
 import { createWorker } from '../../worker/create-worker.js';
@@ -38,6 +39,7 @@ async function connect(address: string, pool: Pool): Promise<Cluster> {
     namespace: 'default',
     taskQueue,
     pool,
+    config: loadConfig({}),
     workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
   });
   const running = worker.run();

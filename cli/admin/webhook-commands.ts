@@ -1,0 +1,160 @@
+// `webhook add|list|remove|rotate-secret`: an issuer's webhook endpoints (DESIGN.md §4 "Webhooks").
+// A new secret is printed exactly once (at `add` and at `rotate-secret`). URLs go through the SSRF
+// guard when added (and again before every delivery). Rotation keeps the old secret valid in
+// `webhook-signature` for the overlap, and `X-Service-Signature` on it until --switch-at
+// (consumer-kit/README.md "Rotating a secret").
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { createWebhookEndpoint, listWebhookEndpoints, MAX_ENDPOINTS_PER_ISSUER, removeWebhookEndpoint, rotateWebhookSecret } from '../../db/webhooks.js'; // prettier-ignore
+import { isoTimestamp } from '../../domain/schemas.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/state-machine.js';
+import { loadConfig, parseDuration } from '../../platform/config.js';
+import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
+import { CliError, iso, output, parseOptions, table, withDatabase } from './context.js';
+
+const id = z.string().trim().min(1, 'must not be empty');
+
+const eventsOption = z.string().transform((text, ctx): WebhookEventType[] => {
+  const names = [
+    ...new Set(
+      text
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
+  const unknown = names.find((name) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(name));
+  if (names.length === 0 || unknown !== undefined) {
+    ctx.addIssue({ code: 'custom', message: `${unknown ? `unknown event "${unknown}"` : 'give at least one event'} (known: ${WEBHOOK_EVENT_TYPES.join(', ')})` }); // prettier-ignore
+    return z.NEVER;
+  }
+  return names as WebhookEventType[];
+});
+
+const durationOption = z.string().transform((text, ctx) => {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+const addOptions = z.object({ issuer: id, url: z.string().trim().min(1, 'must not be empty'), events: eventsOption });
+const listOptions = z.object({ issuer: id.optional() });
+const removeOptions = z.object({ id });
+const rotateOptions = z.object({ id, overlap: durationOption.default(24 * 3_600_000), switchAt: isoTimestamp.optional() });
+
+/** Only the one setting the guard needs, read like the service reads it. */
+function allowPrivateNetworks(): boolean {
+  return loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS }).WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+}
+
+export function registerWebhookCommands(program: Command): void {
+  const webhook = program.command('webhook').description("manage an issuer's webhook endpoints");
+
+  webhook
+    .command('add')
+    .description('add a webhook endpoint and print its secret (shown only this once)')
+    .requiredOption('--issuer <id>', 'the issuer whose events the endpoint receives')
+    .requiredOption('--url <url>', 'the consumer URL (http or https, publicly routable)')
+    .requiredOption('--events <list>', `comma-separated event types (${WEBHOOK_EVENT_TYPES.join(', ')})`)
+    .action(async (raw: unknown, command: Command) => {
+      const options = parseOptions(addOptions, raw);
+      try {
+        await checkWebhookUrl(options.url, { allowPrivate: allowPrivateNetworks() });
+      } catch (error) {
+        if (error instanceof WebhookUrlRefused) throw new CliError(`invalid --url: ${error.reason}`);
+        throw error;
+      }
+      const created = await withDatabase((db) => createWebhookEndpoint(db, { issuerId: options.issuer, url: options.url, events: options.events })); // prettier-ignore
+      if (!created.ok) {
+        if (created.reason === 'unknown_issuer') throw new CliError(`unknown issuer: ${options.issuer}`);
+        throw new CliError(`issuer ${options.issuer} already has ${MAX_ENDPOINTS_PER_ISSUER} webhook endpoints (the maximum): remove one first`); // prettier-ignore
+      }
+      const { endpoint, secret } = created;
+      output(command, { id: endpoint.id, secret, url: endpoint.url, events: endpoint.events }, () =>
+        [
+          `Added webhook endpoint ${endpoint.id} for issuer ${endpoint.issuerId}`,
+          `url: ${endpoint.url}`,
+          `events: ${endpoint.events.join(', ')}`,
+          '',
+          `  ${secret}`,
+          '',
+          'Store this signing secret now: it is shown only once.',
+        ].join('\n'),
+      );
+    });
+
+  webhook
+    .command('list')
+    .description('list webhook endpoints (never their secrets)')
+    .option('--issuer <id>', 'only this issuer’s endpoints')
+    .action(async (raw: unknown, command: Command) => {
+      const { issuer } = parseOptions(listOptions, raw);
+      const endpoints = await withDatabase((db) => listWebhookEndpoints(db, { issuerId: issuer }));
+      const data = endpoints.map((e) => ({
+        id: e.id,
+        issuer_id: e.issuerId,
+        url: e.url,
+        events: e.events,
+        created_at: iso(e.createdAt),
+        previous_secret_expires_at: iso(e.previousSecretExpiresAt),
+        signature_switch_at: iso(e.signatureSwitchAt),
+      }));
+      output(command, { data }, () => {
+        if (data.length === 0)
+          return 'No webhook endpoints. Add one with: npm run admin -- webhook add --issuer ID --url URL --events e1,e2';
+        return table(
+          ['ID', 'ISSUER', 'URL', 'EVENTS', 'CREATED', 'ROTATING UNTIL'],
+          data.map((e) => [e.id, e.issuer_id, e.url, e.events.join(','), e.created_at ?? '', e.previous_secret_expires_at ?? '-']),
+        );
+      });
+    });
+
+  webhook
+    .command('remove')
+    .description('remove a webhook endpoint: it receives nothing more (idempotent)')
+    .requiredOption('--id <id>', 'the endpoint id (whe_…)')
+    .action(async (raw: unknown, command: Command) => {
+      const options = parseOptions(removeOptions, raw);
+      const removed = await withDatabase((db) => removeWebhookEndpoint(db, options.id));
+      if (!removed) throw new CliError(`unknown webhook endpoint: ${options.id}`);
+      const at = removed.removedAt.toISOString();
+      output(command, { id: removed.id, removed_at: at }, () =>
+        removed.alreadyRemoved ? `Webhook endpoint ${removed.id} was already removed at ${at}` : `Removed webhook endpoint ${removed.id}`,
+      );
+    });
+
+  webhook
+    .command('rotate-secret')
+    .description('replace the signing secret; the old one stays valid during the overlap (the new one is shown only once)')
+    .requiredOption('--id <id>', 'the endpoint id (whe_…)')
+    .option('--overlap <duration>', 'how long the old secret keeps signing webhook-signature, e.g. 24h', '24h')
+    .option('--switch-at <iso>', 'when X-Service-Signature moves to the new secret (default: end of the overlap)')
+    .action(async (raw: unknown, command: Command) => {
+      const options = parseOptions(rotateOptions, raw);
+      const switchAt = options.switchAt !== undefined ? new Date(options.switchAt) : undefined;
+      if (switchAt && switchAt.getTime() > Date.now() + options.overlap)
+        throw new CliError('invalid --switch-at: must not be later than the end of the overlap (now + --overlap)');
+      const rotated = await withDatabase((db) => rotateWebhookSecret(db, options.id, { overlapMs: options.overlap, switchAt }));
+      if (!rotated) throw new CliError(`unknown webhook endpoint: ${options.id}`);
+      const json = {
+        id: rotated.id,
+        secret: rotated.secret,
+        previous_secret_expires_at: iso(rotated.previousSecretExpiresAt),
+        signature_switch_at: iso(rotated.signatureSwitchAt),
+      };
+      output(command, json, () =>
+        [
+          `Rotated the secret of webhook endpoint ${rotated.id}`,
+          '',
+          `  ${rotated.secret}`,
+          '',
+          'Store this signing secret now: it is shown only once.',
+          `webhook-signature carries both secrets until ${json.previous_secret_expires_at};`,
+          `X-Service-Signature uses the old secret until ${json.signature_switch_at}, the new one from then on.`,
+        ].join('\n'),
+      );
+    });
+}

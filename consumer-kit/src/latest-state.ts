@@ -1,0 +1,36 @@
+// Arrival order is not guaranteed (spec "Events" 6): keep, per dispatch, the status record of the
+// event with the latest envelope `timestamp`, so a late, older event never overwrites a newer one.
+// (The spec's guidance names `dispatch_date`, but that is fixed per dispatch; the envelope
+// timestamp is the per-event time.) On an equal timestamp the record already held stays.
+import type { StatusRecord } from '../../domain/schemas.js';
+import type { WebhookEnvelope } from '../../domain/webhook-payload.js';
+
+export interface LatestState {
+  record: StatusRecord;
+  /** The envelope timestamp the record came with. */
+  timestamp: string;
+}
+
+/** True when `candidate` is strictly newer than `current` (or there is no current state). */
+export function isNewer(candidate: Pick<WebhookEnvelope, 'timestamp'>, current: Pick<LatestState, 'timestamp'> | undefined): boolean {
+  return current === undefined || Date.parse(candidate.timestamp) > Date.parse(current.timestamp);
+}
+
+export interface LatestStateStore {
+  /** Applies the event if newer than what is held; true when it became the latest state. */
+  apply(envelope: WebhookEnvelope): boolean;
+  get(dispatchId: string): LatestState | undefined;
+}
+
+/** An in-memory store; for a database, use `isNewer`'s rule in the UPDATE's WHERE clause. */
+export function createLatestStateStore(): LatestStateStore {
+  const states = new Map<string, LatestState>();
+  return {
+    apply(envelope) {
+      if (!isNewer(envelope, states.get(envelope.data.id))) return false;
+      states.set(envelope.data.id, { record: envelope.data, timestamp: envelope.timestamp });
+      return true;
+    },
+    get: (dispatchId) => states.get(dispatchId),
+  };
+}

@@ -1,0 +1,347 @@
+// Webhook endpoints, webhook events, deliveries and the delivery-attempt log (DESIGN.md "Webhooks").
+// Callers: the admin CLI (endpoints, rotation, delivery list), the projection activity
+// (`createWebhookEvents`: body built once, one delivery per subscribed endpoint) and the delivery
+// activity (load what to send, record each attempt, settle the delivery).
+import { newId } from './issuers.js';
+import type { Pool, PoolClient } from './pool.js';
+import { generateSecret, type EndpointSecrets } from '../domain/signing.js';
+import { buildWebhookBody } from '../domain/webhook-payload.js';
+import type { StatusRecord } from '../domain/schemas.js';
+import type { WebhookEventType } from '../domain/state-machine.js';
+
+type Db = Pool | PoolClient;
+
+/** Endpoints an issuer may have at once (removed ones do not count). */
+export const MAX_ENDPOINTS_PER_ISSUER = 20;
+
+export type DeliveryState = 'pending' | 'delivered' | 'undeliverable' | 'skipped';
+
+export interface WebhookEndpointSummary {
+  id: string;
+  issuerId: string;
+  url: string;
+  events: WebhookEventType[];
+  createdAt: Date;
+  /** While a rotation's overlap lasts: when the previous secret stops signing. */
+  previousSecretExpiresAt: Date | null;
+  signatureSwitchAt: Date | null;
+}
+
+// ---------- endpoints ----------
+
+export type CreateEndpointResult =
+  { ok: true; endpoint: WebhookEndpointSummary; secret: string } | { ok: false; reason: 'unknown_issuer' | 'limit_reached' };
+
+/** Adds an endpoint with a fresh secret; at most `max` active endpoints per issuer. */
+export async function createWebhookEndpoint(
+  pool: Pool,
+  input: { issuerId: string; url: string; events: WebhookEventType[] },
+  max = MAX_ENDPOINTS_PER_ISSUER,
+): Promise<CreateEndpointResult> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // Locking the issuer row serialises concurrent adds, so the count below cannot be overtaken.
+    const issuer = await client.query('SELECT id FROM issuers WHERE id = $1 FOR UPDATE', [input.issuerId]);
+    if (issuer.rowCount === 0) {
+      await client.query('ROLLBACK');
+      return { ok: false, reason: 'unknown_issuer' };
+    }
+    const { rows: count } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE issuer_id = $1 AND disabled_at IS NULL',
+      [input.issuerId],
+    );
+    if (count[0].n >= max) {
+      await client.query('ROLLBACK');
+      return { ok: false, reason: 'limit_reached' };
+    }
+    const secret = generateSecret();
+    const { rows } = await client.query<{ id: string; created_at: Date }>(
+      'INSERT INTO webhook_endpoints (id, issuer_id, url, events, secret) VALUES ($1, $2, $3, $4, $5) RETURNING id, created_at',
+      [newId('whe'), input.issuerId, input.url, input.events, secret],
+    );
+    await client.query('COMMIT');
+    const endpoint = {
+      id: rows[0].id,
+      issuerId: input.issuerId,
+      url: input.url,
+      events: input.events,
+      createdAt: rows[0].created_at,
+      previousSecretExpiresAt: null,
+      signatureSwitchAt: null,
+    };
+    return { ok: true, endpoint, secret };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+interface EndpointRow {
+  id: string;
+  issuer_id: string;
+  url: string;
+  events: WebhookEventType[];
+  created_at: Date;
+  previous_secret_expires_at: Date | null;
+  signature_switch_at: Date | null;
+}
+
+const ENDPOINT_COLUMNS = `id, issuer_id, url, events, created_at,
+  CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at,
+  CASE WHEN previous_secret_expires_at > now() THEN signature_switch_at END AS signature_switch_at`;
+
+function toSummary(row: EndpointRow): WebhookEndpointSummary {
+  return {
+    id: row.id,
+    issuerId: row.issuer_id,
+    url: row.url,
+    events: row.events,
+    createdAt: row.created_at,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    signatureSwitchAt: row.signature_switch_at,
+  };
+}
+
+/** Active endpoints, oldest first, never with their secrets. */
+export async function listWebhookEndpoints(db: Db, filter: { issuerId?: string } = {}): Promise<WebhookEndpointSummary[]> {
+  const { rows } = await db.query<EndpointRow>(
+    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
+      WHERE disabled_at IS NULL AND ($1::text IS NULL OR issuer_id = $1)
+      ORDER BY created_at, id`,
+    [filter.issuerId ?? null],
+  );
+  return rows.map(toSummary);
+}
+
+/** Removes (disables) an endpoint; pending deliveries to it are skipped. Undefined when unknown. */
+export async function removeWebhookEndpoint(
+  db: Db,
+  id: string,
+): Promise<{ id: string; removedAt: Date; alreadyRemoved: boolean } | undefined> {
+  const { rows } = await db.query<{ id: string; disabled_at: Date; already: boolean }>(
+    `UPDATE webhook_endpoints e SET disabled_at = coalesce(e.disabled_at, now())
+       FROM (SELECT id, disabled_at IS NOT NULL AS already FROM webhook_endpoints WHERE id = $1 FOR UPDATE) before
+      WHERE e.id = before.id
+      RETURNING e.id, e.disabled_at, before.already`,
+    [id],
+  );
+  if (rows.length === 0) return undefined;
+  return { id: rows[0].id, removedAt: rows[0].disabled_at, alreadyRemoved: rows[0].already };
+}
+
+export interface RotatedSecret {
+  id: string;
+  secret: string;
+  previousSecretExpiresAt: Date;
+  signatureSwitchAt: Date;
+}
+
+/**
+ * Replaces the secret. The old one keeps signing `webhook-signature` for `overlapMs`, and
+ * `X-Service-Signature` until `switchAt` (default: the end of the overlap; must not be later).
+ * A rotation during another rotation's overlap drops the older previous secret at once.
+ * Undefined when the endpoint is unknown or removed.
+ */
+export async function rotateWebhookSecret(
+  db: Db,
+  id: string,
+  options: { overlapMs: number; switchAt?: Date },
+): Promise<RotatedSecret | undefined> {
+  const secret = generateSecret();
+  const { rows } = await db.query<{ id: string; previous_secret_expires_at: Date; signature_switch_at: Date }>(
+    `UPDATE webhook_endpoints
+        SET previous_secret = secret,
+            secret = $2,
+            previous_secret_expires_at = now() + make_interval(secs => $3::double precision / 1000),
+            signature_switch_at = coalesce($4::timestamptz, now() + make_interval(secs => $3::double precision / 1000))
+      WHERE id = $1 AND disabled_at IS NULL
+      RETURNING id, previous_secret_expires_at, signature_switch_at`,
+    [id, secret, options.overlapMs, options.switchAt ?? null],
+  );
+  if (rows.length === 0) return undefined;
+  return {
+    id: rows[0].id,
+    secret,
+    previousSecretExpiresAt: rows[0].previous_secret_expires_at,
+    signatureSwitchAt: rows[0].signature_switch_at,
+  };
+}
+
+// ---------- webhook events (from the dispatch workflow's projection activity) ----------
+
+export interface NewWebhookEvent {
+  type: WebhookEventType;
+  /** ISO 8601, fixed now and identical on every attempt. */
+  timestamp: string;
+  data: StatusRecord;
+  /** Deterministic per event, e.g. `<dispatchId>:<version>:<type>`: a repeat returns the rows it made. */
+  idempotencyKey?: string;
+}
+
+/**
+ * Stores each event's body once and one pending delivery per enabled endpoint of the issuer that
+ * subscribed to its type, in one statement (all or nothing). Returns the (event, endpoint) pairs to
+ * deliver, in input order. Events whose idempotency key already exists are not created again: their
+ * existing deliveries are returned (endpoints added since are not added to an old event).
+ */
+export async function createWebhookEvents(
+  db: Db,
+  input: { dispatchId: string; issuerId: string; mode: 'live' | 'test'; events: NewWebhookEvent[] },
+): Promise<Array<{ eventId: string; endpointId: string }>> {
+  if (input.events.length === 0) return [];
+  const ids = input.events.map(() => newId('evt'));
+  const bodies = input.events.map((event) => Buffer.from(buildWebhookBody(event), 'utf8'));
+  const { rows } = await db.query<{ event_id: string; endpoint_id: string }>(
+    `WITH input AS (
+       SELECT * FROM unnest($4::text[], $5::text[], $6::timestamptz[], $7::bytea[], $8::text[]) WITH ORDINALITY
+                      AS i (id, type, timestamp, body, idempotency_key, ord)
+     ), created AS (
+       INSERT INTO webhook_events (id, dispatch_id, issuer_id, mode, type, timestamp, body, idempotency_key)
+       SELECT id, $1, $2, $3, type, timestamp, body, idempotency_key FROM input ORDER BY ord
+       ON CONFLICT (idempotency_key) DO NOTHING
+       RETURNING id, type
+     ), new_deliveries AS (
+       INSERT INTO webhook_deliveries (event_id, endpoint_id)
+       SELECT c.id, e.id FROM created c
+         JOIN webhook_endpoints e ON e.issuer_id = $2 AND e.disabled_at IS NULL AND c.type = ANY (e.events)
+       RETURNING event_id, endpoint_id
+     )
+     SELECT d.event_id, d.endpoint_id, i.ord FROM new_deliveries d JOIN input i ON i.id = d.event_id
+     UNION ALL
+     SELECT d.event_id, d.endpoint_id, i.ord FROM input i
+       JOIN webhook_events ev ON ev.idempotency_key = i.idempotency_key AND ev.id <> i.id
+       JOIN webhook_deliveries d ON d.event_id = ev.id
+     ORDER BY ord, endpoint_id`,
+    [
+      input.dispatchId,
+      input.issuerId,
+      input.mode,
+      ids,
+      input.events.map((event) => event.type),
+      input.events.map((event) => event.timestamp),
+      bodies,
+      input.events.map((event) => event.idempotencyKey ?? null),
+    ],
+  );
+  return rows.map((row) => ({ eventId: row.event_id, endpointId: row.endpoint_id }));
+}
+
+// ---------- deliveries (the delivery activity and the CLI) ----------
+
+export interface DeliveryToSend {
+  eventId: string;
+  eventType: WebhookEventType;
+  body: Buffer;
+  state: DeliveryState;
+  attempts: number;
+  endpoint: { id: string; url: string; events: WebhookEventType[]; disabled: boolean; secrets: EndpointSecrets };
+}
+
+/** What one delivery attempt needs; undefined when there is no such delivery. */
+export async function loadDelivery(db: Db, eventId: string, endpointId: string): Promise<DeliveryToSend | undefined> {
+  const { rows } = await db.query(
+    `SELECT ev.type, ev.body, d.state, d.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled, e.secret,
+            CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret,
+            CASE WHEN e.previous_secret_expires_at > now() THEN e.signature_switch_at END AS signature_switch_at
+       FROM webhook_deliveries d
+       JOIN webhook_events ev ON ev.id = d.event_id
+       JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.event_id = $1 AND d.endpoint_id = $2`,
+    [eventId, endpointId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    eventId,
+    eventType: row.type,
+    body: row.body,
+    state: row.state,
+    attempts: row.attempts,
+    endpoint: {
+      id: endpointId,
+      url: row.url,
+      events: row.events,
+      disabled: row.disabled,
+      secrets: { current: row.secret, previous: row.previous_secret ?? undefined, switchAt: row.signature_switch_at ?? undefined },
+    },
+  };
+}
+
+export interface AttemptRecord {
+  eventId: string;
+  endpointId: string;
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  statusCode?: number;
+  error?: string;
+  responseHead?: Buffer;
+  /** The delivery's state after this attempt: delivered, still pending (a retry follows) or undeliverable. */
+  state: Exclude<DeliveryState, 'skipped'>;
+}
+
+/** Logs one attempt and moves the delivery's counters and state, in one statement. */
+export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Promise<void> {
+  await db.query(
+    `WITH attempt AS (
+       INSERT INTO delivery_attempts (event_id, endpoint_id, attempt, started_at, duration_ms, status_code, error, response_head)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     )
+     UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = $4, state = $9
+      WHERE event_id = $1 AND endpoint_id = $2`,
+    [
+      record.eventId,
+      record.endpointId,
+      record.attempt,
+      record.startedAt,
+      Math.round(record.durationMs),
+      record.statusCode ?? null,
+      record.error ?? null,
+      record.responseHead ?? null,
+      record.state,
+    ],
+  );
+}
+
+export async function markDeliverySkipped(db: Db, eventId: string, endpointId: string, reason: string): Promise<void> {
+  await db.query(`UPDATE webhook_deliveries SET state = 'skipped', skipped_reason = $3 WHERE event_id = $1 AND endpoint_id = $2`, [
+    eventId,
+    endpointId,
+    reason,
+  ]);
+}
+
+export interface DeliverySummary {
+  eventId: string;
+  endpointId: string;
+  event: WebhookEventType;
+  state: DeliveryState;
+  attempts: number;
+  lastAttemptAt: Date | null;
+}
+
+/** Deliveries, newest first. */
+export async function listDeliveries(
+  db: Db,
+  filter: { undeliverable?: boolean; endpointId?: string; limit?: number } = {},
+): Promise<DeliverySummary[]> {
+  const { rows } = await db.query(
+    `SELECT d.event_id, d.endpoint_id, ev.type, d.state, d.attempts, d.last_attempt_at
+       FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+      WHERE ($1::boolean IS NOT TRUE OR d.state = 'undeliverable') AND ($2::text IS NULL OR d.endpoint_id = $2)
+      ORDER BY d.created_at DESC, d.event_id, d.endpoint_id
+      LIMIT $3`,
+    [filter.undeliverable ?? false, filter.endpointId ?? null, filter.limit ?? 100],
+  );
+  return rows.map((row) => ({
+    eventId: row.event_id,
+    endpointId: row.endpoint_id,
+    event: row.type,
+    state: row.state,
+    attempts: row.attempts,
+    lastAttemptAt: row.last_attempt_at,
+  }));
+}

@@ -1,0 +1,158 @@
+// Keeps webhook requests from reaching the service's own network (SSRF, DESIGN.md "Webhooks").
+// `checkWebhookUrl` resolves the host and refuses it unless EVERY address it resolves to is public
+// unicast; `postToCheckedAddress` then connects to the very address that was checked (no second DNS
+// lookup an attacker could answer differently: no DNS rebinding), keeps the Host header and the TLS
+// server name of the URL, and never follows a redirect (node:http does not). Checked when an
+// endpoint is added and again before every attempt. The range logic is ipaddr.js's.
+import { lookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export class WebhookUrlRefused extends Error {
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+  ) {
+    super(`webhook URL refused: ${reason}`);
+  }
+}
+
+export interface CheckedUrl {
+  url: URL;
+  /** The address requests must connect to. */
+  address: string;
+  family: 4 | 6;
+}
+
+// Refused whatever the setting: not routable to a single host, or a cloud metadata service.
+const ALWAYS_REFUSED_V4 = new Set(['unspecified', 'broadcast', 'multicast', 'reserved', 'as112', 'amt']);
+const ALWAYS_REFUSED_V6 = new Set(['unspecified', 'multicast', 'reserved', 'discard', 'benchmarking', 'amt', 'as112v6', 'deprecatedOrchid', 'orchid2', 'droneRemoteIdProtocolEntityTags', 'segmentRouting', 'teredo']); // prettier-ignore
+// Refused unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (development and tests reach 127.0.0.1 receivers).
+const PRIVATE_V4 = new Set(['loopback', 'private', 'linkLocal', 'carrierGradeNat']);
+const PRIVATE_V6 = new Set(['loopback', 'linkLocal', 'uniqueLocal', 'deprecatedSiteLocal']);
+const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '169.254.170.2']);
+
+/** Why an address is refused, or undefined when a webhook may be sent to it. */
+export function refusalFor(address: string, options: { allowPrivate: boolean }): string | undefined {
+  if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6') {
+    const embedded = embeddedIPv4(ip as ipaddr.IPv6);
+    if (embedded) {
+      const why = refusalFor(embedded, options);
+      return why && `${address} embeds ${embedded}: ${why}`;
+    }
+  }
+  const normalised = ip.toNormalizedString();
+  if (METADATA.has(ip.toString()) || METADATA.has(normalised)) return `${address} is a cloud metadata address`;
+  const range = ip.range();
+  const [always, privateRanges] = ip.kind() === 'ipv4' ? [ALWAYS_REFUSED_V4, PRIVATE_V4] : [ALWAYS_REFUSED_V6, PRIVATE_V6];
+  if (always.has(range)) return `${address} is in a ${range} range`;
+  if (privateRanges.has(range) && !options.allowPrivate) return `${address} is in a ${range} range (allowed only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)`; // prettier-ignore
+  return undefined;
+}
+
+/** The IPv4 address inside an IPv4-mapped, IPv4-translated, NAT64 (64:ff9b::/96) or 6to4 address. */
+function embeddedIPv4(ip: ipaddr.IPv6): string | undefined {
+  const range = ip.range();
+  const bytes = ip.toByteArray();
+  if (range === 'ipv4Mapped' || range === 'rfc6145') return bytes.slice(12).join('.');
+  if (range === 'rfc6052') {
+    // 64:ff9b:1::/48 is for local NAT64 translators only: never a public target.
+    return ip.parts[2] === 0 ? bytes.slice(12).join('.') : '0.0.0.0';
+  }
+  if (range === '6to4') return bytes.slice(2, 6).join('.');
+  return undefined;
+}
+
+/**
+ * Checks a webhook URL: http(s) only, no credentials, and every address the host resolves to must
+ * be allowed. Returns the address to connect to; throws WebhookUrlRefused otherwise.
+ */
+export async function checkWebhookUrl(raw: string, options: { allowPrivate: boolean }): Promise<CheckedUrl> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new WebhookUrlRefused(raw, 'not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new WebhookUrlRefused(raw, `scheme ${url.protocol} is not http or https`);
+  if (url.username !== '' || url.password !== '') throw new WebhookUrlRefused(raw, 'credentials in the URL are not allowed');
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  let addresses: Array<{ address: string; family: number }>;
+  if (ipaddr.isValid(host)) {
+    addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
+  } else {
+    try {
+      addresses = await lookup(host, { all: true, verbatim: true });
+    } catch (error) {
+      throw new WebhookUrlRefused(raw, `cannot resolve ${host} (${(error as { code?: string }).code ?? 'error'})`);
+    }
+    if (addresses.length === 0) throw new WebhookUrlRefused(raw, `${host} resolves to no address`);
+  }
+  for (const { address } of addresses) {
+    const why = refusalFor(address, options);
+    if (why) throw new WebhookUrlRefused(raw, why);
+  }
+  return { url, address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
+}
+
+export interface PinnedResponse {
+  statusCode: number;
+  /** The first `headBytes` bytes of the response body. */
+  head: Buffer;
+}
+
+/**
+ * POSTs `body` to the checked URL, connecting to the checked address only. `timeoutMs` bounds the
+ * whole exchange (connect, request, response status and the first body bytes). Redirects are
+ * answers like any other status (not followed). Rejects on a network error or the timeout.
+ */
+export function postToCheckedAddress(
+  checked: CheckedUrl,
+  request: { headers: Record<string, string>; body: Buffer; timeoutMs: number; headBytes?: number },
+): Promise<PinnedResponse> {
+  const headBytes = request.headBytes ?? 512;
+  const pinnedLookup: LookupFunction = (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address: checked.address, family: checked.family }]);
+    else callback(null, checked.address, checked.family);
+  };
+  const transport = checked.url.protocol === 'https:' ? https : http;
+  return new Promise<PinnedResponse>((resolve, reject) => {
+    let settled = false;
+    const finish = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.destroy();
+      outcome();
+    };
+    const req = transport.request(
+      checked.url,
+      {
+        method: 'POST',
+        lookup: pinnedLookup,
+        agent: false, // a fresh connection: no pooled socket could lead anywhere else
+        headers: { ...request.headers, 'Content-Length': String(request.body.length), 'User-Agent': 'card-delivery-webhooks/1' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () => finish(() => resolve({ statusCode: res.statusCode ?? 0, head: Buffer.concat(chunks).subarray(0, headBytes) }));
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= headBytes) done();
+        });
+        res.on('end', done);
+        res.on('error', (error) => finish(() => reject(error)));
+      },
+    );
+    const timer = setTimeout(() => finish(() => reject(new Error(`no complete answer within ${request.timeoutMs} ms`))), request.timeoutMs);
+    req.on('error', (error) => finish(() => reject(error)));
+    req.end(request.body);
+  });
+}

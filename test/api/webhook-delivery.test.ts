@@ -1,0 +1,325 @@
+// The webhook delivery activity (DESIGN.md "Webhooks") against a REAL local HTTP receiver and the
+// real test Postgres. Temporal's activity context is played by MockActivityEnvironment (it sets the
+// attempt number); the retry schedule itself is proven by the workflow tests on the time-skipping
+// server. Checks: signatures verify (consumer kit, standardwebhooks), the body and event id are
+// identical across attempts, slow and non-2xx answers fail with the schedule's delay, the last
+// failure is undeliverable, redirects are not followed, and every attempt is logged.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApplicationFailure, type Logger } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { Webhook } from 'standardwebhooks';
+import { createWebhookDeliveryActivities } from '../../activities/webhook-delivery.js';
+import { createIssuer } from '../../db/issuers.js';
+import { createPool, type Pool } from '../../db/pool.js';
+import { createWebhookEndpoint, createWebhookEvents, removeWebhookEndpoint, rotateWebhookSecret } from '../../db/webhooks.js';
+import type { StatusRecord } from '../../domain/schemas.js';
+import type { WebhookEventType } from '../../domain/state-machine.js';
+import { loadConfig } from '../../platform/config.js';
+import { parse, verify, verifyRequest } from '../../consumer-kit/src/index.js';
+import { requireTestEnv } from '../support/env.js';
+
+interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** A consumer endpoint: each path answers as told (status, delay); every request is kept. */
+function startReceiver() {
+  const received: Received[] = [];
+  const behaviour = new Map<string, { status?: number; delayMs?: number; headers?: Record<string, string> }>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+      const how = behaviour.get(req.url ?? '') ?? {};
+      setTimeout(() => {
+        if (res.destroyed) return;
+        res.writeHead(how.status ?? 200, { 'Content-Type': 'text/plain', ...how.headers });
+        res.end(`answer from ${req.url}`);
+      }, how.delayMs ?? 0);
+    });
+  });
+  return {
+    received,
+    behaviour,
+    listen: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))), // prettier-ignore
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    on: (path: string) => received.filter((r) => r.path === path),
+  };
+}
+
+const SCHEDULE_MS = [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000];
+const configFor = (env: Record<string, string> = {}) =>
+  loadConfig({ WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '1m,5m,30m,2h,8h', ...env });
+
+let pool: Pool;
+let issuerId: string;
+let base: string;
+const receiver = startReceiver();
+const activities = () => createWebhookDeliveryActivities({ pool, config: configFor() });
+
+function record(id = randomUUID()): StatusRecord {
+  return {
+    id,
+    status: 'delivered',
+    dispatch_date: '2026-11-18T08:00:00.000Z',
+    destination: { postal_code: '75011', country_code: 'FR' },
+    prediction: { delivery_window: { min: '2026-11-20', max: '2026-11-20' }, confidence_level: 'High' },
+    ui_suggestion: { locale: 'fr-FR', recommended_message: 'Votre carte est arrivée.', recommended_action: 'Activate' },
+  };
+}
+
+async function endpoint(path: string, events: WebhookEventType[] = ['status.updated', 'delivery.completed']) {
+  const created = await createWebhookEndpoint(pool, { issuerId, url: `${base}${path}`, events });
+  if (!created.ok) throw new Error(created.reason);
+  return { id: created.endpoint.id, secret: created.secret };
+}
+
+async function oneEvent(type: WebhookEventType = 'delivery.completed') {
+  const data = record();
+  const pairs = await createWebhookEvents(pool, {
+    dispatchId: data.id,
+    issuerId,
+    mode: 'live',
+    events: [{ type, timestamp: '2026-11-20T10:00:00.000Z', data }],
+  });
+  return { data, pairs };
+}
+
+const quiet: Logger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+/** Runs the activity as Temporal would on the given attempt; a thrown failure is returned. */
+async function attemptDelivery(input: { eventId: string; endpointId: string }, attempt: number, run = activities()) {
+  const env = new MockActivityEnvironment({ attempt }, { logger: quiet });
+  return env.run(run.deliverWebhook, input).catch((failure: unknown) => failure as ApplicationFailure);
+}
+
+async function attemptsLogged(eventId: string, endpointId: string) {
+  const { rows } = await pool.query(
+    'SELECT attempt, status_code, error, duration_ms, response_head FROM delivery_attempts WHERE event_id = $1 AND endpoint_id = $2 ORDER BY id',
+    [eventId, endpointId],
+  );
+  return rows;
+}
+
+beforeAll(async () => {
+  pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 4, applicationName: 'test-webhook-delivery' });
+  issuerId = (await createIssuer(pool, 'Webhook Issuer')).id;
+  base = await receiver.listen();
+});
+
+afterAll(async () => {
+  await receiver.close();
+  await pool?.end();
+});
+
+describe('createWebhookEvents', () => {
+  it('creates a delivery only for the endpoints subscribed to the event type', async () => {
+    const completed = await endpoint('/filter-completed', ['delivery.completed']);
+    const predicted = await endpoint('/filter-predicted', ['delivery.predicted']);
+    const { pairs } = await oneEvent('delivery.completed');
+    const endpoints = pairs.map((p) => p.endpointId);
+    expect(endpoints).toContain(completed.id);
+    expect(endpoints).not.toContain(predicted.id);
+  });
+
+  it('returns the rows it made, and makes no new ones, when called again with the same idempotency keys', async () => {
+    const hook = await endpoint('/idempotent');
+    const data = record();
+    const input = {
+      dispatchId: data.id,
+      issuerId,
+      mode: 'live' as const,
+      events: [
+        { type: 'status.updated' as const, timestamp: '2026-11-20T10:00:00.000Z', data, idempotencyKey: `${data.id}:3:status.updated` },
+        { type: 'delivery.completed' as const, timestamp: '2026-11-20T10:00:00.000Z', data, idempotencyKey: `${data.id}:3:delivery.completed` }, // prettier-ignore
+      ],
+    };
+    const first = await createWebhookEvents(pool, input);
+    const again = await createWebhookEvents(pool, input);
+    expect(again).toEqual(first);
+    expect(first.filter((p) => p.endpointId === hook.id)).toHaveLength(2);
+    const { rows } = await pool.query('SELECT count(*)::int AS n FROM webhook_events WHERE dispatch_id = $1', [data.id]);
+    expect(rows[0].n).toBe(2);
+  });
+
+  it('stores the body once as the exact envelope { event, timestamp, data }', async () => {
+    await endpoint('/stored');
+    const { data, pairs } = await oneEvent();
+    const { rows } = await pool.query('SELECT body FROM webhook_events WHERE id = $1', [pairs[0].eventId]);
+    expect((rows[0].body as Buffer).toString('utf8')).toBe(
+      JSON.stringify({ event: 'delivery.completed', timestamp: '2026-11-20T10:00:00.000Z', data }),
+    );
+  });
+});
+
+describe('deliverWebhook', () => {
+  it('delivers on a 2xx, with signatures that verify with the consumer kit and with standardwebhooks', async () => {
+    const hook = await endpoint('/ok');
+    const { data, pairs } = await oneEvent();
+    const pair = pairs.find((p) => p.endpointId === hook.id)!;
+    expect(await attemptDelivery(pair, 1)).toEqual({ outcome: 'delivered', attempts: 1 });
+
+    const [request] = receiver.on('/ok');
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.headers['x-service-event-id']).toBe(pair.eventId);
+    expect(request.headers['x-service-delivery-attempt']).toBe('1');
+    expect(verify(request.body, request.headers['x-service-signature'] as string, hook.secret)).toBe(true);
+    expect(verifyRequest(request.body, request.headers, hook.secret)).toEqual({ ok: true });
+    expect(() => new Webhook(hook.secret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
+    expect(parse(request.body).data).toEqual(data);
+  });
+
+  it('records the attempt: number, status code, duration and the first bytes of the response', async () => {
+    const hook = await endpoint('/logged');
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    await attemptDelivery(pair, 1);
+    const [logged] = await attemptsLogged(pair.eventId, hook.id);
+    expect(logged).toMatchObject({ attempt: 1, status_code: 200, error: null });
+    expect(logged.duration_ms).toBeGreaterThanOrEqual(0);
+    expect((logged.response_head as Buffer).toString()).toBe('answer from /logged');
+    const { rows } = await pool.query('SELECT state, attempts FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2', [
+      pair.eventId,
+      hook.id,
+    ]);
+    expect(rows[0]).toEqual({ state: 'delivered', attempts: 1 });
+  });
+
+  it('sends the identical body and event id on every attempt, with the attempt number', async () => {
+    const hook = await endpoint('/flaky');
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    receiver.behaviour.set('/flaky', { status: 503 });
+    await attemptDelivery(pair, 1);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // a later webhook-timestamp
+    receiver.behaviour.set('/flaky', { status: 200 });
+    expect(await attemptDelivery(pair, 2)).toEqual({ outcome: 'delivered', attempts: 2 });
+    const [first, second] = receiver.on('/flaky');
+    expect(second.body.equals(first.body)).toBe(true);
+    expect(second.headers['x-service-event-id']).toBe(first.headers['x-service-event-id']);
+    expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect([first.headers['x-service-delivery-attempt'], second.headers['x-service-delivery-attempt']]).toEqual(['1', '2']);
+    expect(Number(second.headers['webhook-timestamp'])).toBeGreaterThan(Number(first.headers['webhook-timestamp']));
+  });
+
+  it.each([1, 2, 3, 4, 5])('fails attempt %i on a non-2xx with nextRetryDelay = the schedule entry', async (attempt) => {
+    const hook = await endpoint(`/500-${attempt}`);
+    receiver.behaviour.set(`/500-${attempt}`, { status: 500 });
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    const failure = await attemptDelivery(pair, attempt);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect((failure as ApplicationFailure).nonRetryable).toBe(false);
+    expect((failure as ApplicationFailure).nextRetryDelay).toBe(SCHEDULE_MS[attempt - 1]);
+    expect((await attemptsLogged(pair.eventId, hook.id))[0]).toMatchObject({ attempt, status_code: 500, error: 'HTTP 500' });
+  });
+
+  it('counts an answer slower than WEBHOOK_TIMEOUT_MS as failed', async () => {
+    const hook = await endpoint('/slow');
+    receiver.behaviour.set('/slow', { delayMs: 1500 });
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    const failure = await attemptDelivery(pair, 1);
+    expect((failure as ApplicationFailure).nextRetryDelay).toBe(60_000);
+    const [logged] = await attemptsLogged(pair.eventId, hook.id);
+    expect(logged.status_code).toBeNull();
+    expect(logged.error).toMatch(/no complete answer within 500 ms/);
+    expect(logged.duration_ms).toBeGreaterThanOrEqual(490);
+    expect(logged.duration_ms).toBeLessThan(1400);
+  });
+
+  it('with the real 5 s limit: a 4.5 s answer is delivered, a 6 s answer fails', async () => {
+    const fast = await endpoint('/in-4500ms');
+    const slow = await endpoint('/in-6000ms');
+    receiver.behaviour.set('/in-4500ms', { delayMs: 4500 });
+    receiver.behaviour.set('/in-6000ms', { delayMs: 6000 });
+    const { pairs } = await oneEvent();
+    const run = createWebhookDeliveryActivities({ pool, config: configFor({ WEBHOOK_TIMEOUT_MS: '5000' }) });
+    const [inTime, late] = await Promise.all([
+      attemptDelivery(
+        pairs.find((p) => p.endpointId === fast.id)!,
+        1,
+        run,
+      ),
+      attemptDelivery(
+        pairs.find((p) => p.endpointId === slow.id)!,
+        1,
+        run,
+      ),
+    ]);
+    expect(inTime).toEqual({ outcome: 'delivered', attempts: 1 });
+    expect(late).toBeInstanceOf(ApplicationFailure);
+    expect((await attemptsLogged(pairs[0].eventId, slow.id))[0].error).toMatch(/within 5000 ms/);
+  }, 20_000);
+
+  it('marks the delivery undeliverable and returns (no throw) when attempt 6 fails', async () => {
+    const hook = await endpoint('/always-500');
+    receiver.behaviour.set('/always-500', { status: 500 });
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    expect(await attemptDelivery(pair, 6)).toEqual({ outcome: 'undeliverable', attempts: 6 });
+    const { rows } = await pool.query('SELECT state FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2', [
+      pair.eventId,
+      hook.id,
+    ]);
+    expect(rows[0].state).toBe('undeliverable');
+  });
+
+  it('does not follow a redirect: a 302 is a failed attempt and the target is never called', async () => {
+    const hook = await endpoint('/moved');
+    receiver.behaviour.set('/moved', { status: 302, headers: { Location: `${base}/redirect-target` } });
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    expect(await attemptDelivery(pair, 1)).toBeInstanceOf(ApplicationFailure);
+    expect(receiver.on('/redirect-target')).toHaveLength(0);
+    expect((await attemptsLogged(pair.eventId, hook.id))[0]).toMatchObject({ status_code: 302, error: 'HTTP 302' });
+  });
+
+  it('re-checks the URL at every attempt: a private target is refused without WEBHOOK_ALLOW_PRIVATE_NETWORKS', async () => {
+    const hook = await endpoint('/private');
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    const strict = createWebhookDeliveryActivities({ pool, config: configFor({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }) });
+    expect(await attemptDelivery(pair, 1, strict)).toBeInstanceOf(ApplicationFailure);
+    expect(receiver.on('/private')).toHaveLength(0);
+    expect((await attemptsLogged(pair.eventId, hook.id))[0].error).toMatch(/refused: 127\.0\.0\.1 is in a loopback range/);
+  });
+
+  it('skips, and records why, when the endpoint was removed after the event was created', async () => {
+    const hook = await endpoint('/removed');
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    await removeWebhookEndpoint(pool, hook.id);
+    expect(await attemptDelivery(pair, 1)).toEqual({ outcome: 'skipped', attempts: 1 });
+    expect(receiver.on('/removed')).toHaveLength(0);
+    const { rows } = await pool.query('SELECT state, skipped_reason FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2', [
+      pair.eventId,
+      hook.id,
+    ]);
+    expect(rows[0]).toEqual({ state: 'skipped', skipped_reason: 'endpoint removed' });
+  });
+
+  it('skips when the endpoint unsubscribed from the event type meanwhile', async () => {
+    const hook = await endpoint('/unsubscribed');
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    await pool.query(`UPDATE webhook_endpoints SET events = '{status.updated}' WHERE id = $1`, [hook.id]);
+    expect(await attemptDelivery(pair, 1)).toEqual({ outcome: 'skipped', attempts: 1 });
+  });
+
+  it('during a secret rotation, requests verify with the old and the new secret, and X-Service-Signature switches at switch-at', async () => {
+    const hook = await endpoint('/rotating');
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    receiver.behaviour.set('/rotating', { status: 500 });
+    const rotated = (await rotateWebhookSecret(pool, hook.id, { overlapMs: 3_600_000, switchAt: new Date(Date.now() + 1_800_000) }))!;
+    await attemptDelivery(pair, 1);
+    const [before] = receiver.on('/rotating');
+    expect(verify(before.body, before.headers['x-service-signature'] as string, hook.secret)).toBe(true);
+    expect(verifyRequest(before.body, before.headers, [rotated.secret, hook.secret])).toEqual({ ok: true });
+    expect(() => new Webhook(hook.secret).verify(before.body, before.headers as Record<string, string>)).not.toThrow();
+    expect(() => new Webhook(rotated.secret).verify(before.body, before.headers as Record<string, string>)).not.toThrow();
+
+    await pool.query('UPDATE webhook_endpoints SET signature_switch_at = now() WHERE id = $1', [hook.id]);
+    await attemptDelivery(pair, 2);
+    const [, after] = receiver.on('/rotating');
+    expect(verify(after.body, after.headers['x-service-signature'] as string, rotated.secret)).toBe(true);
+    expect(() => new Webhook(hook.secret).verify(after.body, after.headers as Record<string, string>)).not.toThrow();
+  });
+});

@@ -1,0 +1,245 @@
+// The webhook and delivery commands of the operator CLI as an operator runs them: a real
+// `tsx cli/admin.ts` subprocess against the migrated test Postgres. Checks the --json contracts of
+// DESIGN.md §4 (`webhook add` → { id, secret, url, events }, lists → { data }), that secrets are
+// printed once and never listed, the SSRF refusal at `add`, and rotation.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createIssuer } from '../../db/issuers.js';
+import { createPool, type Pool } from '../../db/pool.js';
+import { createWebhookEvents, recordDeliveryAttempt } from '../../db/webhooks.js';
+import type { StatusRecord } from '../../domain/schemas.js';
+import { requireTestEnv } from '../support/env.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSX_CLI = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let databaseUrl: string;
+let pool: Pool;
+
+beforeAll(() => {
+  databaseUrl = requireTestEnv('TEST_DATABASE_URL');
+  pool = createPool(databaseUrl, { max: 2, applicationName: 'test-webhook-cli' });
+});
+
+afterAll(async () => {
+  await pool?.end();
+});
+
+function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [TSX_CLI, 'cli/admin.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? ROOT, DATABASE_URL: databaseUrl, CDS_RUNTIME_FILE: '/nonexistent/runtime.json', ...env }, // prettier-ignore
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function expectOneLineFailure(result: CliResult, reason: RegExp): void {
+  expect(result.code).not.toBe(0);
+  expect(result.stdout).toBe('');
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(reason);
+}
+
+const PUBLIC_URL = 'https://93.184.215.14/hooks/cards';
+
+async function addWebhook(issuerId: string, url = PUBLIC_URL, events = 'status.updated,delivery.completed') {
+  const result = await runCli(['webhook', 'add', '--issuer', issuerId, '--url', url, '--events', events, '--json']);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout) as { id: string; secret: string; url: string; events: string[] };
+}
+
+describe('webhook add', () => {
+  it('prints exactly { id, secret, url, events } with a whe_ id and a whsec_ secret', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Webhooks')).id;
+    const body = await addWebhook(issuerId);
+    expect(Object.keys(body).sort()).toEqual(['events', 'id', 'secret', 'url']);
+    expect(body.id).toMatch(/^whe_[0-9A-Za-z]{16}$/);
+    expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(body).toMatchObject({ url: PUBLIC_URL, events: ['status.updated', 'delivery.completed'] });
+  });
+
+  it('refuses a loopback URL with a one-line reason naming the range', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI SSRF')).id;
+    expectOneLineFailure(
+      await runCli(['webhook', 'add', '--issuer', issuerId, '--url', 'http://127.0.0.1:9/hook', '--events', 'status.updated']),
+      /^error: invalid --url: 127\.0\.0\.1 is in a loopback range/,
+    );
+  });
+
+  it('accepts a loopback URL when WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Dev')).id;
+    const result = await runCli(
+      ['webhook', 'add', '--issuer', issuerId, '--url', 'http://127.0.0.1:9/hook', '--events', 'status.updated', '--json'],
+      { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+    );
+    expect(result.code).toBe(0);
+  });
+
+  it('refuses an unknown event type, naming the known ones', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Events')).id;
+    expectOneLineFailure(
+      await runCli(['webhook', 'add', '--issuer', issuerId, '--url', PUBLIC_URL, '--events', 'status.updated,card.lost']),
+      /^error: invalid --events: unknown event "card\.lost" \(known: status\.updated, delivery\.predicted/,
+    );
+  });
+
+  it('refuses an unknown issuer', async () => {
+    expectOneLineFailure(
+      await runCli(['webhook', 'add', '--issuer', 'iss_doesNotExist00', '--url', PUBLIC_URL, '--events', 'status.updated']),
+      /^error: unknown issuer: iss_doesNotExist00$/,
+    );
+  });
+
+  it('refuses a 21st endpoint for one issuer', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Limit')).id;
+    await pool.query(
+      `INSERT INTO webhook_endpoints (id, issuer_id, url, events, secret)
+       SELECT 'whe_limit_' || $1 || '_' || n, $1, $2, '{status.updated}', 'whsec_x' FROM generate_series(1, 20) n`,
+      [issuerId, PUBLIC_URL],
+    );
+    expectOneLineFailure(
+      await runCli(['webhook', 'add', '--issuer', issuerId, '--url', PUBLIC_URL, '--events', 'status.updated']),
+      /already has 20 webhook endpoints/,
+    );
+  });
+});
+
+describe('webhook list and remove', () => {
+  it('lists the endpoints of an issuer without their secrets', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI List')).id;
+    const added = await addWebhook(issuerId);
+    const result = await runCli(['webhook', 'list', '--issuer', issuerId, '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain(added.secret);
+    expect(result.stdout).not.toMatch(/whsec_/);
+    const { data } = JSON.parse(result.stdout);
+    expect(data).toEqual([
+      expect.objectContaining({
+        id: added.id,
+        issuer_id: issuerId,
+        url: PUBLIC_URL,
+        events: added.events,
+        previous_secret_expires_at: null,
+      }),
+    ]);
+  });
+
+  it('remove takes the endpoint out of the list and stops new deliveries to it', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Remove')).id;
+    const added = await addWebhook(issuerId);
+    const removed = await runCli(['webhook', 'remove', '--id', added.id, '--json']);
+    expect(removed.code).toBe(0);
+    expect(Object.keys(JSON.parse(removed.stdout)).sort()).toEqual(['id', 'removed_at']);
+    expect(JSON.parse((await runCli(['webhook', 'list', '--issuer', issuerId, '--json'])).stdout).data).toEqual([]);
+    const data = sampleRecord();
+    const pairs = await createWebhookEvents(pool, { dispatchId: data.id, issuerId, mode: 'live', events: [{ type: 'status.updated', timestamp: new Date().toISOString(), data }] }); // prettier-ignore
+    expect(pairs).toEqual([]);
+  });
+
+  it('remove refuses an unknown id', async () => {
+    expectOneLineFailure(
+      await runCli(['webhook', 'remove', '--id', 'whe_doesNotExist00']),
+      /^error: unknown webhook endpoint: whe_doesNotExist00$/,
+    );
+  });
+});
+
+describe('webhook rotate-secret', () => {
+  it('prints a new secret and keeps the old one for the overlap, switching X-Service-Signature at --switch-at', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Rotate')).id;
+    const added = await addWebhook(issuerId);
+    const switchAt = new Date(Date.now() + 3_600_000).toISOString();
+    const result = await runCli(['webhook', 'rotate-secret', '--id', added.id, '--overlap', '2h', '--switch-at', switchAt, '--json']);
+    expect(result.stderr).toBe('');
+    const body = JSON.parse(result.stdout);
+    expect(Object.keys(body).sort()).toEqual(['id', 'previous_secret_expires_at', 'secret', 'signature_switch_at']);
+    expect(body.secret).toMatch(/^whsec_/);
+    expect(body.secret).not.toBe(added.secret);
+    expect(body.signature_switch_at).toBe(switchAt);
+    const { rows } = await pool.query('SELECT secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE id = $1', [added.id]); // prettier-ignore
+    expect(rows[0]).toMatchObject({ secret: body.secret, previous_secret: added.secret });
+    const overlapMs = (rows[0].previous_secret_expires_at as Date).getTime() - Date.now();
+    expect(overlapMs).toBeGreaterThan(7_000_000);
+    expect(overlapMs).toBeLessThanOrEqual(7_200_000);
+  });
+
+  it('switches X-Service-Signature at the end of the overlap by default', async () => {
+    const added = await addWebhook((await createIssuer(pool, 'CLI Rotate Default')).id);
+    const body = JSON.parse((await runCli(['webhook', 'rotate-secret', '--id', added.id, '--json'])).stdout);
+    expect(body.signature_switch_at).toBe(body.previous_secret_expires_at);
+    expect(Date.parse(body.previous_secret_expires_at) - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
+  });
+
+  it('refuses a --switch-at after the end of the overlap', async () => {
+    const added = await addWebhook((await createIssuer(pool, 'CLI Rotate Late')).id);
+    const late = new Date(Date.now() + 3 * 3_600_000).toISOString();
+    expectOneLineFailure(
+      await runCli(['webhook', 'rotate-secret', '--id', added.id, '--overlap', '1h', '--switch-at', late]),
+      /^error: invalid --switch-at: must not be later than the end of the overlap/,
+    );
+  });
+});
+
+describe('deliveries list', () => {
+  it('lists { event_id, endpoint_id, event, state, attempts, last_attempt_at }, filtered by --undeliverable and --endpoint', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Deliveries')).id;
+    const hook = await addWebhook(issuerId);
+    const data = sampleRecord();
+    const [delivered, failed] = await createWebhookEvents(pool, {
+      dispatchId: data.id,
+      issuerId,
+      mode: 'live',
+      events: [
+        { type: 'status.updated', timestamp: '2026-11-20T10:00:00.000Z', data },
+        { type: 'delivery.completed', timestamp: '2026-11-20T10:00:00.000Z', data },
+      ],
+    });
+    const at = new Date('2026-11-20T10:00:01.000Z');
+    await recordDeliveryAttempt(pool, { ...delivered, attempt: 1, startedAt: at, durationMs: 12, statusCode: 200, state: 'delivered' });
+    await recordDeliveryAttempt(pool, { ...failed, attempt: 6, startedAt: at, durationMs: 5000, error: 'timeout', state: 'undeliverable' });
+
+    const all = JSON.parse((await runCli(['deliveries', 'list', '--endpoint', hook.id, '--json'])).stdout).data;
+    expect(all).toHaveLength(2);
+    expect(all).toContainEqual({ event_id: delivered.eventId, endpoint_id: hook.id, event: 'status.updated', state: 'delivered', attempts: 1, last_attempt_at: at.toISOString() }); // prettier-ignore
+
+    const result = await runCli(['deliveries', 'list', '--undeliverable', '--endpoint', hook.id, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).data).toEqual([
+      { event_id: failed.eventId, endpoint_id: hook.id, event: 'delivery.completed', state: 'undeliverable', attempts: 1, last_attempt_at: at.toISOString() }, // prettier-ignore
+    ]);
+  });
+});
+
+function sampleRecord(): StatusRecord {
+  return {
+    id: randomUUID(),
+    status: 'in_transit',
+    dispatch_date: '2026-11-18T08:00:00.000Z',
+    destination: { postal_code: '10115', country_code: 'DE' },
+    prediction: { delivery_window: { min: '2026-11-20', max: '2026-11-22' }, confidence_level: 'Medium' },
+    ui_suggestion: { locale: 'en-GB', recommended_message: 'Your card is on its way.', recommended_action: 'None' },
+  };
+}
