@@ -62,3 +62,10 @@ export interface DispatchSnapshot {
   pendingEvents: number;
 }
 export const snapshotQuery = defineQuery<DispatchSnapshot>('snapshot');
+
+export const REDELIVERY_WORKFLOW_TYPE = 'redeliveryWorkflow';
+
+/** Deliveries an operator replays (already reset to pending in the database). */
+export interface RedeliveryInput {
+  deliveries: Array<{ eventId: string; endpointId: string }>;
+}

@@ -3,17 +3,12 @@
 // small workflow so replaying works the same whether the dispatch's workflow is open or closed.
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import type { RedeliveryInput } from './definitions.js';
 
 const { deliverWebhook } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
-
-export const REDELIVERY_WORKFLOW_TYPE = 'redeliveryWorkflow';
-
-export interface RedeliveryInput {
-  deliveries: Array<{ eventId: string; endpointId: string }>;
-}
 
 export async function redeliveryWorkflow(input: RedeliveryInput) {
   const results = await Promise.all(input.deliveries.map((delivery) => deliverWebhook(delivery)));

@@ -27,6 +27,15 @@ export function resolveDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string
   return runtime.databaseUrl;
 }
 
+/** The Temporal frontend of the running service: TEMPORAL_ADDRESS, else the running `npm start`'s. */
+export function resolveTemporalAddress(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.TEMPORAL_ADDRESS?.trim();
+  if (fromEnv) return fromEnv;
+  const runtime = readRuntimeFile(RUNTIME_FILE);
+  if (!runtime || !isRuntimeAlive(runtime)) throw new CliError('no Temporal: start the service with `npm start` or set TEMPORAL_ADDRESS');
+  return runtime.temporalAddress;
+}
+
 /** Opens one small pool for the command, runs it, and always closes the pool. */
 export async function withDatabase<T>(work: (db: Pool) => Promise<T>): Promise<T> {
   const pool = createPool(resolveDatabaseUrl(), { max: 1, applicationName: 'card-delivery-admin' });

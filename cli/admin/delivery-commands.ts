@@ -1,16 +1,38 @@
 // `deliveries list`: the webhook delivery log as an operator reads it (DESIGN.md §4): one row per
 // (webhook event, endpoint) with its state (pending, delivered, undeliverable, skipped), attempts and
-// last attempt time. Replay needs the workflow side and is not here yet.
+// last attempt time. `deliveries replay`: one event again, or an endpoint's events of a time range,
+// through a redelivery workflow on the service's task queue (same signing, same retry schedule).
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { resetDeliveriesForReplay, type ReplayFilter } from '../../db/webhook-replay.js';
 import { listDeliveries } from '../../db/webhooks.js';
-import { iso, output, parseOptions, table, withDatabase } from './context.js';
+import { loadConfig } from '../../platform/config.js';
+import { REDELIVERY_WORKFLOW_TYPE, type RedeliveryInput } from '../../workflows/definitions.js';
+import type { redeliveryWorkflow } from '../../workflows/redelivery.js';
+import { CliError, iso, output, parseOptions, resolveTemporalAddress, table, withDatabase } from './context.js';
 
 const listOptions = z.object({
   undeliverable: z.boolean().optional(),
   endpoint: z.string().trim().min(1, 'must not be empty').optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
+
+const replayOptions = z
+  .object({
+    eventId: z.string().trim().min(1).optional(),
+    endpoint: z.string().trim().min(1).optional(),
+    since: z.iso.datetime({ offset: true }).optional(),
+    until: z.iso.datetime({ offset: true }).optional(),
+    wait: z.boolean().optional(),
+  })
+  .refine((o) => (o.eventId !== undefined) !== (o.endpoint !== undefined), {
+    message: 'give either --event-id, or --endpoint with --since and --until',
+  })
+  .refine((o) => o.endpoint === undefined || (o.since !== undefined && o.until !== undefined && o.since < o.until), {
+    message: '--endpoint needs --since and --until (ISO 8601 timestamps, since before until)',
+  });
 
 export function registerDeliveryCommands(program: Command): void {
   const deliveries = program.command('deliveries').description('inspect webhook deliveries');
@@ -41,5 +63,46 @@ export function registerDeliveryCommands(program: Command): void {
           data.map((d) => [d.event_id, d.endpoint_id, d.event, d.state, String(d.attempts), d.last_attempt_at ?? '-']),
         );
       });
+    });
+
+  deliveries
+    .command('replay')
+    .description('deliver again one webhook event, or an endpoint’s events created in [since, until)')
+    .option('--event-id <id>', 'the event to deliver again (evt_…), to every endpoint it went to')
+    .option('--endpoint <id>', 'with --since/--until: recover this endpoint’s events of a time range')
+    .option('--since <iso>', 'start of the range (inclusive)')
+    .option('--until <iso>', 'end of the range (exclusive)')
+    .option('--wait', 'wait until every replayed delivery has settled and print the outcomes')
+    .action(async (raw: unknown, command: Command) => {
+      const options = parseOptions(replayOptions, raw);
+      const filter: ReplayFilter = options.eventId
+        ? { eventId: options.eventId }
+        : { endpointId: options.endpoint!, since: new Date(options.since!), until: new Date(options.until!) };
+      const deliveries = await withDatabase((db) => resetDeliveriesForReplay(db, filter));
+      if (deliveries.length === 0) throw new CliError('nothing to replay: no delivery matches (or its endpoint was removed)');
+      const config = loadConfig();
+      const connection = await Connection.connect({ address: resolveTemporalAddress() });
+      try {
+        const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+        const handle = await client.workflow.start<typeof redeliveryWorkflow>(REDELIVERY_WORKFLOW_TYPE, {
+          workflowId: `redeliver-${randomUUID()}`,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          args: [{ deliveries } satisfies RedeliveryInput],
+        });
+        const outcomes = options.wait ? await handle.result() : undefined;
+        const data = deliveries.map((d, i) => ({
+          event_id: d.eventId,
+          endpoint_id: d.endpointId,
+          ...(outcomes ? { outcome: outcomes[i].outcome, attempts: outcomes[i].attempts } : {}),
+        }));
+        output(command, { id: handle.workflowId, data }, () =>
+          [
+            `Redelivery ${handle.workflowId} started for ${data.length} deliver${data.length === 1 ? 'y' : 'ies'}.`,
+            ...data.map((d) => `  ${d.event_id} → ${d.endpoint_id}${'outcome' in d ? `: ${d.outcome}` : ''}`),
+          ].join('\n'),
+        );
+      } finally {
+        await connection.close();
+      }
     });
 }

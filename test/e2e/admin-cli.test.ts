@@ -3,26 +3,17 @@
 // alone). Checks the --json contracts of DESIGN.md §4, that a key is shown once and stored only as
 // a hash, and the one-line failures.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { writeRuntimeFile } from '../../cli/runtime-file.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { parseKey, SCOPES } from '../../domain/api-keys.js';
 import { startPostgres, type RunningPostgres } from '../../platform/postgres.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX_CLI = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { expectOneLineFailure, runCli as runCliProcess } from '../support/cli.js';
 
 let databaseUrl: string;
 let pool: Pool;
@@ -49,42 +40,9 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/**
- * Runs the CLI with only the environment given (plus PATH/HOME): no DATABASE_URL unless passed,
- * and a runtime file path of the test's own so a developer's running `npm start` is never seen.
- */
-function runCli(args: string[], env: Record<string, string> = { DATABASE_URL: databaseUrl }): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX_CLI, 'cli/admin.ts', ...args], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? work,
-        CDS_RUNTIME_FILE: path.join(work, 'absent-runtime.json'),
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function expectOneLineFailure(result: CliResult, reason: RegExp): void {
-  expect(result.code).not.toBe(0);
-  expect(result.stdout).toBe('');
-  const lines = result.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(reason);
-  expect(result.stderr).not.toMatch(/\s+at\s/); // no stack trace
+/** The CLI against this test's database, with a runtime file path of the test's own. */
+function runCli(args: string[], env: Record<string, string> = { DATABASE_URL: databaseUrl }) {
+  return runCliProcess(args, { CDS_RUNTIME_FILE: path.join(work, 'absent-runtime.json'), ...env });
 }
 
 async function newIssuer(name = 'Test Issuer'): Promise<string> {

@@ -3,24 +3,13 @@
 // DESIGN.md §4 (`webhook add` → { id, secret, url, events }, lists → { data }), that secrets are
 // printed once and never listed, the SSRF refusal at `add`, and rotation.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { createWebhookEvents, recordDeliveryAttempt } from '../../db/webhooks.js';
 import type { StatusRecord } from '../../domain/schemas.js';
+import { expectOneLineFailure, runCli as runCliProcess } from '../support/cli.js';
 import { requireTestEnv } from '../support/env.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX_CLI = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let databaseUrl: string;
 let pool: Pool;
@@ -34,32 +23,8 @@ afterAll(async () => {
   await pool?.end();
 });
 
-function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX_CLI, 'cli/admin.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? ROOT, DATABASE_URL: databaseUrl, CDS_RUNTIME_FILE: '/nonexistent/runtime.json', ...env }, // prettier-ignore
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function expectOneLineFailure(result: CliResult, reason: RegExp): void {
-  expect(result.code).not.toBe(0);
-  expect(result.stdout).toBe('');
-  const lines = result.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(reason);
+function runCli(args: string[], env: Record<string, string> = {}) {
+  return runCliProcess(args, { DATABASE_URL: databaseUrl, ...env });
 }
 
 const PUBLIC_URL = 'https://93.184.215.14/hooks/cards';
