@@ -7,7 +7,16 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { loadConfig, type Config } from '../../platform/config.js';
-import type { DispatchRegistration } from '../../workflows/definitions.js';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { CarrierEventBody } from '../../domain/schemas.js';
+import { dedupeKey } from '../../domain/state-machine.js';
+import {
+  carrierEventSignal,
+  DISPATCH_WORKFLOW_TYPE,
+  registerUpdate,
+  type DispatchRegistration,
+  type DispatchWorkflowInput,
+} from '../../workflows/definitions.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import { randomId, requireTestEnv, testLogger } from './env.js';
@@ -68,4 +77,27 @@ export function registration(issuerId: string, overrides: Partial<DispatchRegist
     fingerprint: JSON.stringify({ destination }),
     ...overrides,
   };
+}
+
+/** Registers a dispatch as the API does: update-with-start of its workflow. */
+export function registerDispatch(
+  client: Client,
+  taskQueue: string,
+  reg: DispatchRegistration,
+  options: DispatchWorkflowInput['options'] = {},
+) {
+  return client.workflow.executeUpdateWithStart(registerUpdate, {
+    args: [reg],
+    startWorkflowOperation: new WithStartWorkflowOperation(DISPATCH_WORKFLOW_TYPE, {
+      workflowId: reg.id,
+      taskQueue,
+      args: [{ registration: reg, options } satisfies DispatchWorkflowInput],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    }),
+  });
+}
+
+/** Sends a carrier event as the API does, with its dedupe key. */
+export async function signalCarrierEvent(client: Client, id: string, event: CarrierEventBody): Promise<void> {
+  await client.workflow.getHandle(id).signal(carrierEventSignal, { ...event, dedupeKey: dedupeKey(event) });
 }

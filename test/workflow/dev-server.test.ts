@@ -1,26 +1,18 @@
 // The dispatch workflow on a real Temporal dev server: what an operator sees (search attributes to
 // filter by, current details), and continue-as-new when the server itself suggests it.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Pool } from '../../db/pool.js';
-import { dedupeKey } from '../../domain/state-machine.js';
 import type { CarrierEventBody } from '../../domain/schemas.js';
 import { loadConfig } from '../../platform/config.js';
 import { freePort } from '../../platform/postgres.js';
 import { startDevServer, type RunningDevServer } from '../../platform/temporal-dev-server.js';
 import { createWorker } from '../../worker/create-worker.js';
-import {
-  carrierEventSignal,
-  DISPATCH_WORKFLOW_TYPE,
-  registerUpdate,
-  snapshotQuery,
-  type DispatchRegistration,
-  type DispatchWorkflowInput,
-} from '../../workflows/definitions.js';
+import { DISPATCH_WORKFLOW_TYPE, snapshotQuery, type DispatchRegistration } from '../../workflows/definitions.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
 import { randomId, requireTestEnv, testLogger } from '../support/env.js';
-import { insertIssuer, registration, testPool } from '../support/workflow-env.js';
+import { insertIssuer, registerDispatch, registration, signalCarrierEvent, testPool } from '../support/workflow-env.js';
 
 interface Cluster {
   client: Client;
@@ -56,21 +48,8 @@ async function connect(address: string, pool: Pool): Promise<Cluster> {
   };
 }
 
-function register(cluster: Cluster, reg: DispatchRegistration) {
-  return cluster.client.workflow.executeUpdateWithStart(registerUpdate, {
-    args: [reg],
-    startWorkflowOperation: new WithStartWorkflowOperation(DISPATCH_WORKFLOW_TYPE, {
-      workflowId: reg.id,
-      taskQueue: cluster.taskQueue,
-      args: [{ registration: reg } satisfies DispatchWorkflowInput],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    }),
-  });
-}
-
-async function signal(cluster: Cluster, id: string, event: CarrierEventBody) {
-  await cluster.client.workflow.getHandle(id).signal(carrierEventSignal, { ...event, dedupeKey: dedupeKey(event) });
-}
+const register = (cluster: Cluster, reg: DispatchRegistration) => registerDispatch(cluster.client, cluster.taskQueue, reg);
+const signal = (cluster: Cluster, id: string, event: CarrierEventBody) => signalCarrierEvent(cluster.client, id, event);
 
 async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
   for (let i = 0; i < 100; i++) {

@@ -2,22 +2,21 @@
 // real test Postgres: registration, the state machine end to end, dedupe across continue-as-new,
 // the versioned projection and the terminal state.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { Pool } from '../../db/pool.js';
-import { dedupeKey } from '../../domain/state-machine.js';
 import type { CarrierEventBody } from '../../domain/schemas.js';
-import {
-  carrierEventSignal,
-  DISPATCH_WORKFLOW_TYPE,
-  registerUpdate,
-  snapshotQuery,
-  type DispatchRegistration,
-  type DispatchWorkflowInput,
-} from '../../workflows/definitions.js';
+import { snapshotQuery, type DispatchRegistration, type DispatchWorkflowInput } from '../../workflows/definitions.js';
 import { maybeRecordHistory } from '../support/histories.js';
-import { createTestWorker, createTimeSkippingEnv, insertIssuer, registration, testPool } from '../support/workflow-env.js';
+import {
+  createTestWorker,
+  registerDispatch,
+  signalCarrierEvent,
+  createTimeSkippingEnv,
+  insertIssuer,
+  registration,
+  testPool,
+} from '../support/workflow-env.js';
 
 let env: TestWorkflowEnvironment;
 let pool: Pool;
@@ -41,21 +40,9 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-function register(reg: DispatchRegistration, options: DispatchWorkflowInput['options'] = {}) {
-  return env.client.workflow.executeUpdateWithStart(registerUpdate, {
-    args: [reg],
-    startWorkflowOperation: new WithStartWorkflowOperation(DISPATCH_WORKFLOW_TYPE, {
-      workflowId: reg.id,
-      taskQueue,
-      args: [{ registration: reg, options } satisfies DispatchWorkflowInput],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    }),
-  });
-}
-
-async function signal(id: string, event: CarrierEventBody) {
-  await env.client.workflow.getHandle(id).signal(carrierEventSignal, { ...event, dedupeKey: dedupeKey(event) });
-}
+const register = (reg: DispatchRegistration, options: DispatchWorkflowInput['options'] = {}) =>
+  registerDispatch(env.client, taskQueue, reg, options);
+const signal = (id: string, event: CarrierEventBody) => signalCarrierEvent(env.client, id, event);
 
 async function projection(id: string) {
   const { rows } = await pool.query('SELECT version, status, record, exception_reason FROM dispatches WHERE id = $1', [id]);

@@ -2,23 +2,24 @@
 // delivery activity to a real local HTTP receiver: which events fire, and the spec's retry schedule
 // (1 min, 5 min, 30 min, 2 h, 8 h, then undeliverable) measured on the server's own clock.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { Pool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhooks.js';
 import type { CarrierEventBody } from '../../domain/schemas.js';
-import { dedupeKey, type WebhookEventType } from '../../domain/state-machine.js';
-import {
-  carrierEventSignal,
-  DISPATCH_WORKFLOW_TYPE,
-  registerUpdate,
-  type DispatchRegistration,
-  type DispatchWorkflowInput,
-} from '../../workflows/definitions.js';
+import { type WebhookEventType } from '../../domain/state-machine.js';
+import { type DispatchRegistration, type DispatchWorkflowInput } from '../../workflows/definitions.js';
 import { maybeRecordHistory } from '../support/histories.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
-import { createTestWorker, createTimeSkippingEnv, insertIssuer, registration, testPool } from '../support/workflow-env.js';
+import {
+  createTestWorker,
+  registerDispatch,
+  signalCarrierEvent,
+  createTimeSkippingEnv,
+  insertIssuer,
+  registration,
+  testPool,
+} from '../support/workflow-env.js';
 
 let env: TestWorkflowEnvironment;
 let pool: Pool;
@@ -55,21 +56,9 @@ async function issuerWithEndpoint(events: WebhookEventType[], respond: Receiver[
   return { issuerId, endpointId: created.endpoint.id };
 }
 
-function register(reg: DispatchRegistration, options: DispatchWorkflowInput['options'] = {}) {
-  return env.client.workflow.executeUpdateWithStart(registerUpdate, {
-    args: [reg],
-    startWorkflowOperation: new WithStartWorkflowOperation(DISPATCH_WORKFLOW_TYPE, {
-      workflowId: reg.id,
-      taskQueue,
-      args: [{ registration: reg, options } satisfies DispatchWorkflowInput],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    }),
-  });
-}
-
-async function signal(id: string, event: CarrierEventBody) {
-  await env.client.workflow.getHandle(id).signal(carrierEventSignal, { ...event, dedupeKey: dedupeKey(event) });
-}
+const register = (reg: DispatchRegistration, options: DispatchWorkflowInput['options'] = {}) =>
+  registerDispatch(env.client, taskQueue, reg, options);
+const signal = (id: string, event: CarrierEventBody) => signalCarrierEvent(env.client, id, event);
 
 /** Delivers the card and lets the workflow run to its end (time skipping runs while we await it). */
 async function deliverAndFinish(id: string) {
