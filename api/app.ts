@@ -1,16 +1,17 @@
 // The Koa application: the middleware chain in one visible order, then the routes (DESIGN.md §3).
 // Check order for a request: 401 → 429 → 400 → 404/403. Stateless apart from short-lived caches,
 // so any number of API processes can run against one Postgres and one Temporal.
+import type http from 'node:http';
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import Koa from 'koa';
 import type { Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
+import { createFastStatus } from './fast-status.js';
 import { ApiKeyCache } from './key-cache.js';
 import { authenticate, requireApiKey } from './middleware/auth.js';
 import { renderErrors } from './middleware/errors.js';
-import { prefetchStatus } from './middleware/prefetch.js';
 import { countRequest, enforceRateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
@@ -32,7 +33,7 @@ export interface AppDeps {
 const OPENAPI_PATH = '/v1/openapi.json';
 
 /** What an app holds that outlives a request; released by `disposeApp`. */
-const resources = new WeakMap<Koa, { limiter: RateLimiter }>();
+const resources = new WeakMap<Koa, { limiter: RateLimiter; keys: ApiKeyCache }>();
 
 export function createApp(deps: AppDeps): Koa {
   const { config, pool, logger } = deps;
@@ -56,15 +57,31 @@ export function createApp(deps: AppDeps): Koa {
   app.use(renderErrors(logger)); // the one place errors become { error, message }
   app.use(health.routes()); // /healthz, /readyz: no key, no rate limit
   app.use(authenticate(keys)); // resolves the key, if any (cached)
-  app.use(prefetchStatus(pool)); // hot path: the status read overlaps the rate-limit write
   app.use(countRequest(limiter)); // counts every request; X-RateLimit-* headers
   app.use(requireApiKey([OPENAPI_PATH])); // 401
   app.use(enforceRateLimit()); // 429
   app.use(v1.routes()); // 400 → 404/403, per route
   app.use(v1.allowedMethods()); // 405 with Allow
 
-  resources.set(app, { limiter });
+  resources.set(app, { limiter, keys });
   return app;
+}
+
+/**
+ * The HTTP handler: the fast path for a successful GET /v1/status/{id} (api/fast-status.ts), and
+ * the Koa app for everything else, with the same key cache and rate-limit counter.
+ */
+export function createRequestHandler(app: Koa, deps: AppDeps): http.RequestListener {
+  const { keys, limiter } = resources.get(app)!;
+  const serveStatus = createFastStatus({ keys, limiter, pool: deps.pool, logger: deps.logger });
+  const koa = app.callback();
+  return (req, res) => {
+    serveStatus(req, res)
+      .catch(() => false)
+      .then((served) => {
+        if (!served && !res.headersSent) void koa(req, res);
+      });
+  };
 }
 
 /** Stops the app's background work (old rate-limit windows cleanup). */

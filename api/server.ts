@@ -2,7 +2,7 @@
 // and the test harness.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp, disposeApp, type AppDeps } from './app.js';
+import { createApp, createRequestHandler, disposeApp, type AppDeps } from './app.js';
 
 export interface RunningApi {
   server: http.Server;
@@ -12,7 +12,7 @@ export interface RunningApi {
 
 export async function startApi(deps: AppDeps & { port?: number; host?: string }): Promise<RunningApi> {
   const app = createApp(deps);
-  const server = http.createServer(app.callback());
+  const server = http.createServer(createRequestHandler(app, deps));
   // Longer than a typical load balancer's idle timeout, so it is the balancer that closes idle connections.
   server.keepAliveTimeout = 65_000;
   const host = deps.host ?? deps.config.HOST;

@@ -1,7 +1,6 @@
 // What the middleware chain leaves in `ctx.state` for the routes, typed once for every handler.
 import type { Admission } from './rate-limiter.js';
 import type { ApiKey } from './key-cache.js';
-import type { PrefetchedDispatch } from './middleware/prefetch.js';
 
 declare module 'koa' {
   interface DefaultState {
@@ -13,7 +12,5 @@ declare module 'koa' {
     /** The key lookup failed (e.g. Postgres unreachable): rethrown where a key is required. */
     authFailure?: unknown;
     admission?: Admission;
-    /** GET /v1/status/{id}: the dispatch read, started early (middleware/prefetch.ts). */
-    prefetched?: PrefetchedDispatch;
   }
 }

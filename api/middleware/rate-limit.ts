@@ -4,12 +4,14 @@
 // the 401 check because the spec orders 401 before 429.
 import type { Middleware } from 'koa';
 import { ApiError } from '../errors.js';
+import type { FastPathRequest } from '../fast-status.js';
 import type { RateLimiter } from '../rate-limiter.js';
 
 export function countRequest(limiter: RateLimiter): Middleware {
   return async (ctx, next) => {
     const subject = ctx.state.apiKey ? `key:${ctx.state.apiKey.id}` : `ip:${ctx.ip}`;
-    const admission = await limiter.take(subject);
+    // A request the fast path already counted (api/fast-status.ts) is not counted again.
+    const admission = (ctx.req as FastPathRequest).fastPath?.admission ?? (await limiter.take(subject));
     ctx.state.admission = admission;
     ctx.set('X-RateLimit-Limit', String(admission.limit));
     ctx.set('X-RateLimit-Remaining', String(admission.remaining));

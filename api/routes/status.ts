@@ -1,6 +1,6 @@
-// GET /v1/status/{id}: the spec's status record, straight from the projection. The hot path sends
-// the stored JSON text as is (its read may have started early: middleware/prefetch.ts);
-// `?locale=` re-renders only `ui_suggestion` in the requested language.
+// GET /v1/status/{id}: the spec's status record, straight from the projection, sent as the stored
+// JSON text. Successful plain reads are answered before Koa by api/fast-status.ts; this route
+// answers the rest (every error, and `?locale=`, which re-renders only `ui_suggestion`).
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { findDispatch, findDispatchRecord, type DispatchRow } from '../../db/dispatches.js';
@@ -20,8 +20,7 @@ export function statusRoutes(router: Router, pool: Pool): void {
     const locale = parseLocale(ctx.query.locale);
     ctx.type = 'application/json';
     if (locale === undefined) {
-      const prefetched = ctx.state.prefetched?.id === id ? ctx.state.prefetched.row : undefined;
-      ctx.body = checkAccess(key, id, await (prefetched ?? findDispatchRecord(pool, id))).recordJson;
+      ctx.body = checkAccess(key, id, await findDispatchRecord(pool, id)).recordJson;
     } else {
       ctx.body = withLocale(checkAccess(key, id, await findDispatch(pool, id)), locale);
     }

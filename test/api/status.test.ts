@@ -120,4 +120,19 @@ describe('GET /v1/status/{id}', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
   });
+
+  it('answers the same from the fast path as from the Koa route (same body, same headers, counted once)', async () => {
+    // A plain read is served by api/fast-status.ts; with a query string it goes through Koa.
+    const fast = await request(h.baseUrl, `/v1/status/${dispatchId}`, { headers: bearer(key) });
+    const koa = await request(h.baseUrl, `/v1/status/${dispatchId}?via=koa`, { headers: bearer(key) });
+    expect(fast.status).toBe(200);
+    expect(koa.status).toBe(200);
+    expect(fast.text).toBe(koa.text);
+    for (const header of ['content-type', 'x-ratelimit-limit']) expect(fast.headers[header]).toBe(koa.headers[header]);
+    expect(fast.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    // Within one window, the second request has exactly one fewer remaining (unless a minute turned between them).
+    if (fast.headers['x-ratelimit-reset'] === koa.headers['x-ratelimit-reset']) {
+      expect(Number(fast.headers['x-ratelimit-remaining']) - Number(koa.headers['x-ratelimit-remaining'])).toBe(1);
+    }
+  });
 });
