@@ -101,3 +101,29 @@ export function registerDispatch(
 export async function signalCarrierEvent(client: Client, id: string, event: CarrierEventBody): Promise<void> {
   await client.workflow.getHandle(id).signal(carrierEventSignal, { ...event, dedupeKey: dedupeKey(event) });
 }
+
+export interface TimeSkippingTestbed {
+  env: TestWorkflowEnvironment;
+  pool: Pool;
+  taskQueue: string;
+  stop(): Promise<void>;
+}
+
+/** The time-skipping server, the test Postgres and a running worker with the real activities. */
+export async function startTimeSkippingTestbed(): Promise<TimeSkippingTestbed> {
+  const env = await createTimeSkippingEnv();
+  const pool = testPool();
+  const { worker, taskQueue } = await createTestWorker(env, pool);
+  const running = worker.run();
+  return {
+    env,
+    pool,
+    taskQueue,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await pool.end();
+      await env.teardown();
+    },
+  };
+}

@@ -3,41 +3,33 @@
 // the versioned projection and the terminal state.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import type { Pool } from '../../db/pool.js';
 import type { CarrierEventBody } from '../../domain/schemas.js';
 import { snapshotQuery, type DispatchRegistration, type DispatchWorkflowInput } from '../../workflows/definitions.js';
 import { maybeRecordHistory } from '../support/histories.js';
 import {
-  createTestWorker,
   registerDispatch,
   signalCarrierEvent,
-  createTimeSkippingEnv,
   insertIssuer,
   registration,
-  testPool,
+  startTimeSkippingTestbed,
+  type TimeSkippingTestbed,
 } from '../support/workflow-env.js';
 
+let testbed: TimeSkippingTestbed;
 let env: TestWorkflowEnvironment;
 let pool: Pool;
-let worker: Worker;
 let taskQueue: string;
-let running: Promise<void>;
 let issuerId: string;
 
 beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-  pool = testPool();
-  ({ worker, taskQueue } = await createTestWorker(env, pool));
-  running = worker.run();
+  testbed = await startTimeSkippingTestbed();
+  ({ env, pool, taskQueue } = testbed);
   issuerId = await insertIssuer(pool);
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await pool?.end();
-  await env?.teardown();
+  await testbed?.stop();
 });
 
 const register = (reg: DispatchRegistration, options: DispatchWorkflowInput['options'] = {}) =>

@@ -3,7 +3,6 @@
 // (1 min, 5 min, 30 min, 2 h, 8 h, then undeliverable) measured on the server's own clock.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import type { Pool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhooks.js';
 import type { CarrierEventBody } from '../../domain/schemas.js';
@@ -12,27 +11,23 @@ import { type DispatchRegistration, type DispatchWorkflowInput } from '../../wor
 import { maybeRecordHistory } from '../support/histories.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import {
-  createTestWorker,
   registerDispatch,
   signalCarrierEvent,
-  createTimeSkippingEnv,
   insertIssuer,
   registration,
-  testPool,
+  startTimeSkippingTestbed,
+  type TimeSkippingTestbed,
 } from '../support/workflow-env.js';
 
+let testbed: TimeSkippingTestbed;
 let env: TestWorkflowEnvironment;
 let pool: Pool;
-let worker: Worker;
 let taskQueue: string;
-let running: Promise<void>;
 let receiver: Receiver | undefined;
 
 beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-  pool = testPool();
-  ({ worker, taskQueue } = await createTestWorker(env, pool));
-  running = worker.run();
+  testbed = await startTimeSkippingTestbed();
+  ({ env, pool, taskQueue } = testbed);
 });
 
 afterEach(async () => {
@@ -41,10 +36,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await pool?.end();
-  await env?.teardown();
+  await testbed?.stop();
 });
 
 /** An issuer with one endpoint on a fresh receiver that records the test server's clock per request. */
