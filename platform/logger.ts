@@ -1,5 +1,6 @@
-// One pino logger configuration for every process: JSON lines, secrets redacted by path. Lines are
-// written in 4 KiB batches off the hot path (pino flushes what is left when the process exits).
+// One pino logger configuration for every process: JSON lines, secrets redacted by path, written
+// asynchronously (pino flushes what is left when the process exits). Not batched by size: a quiet
+// process must still show its lines at once.
 import { pino, type Logger } from 'pino';
 
 export type { Logger };
@@ -16,6 +17,6 @@ export function createLogger(options: { level?: string; name?: string; destinati
         censor: '[redacted]',
       },
     },
-    pino.destination({ dest: options.destination ?? 1, sync: false, minLength: 4096 }),
+    pino.destination({ dest: options.destination ?? 1, sync: false }),
   );
 }
