@@ -1,12 +1,17 @@
 // Activities that turn the dispatch workflow's state into what the outside world reads: the
-// prediction, the ui suggestion and the versioned projection row. Idempotent: a retry writes the
-// same version, which the monotonic upsert accepts once and ignores after.
+// prediction (from transit history and carrier conditions, domain/prediction-model.ts), the ui
+// suggestion and the versioned projection row; a delivered dispatch joins the transit history.
+// Idempotent: a retry writes the same version, which the monotonic upsert accepts once and ignores
+// after.
 import { log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
 import { recordEventEffects, upsertProjection } from '../db/projection.js';
+import { loadTransitStatistics, recordServiceDelivery } from '../db/history.js';
 import { createWebhookEvents } from '../db/webhooks.js';
+import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../domain/calendar.js';
 import { renderSuggestion } from '../domain/messages.js';
-import { predict, type Prediction } from '../domain/prediction.js';
+import type { Prediction } from '../domain/prediction.js';
+import { predictFromHistory } from '../domain/prediction-model.js';
 import type { StatusRecord } from '../domain/schemas.js';
 import type { DispatchState, EventEffect, WebhookEventType } from '../domain/state-machine.js';
 import { buildStatusRecord } from '../domain/status-record.js';
@@ -38,12 +43,23 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date 
   return {
     async writeProjection(input: ProjectionInput): Promise<ProjectionResult> {
       const { registration: reg, state } = input;
-      const prediction = predict({
+      const predictionInput = {
         dispatchDate: reg.dispatchDate,
         destination: reg.destination,
         state,
         today: now().toISOString().slice(0, 10),
-      });
+      };
+      // Delivered and out-for-delivery windows come from the carrier's scan, never from history.
+      const usesHistory = state.status === 'dispatched' || state.status === 'in_transit' || state.status === 'exception';
+      const statistics = usesHistory
+        ? await loadTransitStatistics(deps.pool, {
+            countryCode: reg.destination.country_code,
+            postalCode: reg.destination.postal_code,
+            today: predictionInput.today,
+          })
+        : null;
+      const prediction = predictFromHistory(predictionInput, statistics);
+      if (state.status === 'delivered') await recordDelivery(deps.pool, reg, state.statusSince);
       const suggestion = renderSuggestion({
         status: state.status,
         window: prediction.window,
@@ -100,6 +116,21 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date 
       await recordEventEffects(deps.pool, input.dispatchId, input.eventEffects);
     },
   };
+}
+
+/** The service's own completed delivery joins the transit history (once per dispatch). */
+async function recordDelivery(pool: Pool, reg: DispatchRegistration, deliveredAt: string): Promise<void> {
+  const country = reg.destination.country_code;
+  const dispatchDate = utcDateOf(reg.dispatchDate);
+  const deliveredDate = utcDateOf(deliveredAt);
+  await recordServiceDelivery(pool, reg.id, {
+    postalCode: reg.destination.postal_code,
+    countryCode: country,
+    dispatchDate,
+    deliveredDate,
+    // Counted as the window is built: from the first business day on or after dispatch.
+    businessDays: businessDaysBetween(businessDayOnOrAfter(dispatchDate, country), deliveredDate, country),
+  });
 }
 
 /** A new or revised window or confidence; the first prediction (at registration) counts as new. */

@@ -9,6 +9,8 @@ import { registerIssuerCommands } from './admin/issuer-commands.js';
 import { registerKeyCommands } from './admin/key-commands.js';
 import { registerWebhookCommands } from './admin/webhook-commands.js';
 import { registerDeliveryCommands } from './admin/delivery-commands.js';
+import { registerHistoryCommands } from './admin/history-commands.js';
+import { registerConditionsCommands } from './admin/conditions-commands.js';
 
 const program = new Command('admin')
   .description('Card Delivery Status Service: operator commands')
@@ -20,6 +22,8 @@ registerIssuerCommands(program);
 registerKeyCommands(program);
 registerWebhookCommands(program);
 registerDeliveryCommands(program);
+registerHistoryCommands(program);
+registerConditionsCommands(program);
 
 try {
   await program.parseAsync(process.argv);

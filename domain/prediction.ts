@@ -169,7 +169,7 @@ function transitWindow(input: PredictionInput, confidence: ConfidenceLevel): Pre
  * today (or the next business day); once it passes `max`, the whole window slides and keeps its
  * width, since a late card is still expected, just not on the original dates.
  */
-function notInThePast(window: Prediction['window'], today: string, country: string): Prediction['window'] {
+export function notInThePast(window: Prediction['window'], today: string, country: string): Prediction['window'] {
   if (window.min >= today) return window;
   const min = businessDayOnOrAfter(today, country);
   if (window.max >= min) return { min, max: window.max };

@@ -1,0 +1,124 @@
+// `history import FILE.csv`: loads past deliveries into the transit history the prediction model
+// learns from (DESIGN.md "Predictions"). The file (header `postal_code,country_code,dispatch_date,
+// delivered_date`) is streamed through csv-parse and into one COPY, so its size does not matter;
+// each row's transit is counted in business days of its destination country. A bad row is reported
+// by its line number on stderr and skipped; every other row is imported.
+import { MultiBar, Presets } from 'cli-progress';
+import { parse } from 'csv-parse';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { copyTransitHistory, type TransitRecord } from '../../db/history.js';
+import { businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
+import { countryCode, isoDate } from '../../domain/schemas.js';
+import { CliError, output, withDatabase } from './context.js';
+
+const HEADER = ['postal_code', 'country_code', 'dispatch_date', 'delivered_date'] as const;
+type CsvRecord = Partial<Record<(typeof HEADER)[number], string>>;
+
+export interface ImportSummary {
+  imported: number;
+  skipped: number;
+  errors: Array<{ line: number; reason: string }>;
+}
+
+/** Country codes seen so far → valid or not (checking one builds an Intl.DisplayNames). */
+const knownCountries = new Map<string, string | null>();
+
+function checkCountry(code: string): string | null {
+  if (!knownCountries.has(code)) {
+    const parsed = countryCode.safeParse(code);
+    knownCountries.set(code, parsed.success ? parsed.data : null);
+  }
+  return knownCountries.get(code) ?? null;
+}
+
+/** The row as a transit record, or why it cannot be one. */
+export function toTransitRecord(record: CsvRecord): TransitRecord | { reason: string } {
+  for (const field of HEADER) if (!record[field]) return { reason: `missing ${field}` };
+  const { postal_code: postalCode, dispatch_date: dispatchDate, delivered_date: deliveredDate } = record as Required<CsvRecord>;
+  const country = checkCountry(record.country_code as string);
+  if (!country) return { reason: `unknown country_code "${record.country_code}"` };
+  if (postalCode.length > 16) return { reason: 'postal_code longer than 16 characters' };
+  if (!isoDate.safeParse(dispatchDate).success) return { reason: `dispatch_date "${dispatchDate}" is not a YYYY-MM-DD date` };
+  if (!isoDate.safeParse(deliveredDate).success) return { reason: `delivered_date "${deliveredDate}" is not a YYYY-MM-DD date` };
+  if (deliveredDate < dispatchDate) return { reason: `delivered_date ${deliveredDate} is before dispatch_date ${dispatchDate}` };
+  // Counted like a prediction: from the first business day on or after dispatch (mail handed over
+  // on a Saturday starts moving on Monday), in the destination country's business days.
+  const businessDays = businessDaysBetween(businessDayOnOrAfter(dispatchDate, country), deliveredDate, country);
+  return { postalCode, countryCode: country, dispatchDate, deliveredDate, businessDays };
+}
+
+async function importFile(file: string): Promise<ImportSummary> {
+  const size = await stat(file).then(
+    (s) => s.size,
+    (error: NodeJS.ErrnoException) => {
+      throw new CliError(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+    },
+  );
+  const errors: ImportSummary['errors'] = [];
+  // A progress bar only for a person watching a terminal; never in a pipe or a log.
+  const bars = process.stderr.isTTY ? new MultiBar({ stream: process.stderr, hideCursor: true, format: 'history import [{bar}] {percentage}% | {rows} rows | {eta}s left' }, Presets.shades_classic) : null; // prettier-ignore
+  const bar = bars?.create(size, 0, { rows: 0 });
+  const report = (line: number, reason: string) => {
+    errors.push({ line, reason });
+    const text = `line ${line}: ${reason}, skipped\n`;
+    if (bars) bars.log(text);
+    else process.stderr.write(text);
+  };
+  const parser = createReadStream(file).pipe(
+    parse({
+      bom: true,
+      trim: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      skip_records_with_error: true,
+      info: true,
+      columns: (header: string[]) => {
+        if (HEADER.some((name, i) => header[i] !== name)) throw new CliError(`${file}: the first line must be the header ${HEADER.join(',')}`); // prettier-ignore
+        return [...HEADER];
+      },
+    }),
+  );
+  // A row csv-parse cannot read at all (an unclosed quote) is skipped like any other bad row.
+  parser.on('skip', (error: Error & { lines?: number }) => report(error.lines ?? 0, `unreadable CSV (${error.message})`));
+  // The parser may fail (a bad header) before the COPY starts reading it: keep the error for then.
+  let failure: unknown = null;
+  parser.on('error', (error) => (failure ??= error));
+  let rows = 0;
+  async function* valid(): AsyncIterable<TransitRecord> {
+    if (failure) throw failure;
+    for await (const { record, info } of parser as AsyncIterable<{ record: CsvRecord; info: { lines: number; bytes: number } }>) {
+      rows += 1;
+      if (bar && rows % 5_000 === 0) bar.update(info.bytes, { rows });
+      const row = toTransitRecord(record);
+      if ('reason' in row) report(info.lines, row.reason);
+      else yield row;
+    }
+    if (failure) throw failure;
+  }
+  try {
+    const imported = await withDatabase((db) => copyTransitHistory(db, valid()));
+    bar?.update(size, { rows });
+    return { imported, skipped: errors.length, errors };
+  } finally {
+    bars?.stop();
+  }
+}
+
+export function registerHistoryCommands(program: Command): void {
+  const history = program.command('history').description('transit history the delivery prediction learns from');
+
+  history
+    .command('import')
+    .description('import past deliveries from a CSV file (postal_code,country_code,dispatch_date,delivered_date)')
+    .argument('<file>', 'CSV file with a header row')
+    .action(async (file: string, _raw: unknown, command: Command) => {
+      const summary = await importFile(file);
+      output(command, summary, () =>
+        summary.skipped === 0
+          ? `Imported ${summary.imported} deliveries from ${file}`
+          : `Imported ${summary.imported} deliveries from ${file}; skipped ${summary.skipped} bad rows (listed above by line number)`,
+      );
+    });
+}

@@ -1,0 +1,220 @@
+// The history-based delivery window (DESIGN.md "Predictions"): the drop-in upgrade of the
+// foundation's `predict` (domain/prediction.ts). Pure: the caller passes today and the statistics
+// that db/history.ts `loadTransitStatistics` read in one query; nothing here reads a clock or a database.
+//
+// How a window is made for a card on its way (dispatched, in transit):
+// 1. Levels: the destination's postal code, its postal prefix (postalPrefixOf) and its country, each
+//    with a histogram of transit times in business days of the country. A country with fewer than
+//    MIN_COUNTRY_HISTORY deliveries has no usable history: the foundation's default table answers.
+// 2. Shrinkage: the predictive distribution is Bayesian, a Dirichlet prior centred on the parent level
+//    with the weight of PRIOR_STRENGTH deliveries: p_prefix = (h_prefix + κ·p_country) / (n_prefix + κ),
+//    p_code = (h_code + κ·p_prefix) / (n_code + κ). A code with 3 deliveries is mostly its prefix; one
+//    with 500 is itself. No hard cut-off decides between levels.
+// 3. Confidence from how much the postal code has and how the distribution spreads (confidenceFor).
+// 4. The window is the shortest interval holding the confidence's TARGET_COVERAGE of the predictive
+//    distribution, then corrected split-conformally: the model is fitted on the older 75 % of each
+//    level's history and the correction is computed on the held-out most recent 25 % (of the most
+//    specific level with MIN_CALIBRATION of them), so the stated coverage is what users get and the
+//    window is no wider than that needs.
+// 5. Conditions: a slowdown (recent median transit of the most specific area with enough recent
+//    deliveries above its long-run median, confirmed by a sign test: slowdownDays) and
+//    operator-declared delays move the window later.
+// 6. Status narrowing (delivered, out for delivery, exception) is the foundation's, unchanged.
+import { addBusinessDays, businessDayOnOrAfter, laterDate, utcDateOf } from './calendar.js';
+import { notInThePast, predict, type Prediction, type PredictionInput } from './prediction.js';
+import type { ConfidenceLevel } from './schemas.js';
+import {
+  binomialUpperTail,
+  combine,
+  conformalCorrection,
+  normalise,
+  quantile,
+  shortestInterval,
+  total,
+  type Histogram,
+} from './statistics.js';
+
+/** One level's history, as loadTransitStatistics returns it. */
+export interface LevelStatistics {
+  /**
+   * Deliveries per transit time (index = business days) in the older 75 % of the level's history
+   * (dispatches at least MATURITY_DAYS old).
+   */
+  fit: Histogram;
+  /** The same for the most recent 25 %, held out to calibrate the window. */
+  calibration: Histogram;
+  /**
+   * Deliveries made in the last RECENT_DAYS: how many, their median transit (business days), and how
+   * many of them took longer than the long-run median.
+   */
+  recent: { count: number; median: number | null; slowerThanNorm: number };
+  /** Median transit over the whole look-back period: the area's norm. */
+  longRunMedian: number | null;
+}
+
+/** An operator-declared delay (`conditions set`), not cleared. */
+export interface OperatorDelay {
+  /** Null: the whole country. */
+  postalPrefix: string | null;
+  delayDays: number;
+  /** Last day it applies (YYYY-MM-DD, inclusive); null: until cleared. */
+  until: string | null;
+}
+
+export interface TransitStatistics {
+  postalCode: LevelStatistics;
+  postalPrefix: LevelStatistics;
+  country: LevelStatistics;
+  /** The country's operator delays, country-wide or for any prefix (the model picks those that apply). */
+  operatorDelays: OperatorDelay[];
+}
+
+/** Coverage each confidence level's window is calibrated to meet (see README "Predictions"). */
+export const TARGET_COVERAGE: Readonly<Record<ConfidenceLevel, number>> = { High: 0.9, Medium: 0.85, Low: 0.8 };
+/** Weight, in deliveries, of the parent level's distribution in a child's (the shrinkage prior). */
+export const PRIOR_STRENGTH = 20;
+/** A country needs this many deliveries before its history replaces the default table. */
+export const MIN_COUNTRY_HISTORY = 30;
+/** Held-out deliveries needed at a level before it calibrates the window. */
+export const MIN_CALIBRATION = 20;
+/** Postal-code deliveries (fit + held out) for Medium, then High confidence... */
+export const MEDIUM_MIN_HISTORY = 10;
+export const HIGH_MIN_HISTORY = 50;
+/** ...provided the 10th–90th percentile spread of the prediction is at most this many business days. */
+export const MEDIUM_MAX_SPREAD = 5;
+export const HIGH_MAX_SPREAD = 3;
+/** Recent deliveries an area needs before its recent transit can signal a slowdown. */
+export const MIN_RECENT_FOR_SLOWDOWN = 10;
+/**
+ * A slowdown is a recent median at least a business day above the long-run one, confirmed by a sign
+ * test: under no change at most half the recent deliveries exceed the long-run median, so the count
+ * that did must be improbable (one-sided binomial p ≤ SLOWDOWN_P_VALUE). Transit times are small
+ * integers with a long tail: the median alone jumps a day on noise (one area in three with 14 recent
+ * deliveries in the seeded network), a mean is dragged by one lost-then-found card; the sign test is
+ * robust to both, and a real 2-day slowdown passes it from 10 recent deliveries.
+ */
+export const SLOWDOWN_P_VALUE = 0.001;
+/** "Recent" for the slowdown signal: deliveries made in the last this many days. */
+export const RECENT_DAYS = 21;
+/**
+ * Dispatches younger than this (calendar days) are left out of the histograms: the slow ones among
+ * them are still on their way, so the delivered ones alone would make transit look faster than it
+ * is (censoring). A month is far beyond any normal transit; the slowdown signal still reads them.
+ */
+export const MATURITY_DAYS = 28;
+
+/**
+ * The postal prefix of a (normalised) postal code, the middle level of the model: the outward code
+ * for GB ("SW1A" of "SW1A 1AA"), the first 3 characters for US (ZIP3: the sectional centre that
+ * sorts the mail), CA (forward sortation area) and IE (Eircode routing key), and elsewhere the first
+ * 2 (the département in FR, Leitregion in DE, province in ES and IT, region in NL, BE, AT, …).
+ */
+export function postalPrefixOf(postalCode: string, countryCode: string): string {
+  const code = normalisePostalCode(postalCode, countryCode);
+  switch (countryCode.toUpperCase()) {
+    case 'GB':
+      // The inward code is always three characters: what precedes it is the outward code.
+      return code.length > 3 ? code.slice(0, -3) : code;
+    case 'US':
+    case 'CA':
+    case 'IE':
+      return code.slice(0, 3);
+    default:
+      return code.slice(0, 2);
+  }
+}
+
+/** Upper case without spaces or dashes, and a US ZIP+4 cut to its ZIP, so "sw1a 1aa" = "SW1A1AA". */
+export function normalisePostalCode(postalCode: string, countryCode: string): string {
+  const code = postalCode.toUpperCase().replace(/[\s-]/g, '');
+  return countryCode.toUpperCase() === 'US' ? code.slice(0, 5) : code;
+}
+
+/** The shrunk predictive distribution of transit times for the postal code (step 2). */
+export function predictiveDistribution(stats: TransitStatistics): number[] {
+  const country = normalise(stats.country.fit);
+  const prefix = shrink(stats.postalPrefix.fit, country);
+  return shrink(stats.postalCode.fit, prefix);
+}
+
+function shrink(own: Histogram, parent: Histogram): number[] {
+  const n = total(own);
+  return combine(own, 1 / (n + PRIOR_STRENGTH), parent, PRIOR_STRENGTH / (n + PRIOR_STRENGTH));
+}
+
+/** Confidence from the postal code's own deliveries and the spread of its predictive distribution. */
+export function confidenceFor(postalCodeHistory: number, predictive: Histogram): ConfidenceLevel {
+  const spread = (quantile(predictive, 0.9) ?? Infinity) - (quantile(predictive, 0.1) ?? 0);
+  if (postalCodeHistory >= HIGH_MIN_HISTORY && spread <= HIGH_MAX_SPREAD) return 'High';
+  if (postalCodeHistory >= MEDIUM_MIN_HISTORY && spread <= MEDIUM_MAX_SPREAD) return 'Medium';
+  return 'Low';
+}
+
+/** The window in business days from the first business day on or after dispatch (steps 3–4). */
+export function transitDays(stats: TransitStatistics): { days: [number, number]; confidence: ConfidenceLevel } {
+  const predictive = predictiveDistribution(stats);
+  const codeHistory = total(stats.postalCode.fit) + total(stats.postalCode.calibration);
+  const confidence = confidenceFor(codeHistory, predictive);
+  const coverage = TARGET_COVERAGE[confidence];
+  const [lo, hi] = shortestInterval(predictive, coverage);
+  const heldOut = [stats.postalCode, stats.postalPrefix, stats.country].find((level) => total(level.calibration) >= MIN_CALIBRATION);
+  // Without enough held-out deliveries the fitted interval is widened by a day on each side.
+  const correction = (heldOut && conformalCorrection([lo, hi], heldOut.calibration, coverage)) ?? 1;
+  const min = Math.max(0, lo - correction);
+  return { days: [min, Math.max(min, hi + correction)], confidence };
+}
+
+/** Business days a slowdown adds: how much slower the most specific area that can tell has recently been. */
+export function slowdownDays(stats: TransitStatistics): number {
+  const level = [stats.postalCode, stats.postalPrefix, stats.country].find((l) => l.recent.count >= MIN_RECENT_FOR_SLOWDOWN);
+  if (!level || level.recent.median === null || level.longRunMedian === null) return 0;
+  const excess = level.recent.median - level.longRunMedian;
+  // A faster-than-usual spell does not narrow the window: it may end before this card arrives.
+  if (excess < 1 || binomialUpperTail(level.recent.count, level.recent.slowerThanNorm, 0.5) > SLOWDOWN_P_VALUE) return 0;
+  return Math.round(excess);
+}
+
+/** The largest operator delay in force today for the destination (country-wide or its prefix). */
+export function operatorDelayDays(delays: readonly OperatorDelay[], postalPrefix: string, today: string): number {
+  let days = 0;
+  for (const delay of delays) {
+    if (delay.until !== null && delay.until < today) continue;
+    if (delay.postalPrefix !== null && delay.postalPrefix !== postalPrefix) continue;
+    // Overlapping declarations describe the same disruption: the worst one counts, they do not add up.
+    days = Math.max(days, delay.delayDays);
+  }
+  return days;
+}
+
+/**
+ * The prediction for a dispatch from its destination's transit statistics; the foundation's table
+ * when the country has too little history. Same input and output as domain/prediction.ts `predict`.
+ */
+export function predictFromHistory(input: PredictionInput, stats: TransitStatistics | null): Prediction {
+  const country = input.destination.country_code.toUpperCase();
+  const foundation = predict(input);
+  const countryHistory = stats ? total(stats.country.fit) + total(stats.country.calibration) : 0;
+  if (!stats || countryHistory < MIN_COUNTRY_HISTORY || total(stats.country.fit) === 0) return foundation;
+  switch (input.state.status) {
+    case 'delivered':
+    case 'out_for_delivery':
+      return foundation;
+    case 'exception': {
+      // The foundation's exception window, never ending before the history says the card could arrive.
+      const inTransit = inTransitPrediction(input, stats, country);
+      return { window: { min: foundation.window.min, max: laterDate(foundation.window.max, inTransit.window.max) }, confidence: 'Low' };
+    }
+    case 'dispatched':
+    case 'in_transit':
+      return inTransitPrediction(input, stats, country);
+  }
+}
+
+function inTransitPrediction(input: PredictionInput, stats: TransitStatistics, country: string): Prediction {
+  const { days, confidence } = transitDays(stats);
+  const prefix = postalPrefixOf(input.destination.postal_code, country);
+  const shift = slowdownDays(stats) + operatorDelayDays(stats.operatorDelays, prefix, input.today);
+  const start = businessDayOnOrAfter(utcDateOf(input.dispatchDate), country);
+  const window = { min: addBusinessDays(start, days[0] + shift, country), max: addBusinessDays(start, days[1] + shift, country) };
+  return { window: notInThePast(window, input.today, country), confidence };
+}

@@ -1,0 +1,101 @@
+// Small, exact statistics on transit-time histograms, for the prediction model
+// (domain/prediction-model.ts). Transit is a whole number of business days, so a distribution is a
+// histogram: `h[d]` = how many deliveries (or how much probability) took d business days. Everything
+// here is pure and works on plain arrays, which travel through Temporal activities unchanged.
+
+/** h[d] = weight of transit d business days (d = 0, 1, 2, …). */
+export type Histogram = readonly number[];
+
+export function total(h: Histogram): number {
+  let sum = 0;
+  for (const weight of h) sum += weight;
+  return sum;
+}
+
+/** Weighted sum a·x + b·y of two histograms (either may be shorter). */
+export function combine(x: Histogram, a: number, y: Histogram, b: number): number[] {
+  const length = Math.max(x.length, y.length);
+  return Array.from({ length }, (_, d) => a * (x[d] ?? 0) + b * (y[d] ?? 0));
+}
+
+/** The histogram scaled to total 1 (an empty one stays empty). */
+export function normalise(h: Histogram): number[] {
+  const sum = total(h);
+  return sum > 0 ? h.map((weight) => weight / sum) : [];
+}
+
+/** The smallest d with P(X ≤ d) ≥ p, for a histogram of any total (null when empty). */
+export function quantile(h: Histogram, p: number): number | null {
+  const sum = total(h);
+  if (sum <= 0) return null;
+  let cumulative = 0;
+  for (let d = 0; d < h.length; d += 1) {
+    cumulative += h[d];
+    if (cumulative >= p * sum - 1e-9) return d;
+  }
+  return h.length - 1;
+}
+
+/**
+ * The shortest interval [lo, hi] of whole days holding at least `mass` (0..1) of the histogram;
+ * among equally short ones, the one holding the most. Transit times have a long late tail, so the
+ * shortest interval is narrower than the central one for the same coverage.
+ */
+export function shortestInterval(h: Histogram, mass: number): [number, number] {
+  const sum = total(h);
+  if (sum <= 0) throw new RangeError('empty histogram');
+  const need = mass * sum - 1e-9;
+  let best: [number, number] = [0, h.length - 1];
+  let bestMass = -1;
+  for (let lo = 0; lo < h.length; lo += 1) {
+    let inside = 0;
+    for (let hi = lo; hi < h.length; hi += 1) {
+      inside += h[hi];
+      if (inside >= need) {
+        const shorter = hi - lo < best[1] - best[0];
+        if (shorter || (hi - lo === best[1] - best[0] && inside > bestMass)) {
+          best = [lo, hi];
+          bestMass = inside;
+        }
+        break;
+      }
+    }
+  }
+  return best;
+}
+
+/**
+ * Split-conformal correction of an interval [lo, hi] on held-out observations (a histogram of
+ * counts): the score of an observation y is max(lo − y, y − hi), ≤ 0 inside the interval; the
+ * correction is the ⌈(n + 1)(1 − α)⌉-th smallest score, so [lo − c, hi + c] covers a new
+ * exchangeable observation with probability ≥ 1 − α. Null when n is too small for that rank.
+ */
+export function conformalCorrection(interval: [number, number], heldOut: Histogram, coverage: number): number | null {
+  const [lo, hi] = interval;
+  const scores: Array<[score: number, count: number]> = [];
+  for (let y = 0; y < heldOut.length; y += 1) if (heldOut[y] > 0) scores.push([Math.max(lo - y, y - hi), heldOut[y]]);
+  scores.sort((a, b) => a[0] - b[0]);
+  const n = total(heldOut);
+  const rank = Math.ceil((n + 1) * coverage);
+  if (n === 0 || rank > n) return null;
+  let seen = 0;
+  for (const [score, count] of scores) {
+    seen += count;
+    if (seen >= rank) return score;
+  }
+  return null;
+}
+
+/** P(X ≥ k) for X ~ Binomial(n, p), summed in log space so n in the thousands does not underflow. */
+export function binomialUpperTail(n: number, k: number, p: number): number {
+  if (k <= 0) return 1;
+  if (k > n) return 0;
+  let logPmf = n * Math.log(1 - p); // log P(X = 0)
+  let tail = 0;
+  for (let i = 0; i < n; i += 1) {
+    // P(X = i + 1) = P(X = i) · (n − i)/(i + 1) · p/(1 − p)
+    logPmf += Math.log((n - i) / (i + 1)) + Math.log(p / (1 - p));
+    if (i + 1 >= k) tail += Math.exp(logPmf);
+  }
+  return Math.min(1, tail);
+}

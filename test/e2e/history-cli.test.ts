@@ -1,0 +1,191 @@
+// `history import` and `conditions set|list|clear` as an operator runs them (a real `tsx
+// cli/admin.ts` subprocess against the migrated test Postgres), and loadTransitStatistics reading
+// back what was imported. Each test uses its own country so files never see each other's rows.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { loadTransitStatistics, recordServiceDelivery } from '../../db/history.js';
+import { createPool, type Pool } from '../../db/pool.js';
+import { expectOneLineFailure, runCli as runCliProcess } from '../support/cli.js';
+import { requireTestEnv } from '../support/env.js';
+
+let databaseUrl: string;
+let pool: Pool;
+const dir = mkdtempSync(path.join(tmpdir(), 'history-cli-'));
+
+beforeAll(() => {
+  databaseUrl = requireTestEnv('TEST_DATABASE_URL');
+  pool = createPool(databaseUrl, { max: 2, applicationName: 'test-history-cli' });
+});
+
+afterAll(async () => {
+  await pool?.end();
+});
+
+function runCli(args: string[], timeoutMs?: number) {
+  return runCliProcess(args, { DATABASE_URL: databaseUrl }, timeoutMs);
+}
+
+function csv(name: string, lines: string[]): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+async function rowsFor(country: string) {
+  const { rows } = await pool.query<{ postal_code: string; postal_prefix: string; business_days: number; source: string }>(
+    'SELECT postal_code, postal_prefix, business_days, source FROM transit_history WHERE country_code = $1 ORDER BY id',
+    [country],
+  );
+  return rows;
+}
+
+describe('history import', () => {
+  it('imports every good row, counted in business days of the destination country', async () => {
+    // Dispatched Friday 2026-12-18, delivered Tuesday 2026-12-29 in Belgium: Christmas (Fri 25) is a
+    // public holiday, so the business days after Friday 18 are 21, 22, 23, 24, 28, 29 → 6.
+    const file = csv('good.csv', ['postal_code,country_code,dispatch_date,delivered_date', '1000,BE,2026-12-18,2026-12-29', '1050,be,2026-12-21,2026-12-23']); // prettier-ignore
+    const result = await runCli(['history', 'import', file, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ imported: 2, skipped: 0, errors: [] });
+    expect(await rowsFor('BE')).toEqual([
+      { postal_code: '1000', postal_prefix: '10', business_days: 6, source: 'import' },
+      { postal_code: '1050', postal_prefix: '10', business_days: 2, source: 'import' },
+    ]);
+  });
+
+  it('reports bad rows by line number on stderr, skips them and imports the rest', async () => {
+    const file = csv('bad.csv', [
+      'postal_code,country_code,dispatch_date,delivered_date',
+      '1010,AT,2026-03-02,2026-03-04',
+      '1020,XX,2026-03-02,2026-03-04',
+      '1030,AT,2026-02-30,2026-03-04',
+      '1040,AT,2026-03-05,2026-03-04',
+      '1050,AT,2026-03-02',
+      ',AT,2026-03-02,2026-03-04',
+      '1060,AT,2026-03-03,2026-03-05',
+    ]);
+    const result = await runCli(['history', 'import', file, '--json']);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as { imported: number; skipped: number; errors: Array<{ line: number; reason: string }> };
+    expect(summary).toMatchObject({ imported: 2, skipped: 5 });
+    expect(summary.errors.map((e) => e.line)).toEqual([3, 4, 5, 6, 7]);
+    expect(summary.errors[0].reason).toMatch(/unknown country_code "XX"/);
+    expect(summary.errors[1].reason).toMatch(/dispatch_date "2026-02-30" is not a YYYY-MM-DD date/);
+    expect(summary.errors[2].reason).toMatch(/before dispatch_date/);
+    expect(summary.errors[3].reason).toMatch(/missing delivered_date/);
+    expect(summary.errors[4].reason).toMatch(/missing postal_code/);
+    for (const line of [3, 4, 5, 6, 7]) expect(result.stderr).toMatch(new RegExp(`^line ${line}: .*skipped$`, 'm'));
+    expect((await rowsFor('AT')).map((r) => r.postal_code)).toEqual(['1010', '1060']);
+  });
+
+  it('refuses a file whose first line is not the header, importing nothing', async () => {
+    const file = csv('noheader.csv', ['7000,CH,2026-03-02,2026-03-04']);
+    expectOneLineFailure(await runCli(['history', 'import', file]), /the first line must be the header postal_code,country_code,dispatch_date,delivered_date/); // prettier-ignore
+    expect(await rowsFor('CH')).toEqual([]);
+  });
+
+  it('refuses a missing file with a one-line reason', async () => {
+    expectOneLineFailure(await runCli(['history', 'import', path.join(dir, 'absent.csv')]), /cannot read .*absent\.csv: no such file/);
+  });
+
+  it('imports 150,000 rows in well under a minute', async () => {
+    const lines = ['postal_code,country_code,dispatch_date,delivered_date'];
+    for (let i = 0; i < 150_000; i += 1) {
+      const day = 1 + (i % 28);
+      const dispatch = `2025-${String(1 + (i % 12)).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+      const delivered = `2025-${String(1 + (i % 12)).padStart(2, '0')}-${String(Math.min(28, day + 1 + (i % 4))).padStart(2, '0')}`;
+      lines.push(`${String(10000 + (i % 900) * 97).slice(0, 5)},DK,${dispatch},${delivered}`);
+    }
+    const file = csv('large.csv', lines);
+    const started = performance.now();
+    const result = await runCli(['history', 'import', file, '--json'], 120_000);
+    const seconds = (performance.now() - started) / 1000;
+    process.stderr.write(`history import of 150,000 rows: ${seconds.toFixed(1)} s\n`);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({ imported: 150_000, skipped: 0, errors: [] });
+    expect(seconds).toBeLessThan(60);
+    const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM transit_history WHERE country_code = 'DK'");
+    expect(rows[0].n).toBe(150_000);
+  }, 180_000);
+});
+
+describe('loadTransitStatistics', () => {
+  it('returns histograms per level, split into fitted and held-out history, and the conditions in force', async () => {
+    const lines = ['postal_code,country_code,dispatch_date,delivered_date'];
+    // 40 deliveries to 1100 and 40 to 1200 (Luxembourg), one a week, each 2 business days.
+    for (let week = 0; week < 40; week += 1) {
+      const monday = new Date(Date.UTC(2026, 0, 5) + week * 7 * 86_400_000).toISOString().slice(0, 10);
+      const wednesday = new Date(Date.UTC(2026, 0, 7) + week * 7 * 86_400_000).toISOString().slice(0, 10);
+      lines.push(`1100,LU,${monday},${wednesday}`, `2200,LU,${monday},${wednesday}`);
+    }
+    const imported = await runCli(['history', 'import', csv('lu.csv', lines), '--json']);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ skipped: 0 });
+    expect((await runCli(['conditions', 'set', '--country', 'LU', '--postal-prefix', '11', '--delay-days', '2', '--json'])).code).toBe(0);
+    expect((await runCli(['conditions', 'set', '--country', 'LU', '--postal-prefix', '22', '--delay-days', '5', '--json'])).code).toBe(0);
+
+    const stats = await loadTransitStatistics(pool, { countryCode: 'LU', postalCode: '1100', today: '2026-12-31' });
+    const sum = (h: readonly number[]) => h.reduce((a, b) => a + b, 0);
+    expect(sum(stats.postalCode.fit) + sum(stats.postalCode.calibration)).toBe(40);
+    expect(sum(stats.postalCode.calibration)).toBe(10);
+    expect(sum(stats.country.fit) + sum(stats.country.calibration)).toBe(80);
+    // Most took 2 business days; a public holiday on the Tuesday (23 June) makes one of them 1.
+    expect(sum(stats.postalCode.fit)).toBe(30);
+    expect(stats.postalCode.fit[2]).toBeGreaterThanOrEqual(25);
+    expect(stats.country.longRunMedian).toBe(2);
+    expect(stats.operatorDelays).toEqual([{ postalPrefix: '11', delayDays: 2, until: null }]);
+    await runCli(['conditions', 'clear', '--country', 'LU']);
+  });
+});
+
+describe('recordServiceDelivery', () => {
+  it('adds a completed dispatch to the history once, however often it is retried', async () => {
+    const dispatchId = randomUUID();
+    const row = { postalCode: '00-950', countryCode: 'PL', dispatchDate: '2026-03-02', deliveredDate: '2026-03-04', businessDays: 2 };
+    await recordServiceDelivery(pool, dispatchId, row);
+    await recordServiceDelivery(pool, dispatchId, row);
+    expect(await rowsFor('PL')).toEqual([{ postal_code: '00950', postal_prefix: '00', business_days: 2, source: 'service' }]);
+  });
+});
+
+describe('conditions', () => {
+  it('sets a delay and prints it as { id, country_code, postal_prefix, delay_days, until, created_at, cleared_at }', async () => {
+    const result = await runCli(['conditions', 'set', '--country', 'fr', '--postal-prefix', '75', '--delay-days', '2', '--until', '2026-12-24', '--json']); // prettier-ignore
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(body).toMatchObject({ country_code: 'FR', postal_prefix: '75', delay_days: 2, until: '2026-12-24', cleared_at: null });
+    expect(body.id).toMatch(/^cnd_[0-9a-f]{16}$/);
+    // Other test files share the database: leave no French delay behind.
+    await runCli(['conditions', 'clear', '--id', body.id as string]);
+  });
+
+  it('lists the conditions in force as { data }, and clears one by id', async () => {
+    const set = JSON.parse((await runCli(['conditions', 'set', '--country', 'NL', '--delay-days', '1', '--json'])).stdout) as {
+      id: string;
+    };
+    const listed = JSON.parse((await runCli(['conditions', 'list', '--json'])).stdout) as { data: Array<{ id: string }> };
+    expect(listed.data.map((c) => c.id)).toContain(set.id);
+    const cleared = JSON.parse((await runCli(['conditions', 'clear', '--id', set.id, '--json'])).stdout) as { data: Array<{ id: string; cleared_at: string }> }; // prettier-ignore
+    expect(cleared.data).toHaveLength(1);
+    expect(cleared.data[0].cleared_at).toEqual(expect.any(String));
+    const after = JSON.parse((await runCli(['conditions', 'list', '--json'])).stdout) as { data: Array<{ id: string }> };
+    expect(after.data.map((c) => c.id)).not.toContain(set.id);
+  });
+
+  it('clears every condition of a country', async () => {
+    await runCli(['conditions', 'set', '--country', 'PT', '--delay-days', '1']);
+    await runCli(['conditions', 'set', '--country', 'PT', '--postal-prefix', '10', '--delay-days', '3']);
+    const cleared = JSON.parse((await runCli(['conditions', 'clear', '--country', 'PT', '--json'])).stdout) as { data: unknown[] };
+    expect(cleared.data).toHaveLength(2);
+  });
+
+  it('refuses a prefix the model would never match, with a one-line reason', async () => {
+    expectOneLineFailure(await runCli(['conditions', 'set', '--country', 'FR', '--postal-prefix', '750', '--delay-days', '2']), /^error: invalid --postal-prefix: is not a postal prefix/); // prettier-ignore
+  });
+
+  it('refuses clear without exactly one of --id or --country', async () => {
+    expectOneLineFailure(await runCli(['conditions', 'clear']), /give exactly one of --id or --country/);
+  });
+});

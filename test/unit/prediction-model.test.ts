@@ -1,0 +1,362 @@
+// The history-based prediction model (domain/prediction-model.ts): fallback levels, shrinkage of
+// sparse postal codes, confidence thresholds, split-conformal coverage on a seeded synthetic
+// carrier network, slowdowns and operator delays, and the invariants every window keeps.
+import { describe, it, expect } from '@jest/globals';
+import { addBusinessDays, businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
+import { predict, type PredictionInput } from '../../domain/prediction.js';
+import {
+  confidenceFor,
+  HIGH_MIN_HISTORY,
+  MATURITY_DAYS,
+  MEDIUM_MIN_HISTORY,
+  postalPrefixOf,
+  predictFromHistory,
+  predictiveDistribution,
+  RECENT_DAYS,
+  TARGET_COVERAGE,
+  type LevelStatistics,
+  type TransitStatistics,
+} from '../../domain/prediction-model.js';
+import type { ConfidenceLevel } from '../../domain/schemas.js';
+import type { DispatchState } from '../../domain/state-machine.js';
+import { quantile } from '../../domain/statistics.js';
+
+const TODAY = '2026-11-20'; // a Friday
+const DISPATCHED_AT = `${TODAY}T09:00:00.000Z`;
+const PARIS = { postal_code: '75011', country_code: 'FR' };
+
+/** A histogram from transit times: [2, 2, 3] → [0, 0, 2, 1]. */
+function hist(days: number[]): number[] {
+  const h: number[] = [];
+  for (const d of days) {
+    while (h.length <= d) h.push(0);
+    h[d] += 1;
+  }
+  return h;
+}
+const repeat = (day: number, times: number) => Array<number>(times).fill(day);
+
+const median = (values: number[]) => {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = (sorted.length - 1) / 2;
+  return (sorted[Math.floor(mid)] + sorted[Math.ceil(mid)]) / 2;
+};
+
+/** A level whose history is `days`, the last quarter held out; `recent`: the last deliveries, if any. */
+function level(days: number[], recent: number[] = []): LevelStatistics {
+  const cut = Math.floor(days.length * 0.75);
+  const norm = median(days);
+  return {
+    fit: hist(days.slice(0, cut)),
+    calibration: hist(days.slice(cut)),
+    recent: { count: recent.length, median: median(recent), slowerThanNorm: recent.filter((d) => norm !== null && d > norm).length },
+    longRunMedian: norm,
+  };
+}
+
+/** 2 to 4 business days in a steady mix, like French letter post. */
+const steady = (n: number) => Array.from({ length: n }, (_, i) => [2, 3, 3, 3, 4][i % 5]);
+
+function stats(overrides: Partial<TransitStatistics> = {}): TransitStatistics {
+  return {
+    postalCode: level(steady(200)),
+    postalPrefix: level(steady(2_000)),
+    country: level(steady(20_000)),
+    operatorDelays: [],
+    ...overrides,
+  };
+}
+
+function input(state: Partial<DispatchState> = {}, today = TODAY, destination = PARIS): PredictionInput {
+  return { dispatchDate: DISPATCHED_AT, destination, state: { status: 'in_transit', statusSince: DISPATCHED_AT, ...state }, today };
+}
+
+/** The window in business days after the dispatch's first business day. */
+function windowDays(prediction: { window: { min: string; max: string } }, country = 'FR'): [number, number] {
+  const start = businessDayOnOrAfter(TODAY, country);
+  return [businessDaysBetween(start, prediction.window.min, country), businessDaysBetween(start, prediction.window.max, country)];
+}
+
+describe('postal prefix', () => {
+  it('is the first 2 characters in FR, DE, ES and IT, the outward code in GB and the ZIP3 in US', () => {
+    expect(postalPrefixOf('75011', 'FR')).toBe('75');
+    expect(postalPrefixOf('10115', 'DE')).toBe('10');
+    expect(postalPrefixOf('sw1a 1aa', 'GB')).toBe('SW1A');
+    expect(postalPrefixOf('M1 1AE', 'GB')).toBe('M1');
+    expect(postalPrefixOf('94103-1234', 'US')).toBe('941');
+  });
+});
+
+describe('fallback levels', () => {
+  it('uses the foundation table when there are no statistics', () => {
+    expect(predictFromHistory(input(), null)).toEqual(predict(input()));
+  });
+
+  it('uses the foundation table when the country has fewer than 30 deliveries', () => {
+    const sparse = stats({ postalCode: level([]), postalPrefix: level([]), country: level(repeat(9, 29)) });
+    expect(predictFromHistory(input(), sparse)).toEqual(predict(input()));
+  });
+
+  it('gives a postal code without history its prefix’s window, not the country’s', () => {
+    const slowPrefix = stats({ postalCode: level([]), postalPrefix: level(repeat(6, 400)), country: level(steady(20_000)) });
+    const [min, max] = windowDays(predictFromHistory(input(), slowPrefix));
+    expect(min).toBeGreaterThanOrEqual(5);
+    expect(max).toBeLessThanOrEqual(7);
+  });
+
+  it('gives a prefix without history the country’s window', () => {
+    const onlyCountry = stats({ postalCode: level([]), postalPrefix: level([]), country: level(repeat(4, 400)) });
+    const [min, max] = windowDays(predictFromHistory(input(), onlyCountry));
+    expect(min).toBeGreaterThanOrEqual(3);
+    expect(max).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('shrinkage', () => {
+  it('pulls a sparse postal code toward its prefix', () => {
+    const sparse = stats({ postalCode: level(repeat(1, 4)), postalPrefix: level(repeat(5, 1_000)) });
+    // 3 fitted deliveries at 1 day against a prior worth 20 deliveries at 5 days: mostly the prefix.
+    expect(quantile(predictiveDistribution(sparse), 0.5)).toBe(5);
+  });
+
+  it('lets a postal code with plenty of history speak for itself', () => {
+    const rich = stats({ postalCode: level(repeat(1, 800)), postalPrefix: level(repeat(5, 1_000)) });
+    expect(quantile(predictiveDistribution(rich), 0.5)).toBe(1);
+    expect(quantile(predictiveDistribution(rich), 0.9)).toBe(1);
+  });
+});
+
+describe('confidence', () => {
+  const tight = hist(steady(100));
+  const wide = hist(Array.from({ length: 100 }, (_, i) => 1 + (i % 10)));
+
+  it('is Low below 10 deliveries to the postal code, however tight', () => {
+    expect(confidenceFor(0, tight)).toBe('Low');
+    expect(confidenceFor(MEDIUM_MIN_HISTORY - 1, tight)).toBe('Low');
+  });
+
+  it('is Medium from 10 deliveries and High from 50 when the spread is small', () => {
+    expect(confidenceFor(MEDIUM_MIN_HISTORY, tight)).toBe('Medium');
+    expect(confidenceFor(HIGH_MIN_HISTORY, tight)).toBe('High');
+  });
+
+  it('is not High when deliveries spread over many days, however many there are', () => {
+    expect(confidenceFor(10_000, wide)).toBe('Low');
+  });
+
+  it('is Low, with a wider window, for a postal code with little history', () => {
+    const rich = predictFromHistory(input(), stats());
+    const sparse = predictFromHistory(input(), stats({ postalCode: level(steady(5)) }));
+    expect(rich.confidence).toBe('High');
+    expect(sparse.confidence).toBe('Low');
+    const [richMin, richMax] = windowDays(rich);
+    const [sparseMin, sparseMax] = windowDays(sparse);
+    expect(sparseMax - sparseMin).toBeGreaterThanOrEqual(richMax - richMin);
+  });
+});
+
+describe('coverage on a seeded synthetic carrier network', () => {
+  /** mulberry32: a small seeded generator, so the network and the figures are the same on every run. */
+  function rng(seed: number): () => number {
+    let a = seed;
+    return () => {
+      a = (a + 0x6d2b79f5) | 0;
+      let t = Math.imul(a ^ (a >>> 15), 1 | a);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+    };
+  }
+  const random = rng(20261120);
+  const dayMs = 86_400_000;
+  const shiftDate = (date: string, days: number) => new Date(Date.parse(date) + days * dayMs).toISOString().slice(0, 10);
+
+  /** Postal code → its slowness: a prefix base, a code offset, and a long late tail. */
+  interface Code {
+    code: string;
+    prefix: string;
+    base: number;
+    volume: number;
+  }
+  const codes: Code[] = [];
+  for (const [prefix, base] of [
+    ['75', 2],
+    ['69', 3],
+    ['13', 3],
+    ['33', 4],
+    ['59', 5],
+  ] as const) {
+    const volumes = [400, 300, 250, 30, 25, 20, 15, 12, 6, 5, 4, 3, 2, 1];
+    volumes.forEach((volume, i) => codes.push({ code: `${prefix}${String(100 + i * 7).padStart(3, '0')}`, prefix, base: base + (i % 3 === 2 ? 1 : 0), volume })); // prettier-ignore
+  }
+  function transit(code: Code): number {
+    const u = random();
+    const tail = u < 0.6 ? 0 : u < 0.85 ? 1 : u < 0.95 ? 2 : 3 + Math.floor(-Math.log(random()) * 2);
+    return code.base + tail;
+  }
+
+  interface Row {
+    code: string;
+    prefix: string;
+    dispatch: string;
+    delivered: string;
+    days: number;
+  }
+  const history: Row[] = [];
+  for (const code of codes)
+    for (let i = 0; i < code.volume; i += 1) {
+      const dispatch = shiftDate(TODAY, -1 - Math.floor(random() * 365));
+      const days = transit(code);
+      const delivered = addBusinessDays(businessDayOnOrAfter(dispatch, 'FR'), days, 'FR');
+      // Cards still on their way today are not in the history yet (as in the real table).
+      if (delivered <= TODAY) history.push({ code: code.code, prefix: code.prefix, dispatch, delivered, days });
+    }
+
+  /** What db/history.ts loadTransitStatistics computes in SQL, computed here on the same rules. */
+  function levelOf(rows: Row[]): LevelStatistics {
+    const mature = rows.filter((r) => r.dispatch < shiftDate(TODAY, -MATURITY_DAYS));
+    const byDispatch = [...mature].sort((a, b) => a.dispatch.localeCompare(b.dispatch));
+    const fit: number[] = [];
+    const calibration: number[] = [];
+    byDispatch.forEach((row, i) => {
+      let last = i;
+      while (last + 1 < byDispatch.length && byDispatch[last + 1].dispatch === row.dispatch) last += 1;
+      const target = (last + 1) / byDispatch.length > 0.75 ? calibration : fit;
+      while (target.length <= row.days) target.push(0);
+      target[row.days] += 1;
+    });
+    const norm = median(rows.map((r) => r.days));
+    const recent = rows.filter((r) => r.delivered > shiftDate(TODAY, -RECENT_DAYS)).map((r) => r.days);
+    const slowerThanNorm = recent.filter((d) => norm !== null && d > norm).length;
+    return { fit, calibration, recent: { count: recent.length, median: median(recent), slowerThanNorm }, longRunMedian: norm };
+  }
+  const countryLevel = levelOf(history);
+  const prefixLevels = new Map(['75', '69', '13', '33', '59'].map((p) => [p, levelOf(history.filter((r) => r.prefix === p))]));
+
+  it('meets each confidence level’s target coverage on held-out dispatches', () => {
+    const results = new Map<ConfidenceLevel, { inside: number; total: number; widths: number[] }>();
+    for (const code of codes) {
+      const statistics: TransitStatistics = {
+        postalCode: levelOf(history.filter((r) => r.code === code.code)),
+        postalPrefix: prefixLevels.get(code.prefix) as LevelStatistics,
+        country: countryLevel,
+        operatorDelays: [],
+      };
+      const prediction = predictFromHistory(input({ status: 'dispatched' }, TODAY, { postal_code: code.code, country_code: 'FR' }), statistics); // prettier-ignore
+      const [min, max] = windowDays(prediction);
+      const result = results.get(prediction.confidence) ?? { inside: 0, total: 0, widths: [] };
+      for (let i = 0; i < 200; i += 1) {
+        const actual = transit(code);
+        result.total += 1;
+        if (actual >= min && actual <= max) result.inside += 1;
+      }
+      result.widths.push(max - min + 1);
+      results.set(prediction.confidence, result);
+    }
+    const report = [...results].map(([confidence, r]) => {
+      const widths = [...r.widths].sort((a, b) => a - b);
+      return { confidence, target: TARGET_COVERAGE[confidence], coverage: r.inside / r.total, codes: r.widths.length, median_width_days: widths[Math.floor(widths.length / 2)] }; // prettier-ignore
+    });
+    process.stderr.write(`synthetic coverage: ${JSON.stringify(report)}\n`);
+    expect(report.map((r) => r.confidence).sort()).toEqual(['High', 'Low', 'Medium']);
+    // 200 draws per postal code: allow two points of sampling noise below the target.
+    for (const r of report) expect(r.coverage).toBeGreaterThanOrEqual(r.target - 0.02);
+  });
+});
+
+describe('carrier conditions', () => {
+  // Slow enough (8–10 business days) that no window touches today in these tests.
+  const slow = (n: number) => Array.from({ length: n }, (_, i) => [8, 9, 9, 9, 10][i % 5]);
+  const slowStats = (overrides: Partial<TransitStatistics> = {}) =>
+    stats({ postalCode: level(slow(200)), postalPrefix: level(slow(2_000)), country: level(slow(20_000)), ...overrides });
+
+  it('shifts the window later when an area’s recent transit exceeds its long-run norm', () => {
+    const normal = predictFromHistory(input(), slowStats());
+    const slowedPrefix = level(
+      slow(2_000),
+      slow(60).map((d) => d + 2),
+    );
+    const slowed = predictFromHistory(input(), slowStats({ postalPrefix: slowedPrefix }));
+    const [min, max] = windowDays(normal);
+    expect(windowDays(slowed)).toEqual([min + 2, max + 2]);
+  });
+
+  it('ignores a recent change measured on fewer than 10 deliveries', () => {
+    const fewRecent = slowStats({ postalPrefix: level(slow(2_000), repeat(14, 9)) });
+    expect(predictFromHistory(input(), fewRecent)).toEqual(predictFromHistory(input(), slowStats()));
+  });
+
+  it('ignores a recent median above the norm that a sign test cannot tell from noise', () => {
+    // 8 of 14 recent deliveries slower than the median of 9: p ≈ 0.4 under no change.
+    const noisy = slowStats({ postalPrefix: level(slow(2_000), [...repeat(10, 8), ...repeat(9, 6)]) });
+    expect(predictFromHistory(input(), noisy)).toEqual(predictFromHistory(input(), slowStats()));
+  });
+
+  it('moves the window by an operator delay for the country until its end date, inclusive', () => {
+    const delayed = slowStats({ operatorDelays: [{ postalPrefix: null, delayDays: 3, until: '2026-11-23' }] });
+    const [min, max] = windowDays(predictFromHistory(input({}, '2026-11-23'), slowStats()));
+    expect(windowDays(predictFromHistory(input({}, '2026-11-23'), delayed))).toEqual([min + 3, max + 3]);
+  });
+
+  it('stops applying an operator delay the day after its end date', () => {
+    const delayed = slowStats({ operatorDelays: [{ postalPrefix: null, delayDays: 3, until: '2026-11-23' }] });
+    expect(predictFromHistory(input({}, '2026-11-24'), delayed)).toEqual(predictFromHistory(input({}, '2026-11-24'), slowStats()));
+  });
+
+  it('applies a prefix delay only to that prefix, and the worst of overlapping delays once', () => {
+    const otherPrefix = slowStats({ operatorDelays: [{ postalPrefix: '69', delayDays: 3, until: null }] });
+    expect(predictFromHistory(input(), otherPrefix)).toEqual(predictFromHistory(input(), slowStats()));
+    const overlapping = slowStats({
+      operatorDelays: [
+        { postalPrefix: '75', delayDays: 2, until: null },
+        { postalPrefix: null, delayDays: 1, until: null },
+      ],
+    });
+    const [min, max] = windowDays(predictFromHistory(input(), slowStats()));
+    expect(windowDays(predictFromHistory(input(), overlapping))).toEqual([min + 2, max + 2]);
+  });
+});
+
+describe('status narrowing (the foundation’s rules)', () => {
+  it('is the delivery date once delivered', () => {
+    const delivered = predictFromHistory(input({ status: 'delivered', statusSince: '2026-11-24T15:00:00.000Z' }, '2026-11-25'), stats());
+    expect(delivered).toEqual({ window: { min: '2026-11-24', max: '2026-11-24' }, confidence: 'High' });
+  });
+
+  it('is today when out for delivery today', () => {
+    const out = predictFromHistory(input({ status: 'out_for_delivery', statusSince: '2026-11-24T07:00:00.000Z' }, '2026-11-24'), stats());
+    expect(out.window).toEqual({ min: '2026-11-24', max: '2026-11-24' });
+  });
+
+  it('widens on an exception, never ending before the history’s window', () => {
+    const slowHistory = stats({
+      postalCode: level(repeat(12, 200)),
+      postalPrefix: level(repeat(12, 2_000)),
+      country: level(repeat(12, 20_000)),
+    });
+    const inTransit = predictFromHistory(input(), slowHistory);
+    const exception = predictFromHistory(input({ status: 'exception', exceptionReason: 'failed_attempt' }), slowHistory);
+    expect(exception.confidence).toBe('Low');
+    expect(exception.window.max >= inTransit.window.max).toBe(true);
+  });
+});
+
+describe('window invariants', () => {
+  const statuses: DispatchState['status'][] = ['dispatched', 'in_transit', 'out_for_delivery', 'exception'];
+  const variants = [
+    stats(),
+    stats({ postalCode: level([]) }),
+    stats({ postalCode: level(repeat(1, 3)), postalPrefix: level(repeat(7, 30)) }),
+  ];
+
+  it('never starts before today and never ends before it starts', () => {
+    for (const statistics of variants)
+      for (const status of statuses)
+        for (let offset = 0; offset <= 30; offset += 1) {
+          const today = new Date(Date.parse(TODAY) + offset * 86_400_000).toISOString().slice(0, 10);
+          const { window } = predictFromHistory(input({ status, statusSince: DISPATCHED_AT, exceptionReason: 'postal_delay' }, today), statistics); // prettier-ignore
+          expect(window.min >= today).toBe(true);
+          expect(window.min <= window.max).toBe(true);
+        }
+  });
+});
