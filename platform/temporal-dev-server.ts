@@ -1,9 +1,11 @@
 // Starts the Temporal CLI's dev server as a child process with our search attributes registered,
 // and waits until its frontend answers. Used by `npm start` (persisted under .data/) and the tests.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { stopLeftover } from './tool-cache.js';
 
 export interface DevServerOptions {
   cliPath: string;
@@ -35,6 +37,14 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   for (const [key, value] of Object.entries(options.dynamicConfig ?? {}))
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
+  // A persisted server whose launcher died (kill -9) still holds the file and the ports: stop it.
+  const pidFile = options.dbFilename ? `${options.dbFilename}.pid` : undefined;
+  if (pidFile && existsSync(pidFile)) {
+    const leftover = Number(readFileSync(pidFile, 'utf8'));
+    if (Number.isInteger(leftover) && leftover > 0 && (await stopLeftover(leftover, 'start-dev', 'SIGTERM'))) {
+      options.logger?.warn({ pid: leftover }, 'stopped a Temporal dev server left running by an earlier start');
+    }
+  }
   // Its own process group: a terminal's Ctrl-C reaches only our launcher, which stops the worker
   // before the server it talks to.
   const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -46,7 +56,11 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exited = false;
-  child.once('exit', () => (exited = true));
+  if (pidFile && child.pid) writeFileSync(pidFile, String(child.pid));
+  child.once('exit', () => {
+    exited = true;
+    if (pidFile) rmSync(pidFile, { force: true });
+  });
   // Never outlive the process that started it, whatever way that process ends short of SIGKILL.
   process.once('exit', () => {
     if (!exited) child.kill('SIGKILL');

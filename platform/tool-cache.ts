@@ -2,7 +2,7 @@
 // and small helpers to run commands and fetch things into it exactly once.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, accessSync, constants } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, accessSync, constants, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -52,3 +52,24 @@ export async function sha256File(file: string): Promise<string> {
 }
 
 export class MissingComponentError extends Error {}
+
+/**
+ * Stops a process left over by a launcher that died without cleaning up (kill -9, OOM): only when
+ * the pid is alive and its command line names `expected`, so a reused pid is never touched.
+ * Returns once it has exited (or after `timeoutMs`).
+ */
+export async function stopLeftover(pid: number, expected: string, signal: NodeJS.Signals, timeoutMs = 15_000): Promise<boolean> {
+  const commandLine = () => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const initial = commandLine();
+  if (!initial?.includes(expected)) return false;
+  process.kill(pid, signal);
+  const deadline = Date.now() + timeoutMs;
+  while (commandLine() !== undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  return true;
+}

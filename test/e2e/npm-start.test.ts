@@ -2,7 +2,7 @@
 // the worker and the API; the printed key registers a dispatch and reads its status; the workflow
 // is visible in Temporal filtered by DispatchStatus; Ctrl-C stops everything; a restart keeps the data.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -151,6 +151,24 @@ describe('npm start with nothing configured', () => {
       expect(current).toBe('in_transit');
     } finally {
       expect(await stop(launched)).toBe(0);
+    }
+  }, 180_000);
+
+  it('starts again after its process was killed with SIGKILL, stopping the Postgres and Temporal it left running', async () => {
+    const first = await launch();
+    const { pid } = JSON.parse(readFileSync(env.CDS_RUNTIME_FILE!, 'utf8')) as { pid: number };
+    process.kill(pid, 'SIGKILL'); // no clean-up runs: the embedded Postgres and the dev server stay up
+    await first.exited;
+    expect(await portOpen(ports.temporal)).toBe(true);
+
+    const second = await launch();
+    try {
+      expect(second.output()).toContain('stopped a Postgres left running by an earlier start');
+      expect(second.output()).toContain('stopped a Temporal dev server left running by an earlier start');
+      const status = await fetch(`http://127.0.0.1:${ports.api}/v1/status/${dispatchId}`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(status.status).toBe(200);
+    } finally {
+      expect(await stop(second)).toBe(0);
     }
   }, 180_000);
 });
