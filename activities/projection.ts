@@ -5,7 +5,8 @@
 // after.
 import { log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
-import { recordEventEffects, upsertProjection } from '../db/projection.js';
+import { recordEventEffects } from '../db/carrier-events.js';
+import { upsertProjection } from '../db/projection.js';
 import { loadTransitStatistics, recordServiceDelivery } from '../db/history.js';
 import { createWebhookEvents } from '../db/webhooks.js';
 import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../domain/calendar.js';

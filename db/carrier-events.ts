@@ -24,3 +24,18 @@ export async function setCarrierEventEffect(pool: Pool, dispatchId: string, dedu
     values: [dispatchId, dedupeKey, effect],
   });
 }
+
+/** Records what the workflow did with each event it folded (applied, stale, …). */
+export async function recordEventEffects(
+  pool: Pool,
+  dispatchId: string,
+  effects: ReadonlyArray<{ dedupeKey: string; effect: string }>,
+): Promise<void> {
+  if (effects.length === 0) return;
+  await pool.query(
+    `UPDATE carrier_events AS e SET effect = v.effect
+       FROM unnest($2::text[], $3::text[]) AS v(dedupe_key, effect)
+      WHERE e.dispatch_id = $1 AND e.dedupe_key = v.dedupe_key`,
+    [dispatchId, effects.map((e) => e.dedupeKey), effects.map((e) => e.effect)],
+  );
+}

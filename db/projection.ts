@@ -1,6 +1,6 @@
-// Writes of the dispatch projection (the rows GET /v1/status reads) and of carrier-event effects.
-// Only the dispatch workflow's activities call these. The upsert is monotonic: a row is replaced
-// only by a strictly newer version, so a late retry of an old write can never undo a newer one.
+// Writes of the dispatch projection (the rows GET /v1/status reads). Only the dispatch workflow's
+// activities call this. The upsert is monotonic: a row is replaced only by a strictly newer
+// version, so a late retry of an old write can never undo a newer one.
 import type { Pool } from './pool.js';
 import type { StatusRecord } from '../domain/schemas.js';
 
@@ -60,18 +60,4 @@ export async function upsertProjection(pool: Pool, row: ProjectionRow): Promise<
     ],
   );
   return result.rowCount === 1;
-}
-
-export async function recordEventEffects(
-  pool: Pool,
-  dispatchId: string,
-  effects: ReadonlyArray<{ dedupeKey: string; effect: string }>,
-): Promise<void> {
-  if (effects.length === 0) return;
-  await pool.query(
-    `UPDATE carrier_events AS e SET effect = v.effect
-       FROM unnest($2::text[], $3::text[]) AS v(dedupe_key, effect)
-      WHERE e.dispatch_id = $1 AND e.dedupe_key = v.dedupe_key`,
-    [dispatchId, effects.map((e) => e.dedupeKey), effects.map((e) => e.effect)],
-  );
 }

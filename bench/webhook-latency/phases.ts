@@ -4,7 +4,16 @@
 import type { Client } from '@temporalio/client';
 import { percentile } from './breakdown.js';
 import { pingSignal, type Shape } from './minimal-workflow.js';
-import { closedLoop, postCarrierEvent, startCpuMeter, steadyRate, type ArrivalStream, type CpuCounter, type SentEvent } from './load.js';
+import {
+  closedLoop,
+  postCarrierEvent,
+  startCpuMeter,
+  steadyRate,
+  type ArrivalStream,
+  type ClosedLoopResult,
+  type CpuCounter,
+  type SentEvent,
+} from './load.js';
 
 export interface Target {
   apiUrl: string;
@@ -82,15 +91,9 @@ export async function latencyPhase(target: Target, ids: string[], options: { rat
   return { summary, cpu, measured } satisfies LatencyPhase;
 }
 
-export interface ThroughputRun {
+export interface ThroughputRun extends ClosedLoopResult {
   round: number;
   kind: string;
-  perSecond: number;
-  series: number[];
-  sent: number;
-  failedSends: number;
-  exhausted: boolean;
-  measuredSeconds: number;
   cpu: ReturnType<ReturnType<typeof startCpuMeter>>;
 }
 
