@@ -6,8 +6,11 @@
 // the last retry the delivery is marked undeliverable and the activity RETURNS, so the workflow sees
 // a settled delivery rather than a failure.
 //
-// The workflow's retry policy must allow at least schedule.length + 1 attempts (or be unlimited) and
-// a startToCloseTimeout comfortably above WEBHOOK_TIMEOUT_MS.
+// The attempt number is the delivery's recorded attempts + 1, not Temporal's attempt counter: a run
+// that never got to record its attempt (a worker killed mid-POST, the database down) is retried by
+// Temporal's policy and sends the same number again, so the spec's 1..6 and its schedule count
+// HTTP attempts only. The workflow's retry policy must therefore be unlimited, with a
+// startToCloseTimeout comfortably above WEBHOOK_TIMEOUT_MS (it is also how fast a crash is noticed).
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
 import { loadDelivery, markDeliverySkipped, recordDeliveryAttempt } from '../db/webhooks.js';
@@ -22,9 +25,12 @@ export interface DeliverWebhookInput {
 
 export interface DeliverWebhookResult {
   outcome: 'delivered' | 'undeliverable' | 'skipped';
-  /** The attempt number this run ended on (Temporal's, 1-based). */
+  /** The attempt number this run ended on (1-based, as sent in X-Service-Delivery-Attempt). */
   attempts: number;
 }
+
+/** Well inside the workflow's heartbeatTimeout for deliverWebhook (10 s). */
+const HEARTBEAT_EVERY_MS = 2000;
 
 type DeliveryConfig = Pick<Config, 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>;
 
@@ -34,16 +40,18 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
 
   return {
     async deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookResult> {
-      const attempt = Context.current().info.attempt;
       const { eventId, endpointId } = input;
       const delivery = await loadDelivery(deps.pool, eventId, endpointId);
       if (!delivery) {
         log.warn('webhook delivery not found', { eventId, endpointId });
-        return { outcome: 'skipped', attempts: attempt };
+        return { outcome: 'skipped', attempts: 0 };
       }
+      const attempt = delivery.attempts + 1;
+      const run = Context.current().info.attempt;
+      if (run > attempt) log.info('webhook delivery resumed after an unrecorded run', { eventId, endpointId, attempt, run });
       // A run that already settled (its result was lost with a crashed worker) does not send again.
       if (delivery.state === 'delivered' || delivery.state === 'undeliverable' || delivery.state === 'skipped') {
-        return { outcome: delivery.state, attempts: attempt };
+        return { outcome: delivery.state, attempts: delivery.attempts };
       }
       const skipReason = delivery.endpoint.disabled
         ? 'endpoint removed'
@@ -53,11 +61,15 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
       if (skipReason) {
         await markDeliverySkipped(deps.pool, eventId, endpointId, skipReason);
         log.info('webhook delivery skipped', { eventId, endpointId, reason: skipReason });
-        return { outcome: 'skipped', attempts: attempt };
+        return { outcome: 'skipped', attempts: delivery.attempts };
       }
 
       const startedAt = now();
       const started = performance.now();
+      // Only a slow attempt heartbeats (a fast one costs no extra call): a worker that dies mid-POST
+      // is noticed by the heartbeat timeout, seconds later, instead of at the start-to-close limit.
+      const context = Context.current();
+      const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
       let statusCode: number | undefined;
       let responseHead: Buffer | undefined;
       let error: string | undefined;
@@ -70,6 +82,8 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
         if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
       } catch (failure) {
         error = (failure as Error).message || String(failure);
+      } finally {
+        clearInterval(heartbeat);
       }
       const durationMs = performance.now() - started;
       const delivered = error === undefined;

@@ -35,6 +35,7 @@ import {
   type DispatchWorkflowInput,
   type RegisterOutcome,
 } from './definitions.js';
+import { DELIVERY_ACTIVITY_OPTIONS } from './delivery-options.js';
 import { COUNTRY_CODE, DISPATCH_STATUS, ISSUER_ID } from './search-attributes.js';
 
 // Projection writes retry until they succeed: an accepted carrier event is never dropped.
@@ -50,13 +51,8 @@ const { writeProjection: writeProjectionLocally } = proxyLocalActivities<Activit
 /** Runs recorded before this change wrote the projection as a regular activity; they replay so. */
 const PROJECTION_AS_LOCAL_ACTIVITY = 'projection-as-local-activity';
 
-// One activity per (webhook event, endpoint). The activity owns the spec's schedule (1m, 5m, 30m,
-// 2h, 8h through nextRetryDelay) and returns `undeliverable` after the last retry, so attempts are
-// unlimited here; this policy only paces retries of infrastructure failures (database down).
-const { deliverWebhook } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+// One activity per (webhook event, endpoint); see delivery-options.ts for its retry policy.
+const { deliverWebhook } = proxyActivities<Activities>(DELIVERY_ACTIVITY_OPTIONS);
 
 const DEFAULT_DELIVERED_RETENTION_MS = 7 * 24 * 3600 * 1000;
 /** Dedupe keys kept across continue-as-new; far above the number of scans any real card gets. */

@@ -4,11 +4,9 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { RedeliveryInput } from './definitions.js';
+import { DELIVERY_ACTIVITY_OPTIONS } from './delivery-options.js';
 
-const { deliverWebhook } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const { deliverWebhook } = proxyActivities<Activities>(DELIVERY_ACTIVITY_OPTIONS);
 
 export async function redeliveryWorkflow(input: RedeliveryInput) {
   const results = await Promise.all(input.deliveries.map((delivery) => deliverWebhook(delivery)));

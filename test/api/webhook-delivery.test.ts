@@ -4,7 +4,7 @@
 // server. Checks: signatures verify (consumer kit, standardwebhooks), the body and event id are
 // identical across attempts, slow and non-2xx answers fail with the schedule's delay, the last
 // failure is undeliverable, redirects are not followed, and every attempt is logged.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -93,9 +93,9 @@ async function oneEvent(type: WebhookEventType = 'delivery.completed') {
 
 const quiet: Logger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
-/** Runs the activity as Temporal would on the given attempt; a thrown failure is returned. */
-async function attemptDelivery(input: { eventId: string; endpointId: string }, attempt: number, run = activities()) {
-  const env = new MockActivityEnvironment({ attempt }, { logger: quiet });
+/** Runs the activity as Temporal would on its given run (Temporal's attempt counter); a thrown failure is returned. */
+async function attemptDelivery(input: { eventId: string; endpointId: string }, temporalAttempt: number, run = activities()) {
+  const env = new MockActivityEnvironment({ attempt: temporalAttempt }, { logger: quiet });
   return env.run(run.deliverWebhook, input).catch((failure: unknown) => failure as ApplicationFailure);
 }
 
@@ -159,6 +159,11 @@ describe('createWebhookEvents', () => {
 });
 
 describe('deliverWebhook', () => {
+  // An issuer has at most 20 endpoints: each test here gets an issuer of its own.
+  beforeEach(async () => {
+    issuerId = (await createIssuer(pool, 'Webhook Delivery Issuer')).id;
+  });
+
   it('delivers on a 2xx, with signatures that verify with the consumer kit and with standardwebhooks', async () => {
     const hook = await endpoint('/ok');
     const { data, pairs } = await oneEvent();
@@ -210,11 +215,21 @@ describe('deliverWebhook', () => {
     const hook = await endpoint(`/500-${attempt}`);
     receiver.behaviour.set(`/500-${attempt}`, { status: 500 });
     const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
-    const failure = await attemptDelivery(pair, attempt);
+    let failure: unknown;
+    for (let run = 1; run <= attempt; run += 1) failure = await attemptDelivery(pair, run);
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect((failure as ApplicationFailure).nonRetryable).toBe(false);
     expect((failure as ApplicationFailure).nextRetryDelay).toBe(SCHEDULE_MS[attempt - 1]);
-    expect((await attemptsLogged(pair.eventId, hook.id))[0]).toMatchObject({ attempt, status_code: 500, error: 'HTTP 500' });
+    expect((await attemptsLogged(pair.eventId, hook.id))[attempt - 1]).toMatchObject({ attempt, status_code: 500, error: 'HTTP 500' });
+  });
+
+  it('numbers an attempt by the attempts logged, so a run that never logged one (worker crash, database down) does not use up a number', async () => {
+    const hook = await endpoint('/after-crash');
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    // Temporal's third run of the activity, the first two having died before they logged anything.
+    expect(await attemptDelivery(pair, 3)).toEqual({ outcome: 'delivered', attempts: 1 });
+    expect(receiver.on('/after-crash')[0].headers['x-service-delivery-attempt']).toBe('1');
+    expect(await attemptsLogged(pair.eventId, hook.id)).toEqual([expect.objectContaining({ attempt: 1, status_code: 200 })]);
   });
 
   it('counts an answer slower than WEBHOOK_TIMEOUT_MS as failed', async () => {
@@ -258,6 +273,7 @@ describe('deliverWebhook', () => {
     const hook = await endpoint('/always-500');
     receiver.behaviour.set('/always-500', { status: 500 });
     const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    for (let run = 1; run <= 5; run += 1) expect(await attemptDelivery(pair, run)).toBeInstanceOf(ApplicationFailure);
     expect(await attemptDelivery(pair, 6)).toEqual({ outcome: 'undeliverable', attempts: 6 });
     const { rows } = await pool.query('SELECT state FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2', [
       pair.eventId,
@@ -288,7 +304,7 @@ describe('deliverWebhook', () => {
     const hook = await endpoint('/removed');
     const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
     await removeWebhookEndpoint(pool, hook.id);
-    expect(await attemptDelivery(pair, 1)).toEqual({ outcome: 'skipped', attempts: 1 });
+    expect(await attemptDelivery(pair, 1)).toEqual({ outcome: 'skipped', attempts: 0 });
     expect(receiver.on('/removed')).toHaveLength(0);
     const { rows } = await pool.query('SELECT state, skipped_reason FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2', [
       pair.eventId,
@@ -301,7 +317,7 @@ describe('deliverWebhook', () => {
     const hook = await endpoint('/unsubscribed');
     const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
     await pool.query(`UPDATE webhook_endpoints SET events = '{status.updated}' WHERE id = $1`, [hook.id]);
-    expect(await attemptDelivery(pair, 1)).toEqual({ outcome: 'skipped', attempts: 1 });
+    expect(await attemptDelivery(pair, 1)).toEqual({ outcome: 'skipped', attempts: 0 });
   });
 
   it('during a secret rotation, requests verify with the old and the new secret, and X-Service-Signature switches at switch-at', async () => {
