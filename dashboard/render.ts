@@ -10,7 +10,7 @@ import { NAV } from './nav.js';
 const eta = new Eta({
   views: fileURLToPath(new URL('./views', import.meta.url)),
   autoEscape: true,
-  cache: process.env.NODE_ENV !== 'development',
+  cache: true,
 });
 
 const helpers = {
