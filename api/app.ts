@@ -5,6 +5,7 @@ import type http from 'node:http';
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import Koa from 'koa';
+import { dashboard } from '../dashboard/index.js';
 import type { Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestLog(logger)); // one line per request, never the key
   app.use(renderErrors(logger)); // the one place errors become { error, message }
   app.use(health.routes()); // /healthz, /readyz: no key, no rate limit
+  app.use(dashboard(deps)); // /dashboard: HTML pages with their own sessions, CSRF and error pages
   app.use(authenticate(keys)); // resolves the key, if any (cached)
   app.use(countRequest(limiter)); // counts every request; X-RateLimit-* headers
   app.use(requireApiKey([OPENAPI_PATH])); // 401

@@ -1,4 +1,4 @@
-// The operator CLI (`npm run admin -- <command>`, DESIGN.md §4): issuers, API keys, webhook endpoints and deliveries, one
+// The operator CLI (`npm run admin -- <command>`, DESIGN.md §4): issuers, API keys, dashboard users, webhook endpoints and deliveries, one
 // module per command group under cli/admin/. It works on the database of the running service
 // (DATABASE_URL, or the embedded Postgres that `npm start` started) and never migrates it.
 // `--json` prints exactly one JSON document on stdout (use `npm run -s admin` so npm's own banner
@@ -11,6 +11,7 @@ import { registerWebhookCommands } from './admin/webhook-commands.js';
 import { registerDeliveryCommands } from './admin/delivery-commands.js';
 import { registerHistoryCommands } from './admin/history-commands.js';
 import { registerConditionsCommands } from './admin/conditions-commands.js';
+import { registerUserCommands } from './admin/user-commands.js';
 
 const program = new Command('admin')
   .description('Card Delivery Status Service: operator commands')
@@ -20,6 +21,7 @@ const program = new Command('admin')
 
 registerIssuerCommands(program);
 registerKeyCommands(program);
+registerUserCommands(program);
 registerWebhookCommands(program);
 registerDeliveryCommands(program);
 registerHistoryCommands(program);

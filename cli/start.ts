@@ -11,7 +11,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { startApi } from '../api/server.js';
 import { migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
-import { loadConfig, type Config } from '../platform/config.js';
+import { dashboardBaseUrl, loadConfig, type Config } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { startPostgres, type RunningPostgres } from '../platform/postgres.js';
 import { resolveTemporalCli } from '../platform/temporal-cli.js';
@@ -155,6 +155,7 @@ function printBanner(info: { apiUrl: string; temporalUiUrl?: string; demo?: Awai
     '',
     'Card Delivery Status Service is running.',
     `  API:          ${info.apiUrl}/v1   (OpenAPI: ${info.apiUrl}/v1/openapi.json)`,
+    `  Dashboard:    ${config.DASHBOARD_BASE_URL ? dashboardBaseUrl(config) : info.apiUrl}/dashboard   (a user: npm run admin -- user create --issuer <id> --email <address>)`,
   ];
   if (info.temporalUiUrl) {
     lines.push(

@@ -12,7 +12,7 @@ const ID_LENGTH = 16;
 const UNIQUE_VIOLATION = '23505';
 
 /** `<prefix>_` + 16 random base62 characters, e.g. `iss_4kR9wQ2mZp7TxA1c`. */
-export function newId(prefix: 'iss' | 'key' | 'whe' | 'evt'): string {
+export function newId(prefix: 'iss' | 'key' | 'whe' | 'evt' | 'usr'): string {
   let out = '';
   while (out.length < ID_LENGTH) {
     for (const byte of randomBytes(ID_LENGTH * 2)) {
@@ -142,15 +142,20 @@ export async function listApiKeys(db: Db, issuerId: string): Promise<ApiKeySumma
 
 /**
  * Revokes a key. Idempotent: revoking it again keeps the first revocation time. Undefined when
- * there is no such key.
+ * there is no such key, or (with `scope.issuerId`, as the dashboard calls it) none of that issuer.
  */
-export async function revokeApiKey(db: Db, keyId: string): Promise<{ id: string; revokedAt: Date; alreadyRevoked: boolean } | undefined> {
+export async function revokeApiKey(
+  db: Db,
+  keyId: string,
+  scope: { issuerId?: string } = {},
+): Promise<{ id: string; revokedAt: Date; alreadyRevoked: boolean } | undefined> {
   const { rows } = await db.query<{ id: string; revoked_at: Date; already_revoked: boolean }>(
     `UPDATE api_keys k SET revoked_at = coalesce(k.revoked_at, now())
-       FROM (SELECT id, revoked_at IS NOT NULL AS already_revoked FROM api_keys WHERE id = $1 FOR UPDATE) before
+       FROM (SELECT id, revoked_at IS NOT NULL AS already_revoked FROM api_keys
+              WHERE id = $1 AND ($2::text IS NULL OR issuer_id = $2) FOR UPDATE) before
       WHERE k.id = before.id
       RETURNING k.id, k.revoked_at, before.already_revoked`,
-    [keyId],
+    [keyId, scope.issuerId ?? null],
   );
   if (rows.length === 0) return undefined;
   return { id: rows[0].id, revokedAt: rows[0].revoked_at, alreadyRevoked: rows[0].already_revoked };

@@ -56,9 +56,23 @@ const envSchema = z.object({
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
   /** How long a delivered dispatch's workflow stays open for late carrier events before completing. */
   DELIVERED_RETENTION: duration.default(7 * 86_400_000),
+  /**
+   * Where browsers reach the dashboard (set-password links, Secure cookies when https). Unset: the
+   * API's own http://localhost:PORT.
+   */
+  DASHBOARD_BASE_URL: z.url().optional(),
+  /** A dashboard session ends after this long without a request… */
+  DASHBOARD_SESSION_IDLE: duration.default(30 * 60_000),
+  /** …and this long after sign-in, however active. */
+  DASHBOARD_SESSION_MAX: duration.default(12 * 3_600_000),
 });
 
 export type Config = Readonly<z.infer<typeof envSchema>>;
+
+/** The dashboard's public base URL, without a trailing slash. */
+export function dashboardBaseUrl(config: Config): string {
+  return (config.DASHBOARD_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
+}
 
 export class ConfigError extends Error {}
 

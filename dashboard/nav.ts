@@ -1,0 +1,12 @@
+// The dashboard's navigation, in the order the header shows it. A new page adds its entry here.
+export const DASHBOARD_PREFIX = '/dashboard';
+
+export const NAV = [
+  { label: 'Webhooks', href: `${DASHBOARD_PREFIX}/webhooks` },
+  { label: 'Delivery log', href: `${DASHBOARD_PREFIX}/deliveries` },
+  { label: 'API keys', href: `${DASHBOARD_PREFIX}/api-keys` },
+  { label: 'Dispatches', href: `${DASHBOARD_PREFIX}/dispatches` },
+] as const;
+
+/** Where `/dashboard` and a successful sign-in lead. */
+export const HOME = `${DASHBOARD_PREFIX}/api-keys`;

@@ -1,0 +1,102 @@
+// Dashboard users and their one-time set-password tokens. A user belongs to exactly one issuer; a
+// token is stored only as its hash, expires, and is consumed by the single statement that sets the
+// password, so it can be used once however many requests race for it.
+import { hashToken, newToken } from '../domain/opaque-tokens.js';
+import { newId } from './issuers.js';
+import type { Pool } from './pool.js';
+
+const UNIQUE_VIOLATION = '23505';
+
+export interface DashboardUser {
+  id: string;
+  issuerId: string;
+  email: string;
+}
+
+export interface UserWithPassword extends DashboardUser {
+  passwordHash: string | null;
+}
+
+export class EmailTakenError extends Error {}
+
+/**
+ * Creates a user of the issuer with a set-password token valid for `tokenTtlMs`. Undefined when
+ * there is no such issuer; EmailTakenError when the address already has an account.
+ */
+export async function createDashboardUser(
+  pool: Pool,
+  input: { issuerId: string; email: string; tokenTtlMs: number },
+): Promise<{ user: DashboardUser; token: string } | undefined> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query<{ id: string; issuer_id: string; email: string }>(
+      `INSERT INTO dashboard_users (id, issuer_id, email)
+       SELECT $1, id, $3 FROM issuers WHERE id = $2
+       RETURNING id, issuer_id, email`,
+      [newId('usr'), input.issuerId, input.email.toLowerCase()],
+    );
+    if (rows.length === 0) {
+      await client.query('ROLLBACK');
+      return undefined;
+    }
+    const { token, hash } = newToken();
+    await client.query(
+      `INSERT INTO dashboard_password_tokens (token_hash, user_id, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')`,
+      [hash, rows[0].id, input.tokenTtlMs],
+    );
+    await client.query('COMMIT');
+    return { user: { id: rows[0].id, issuerId: rows[0].issuer_id, email: rows[0].email }, token };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    if ((error as { code?: string }).code === UNIQUE_VIOLATION)
+      throw new EmailTakenError(`a dashboard user with email ${input.email} exists`);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** The user a still-valid, unused set-password token belongs to (to greet them on the form). */
+export async function findUserByPasswordToken(pool: Pool, token: string): Promise<DashboardUser | undefined> {
+  const { rows } = await pool.query<{ id: string; issuer_id: string; email: string }>(
+    `SELECT u.id, u.issuer_id, u.email
+       FROM dashboard_password_tokens t JOIN dashboard_users u ON u.id = t.user_id
+      WHERE t.token_hash = $1 AND t.used_at IS NULL AND t.expires_at > now()`,
+    [hashToken(token)],
+  );
+  return rows[0] && { id: rows[0].id, issuerId: rows[0].issuer_id, email: rows[0].email };
+}
+
+/**
+ * Consumes the token and sets the password hash in one statement; every session of the user ends
+ * (a new password must lock out whoever held the old one). False when the token is unknown,
+ * expired or already used.
+ */
+export async function setPasswordWithToken(pool: Pool, token: string, passwordHash: string): Promise<boolean> {
+  const { rows } = await pool.query<{ user_id: string }>(
+    `WITH consumed AS (
+       UPDATE dashboard_password_tokens SET used_at = now()
+        WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()
+        RETURNING user_id
+     ), updated AS (
+       UPDATE dashboard_users u SET password_hash = $2, password_set_at = now()
+         FROM consumed WHERE u.id = consumed.user_id
+         RETURNING u.id
+     ), ended AS (
+       DELETE FROM dashboard_sessions s USING updated WHERE s.user_id = updated.id
+     )
+     SELECT id AS user_id FROM updated`,
+    [hashToken(token), passwordHash],
+  );
+  return rows.length === 1;
+}
+
+export async function findUserByEmail(pool: Pool, email: string): Promise<UserWithPassword | undefined> {
+  const { rows } = await pool.query<{ id: string; issuer_id: string; email: string; password_hash: string | null }>(
+    'SELECT id, issuer_id, email, password_hash FROM dashboard_users WHERE email = $1',
+    [email.toLowerCase()],
+  );
+  const row = rows[0];
+  return row && { id: row.id, issuerId: row.issuer_id, email: row.email, passwordHash: row.password_hash };
+}

@@ -1,0 +1,72 @@
+// `npm run admin -- user create` as an operator runs it: the --json shape of DESIGN.md §4, a link
+// whose token is stored only as a hash, and the one-line failures.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createIssuer } from '../../db/issuers.js';
+import { createPool, type Pool } from '../../db/pool.js';
+import { hashToken } from '../../domain/opaque-tokens.js';
+import { expectOneLineFailure, runCli } from '../support/cli.js';
+import { randomId, requireTestEnv } from '../support/env.js';
+
+let pool: Pool;
+let databaseUrl: string;
+
+beforeAll(() => {
+  databaseUrl = requireTestEnv('TEST_DATABASE_URL');
+  pool = createPool(databaseUrl, { max: 2, applicationName: 'test-user-cli' });
+});
+
+afterAll(async () => {
+  await pool?.end();
+});
+
+describe('user create', () => {
+  it('prints { id, email, issuer_id, set_password_url } with --json, the link on DASHBOARD_BASE_URL', async () => {
+    const issuer = await createIssuer(pool, 'CLI Bank');
+    const email = `${randomId('Ops')}@Example.test`;
+    const result = await runCli(['user', 'create', '--issuer', issuer.id, '--email', email, '--json'], {
+      DATABASE_URL: databaseUrl,
+      DASHBOARD_BASE_URL: 'https://dash.example.test/',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout);
+    expect(Object.keys(body).sort()).toEqual(['email', 'id', 'issuer_id', 'set_password_url']);
+    expect(body).toMatchObject({ id: expect.stringMatching(/^usr_/), email: email.toLowerCase(), issuer_id: issuer.id });
+    expect(body.set_password_url).toMatch(/^https:\/\/dash\.example\.test\/dashboard\/set-password\?token=[\w-]{43}$/);
+  });
+
+  it('stores only the hash of the link token, expiring in 24 hours', async () => {
+    const issuer = await createIssuer(pool, 'Hash Bank');
+    const result = await runCli(['user', 'create', '--issuer', issuer.id, '--email', `${randomId('u')}@example.test`, '--json'], {
+      DATABASE_URL: databaseUrl,
+    });
+    const body = JSON.parse(result.stdout);
+    expect(body.set_password_url).toMatch(/^http:\/\/localhost:3000\/dashboard\/set-password\?token=/);
+    const token = new URL(body.set_password_url).searchParams.get('token')!;
+    const { rows } = await pool.query(
+      `SELECT token_hash, extract(epoch FROM expires_at - created_at) AS ttl FROM dashboard_password_tokens WHERE user_id = $1`,
+      [body.id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].token_hash.equals(hashToken(token))).toBe(true);
+    expect(Number(rows[0].ttl)).toBe(24 * 3600);
+  });
+
+  it('fails with one line for an unknown issuer', async () => {
+    const result = await runCli(['user', 'create', '--issuer', 'iss_nope', '--email', 'a@example.test'], { DATABASE_URL: databaseUrl });
+    expectOneLineFailure(result, /^error: unknown issuer: iss_nope$/);
+  });
+
+  it('fails with one line for an email that already has an account, whatever its case', async () => {
+    const issuer = await createIssuer(pool, 'Twice Bank');
+    const email = `${randomId('twice')}@example.test`;
+    expect((await runCli(['user', 'create', '--issuer', issuer.id, '--email', email], { DATABASE_URL: databaseUrl })).code).toBe(0);
+    const again = await runCli(['user', 'create', '--issuer', issuer.id, '--email', email.toUpperCase()], { DATABASE_URL: databaseUrl });
+    expectOneLineFailure(again, /^error: a dashboard user with email .* exists$/);
+  });
+
+  it('fails with one line for an address that is not an email', async () => {
+    const result = await runCli(['user', 'create', '--issuer', 'iss_x', '--email', 'not-an-email'], { DATABASE_URL: databaseUrl });
+    expectOneLineFailure(result, /^error: invalid --email: must be an email address$/);
+  });
+});
