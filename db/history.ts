@@ -117,22 +117,33 @@ WITH targets AS (
   SELECT 'country' AS level, country_code, '' AS key, dispatch_date, delivered_date, business_days FROM area
   UNION ALL SELECT 'prefix', country_code, postal_prefix, dispatch_date, delivered_date, business_days FROM area WHERE in_prefix
   UNION ALL SELECT 'code', country_code, postal_code, dispatch_date, delivered_date, business_days FROM area WHERE in_code
+), daily AS (
+  SELECT level, country_code, key, dispatch_date, business_days, count(*) AS n
+  FROM levels WHERE dispatch_date < $4::date - ${MATURITY_DAYS} GROUP BY level, country_code, key, dispatch_date, business_days
 ), ranked AS (
-  SELECT level, country_code, key, business_days,
-         cume_dist() OVER (PARTITION BY level, country_code, key ORDER BY dispatch_date) > 0.75 AS held_out
-  FROM levels WHERE dispatch_date < $4::date - ${MATURITY_DAYS}
+  -- A delivery is held out when more than 75 % of its level's deliveries were dispatched on or
+  -- before its day (its cume_dist by dispatch date), counted on the per-day totals: a window over
+  -- the rows themselves spilled to disk on a large country.
+  SELECT level, country_code, key, business_days, n,
+         sum(n) OVER (PARTITION BY level, country_code, key ORDER BY dispatch_date) > 0.75 * sum(n) OVER (PARTITION BY level, country_code, key) AS held_out
+  FROM daily
 ), histograms AS (
-  SELECT level, country_code, key, business_days, count(*) FILTER (WHERE NOT held_out) AS fit, count(*) FILTER (WHERE held_out) AS calibration
+  SELECT level, country_code, key, business_days, coalesce(sum(n) FILTER (WHERE NOT held_out), 0) AS fit,
+         coalesce(sum(n) FILTER (WHERE held_out), 0) AS calibration
   FROM ranked GROUP BY level, country_code, key, business_days
 ), medians AS (
   SELECT level, country_code, key, percentile_cont(0.5) WITHIN GROUP (ORDER BY business_days) AS long_run_median,
          percentile_cont(0.5) WITHIN GROUP (ORDER BY business_days) FILTER (WHERE delivered_date > $4::date - ${RECENT_DAYS}) AS recent_median
   FROM levels GROUP BY level, country_code, key
+), recent_by_days AS (
+  SELECT level, country_code, key, business_days, count(*) FILTER (WHERE delivered_date > $4::date - ${RECENT_DAYS}) AS recent
+  FROM levels GROUP BY level, country_code, key, business_days
 ), summaries AS (
-  SELECT level, country_code, key, m.long_run_median, m.recent_median,
-         count(*) FILTER (WHERE delivered_date > $4::date - ${RECENT_DAYS}) AS recent_count,
-         count(*) FILTER (WHERE delivered_date > $4::date - ${RECENT_DAYS} AND business_days > m.long_run_median) AS recent_slower
-  FROM levels JOIN medians m USING (level, country_code, key) GROUP BY level, country_code, key, m.long_run_median, m.recent_median
+  -- From the per-day counts rather than the rows again: a join of every row with its median was
+  -- the slowest step of the query on a large country.
+  SELECT level, country_code, key, m.long_run_median, m.recent_median, sum(r.recent) AS recent_count,
+         coalesce(sum(r.recent) FILTER (WHERE r.business_days > m.long_run_median), 0) AS recent_slower
+  FROM medians m JOIN recent_by_days r USING (level, country_code, key) GROUP BY level, country_code, key, m.long_run_median, m.recent_median
 )
 SELECT
   (SELECT coalesce(json_agg(json_build_array(level, country_code, key, business_days, fit, calibration)), '[]') FROM histograms) AS histograms,
