@@ -135,7 +135,7 @@ async function recordDelivery(pool: Pool, reg: DispatchRegistration, deliveredAt
 }
 
 /** A new or revised window or confidence; the first prediction (at registration) counts as new. */
-function predictionChanged(previous: Prediction | undefined, next: Prediction): boolean {
+export function predictionChanged(previous: Prediction | undefined, next: Prediction): boolean {
   return (
     previous === undefined ||
     previous.window.min !== next.window.min ||

@@ -18,6 +18,7 @@ import { resolveTemporalCli } from '../platform/temporal-cli.js';
 import { startDevServer, type RunningDevServer } from '../platform/temporal-dev-server.js';
 import { createWorker } from '../worker/create-worker.js';
 import { installTemporalRuntime } from '../worker/runtime.js';
+import { ensurePredictionRefreshSchedule } from '../worker/schedules.js';
 import { ensureDemoIssuer } from './demo.js';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
 
@@ -130,6 +131,11 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: temporalAddress });
   stops.push(() => connection.close());
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  await ensurePredictionRefreshSchedule(temporal, {
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    intervalMs: config.PREDICTION_REFRESH_INTERVAL,
+    logger,
+  });
   const api = await startApi({
     config,
     pool,

@@ -2,6 +2,7 @@
 // production entry point (worker/main.ts), by `npm start` and by the tests, which pass a workflow
 // bundle built once (bundleWorkflowCode) instead of bundling per worker.
 import { fileURLToPath } from 'node:url';
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import type { Pool } from '../db/pool.js';
@@ -25,7 +26,12 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({ pool: deps.pool, config: deps.config }),
+    // The prediction refresh signals dispatch workflows through a client on the worker's connection.
+    activities: createActivities({
+      pool: deps.pool,
+      config: deps.config,
+      temporal: new Client({ connection: deps.connection, namespace: deps.namespace }),
+    }),
     // Long-lived entity workflows are mostly idle: keep many cached, run activities concurrently.
     maxCachedWorkflows: 2000,
     maxConcurrentActivityTaskExecutions: 200,

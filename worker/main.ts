@@ -1,11 +1,14 @@
 // Production entry point of the worker process (docker-compose `worker`): connects to Temporal
-// and Postgres from the environment and runs dispatch workflows until SIGINT/SIGTERM.
+// and Postgres from the environment, makes sure the prediction refresh Schedule exists, and runs
+// the workflows until SIGINT/SIGTERM.
+import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createPool } from '../db/pool.js';
 import { loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { createWorker } from './create-worker.js';
 import { installTemporalRuntime } from './runtime.js';
+import { ensurePredictionRefreshSchedule } from './schedules.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
@@ -26,6 +29,11 @@ const worker = await createWorker({
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   pool,
   config,
+});
+await ensurePredictionRefreshSchedule(new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), {
+  taskQueue: config.TEMPORAL_TASK_QUEUE,
+  intervalMs: config.PREDICTION_REFRESH_INTERVAL,
+  logger,
 });
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
 // Worker.run() handles SIGINT/SIGTERM itself: it stops polling and lets running tasks finish.

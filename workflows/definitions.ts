@@ -1,6 +1,7 @@
-// The dispatch workflow's public surface: its input, the registration update, the carrier-event
-// signal and the status query. Imported by the workflow itself and by the API's Temporal client,
-// so both sides agree on names and payloads. No Node APIs here: this file is bundled into workflows.
+// The workflows' public surface: the dispatch workflow's input, registration update, carrier-event
+// and prediction-refresh signals and status query, and the other workflows' types and inputs.
+// Imported by the workflows themselves and by their clients (API, activities, schedule), so both
+// sides agree on names and payloads. No Node APIs here: this file is bundled into workflows.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Prediction } from '../domain/prediction.js';
 import type { CarrierEventBody, StatusRecord } from '../domain/schemas.js';
@@ -54,6 +55,17 @@ export type RegisterOutcome = { outcome: 'created' | 'existing'; record: StatusR
 export const registerUpdate = defineUpdate<RegisterOutcome, [DispatchRegistration]>('register');
 export const carrierEventSignal = defineSignal<[CarrierEventInput]>('carrierEvent');
 
+/**
+ * Sent by the hourly prediction refresh to a dispatch whose recomputed window or confidence differs
+ * from the one projected at `version`. The workflow writes a new version (which emits
+ * delivery.predicted) unless it has moved past that version meanwhile: a newer version already
+ * holds a fresh prediction.
+ */
+export interface PredictionRefreshRequest {
+  version: number;
+}
+export const predictionRefreshSignal = defineSignal<[PredictionRefreshRequest]>('refreshPrediction');
+
 export interface DispatchSnapshot {
   state: DispatchState;
   version: number;
@@ -68,4 +80,18 @@ export const REDELIVERY_WORKFLOW_TYPE = 'redeliveryWorkflow';
 /** Deliveries an operator replays (already reset to pending in the database). */
 export interface RedeliveryInput {
   deliveries: Array<{ eventId: string; endpointId: string }>;
+}
+
+export const PREDICTION_REFRESH_WORKFLOW_TYPE = 'predictionRefreshWorkflow';
+
+/** What one bulk prediction refresh did (the refresh workflow's result). */
+export interface PredictionRefreshSummary {
+  /** Dispatches not delivered and not refreshed within the hour, whose prediction was recomputed. */
+  considered: number;
+  /** Of those, the ones whose window or confidence changed. */
+  changed: number;
+  /** Changed and claimed (still at the compared version, not refreshed within the hour), then signalled. */
+  signalled: number;
+  /** Signalled but without a running workflow (closed, or not on this Temporal cluster). */
+  missing: number;
 }

@@ -1,8 +1,8 @@
 // The dispatch workflow: one per dispatched card, workflow id = the dispatch UUID. It owns the
 // card's state machine, dedupes carrier events (across continue-as-new), writes the projection the
 // API reads through a versioned activity, delivers the webhook events each change fires (one
-// activity per event and endpoint, without blocking the state machine), and shows operators the
-// status in the Temporal UI.
+// activity per event and endpoint, without blocking the state machine), rewrites its prediction when
+// the hourly refresh signals that it changed, and shows operators the status in the Temporal UI.
 //
 // Shape (after temporalio/samples-typescript safe-message-handlers): state lives in one small
 // class; handlers are registered first; the main loop waits on a condition, folds pending carrier
@@ -26,6 +26,7 @@ import type { StatusRecord } from '../domain/schemas.js';
 import { applyCarrierEvent, initialState, type DispatchState, type EventEffect, type WebhookEventType } from '../domain/state-machine.js';
 import {
   carrierEventSignal,
+  predictionRefreshSignal,
   registerUpdate,
   snapshotQuery,
   type CarriedState,
@@ -33,6 +34,7 @@ import {
   type DispatchRegistration,
   type DispatchSnapshot,
   type DispatchWorkflowInput,
+  type PredictionRefreshRequest,
   type RegisterOutcome,
 } from './definitions.js';
 import { DELIVERY_ACTIVITY_OPTIONS } from './delivery-options.js';
@@ -67,6 +69,8 @@ class Dispatch {
   registeredOnce: boolean;
   readonly seenEventKeys: Set<string>;
   readonly pending: CarrierEventInput[] = [];
+  /** A prediction refresh asked for and not yet done; repeated signals collapse into this one. */
+  refreshRequested?: PredictionRefreshRequest;
   /** Webhook deliveries started and not yet settled (delivered, undeliverable or skipped). */
   deliveriesInFlight = 0;
 
@@ -86,6 +90,27 @@ class Dispatch {
     if (this.seenEventKeys.has(event.dedupeKey)) return;
     this.seenEventKeys.add(event.dedupeKey);
     this.pending.push(event);
+  }
+
+  /** Signal handler: queue a prediction refresh, unless the card is delivered (its window is final). */
+  requestRefresh(request: PredictionRefreshRequest): void {
+    if (this.state.status !== 'delivered') this.refreshRequested = request;
+  }
+
+  /**
+   * Writes a new version with a recomputed prediction (delivery.predicted is added by the projection
+   * activity when it changed), unless a newer version than the refresh compared with was written
+   * meanwhile: that one already holds a fresh prediction.
+   */
+  async processRefresh(): Promise<void> {
+    const request = this.refreshRequested;
+    this.refreshRequested = undefined;
+    if (request === undefined) return;
+    if (request.version !== this.version) {
+      log.info('prediction refresh skipped: projection moved on', { requested: request.version, version: this.version });
+      return;
+    }
+    await this.project([]);
   }
 
   /** Update handler: answer a registration once the first projection is durable. */
@@ -204,6 +229,7 @@ class Dispatch {
 export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ status: string; version: number }> {
   const dispatch = new Dispatch(input);
   setHandler(carrierEventSignal, (event) => dispatch.enqueue(event));
+  setHandler(predictionRefreshSignal, (request) => dispatch.requestRefresh(request));
   setHandler(registerUpdate, (candidate) => dispatch.register(candidate));
   setHandler(snapshotQuery, () => dispatch.snapshot());
 
@@ -218,7 +244,7 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
   else dispatch.publish();
 
   for (;;) {
-    const woken = () => dispatch.pending.length > 0 || canContinueAsNew();
+    const woken = () => dispatch.pending.length > 0 || dispatch.refreshRequested !== undefined || canContinueAsNew();
     if (dispatch.state.status === 'delivered') {
       // Terminal: stay open a while so late carrier events are recorded as such, then complete.
       if (!(await condition(woken, retentionMs))) break;
@@ -226,7 +252,8 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
       await condition(woken);
     }
     await dispatch.processPending();
-    if (dispatch.pending.length === 0 && canContinueAsNew()) {
+    await dispatch.processRefresh();
+    if (dispatch.pending.length === 0 && dispatch.refreshRequested === undefined && canContinueAsNew()) {
       log.info('continuing as new', { historyLength: workflowInfo().historyLength, version: dispatch.version });
       await continueAsNew<typeof dispatchWorkflow>({ ...input, carried: dispatch.carry() });
     }

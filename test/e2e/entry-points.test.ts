@@ -1,10 +1,7 @@
 // The production shape: the separate API and worker processes docker-compose runs (`npm run
 // start:api`, `npm run start:worker`), and `npm start` with TEMPORAL_ADDRESS and DATABASE_URL set,
 // which starts only a worker and the API against them. Real processes, real Temporal and Postgres.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createApiKey, createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
@@ -12,40 +9,7 @@ import { SCOPES } from '../../domain/api-keys.js';
 import { freePort } from '../../platform/postgres.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { randomId, requireTestEnv } from '../support/env.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-
-interface Started {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
-/** Starts `tsx <entry>` with exactly `env` (plus PATH/HOME) and waits for `ready` in its output. */
-function start(entry: string, env: Record<string, string>, ready: string | RegExp): Promise<Started> {
-  const child = spawn(process.execPath, [TSX, entry], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? ROOT, CDS_RUNTIME_FILE: '/nonexistent/runtime.json', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let text = '';
-  child.stdout!.on('data', (chunk) => (text += chunk));
-  child.stderr!.on('data', (chunk) => (text += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (typeof ready === 'string' ? text.includes(ready) : ready.test(text)) {
-        clearInterval(timer);
-        resolve({ child, output: () => text, exited });
-      }
-    }, 50);
-    void exited.then((code) => {
-      clearInterval(timer);
-      reject(new Error(`${entry} exited with ${code} before it was ready:\n${text}`));
-    });
-  });
-}
+import { startEntryPoint as start } from '../support/processes.js';
 
 let pool: Pool;
 let key: string;

@@ -5,6 +5,7 @@ import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
+import { copyTransitHistory, type TransitRecord } from '../../db/history.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { loadConfig, type Config } from '../../platform/config.js';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
@@ -55,7 +56,7 @@ export async function createTestWorker(
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: { codePath: requireTestEnv('TEST_WORKFLOW_BUNDLE') },
-    activities: createActivities({ pool, config }),
+    activities: createActivities({ pool, config, temporal: env.client }),
   });
   return { worker, taskQueue };
 }
@@ -77,6 +78,32 @@ export function registration(issuerId: string, overrides: Partial<DispatchRegist
     fingerprint: JSON.stringify({ destination }),
     ...overrides,
   };
+}
+
+/**
+ * Enough delivered history (one delivery a week for a year, each 2 business days, spread over the
+ * postal codes given) for the country's history to replace the default table, so carrier conditions
+ * move its windows.
+ */
+export async function seedTransitHistory(pool: Pool, countryCode: string, postalCodes: string[]): Promise<void> {
+  const rows: TransitRecord[] = [];
+  for (let week = 0; week < 52; week += 1) {
+    const dispatched = new Date(Date.now() - (35 + week * 7) * 86_400_000);
+    const delivered = new Date(dispatched.getTime() + 2 * 86_400_000);
+    rows.push({
+      postalCode: postalCodes[week % postalCodes.length],
+      countryCode,
+      dispatchDate: dispatched.toISOString().slice(0, 10),
+      deliveredDate: delivered.toISOString().slice(0, 10),
+      businessDays: 2,
+    });
+  }
+  await copyTransitHistory(
+    pool,
+    (async function* () {
+      yield* rows;
+    })(),
+  );
 }
 
 /** Registers a dispatch as the API does: update-with-start of its workflow. */

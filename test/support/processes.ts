@@ -1,0 +1,39 @@
+// Starts one of the service's entry points (`tsx worker/main.ts`, `tsx api/main.ts`, …) as a real
+// process with exactly the environment given (plus PATH and HOME), and waits until it says it is ready.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+export interface Started {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `tsx <entry>` with exactly `env` (plus PATH/HOME) and waits for `ready` in its output. */
+export function startEntryPoint(entry: string, env: Record<string, string>, ready: string | RegExp): Promise<Started> {
+  const child = spawn(process.execPath, [TSX, entry], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? ROOT, CDS_RUNTIME_FILE: '/nonexistent/runtime.json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout!.on('data', (chunk) => (text += chunk));
+  child.stderr!.on('data', (chunk) => (text += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (typeof ready === 'string' ? text.includes(ready) : ready.test(text)) {
+        clearInterval(timer);
+        resolve({ child, output: () => text, exited });
+      }
+    }, 50);
+    void exited.then((code) => {
+      clearInterval(timer);
+      reject(new Error(`${entry} exited with ${code} before it was ready:\n${text}`));
+    });
+  });
+}

@@ -1,0 +1,58 @@
+// The Temporal Schedule of the prediction refresh (README "Prediction refresh"), made sure of at
+// every worker start (worker/main.ts and `npm start`): created when missing, its interval updated
+// when PREDICTION_REFRESH_INTERVAL changed, left alone otherwise. Several workers starting at once
+// agree: the second create fails as already running and finds the interval already set.
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { PREDICTION_REFRESH_WORKFLOW_TYPE } from '../workflows/definitions.js';
+
+/**
+ * One Schedule per task queue: each deployment sharing a namespace (its own task queue and
+ * database) refreshes its own dispatches.
+ */
+export function predictionRefreshScheduleId(taskQueue: string): string {
+  return `prediction-refresh-${taskQueue}`;
+}
+
+export type ScheduleOutcome = 'created' | 'updated' | 'unchanged';
+
+export async function ensurePredictionRefreshSchedule(
+  client: Client,
+  options: { taskQueue: string; intervalMs: number; logger: Logger },
+): Promise<ScheduleOutcome> {
+  const scheduleId = predictionRefreshScheduleId(options.taskQueue);
+  const spec = { intervals: [{ every: options.intervalMs }] };
+  let outcome: ScheduleOutcome = 'created';
+  try {
+    await client.schedule.create({
+      scheduleId,
+      spec,
+      action: {
+        type: 'startWorkflow',
+        workflowType: PREDICTION_REFRESH_WORKFLOW_TYPE,
+        workflowId: scheduleId,
+        taskQueue: options.taskQueue,
+        args: [],
+      },
+      policies: {
+        // A refresh still running when the next is due makes the next one pointless: skip it.
+        overlap: ScheduleOverlapPolicy.SKIP,
+        // After an outage one refresh catches up; the missed ones would find nothing new.
+        catchupWindow: '1 minute',
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    const handle = client.schedule.getHandle(scheduleId);
+    const current = await handle.describe();
+    const intervals = current.spec.intervals ?? [];
+    if (intervals.length === 1 && intervals[0].every === options.intervalMs && !current.spec.calendars?.length) {
+      outcome = 'unchanged';
+    } else {
+      await handle.update((previous) => ({ ...previous, spec }));
+      outcome = 'updated';
+    }
+  }
+  options.logger.info({ scheduleId, intervalMs: options.intervalMs, outcome }, `prediction refresh schedule ${outcome}`);
+  return outcome;
+}
