@@ -11,6 +11,7 @@ import { registerWebhookCommands } from './admin/webhook-commands.js';
 import { registerDeliveryCommands } from './admin/delivery-commands.js';
 import { registerHistoryCommands } from './admin/history-commands.js';
 import { registerConditionsCommands } from './admin/conditions-commands.js';
+import { registerPredictionCommands } from './admin/prediction-commands.js';
 
 const program = new Command('admin')
   .description('Card Delivery Status Service: operator commands')
@@ -24,6 +25,7 @@ registerWebhookCommands(program);
 registerDeliveryCommands(program);
 registerHistoryCommands(program);
 registerConditionsCommands(program);
+registerPredictionCommands(program);
 
 try {
   await program.parseAsync(process.argv);
