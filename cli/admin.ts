@@ -12,6 +12,7 @@ import { registerDeliveryCommands } from './admin/delivery-commands.js';
 import { registerHistoryCommands } from './admin/history-commands.js';
 import { registerConditionsCommands } from './admin/conditions-commands.js';
 import { registerUserCommands } from './admin/user-commands.js';
+import { registerPredictionCommands } from './admin/prediction-commands.js';
 
 const program = new Command('admin')
   .description('Card Delivery Status Service: operator commands')
@@ -26,6 +27,7 @@ registerWebhookCommands(program);
 registerDeliveryCommands(program);
 registerHistoryCommands(program);
 registerConditionsCommands(program);
+registerPredictionCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,0 +1,186 @@
+// Turns a prediction-quality run into its result: coverage and window width per confidence level
+// (domain/prediction-quality.ts, the same figures `predictions quality` prints), the same by kind of
+// area (regular, the undeclared slowdown, the declared disruption, sparse and unseen codes, the
+// sparse slow prefix), the foundation's fixed table on the same cards for comparison, and the check
+// that `predictions quality` reports on the delivered sample what the simulator computes for it.
+import { median, qualityByConfidence, summariseOutcomes, type ConfidenceQuality, type PredictionOutcome, type QualitySummary } from '../../domain/prediction-quality.js'; // prettier-ignore
+import { businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
+import type { ConfidenceLevel } from '../../domain/schemas.js';
+import { DISRUPTION, inDisruption, inSlowdown, SLOWDOWN, SPARSE_HISTORY, SPARSE_PREFIX, type HeldOutDispatch } from './network.js';
+
+export interface Settings {
+  seed: number;
+  heldOut: number;
+  historyDays: number;
+  concurrency: number;
+  deliverSample: number;
+}
+
+type Registered = HeldOutDispatch & { outcome: PredictionOutcome };
+
+interface GroupRow {
+  group: string;
+  summary: QualitySummary;
+  confidenceMix: Record<ConfidenceLevel, number>;
+  /**
+   * Medians, in business days from the first business day on or after dispatch: where windows
+   * started and ended, and when the cards arrived. A shift (slowdown, disruption) shows here.
+   */
+  medianTransit: { history: number | null; windowStart: number | null; windowEnd: number | null; actual: number | null };
+}
+
+export interface Result {
+  date: string;
+  settings: Settings;
+  byConfidence: ConfidenceQuality[];
+  overall: QualitySummary;
+  byArea: GroupRow[];
+  /** The foundation's per-country table (domain/prediction.ts) on the same cards. */
+  foundation: QualitySummary;
+  /** `predictions quality` on the delivered sample, beside the simulator's figures for it. */
+  check: { sample: number; cli: unknown[]; simulator: unknown[] };
+  cliMatches: boolean;
+  environment: Record<string, string | number>;
+}
+
+/** The kind of area a held-out card went to, as the report groups them. */
+function areaGroup(d: HeldOutDispatch, historyTransit: ReadonlyMap<string, readonly number[]>): string {
+  const { area } = d;
+  if (inSlowdown(area))
+    return `slowdown ${SLOWDOWN.country} ${SLOWDOWN.prefix}* (undeclared, +${SLOWDOWN.days} for ${SLOWDOWN.sinceDays} days)`;
+  if (inDisruption(area)) return `disruption ${DISRUPTION.country} ${DISRUPTION.prefix}* (declared +${DISRUPTION.days}, actual +${DISRUPTION.days - 1}…+${DISRUPTION.days + 1})`; // prettier-ignore
+  if (area.countryCode === SPARSE_PREFIX.country && area.prefix === SPARSE_PREFIX.prefix)
+    return `sparse slow prefix ${SPARSE_PREFIX.country} ${SPARSE_PREFIX.prefix}* (few deliveries, ~3× the country's transit)`;
+  const history = historyTransit.get(`${area.countryCode}:${area.postalCode}`)?.length ?? 0;
+  if (history === 0) return 'unseen codes (no history, prefix known)';
+  if (history < SPARSE_HISTORY) return `sparse codes (1–${SPARSE_HISTORY - 1} deliveries in history)`;
+  return 'regular codes';
+}
+
+const asCliRow = (r: ConfidenceQuality) => ({
+  confidence_level: r.confidence,
+  dispatches: r.dispatches,
+  inside: r.inside,
+  early: r.early,
+  late: r.late,
+  median_window_days: r.medianWindowDays,
+});
+
+export function buildResult(input: {
+  date: string;
+  settings: Settings;
+  registered: Registered[];
+  historyTransit: ReadonlyMap<string, readonly number[]>;
+  foundation: PredictionOutcome[];
+  sample: PredictionOutcome[];
+  cli: Array<Record<string, unknown>>;
+  environment: Record<string, string | number>;
+}): Result {
+  const outcomes = input.registered.map((d) => d.outcome);
+  const groups = new Map<string, Registered[]>();
+  for (const d of input.registered) {
+    const group = areaGroup(d, input.historyTransit);
+    groups.set(group, [...(groups.get(group) ?? []), d]);
+  }
+  const byArea = [...groups.entries()]
+    .sort(([a], [b]) => (a === 'regular codes' ? -1 : b === 'regular codes' ? 1 : a.localeCompare(b)))
+    .map(([group, members]) => ({
+      group,
+      summary: summariseOutcomes(members.map((m) => m.outcome)),
+      confidenceMix: { High: 0, Medium: 0, Low: 0, ...countBy(members.map((m) => m.outcome.confidence)) },
+      medianTransit: medianTransit(input.date, members, input.historyTransit),
+    }));
+  const simulator = qualityByConfidence(input.sample).map(asCliRow);
+  const cli = input.cli.map((row) => ({
+    confidence_level: row.confidence_level,
+    dispatches: row.dispatches,
+    inside: row.inside,
+    early: row.early,
+    late: row.late,
+    median_window_days: row.median_window_days,
+  }));
+  return {
+    date: input.date,
+    settings: input.settings,
+    byConfidence: qualityByConfidence(outcomes),
+    overall: summariseOutcomes(outcomes),
+    byArea,
+    foundation: summariseOutcomes(input.foundation),
+    check: { sample: input.sample.length, cli, simulator },
+    cliMatches: JSON.stringify(cli) === JSON.stringify(simulator),
+    environment: input.environment,
+  };
+}
+
+function medianTransit(
+  today: string,
+  members: Registered[],
+  historyTransit: ReadonlyMap<string, readonly number[]>,
+): GroupRow['medianTransit'] {
+  const after = (m: Registered, date: string) => {
+    const country = m.area.countryCode;
+    return businessDaysBetween(businessDayOnOrAfter(today, country), date, country);
+  };
+  const areas = new Set(members.map((m) => `${m.area.countryCode}:${m.area.postalCode}`));
+  return {
+    history: median([...areas].flatMap((area) => historyTransit.get(area) ?? [])),
+    windowStart: median(members.map((m) => after(m, m.outcome.window.min))),
+    windowEnd: median(members.map((m) => after(m, m.outcome.window.max))),
+    actual: median(members.map((m) => after(m, m.deliveredDate))),
+  };
+}
+
+function countBy<T extends string>(values: T[]): Partial<Record<T, number>> {
+  const counts: Partial<Record<T, number>> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
+
+const pct = (value: number | null) => (value === null ? '–' : `${(value * 100).toFixed(1)} %`);
+const interval = (s: QualitySummary) => (s.coverageInterval ? `${pct(s.coverageInterval[0])} – ${pct(s.coverageInterval[1])}` : '–');
+const share = (count: number, s: QualitySummary) => (s.dispatches === 0 ? '–' : pct(count / s.dispatches));
+const days = (value: number | null) => (value === null ? '–' : String(value));
+
+function markdownTable(header: string[], rows: string[][]): string {
+  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+export function toMarkdown(r: Result): string {
+  const verdict = (row: ConfidenceQuality) =>
+    row.coverage === null ? '–' : row.coverage >= row.targetCoverage ? 'met' : row.coverageInterval![1] >= row.targetCoverage ? 'within noise' : 'missed'; // prettier-ignore
+  return [
+    `# prediction-quality, ${r.date}`,
+    '',
+    `${r.overall.dispatches} held-out dispatches registered today through the real API; actual delivery drawn by the simulated network (seed ${r.settings.seed}, ${r.settings.historyDays} days of history). Width: business days of the destination country in the window, both ends counted.`,
+    '',
+    '## By confidence level',
+    '',
+    markdownTable(
+      ['confidence', 'dispatches', 'inside window', '95 % interval', 'target', 'verdict', 'early', 'late', 'median width (business days)'],
+      [
+        ...r.byConfidence.map((row) => [row.confidence, String(row.dispatches), pct(row.coverage), interval(row), pct(row.targetCoverage), verdict(row), share(row.early, row), share(row.late, row), days(row.medianWindowDays)]), // prettier-ignore
+        ['all', String(r.overall.dispatches), pct(r.overall.coverage), interval(r.overall), '', '', share(r.overall.early, r.overall), share(r.overall.late, r.overall), days(r.overall.medianWindowDays)], // prettier-ignore
+        ['foundation table, same cards', String(r.foundation.dispatches), pct(r.foundation.coverage), interval(r.foundation), '', '', share(r.foundation.early, r.foundation), share(r.foundation.late, r.foundation), days(r.foundation.medianWindowDays)], // prettier-ignore
+      ],
+    ),
+    '',
+    '## By kind of area',
+    '',
+    markdownTable(
+      ['area', 'dispatches', 'High / Medium / Low', 'inside window', '95 % interval', 'early', 'late', 'median width', 'median past transit', 'median window (transit days)', 'median actual transit'], // prettier-ignore
+      r.byArea.map((g) => [g.group, String(g.summary.dispatches), `${g.confidenceMix.High} / ${g.confidenceMix.Medium} / ${g.confidenceMix.Low}`, pct(g.summary.coverage), interval(g.summary), share(g.summary.early, g.summary), share(g.summary.late, g.summary), days(g.summary.medianWindowDays), days(g.medianTransit.history), `${days(g.medianTransit.windowStart)} – ${days(g.medianTransit.windowEnd)}`, days(g.medianTransit.actual)]), // prettier-ignore
+    ),
+    '',
+    '## Check',
+    '',
+    `\`predictions quality\` on the ${r.check.sample} held-out dispatches delivered through carrier events ${r.cliMatches ? 'reports exactly' : '**differs from**'} the simulator's figures for them (dispatches, inside, early, late and median width per level).`,
+    '',
+    '## Settings and environment',
+    '',
+    markdownTable(
+      ['setting', 'value'],
+      [...Object.entries(r.settings), ...Object.entries(r.environment)].map(([k, v]) => [k, String(v)]),
+    ),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,75 @@
+// `predictions quality [--since DATE] [--issuer ID]`: how good the service's own predictions turned
+// out (issue 5 "Evidence"). For every live dispatch the service saw delivered, the window it
+// predicted at registration (the prediction log's version 1) against the actual delivery date, per
+// confidence level: how many, the share delivered inside the window (coverage, with its 95 %
+// interval) beside the level's target, and the median window width in business days of the
+// destination country. The figures are domain/prediction-quality.ts's, as in the simulator's report.
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { loadRegistrationOutcomes } from '../../db/predictions.js';
+import { qualityByConfidence, type ConfidenceQuality } from '../../domain/prediction-quality.js';
+import { isoDate } from '../../domain/schemas.js';
+import { output, parseOptions, table, withDatabase } from './context.js';
+
+const qualityOptions = z.object({
+  since: isoDate.optional(),
+  issuer: z.string().trim().min(1, 'must not be empty').optional(),
+});
+
+const round = (value: number | null) => (value === null ? null : Math.round(value * 10_000) / 10_000);
+const percent = (value: number | null) => (value === null ? '-' : `${(value * 100).toFixed(1)} %`);
+
+function toJson(row: ConfidenceQuality) {
+  return {
+    confidence_level: row.confidence,
+    dispatches: row.dispatches,
+    inside: row.inside,
+    early: row.early,
+    late: row.late,
+    coverage: round(row.coverage),
+    coverage_ci95: row.coverageInterval?.map(round) ?? null,
+    target_coverage: row.targetCoverage,
+    median_window_days: row.medianWindowDays,
+  };
+}
+
+function describe(rows: ConfidenceQuality[], total: number, since: string | undefined): string {
+  return [
+    `Window predicted at registration vs actual delivery, ${total} delivered dispatches${since ? ` dispatched since ${since}` : ''}:`,
+    table(
+      ['CONFIDENCE', 'DISPATCHES', 'INSIDE', 'COVERAGE', '95% INTERVAL', 'TARGET', 'EARLY', 'LATE', 'MEDIAN WIDTH'],
+      rows.map((r) => [
+        r.confidence,
+        String(r.dispatches),
+        String(r.inside),
+        percent(r.coverage),
+        r.coverageInterval ? `${percent(r.coverageInterval[0])} – ${percent(r.coverageInterval[1])}` : '-',
+        percent(r.targetCoverage),
+        String(r.early),
+        String(r.late),
+        r.medianWindowDays === null ? '-' : `${r.medianWindowDays} business days`,
+      ]),
+    ),
+    'Width: business days of the destination country in the window, both ends counted.',
+  ].join('\n');
+}
+
+export function registerPredictionCommands(program: Command): void {
+  const predictions = program.command('predictions').description('how predicted delivery windows compare with actual deliveries');
+
+  predictions
+    .command('quality')
+    .description('coverage and width of the windows predicted at registration, per confidence level, from delivered dispatches')
+    .option('--since <date>', 'only dispatches dispatched on or after this date (YYYY-MM-DD, UTC)')
+    .option('--issuer <id>', "only this issuer's dispatches (iss_…)")
+    .action(async (raw: unknown, command: Command) => {
+      const o = parseOptions(qualityOptions, raw);
+      const outcomes = await withDatabase((db) => loadRegistrationOutcomes(db, { since: o.since, issuerId: o.issuer }));
+      const rows = outcomes.length === 0 ? [] : qualityByConfidence(outcomes);
+      output(command, { data: rows.map(toJson) }, () =>
+        rows.length === 0
+          ? `No delivered dispatches with a prediction logged at registration${o.since ? ` dispatched since ${o.since}` : ''}${o.issuer ? ` for ${o.issuer}` : ''}: nothing to compare yet.`
+          : describe(rows, outcomes.length, o.since),
+      );
+    });
+}

@@ -1,0 +1,96 @@
+// How good predicted delivery windows turned out (issue 5 "Evidence"): for pairs of (window
+// predicted at registration, actual delivery date), the share of deliveries inside the window and
+// how wide the windows were, per confidence level beside the coverage the model states for it
+// (TARGET_COVERAGE). Pure; shared by `predictions quality` (the service's own deliveries) and the
+// carrier-network simulator (bench/prediction-quality), so both report the same figures.
+import { businessDaysBetween, isBusinessDay } from './calendar.js';
+import { TARGET_COVERAGE } from './prediction-model.js';
+import type { ConfidenceLevel } from './schemas.js';
+
+/** One dispatch: the window predicted when it was registered and the day it was delivered. */
+export interface PredictionOutcome {
+  countryCode: string;
+  confidence: ConfidenceLevel;
+  window: { min: string; max: string };
+  deliveredDate: string;
+}
+
+export interface QualitySummary {
+  dispatches: number;
+  /** Delivered on a day inside the window (both ends included), before it, after it. */
+  inside: number;
+  early: number;
+  late: number;
+  /** inside / dispatches; null without dispatches. */
+  coverage: number | null;
+  /** 95 % Wilson score interval of the coverage, so a small sample's miss is not read as a verdict. */
+  coverageInterval: [number, number] | null;
+  /** Median number of business days (of the destination country) in the window, both ends included. */
+  medianWindowDays: number | null;
+}
+
+export interface ConfidenceQuality extends QualitySummary {
+  confidence: ConfidenceLevel;
+  /** The coverage the model calibrates this level's windows to meet. */
+  targetCoverage: number;
+}
+
+const LEVELS: readonly ConfidenceLevel[] = ['High', 'Medium', 'Low'];
+
+/**
+ * Business days in the window, both ends included: a one-day window is 1, Monday to Wednesday is 3.
+ * Counted in business days because that is how the model builds windows: a window across a weekend
+ * is not wider to a carrier.
+ */
+export function windowBusinessDays(window: { min: string; max: string }, countryCode: string): number {
+  return businessDaysBetween(window.min, window.max, countryCode) + (isBusinessDay(window.min, countryCode) ? 1 : 0);
+}
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** 95 % Wilson score interval of a proportion k/n. */
+export function wilsonInterval(k: number, n: number): [number, number] | null {
+  if (n === 0) return null;
+  const z = 1.959964;
+  const p = k / n;
+  const denominator = 1 + (z * z) / n;
+  const centre = (p + (z * z) / (2 * n)) / denominator;
+  const half = (z / denominator) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+export function summariseOutcomes(outcomes: readonly PredictionOutcome[]): QualitySummary {
+  let inside = 0;
+  let early = 0;
+  let late = 0;
+  for (const { window, deliveredDate } of outcomes) {
+    // YYYY-MM-DD dates compare correctly as strings.
+    if (deliveredDate < window.min) early += 1;
+    else if (deliveredDate > window.max) late += 1;
+    else inside += 1;
+  }
+  const n = outcomes.length;
+  return {
+    dispatches: n,
+    inside,
+    early,
+    late,
+    coverage: n === 0 ? null : inside / n,
+    coverageInterval: wilsonInterval(inside, n),
+    medianWindowDays: median(outcomes.map((o) => windowBusinessDays(o.window, o.countryCode))),
+  };
+}
+
+/** One row per confidence level (High, Medium, Low), each beside its target coverage. */
+export function qualityByConfidence(outcomes: readonly PredictionOutcome[]): ConfidenceQuality[] {
+  return LEVELS.map((confidence) => ({
+    confidence,
+    targetCoverage: TARGET_COVERAGE[confidence],
+    ...summariseOutcomes(outcomes.filter((o) => o.confidence === confidence)),
+  }));
+}

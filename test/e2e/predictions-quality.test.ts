@@ -1,0 +1,210 @@
+// The prediction log and `predictions quality` end to end: dispatches registered through the API
+// (real worker, Temporal and Postgres), delivered by carrier events on chosen days relative to the
+// window predicted at registration, then the operator CLI as a subprocess reporting coverage per
+// confidence level. Each test uses its own issuer, so other test files' deliveries never count.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { migrate } from '../../db/migrate.js';
+import { listPredictions } from '../../db/predictions.js';
+import { upsertProjection, type ProjectionRow } from '../../db/projection.js';
+import { addBusinessDays } from '../../domain/calendar.js';
+import { windowBusinessDays } from '../../domain/prediction-quality.js';
+import { bearer, request } from '../api/http.js';
+import { expectOneLineFailure, runCli } from '../support/cli.js';
+import { startHarness, type Harness } from '../support/harness.js';
+
+let h: Harness;
+const dir = mkdtempSync(path.join(tmpdir(), 'predictions-quality-'));
+
+beforeAll(async () => {
+  h = await startHarness();
+  // 60 weekly deliveries to Zagreb 10000, each Monday → Wednesday: enough for a High window there.
+  // Croatia is used by no other test file; Slovakia (no history) gets the default table's Low window.
+  const lines = ['postal_code,country_code,dispatch_date,delivered_date'];
+  const firstMonday = Date.UTC(2025, 8, 1);
+  for (let week = 0; week < 60; week += 1) {
+    const day = (offset: number) => new Date(firstMonday + (week * 7 + offset) * 86_400_000).toISOString().slice(0, 10);
+    lines.push(`10000,HR,${day(0)},${day(2)}`);
+  }
+  const file = path.join(dir, 'hr.csv');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const imported = await cli(['history', 'import', file, '--json']);
+  expect(JSON.parse(imported.stdout)).toMatchObject({ imported: 60, skipped: 0 });
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+function cli(args: string[], databaseUrl = h.config.DATABASE_URL!) {
+  return runCli(args, { DATABASE_URL: databaseUrl });
+}
+
+interface Registered {
+  id: string;
+  window: { min: string; max: string };
+  confidence: string;
+}
+
+async function register(key: string, postalCode: string, countryCode: string): Promise<Registered> {
+  const res = await request(h.baseUrl, '/v1/dispatches', {
+    headers: bearer(key),
+    body: { id: randomUUID(), destination: { postal_code: postalCode, country_code: countryCode } },
+  });
+  expect(res.status).toBe(201);
+  const prediction = res.body.prediction as { delivery_window: { min: string; max: string }; confidence_level: string };
+  return { id: res.body.id as string, window: prediction.delivery_window, confidence: prediction.confidence_level };
+}
+
+async function carrierEvent(key: string, id: string, status: string, date: string): Promise<void> {
+  const res = await request(h.baseUrl, `/v1/dispatches/${id}/events`, { headers: bearer(key), body: { status, occurred_at: `${date}T12:00:00Z` } }); // prettier-ignore
+  expect(res.status).toBe(202);
+}
+
+/** Waits until the dispatch's projection has reached the status (its write logs the prediction too). */
+async function projected(id: string, status: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const { rows } = await h.pool.query<{ status: string }>('SELECT status FROM dispatches WHERE id = $1', [id]);
+    if (rows[0]?.status === status) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`dispatch ${id} did not reach ${status}`);
+}
+
+const dayBefore = (date: string) => new Date(Date.parse(date) - 86_400_000).toISOString().slice(0, 10);
+const dayAfter = (date: string) => new Date(Date.parse(date) + 86_400_000).toISOString().slice(0, 10);
+const today = () => new Date().toISOString().slice(0, 10);
+
+async function newIssuerKey(): Promise<{ issuerId: string; key: string }> {
+  const issuerId = await h.createIssuer('Quality Issuer');
+  return { issuerId, key: (await h.createKey(issuerId)).key };
+}
+
+describe('predictions quality', () => {
+  it('reports per confidence level the share of deliveries inside the window predicted at registration', async () => {
+    const { issuerId, key } = await newIssuerKey();
+    const high = [await register(key, '10000', 'HR'), await register(key, '10000', 'HR')];
+    const low = [await register(key, '811 01', 'SK'), await register(key, '811 01', 'SK'), await register(key, '811 01', 'SK')];
+    expect(high.map((d) => d.confidence)).toEqual(['High', 'High']);
+    expect(low.map((d) => d.confidence)).toEqual(['Low', 'Low', 'Low']);
+    // High: one on the last day of its window, one a day late. Low: first day, last day, a day early.
+    const deliveries: Array<[Registered, string]> = [
+      [high[0], high[0].window.max],
+      [high[1], dayAfter(high[1].window.max)],
+      [low[0], low[0].window.min],
+      [low[1], low[1].window.max],
+      [low[2], dayBefore(low[2].window.min)],
+    ];
+    // A delivery event may not predate the dispatch: the early one must still lie after today.
+    expect(dayBefore(low[2].window.min) > today()).toBe(true);
+    for (const [dispatch, date] of deliveries) await carrierEvent(key, dispatch.id, 'delivered', date);
+    for (const [dispatch] of deliveries) await projected(dispatch.id, 'delivered');
+
+    const result = await cli(['predictions', 'quality', '--issuer', issuerId, '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const { data } = JSON.parse(result.stdout) as { data: Array<Record<string, unknown>> };
+    expect(data).toEqual([
+      expect.objectContaining({ confidence_level: 'High', dispatches: 2, inside: 1, early: 0, late: 1, coverage: 0.5, target_coverage: 0.9, median_window_days: windowBusinessDays(high[0].window, 'HR') }), // prettier-ignore
+      expect.objectContaining({ confidence_level: 'Medium', dispatches: 0, inside: 0, coverage: null, coverage_ci95: null, target_coverage: 0.85, median_window_days: null }), // prettier-ignore
+      expect.objectContaining({ confidence_level: 'Low', dispatches: 3, inside: 2, early: 1, late: 0, coverage: 0.6667, target_coverage: 0.8, median_window_days: windowBusinessDays(low[0].window, 'SK') }), // prettier-ignore
+    ]);
+    const [ciLow, ciHigh] = data[2].coverage_ci95 as [number, number];
+    expect(ciLow).toBeLessThan(0.6667);
+    expect(ciHigh).toBeGreaterThan(0.6667);
+
+    const human = await cli(['predictions', 'quality', '--issuer', issuerId]);
+    expect(human.stdout).toMatch(/5 delivered dispatches/);
+    expect(human.stdout).toMatch(/^Low\s+3\s+2\s+66\.7 %/m);
+  }, 90_000);
+
+  it('counts only dispatches dispatched on or after --since', async () => {
+    const { issuerId, key } = await newIssuerKey();
+    const dispatch = await register(key, '811 01', 'SK');
+    await carrierEvent(key, dispatch.id, 'delivered', dispatch.window.min);
+    await projected(dispatch.id, 'delivered');
+    const counted = JSON.parse((await cli(['predictions', 'quality', '--issuer', issuerId, '--since', today(), '--json'])).stdout) as { data: Array<{ dispatches: number }> }; // prettier-ignore
+    expect(counted.data.reduce((n, row) => n + row.dispatches, 0)).toBe(1);
+    const later = await cli(['predictions', 'quality', '--issuer', issuerId, '--since', dayAfter(today()), '--json']);
+    expect(JSON.parse(later.stdout)).toEqual({ data: [] });
+  }, 60_000);
+
+  it('says there is nothing to compare yet on a database without deliveries', async () => {
+    const name = `cds_quality_empty_${randomUUID().slice(0, 8)}`;
+    await h.pool.query(`CREATE DATABASE ${name}`);
+    try {
+      const url = new URL(h.config.DATABASE_URL!);
+      url.pathname = `/${name}`;
+      await migrate(url.toString());
+      const human = await cli(['predictions', 'quality'], url.toString());
+      expect(human.code).toBe(0);
+      expect(human.stdout.trim()).toBe('No delivered dispatches with a prediction logged at registration: nothing to compare yet.');
+      const json = await cli(['predictions', 'quality', '--json'], url.toString());
+      expect(JSON.parse(json.stdout)).toEqual({ data: [] });
+    } finally {
+      await h.pool.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    }
+  }, 60_000);
+
+  it('refuses a --since that is not a date, with a one-line reason', async () => {
+    expectOneLineFailure(await cli(['predictions', 'quality', '--since', 'yesterday']), /^error: invalid --since: /);
+  });
+});
+
+describe('prediction log', () => {
+  it('keeps every version’s prediction with the status it was made in, oldest first', async () => {
+    const { key } = await newIssuerKey();
+    const dispatch = await register(key, '10000', 'HR');
+    await carrierEvent(key, dispatch.id, 'in_transit', today());
+    await projected(dispatch.id, 'in_transit');
+    const deliveredOn = addBusinessDays(today(), 2);
+    await carrierEvent(key, dispatch.id, 'delivered', deliveredOn);
+    await projected(dispatch.id, 'delivered');
+    const log = await listPredictions(h.pool, dispatch.id);
+    expect(log.map((p) => [p.version, p.status])).toEqual([
+      [1, 'dispatched'],
+      [2, 'in_transit'],
+      [3, 'delivered'],
+    ]);
+    expect(log[0]).toMatchObject({ window: dispatch.window, confidence: dispatch.confidence });
+    expect(log[2]).toMatchObject({ window: { min: deliveredOn, max: deliveredOn }, confidence: 'High' });
+    expect(log[0].computedAt.getTime()).toBeLessThanOrEqual(log[2].computedAt.getTime());
+  }, 60_000);
+
+  it('logs a version once however often its write is retried, and a late retry changes nothing', async () => {
+    const issuerId = await h.createIssuer('Retry Issuer');
+    const id = randomUUID();
+    const row = (version: number, windowMin: string, windowMax: string): ProjectionRow => ({
+      id,
+      issuerId,
+      mode: 'live',
+      version,
+      status: 'dispatched',
+      dispatchDate: '2026-11-23T09:00:00Z',
+      postalCode: '10000',
+      countryCode: 'HR',
+      registration: '{}',
+      windowMin,
+      windowMax,
+      confidenceLevel: 'Medium',
+      record: {} as ProjectionRow['record'],
+    });
+    expect(await upsertProjection(h.pool, row(1, '2026-11-25', '2026-11-27'))).toBe(true);
+    expect(await upsertProjection(h.pool, row(1, '2026-11-26', '2026-11-30'))).toBe(false);
+    expect(await upsertProjection(h.pool, row(2, '2026-11-26', '2026-11-28'))).toBe(true);
+    expect(await upsertProjection(h.pool, row(1, '2026-11-26', '2026-11-30'))).toBe(false);
+    const log = await listPredictions(h.pool, id);
+    expect(log.map((p) => [p.version, p.window.min, p.window.max])).toEqual([
+      [1, '2026-11-25', '2026-11-27'],
+      [2, '2026-11-26', '2026-11-28'],
+    ]);
+  });
+
+  it('is empty for an unknown dispatch', async () => {
+    expect(await listPredictions(h.pool, randomUUID())).toEqual([]);
+  });
+});

@@ -1,0 +1,108 @@
+// Coverage and width of predicted windows (domain/prediction-quality.ts), the figures of both
+// `predictions quality` and the carrier-network simulator.
+import { describe, expect, it } from '@jest/globals';
+import {
+  median,
+  qualityByConfidence,
+  summariseOutcomes,
+  wilsonInterval,
+  windowBusinessDays,
+  type PredictionOutcome,
+} from '../../domain/prediction-quality.js';
+
+// 2026-11-23 is a Monday; 2026-12-25 (Friday) is Christmas in FR; 2026-12-26 a Saturday.
+const window = { min: '2026-11-24', max: '2026-11-26' };
+const outcome = (deliveredDate: string, overrides: Partial<PredictionOutcome> = {}): PredictionOutcome => ({
+  countryCode: 'FR',
+  confidence: 'High',
+  window,
+  deliveredDate,
+  ...overrides,
+});
+
+describe('windowBusinessDays', () => {
+  it('counts both ends: a one-day window is 1, Tuesday to Thursday is 3', () => {
+    expect(windowBusinessDays({ min: '2026-11-24', max: '2026-11-24' }, 'FR')).toBe(1);
+    expect(windowBusinessDays(window, 'FR')).toBe(3);
+  });
+
+  it('skips the weekend and the destination country’s public holidays', () => {
+    // Thursday 24 December to Tuesday 29 December in France: 24, 28, 29 (25 is Christmas, 26–27 a weekend).
+    expect(windowBusinessDays({ min: '2026-12-24', max: '2026-12-29' }, 'FR')).toBe(3);
+    // In Germany 26 December is a holiday too, but on a Saturday anyway: the same 3.
+    expect(windowBusinessDays({ min: '2026-12-24', max: '2026-12-29' }, 'DE')).toBe(3);
+    // Friday 20 to Monday 23 November: 2 business days.
+    expect(windowBusinessDays({ min: '2026-11-20', max: '2026-11-23' }, 'FR')).toBe(2);
+  });
+});
+
+describe('summariseOutcomes', () => {
+  it('counts a delivery on either end of the window as inside, before it as early, after it as late', () => {
+    const summary = summariseOutcomes([
+      outcome('2026-11-24'),
+      outcome('2026-11-26'),
+      outcome('2026-11-25'),
+      outcome('2026-11-23'),
+      outcome('2026-11-27'),
+    ]);
+    expect(summary).toMatchObject({ dispatches: 5, inside: 3, early: 1, late: 1, coverage: 0.6, medianWindowDays: 3 });
+  });
+
+  it('has no coverage, interval or width without outcomes', () => {
+    expect(summariseOutcomes([])).toEqual({
+      dispatches: 0,
+      inside: 0,
+      early: 0,
+      late: 0,
+      coverage: null,
+      coverageInterval: null,
+      medianWindowDays: null,
+    });
+  });
+});
+
+describe('qualityByConfidence', () => {
+  it('reports High, Medium and Low in that order, each beside its target coverage', () => {
+    const rows = qualityByConfidence([
+      outcome('2026-11-25'),
+      outcome('2026-11-30'),
+      outcome('2026-11-25', { confidence: 'Low', window: { min: '2026-11-24', max: '2026-12-01' } }),
+    ]);
+    expect(rows.map((r) => [r.confidence, r.dispatches, r.inside, r.coverage, r.targetCoverage, r.medianWindowDays])).toEqual([
+      ['High', 2, 1, 0.5, 0.9, 3],
+      ['Medium', 0, 0, null, 0.85, null],
+      ['Low', 1, 1, 1, 0.8, 6],
+    ]);
+  });
+});
+
+describe('median', () => {
+  it('is the middle value, or the mean of the two middle values', () => {
+    expect(median([5, 1, 3])).toBe(3);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNull();
+  });
+});
+
+describe('wilsonInterval', () => {
+  it('brackets the observed share and narrows as the sample grows', () => {
+    const small = wilsonInterval(9, 10)!;
+    const large = wilsonInterval(900, 1000)!;
+    expect(small[0]).toBeLessThan(0.9);
+    expect(small[1]).toBeGreaterThan(0.9);
+    expect(large[1] - large[0]).toBeLessThan(small[1] - small[0]);
+    // Known value: 9/10 → [0.596, 0.982] (Wilson 1927, z = 1.96).
+    expect(small[0]).toBeCloseTo(0.596, 3);
+    expect(small[1]).toBeCloseTo(0.982, 3);
+  });
+
+  it('stays within [0, 1] at the extremes', () => {
+    const all = wilsonInterval(10, 10)!;
+    const none = wilsonInterval(0, 10)!;
+    expect(all[1]).toBeCloseTo(1, 12);
+    expect(all[1]).toBeLessThanOrEqual(1);
+    expect(none[0]).toBeCloseTo(0, 12);
+    expect(none[0]).toBeGreaterThanOrEqual(0);
+    expect(wilsonInterval(0, 0)).toBeNull();
+  });
+});
