@@ -1,0 +1,175 @@
+// At-least-once through crashes (issue 4: "a crash of any process at any point loses no event"): the
+// worker is a real process and is killed with SIGKILL at the two points where an event is most
+// exposed — during the HTTP attempt, and while the projection write (which stores the webhook event)
+// is in flight. A fresh worker must finish the job: the event delivered, with the same id and body,
+// and nothing created twice.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { verify } from '../../consumer-kit/src/index.js';
+import { createWebhookEndpoint } from '../../db/webhooks.js';
+import { bearer, registrationFor, request } from '../api/http.js';
+import { randomId, requireTestEnv, startHarness, type Harness } from '../support/harness.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const WORKER = path.join(ROOT, 'test', 'support', 'worker-process.ts');
+
+let h: Harness;
+let receiver: Receiver;
+let key: string;
+let secret: string;
+const workers: ChildProcess[] = [];
+
+/** Starts the product's worker in its own process, on the harness's task queue. */
+async function startWorker(name: string): Promise<ChildProcess> {
+  // tsx as a loader in the one process (its CLI would fork a child that a SIGKILL does not reach).
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? ROOT,
+      DATABASE_URL: h.config.DATABASE_URL!,
+      TEMPORAL_ADDRESS: h.config.TEMPORAL_ADDRESS!,
+      TEMPORAL_TASK_QUEUE: h.taskQueue,
+      TEST_WORKFLOW_BUNDLE: requireTestEnv('TEST_WORKFLOW_BUNDLE'),
+      TEST_WORKER_NAME: name,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  workers.push(child);
+  let output = '';
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('worker ready')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before it was ready:\n${output}`)));
+  });
+  return child;
+}
+
+async function kill(worker: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => worker.once('exit', resolve));
+  worker.kill('SIGKILL');
+  await exited;
+}
+
+async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function register(): Promise<string> {
+  const id = randomUUID();
+  const registered = await request(h.baseUrl, '/v1/dispatches', { method: 'POST', headers: bearer(key), body: registrationFor(id) });
+  expect(registered.status).toBe(201);
+  return id;
+}
+
+async function postEvent(id: string, status: string) {
+  const sent = await request(h.baseUrl, `/v1/dispatches/${id}/events`, {
+    method: 'POST',
+    headers: bearer(key),
+    body: { status, occurred_at: new Date().toISOString() },
+  });
+  expect(sent.status).toBe(202);
+}
+
+const requestsFor = (id: string) => receiver.requests.filter((r) => JSON.parse(r.body.toString('utf8')).data.id === id);
+
+beforeAll(async () => {
+  h = await startHarness({ worker: false, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  receiver = await startReceiver();
+  const issuerId = await h.createIssuer('Crash Test Issuer');
+  key = (await h.createKey(issuerId)).key;
+  const created = await createWebhookEndpoint(h.pool, { issuerId, url: receiver.url, events: ['status.updated'] });
+  if (!created.ok) throw new Error(created.reason);
+  secret = created.secret;
+}, 60_000);
+
+afterEach(async () => {
+  for (const worker of workers.splice(0)) if (worker.exitCode === null && worker.signalCode === null) await kill(worker);
+});
+
+afterAll(async () => {
+  await receiver?.close();
+  await h?.stop();
+});
+
+describe('a worker killed with SIGKILL loses no webhook event', () => {
+  it('during the HTTP attempt: the next worker sends the same event again, with the same id, body and attempt number', async () => {
+    const first = await startWorker(randomId('worker-a'));
+    const id = await register();
+    let releaseHeld!: () => void;
+    const held = new Promise<number>((resolve) => (releaseHeld = () => resolve(200)));
+    // The first request is held open: the worker is killed while it waits for the answer.
+    receiver.respond = (n) => (requestsFor(id).length === 1 && n === receiver.requests.length ? held : 200);
+    await postEvent(id, 'in_transit');
+    await until(() => requestsFor(id).length === 1, 'the first attempt to arrive');
+
+    await kill(first);
+    releaseHeld();
+    await startWorker(randomId('worker-b'));
+    const [before, after] = await until(() => (requestsFor(id).length >= 2 ? requestsFor(id) : undefined), 'the attempt again');
+
+    expect(after.headers['x-service-event-id']).toBe(before.headers['x-service-event-id']);
+    expect(after.body.equals(before.body)).toBe(true);
+    // Attempt 1 never got an answer it could record, so it is attempt 1 again.
+    expect([before.headers['x-service-delivery-attempt'], after.headers['x-service-delivery-attempt']]).toEqual(['1', '1']);
+    expect(verify(after.body, after.headers['x-service-signature'] as string, secret)).toBe(true);
+    const delivery = await until(async () => {
+      const { rows } = await h.pool.query(
+        `SELECT d.state, d.attempts FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+          WHERE ev.dispatch_id = $1 AND ev.type = 'status.updated'`,
+        [id],
+      );
+      return rows[0]?.state === 'delivered' ? rows : undefined;
+    }, 'the delivery to be recorded as delivered');
+    expect(delivery).toEqual([{ state: 'delivered', attempts: 1 }]);
+  }, 90_000);
+
+  it('while the projection (and the webhook event with it) is being written: the next worker writes it once and delivers it', async () => {
+    const name = randomId('worker-c');
+    const first = await startWorker(name);
+    const id = await register();
+    receiver.respond = () => 200;
+    // Hold the dispatch's row so the worker's projection write blocks mid-flight.
+    const lock = await h.pool.connect();
+    await lock.query('BEGIN');
+    await lock.query('SELECT 1 FROM dispatches WHERE id = $1 FOR UPDATE', [id]);
+    try {
+      await postEvent(id, 'in_transit');
+      await until(async () => {
+        const { rows } = await h.pool.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [
+          name,
+        ]);
+        return rows.length > 0;
+      }, 'the projection write to block on the row lock');
+      await kill(first);
+    } finally {
+      await lock.query('ROLLBACK');
+      lock.release();
+    }
+    await startWorker(randomId('worker-d'));
+
+    const [arrived] = await until(() => (requestsFor(id).length >= 1 ? requestsFor(id) : undefined), 'the webhook');
+    const envelope = JSON.parse(arrived.body.toString('utf8'));
+    expect(envelope).toMatchObject({ event: 'status.updated', data: { id, status: 'in_transit' } });
+    const status = await request(h.baseUrl, `/v1/status/${id}`, { headers: bearer(key) });
+    expect(status.body.status).toBe('in_transit');
+    const { rows } = await h.pool.query(`SELECT type FROM webhook_events WHERE dispatch_id = $1 AND type = 'status.updated'`, [id]);
+    expect(rows).toHaveLength(1);
+    const { rows: recorded } = await h.pool.query(`SELECT effect FROM carrier_events WHERE dispatch_id = $1`, [id]);
+    expect(recorded).toEqual([{ effect: 'applied' }]);
+  }, 90_000);
+});
