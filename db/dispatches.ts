@@ -110,7 +110,7 @@ const LIST = `
     FROM dispatches
    WHERE issuer_id = $1 AND mode = $2
      AND ($3::text IS NULL OR status = $3)
-     AND ($4::text IS NULL OR country_code = $4)
+     AND ($4::bpchar IS NULL OR country_code = $4::bpchar)
      AND ($5::timestamptz IS NULL OR created_at >= $5)
      AND ($6::timestamptz IS NULL OR created_at < $6)
      AND ($7::timestamptz IS NULL OR (created_at, id) < ($7, $8::uuid))
