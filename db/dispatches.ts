@@ -1,5 +1,6 @@
-// Reads of the dispatch projection for the API. The projection is written only by the dispatch
-// workflow's activity; the API never writes it.
+// Reads of the dispatch projection for the API (one dispatch by id; the keyset-paginated list that
+// GET /v1/dispatches and the dashboard's dispatch search share). The projection is written only by
+// the dispatch workflow's activity; the API never writes it.
 import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from '../domain/schemas.js';
 import type { Pool } from './pool.js';
 
