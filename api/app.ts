@@ -18,10 +18,13 @@ import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiJson } from './openapi.js';
 import { RateLimiter } from './rate-limiter.js';
+import { batchRoutes } from './routes/batch.js';
 import { dispatchRoutes } from './routes/dispatches.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRouter } from './routes/health.js';
+import { listRoutes } from './routes/list.js';
 import { statusRoutes } from './routes/status.js';
+import { testHelperRoutes } from './routes/test-helpers.js';
 import './state.js';
 
 export interface AppDeps {
@@ -51,6 +54,9 @@ export function createApp(deps: AppDeps): Koa {
   statusRoutes(v1, pool);
   dispatchRoutes(v1, deps);
   eventRoutes(v1, deps);
+  listRoutes(v1, pool);
+  batchRoutes(v1, { ...deps, limiter });
+  testHelperRoutes(v1, deps);
 
   const app = new Koa();
   app.use(requestId()); // X-Request-Id on every response

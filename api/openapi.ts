@@ -2,8 +2,24 @@
 // validate requests (domain/schemas.ts), so the docs cannot drift from the code.
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { z } from 'zod';
-import { carrierEventAccepted, carrierEventBody, errorBody, localeTag, registrationBody, statusRecord, uuidV4 } from '../domain/schemas.js';
+import {
+  BATCH_MAX_ITEMS,
+  batchBody,
+  batchResults,
+  carrierEventAccepted,
+  carrierEventBody,
+  dispatchList,
+  dispatchListQuery,
+  errorBody,
+  localeTag,
+  registrationBody,
+  statusRecord,
+  testHelperAction,
+  testHelperFailBody,
+  uuidV4,
+} from '../domain/schemas.js';
 import { BODY_LIMIT } from './middleware/json-body.js';
+import { BATCH_BODY_LIMIT } from './routes/batch.js';
 
 const rateLimitHeaders = z.object({
   'X-RateLimit-Limit': z.string().meta({ description: 'requests allowed per one-minute window for the key', example: '1000' }),
@@ -23,11 +39,11 @@ const commonErrors: ZodOpenApiResponsesObject = {
   '429': error('more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count', retryAfter),
   '500': error('unexpected server error (`internal_error`); the body carries `request_id`'),
 };
-const bodyErrors: ZodOpenApiResponsesObject = {
+const bodyErrors = (limit = BODY_LIMIT): ZodOpenApiResponsesObject => ({
   '400': error('invalid JSON or a field that fails validation; the message names the field (`bad_request`)'),
-  '413': error(`body larger than ${BODY_LIMIT} (\`payload_too_large\`)`),
+  '413': error(`body larger than ${limit} (\`payload_too_large\`)`),
   '415': error('body not sent as application/json (`unsupported_media_type`)'),
-};
+});
 const dispatchId = z.object({
   id: uuidV4.meta({ description: 'dispatch id, a UUID v4', example: '7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }),
 });
@@ -67,7 +83,7 @@ const register: ZodOpenApiOperationObject = {
       headers: rateLimitHeaders.extend({ Location: z.string().meta({ example: '/v1/status/7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }) }),
       content: json(statusRecord),
     },
-    ...bodyErrors,
+    ...bodyErrors(),
     '403': error('the key lacks `dispatches:write` (`forbidden`)'),
     '409': error('the id was registered with a different body, or by another issuer (`conflict`)'),
     '503': error('the workflow service is unreachable (`service_unavailable`)'),
@@ -87,10 +103,68 @@ const postEvent: ZodOpenApiOperationObject = {
       headers: rateLimitHeaders,
       content: json(carrierEventAccepted),
     },
-    ...bodyErrors,
+    ...bodyErrors(),
     '403': error('the dispatch belongs to another issuer, or the key lacks `events:write` (`forbidden`)'),
     '404': error('no dispatch with this id for this key (`not_found`)'),
     '503': error('the workflow service is unreachable (`service_unavailable`)'),
+    ...commonErrors,
+  },
+};
+
+const listDispatches: ZodOpenApiOperationObject = {
+  operationId: 'listDispatches',
+  summary: "The caller's dispatches, newest first, a page at a time",
+  description:
+    "Only dispatches of the key's issuer and mode (a test key lists only test-mode dispatches). Pagination is by " +
+    'cursor, stable while dispatches are added: pass `next_cursor` as `cursor` with the same filters until it is null.',
+  security: [{ bearerAuth: [] }],
+  requestParams: { query: dispatchListQuery },
+  responses: {
+    '200': { description: 'one page of status records', headers: rateLimitHeaders, content: json(dispatchList) },
+    '400': error('a parameter is invalid, repeated or unknown; the message names it (`bad_request`)'),
+    '403': error('the key lacks `status:read` (`forbidden`)'),
+    ...commonErrors,
+  },
+};
+
+const registerBatch: ZodOpenApiOperationObject = {
+  operationId: 'registerDispatchBatch',
+  summary: `Register up to ${BATCH_MAX_ITEMS} dispatches in one call`,
+  description:
+    'Each item is registered exactly as `POST /v1/dispatches` would (same validation, idempotent by id); one bad item ' +
+    "never fails the others. Rate limit: a batch counts as one request per item; items beyond what the key's window " +
+    'allows are not attempted and report `rate_limit_exceeded` (and the response carries `Retry-After`).',
+  security: [{ bearerAuth: [] }],
+  requestBody: { required: true, content: json(batchBody) },
+  responses: {
+    '200': { description: 'one result per item, in input order', headers: rateLimitHeaders, content: json(batchResults) },
+    ...bodyErrors(BATCH_BODY_LIMIT),
+    '400': error(`not \`{ "dispatches": [...] }\` with 1–${BATCH_MAX_ITEMS} items (\`bad_request\`); an invalid item is reported in its result`), // prettier-ignore
+    '403': error('the key lacks `dispatches:write` (`forbidden`)'),
+    ...commonErrors,
+  },
+};
+
+const testHelper: ZodOpenApiOperationObject = {
+  operationId: 'advanceTestDispatch',
+  summary: 'Test mode: move a test dispatch on as a carrier event would',
+  description:
+    '`ship` → in_transit, `out_for_delivery`, `deliver` → delivered, `fail` → exception (body `{ "reason" }`, default ' +
+    "`failed_attempt`), `return` → exception with reason `returned`. Webhooks fire to the issuer's test endpoints as for " +
+    'a carrier event; the answer comes once the status record shows the change.',
+  security: [{ bearerAuth: [] }],
+  requestParams: {
+    path: dispatchId.extend({ action: testHelperAction.meta({ description: 'what happens to the card' }) }),
+  },
+  requestBody: { required: false, content: json(testHelperFailBody) },
+  responses: {
+    '200': { description: 'the updated status record', headers: rateLimitHeaders, content: json(statusRecord) },
+    ...bodyErrors(),
+    '400': error('`id` is not a UUID v4, `action` is unknown, or the body is invalid (`bad_request`)'),
+    '403': error('a live key, or one without `events:write` (`forbidden`)'),
+    '404': error("no test-mode dispatch of the key's issuer with this id (`not_found`)"),
+    '409': error('the state machine would ignore this action, e.g. `deliver` on a delivered dispatch (`conflict`)'),
+    '503': error('the workflow service is unreachable, or slow to apply the event (`service_unavailable`)'),
     ...commonErrors,
   },
 };
@@ -123,8 +197,10 @@ export function openApiJson(): string {
       },
       paths: {
         '/v1/status/{id}': { get: getStatus },
-        '/v1/dispatches': { post: register },
+        '/v1/dispatches': { get: listDispatches, post: register },
+        '/v1/dispatches/batch': { post: registerBatch },
         '/v1/dispatches/{id}/events': { post: postEvent },
+        '/v1/test_helpers/dispatches/{id}/{action}': { post: testHelper },
       },
     }),
   );

@@ -77,6 +77,31 @@ export class RateLimiter {
     });
   }
 
+  /**
+   * Counts up to `count` more requests at once (a batch's items beyond the request itself), never
+   * past the limit; returns how many were granted and the window after them. Refused ones leave no
+   * trace, as a refused request does.
+   */
+  async takeMany(subjectKey: string, count: number): Promise<{ granted: number; admission: Admission }> {
+    const windowStart = currentWindow();
+    const resetAt = windowStart + WINDOW_SECONDS;
+    const subject = this.subjects.get(subjectKey);
+    if (subject?.fullWindow === windowStart) return { granted: 0, admission: this.refused(windowStart) };
+    try {
+      const { before, after } = await addToWindow(this.pool, subjectKey, windowStart, count, this.limit);
+      if (subject && (subject.countWindow !== windowStart || subject.count < after)) {
+        subject.count = after;
+        subject.countWindow = windowStart;
+      }
+      if (subject && after >= this.limit) subject.fullWindow = windowStart;
+      const granted = after - before;
+      return { granted, admission: { admitted: granted === count, limit: this.limit, remaining: this.limit - after, resetAt } };
+    } catch (error) {
+      this.logger.error({ err: error, subject: subjectKey }, 'rate-limit counter unavailable; admitting');
+      return { granted: count, admission: { admitted: true, limit: this.limit, remaining: this.limit, resetAt } };
+    }
+  }
+
   /** Starts deleting ended windows once a minute (any process may; the DELETE is idempotent). */
   startCleanup(): void {
     this.cleanupTimer ??= setInterval(() => {

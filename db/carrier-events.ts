@@ -39,3 +39,26 @@ export async function recordEventEffects(
     [dispatchId, effects.map((e) => e.dedupeKey), effects.map((e) => e.effect)],
   );
 }
+
+/**
+ * The earliest `occurred_at` a new event can carry and still not be stale: the later of the
+ * dispatch date and the latest event received (the current status was set by one of them).
+ * Undefined when there is no such dispatch.
+ */
+export async function earliestFreshEventTime(pool: Pool, dispatchId: string): Promise<Date | undefined> {
+  const { rows } = await pool.query<{ at: Date }>(
+    `SELECT greatest(d.dispatch_date, (SELECT max(occurred_at) FROM carrier_events WHERE dispatch_id = d.id)) AS at
+       FROM dispatches d WHERE d.id = $1`,
+    [dispatchId],
+  );
+  return rows[0]?.at;
+}
+
+/** What the workflow did with an event (null until it has folded it); undefined when unknown. */
+export async function carrierEventEffect(pool: Pool, dispatchId: string, dedupeKey: string): Promise<EventEffect | null | undefined> {
+  const { rows } = await pool.query<{ effect: EventEffect | null }>(
+    'SELECT effect FROM carrier_events WHERE dispatch_id = $1 AND dedupe_key = $2',
+    [dispatchId, dedupeKey],
+  );
+  return rows[0]?.effect;
+}

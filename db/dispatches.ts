@@ -1,5 +1,6 @@
-// Reads of the dispatch projection for the API. The projection is written only by the dispatch
-// workflow's activity; the API never writes it.
+// Reads of the dispatch projection for the API (one dispatch by id; the keyset-paginated list that
+// GET /v1/dispatches and the dashboard's dispatch search share). The projection is written only by
+// the dispatch workflow's activity; the API never writes it.
 import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from '../domain/schemas.js';
 import type { Pool } from './pool.js';
 
@@ -61,4 +62,97 @@ export async function findDispatch(pool: Pool, id: string): Promise<DispatchRow 
     registration: row.registration,
     recordJson: row.record_json,
   };
+}
+
+// ---------- the list (GET /v1/dispatches, and the dashboard's dispatch search) ----------
+
+/** Where a page ended: keyset position in the (created_at DESC, id DESC) order. */
+export interface DispatchCursor {
+  /** created_at with its full microsecond precision (a JS Date would drop the microseconds). */
+  createdAt: string;
+  id: string;
+}
+
+export interface DispatchListFilter {
+  issuerId: string;
+  mode: 'live' | 'test';
+  status?: DispatchStatus;
+  countryCode?: string;
+  /** Inclusive lower bound of created_at, ISO 8601. */
+  createdAfter?: string;
+  /** Exclusive upper bound of created_at, ISO 8601. */
+  createdBefore?: string;
+  /** Page size; the caller bounds it. */
+  limit: number;
+  /** Continue after this position (the `next` of the previous page). */
+  after?: DispatchCursor;
+}
+
+export interface DispatchListItem {
+  id: string;
+  status: DispatchStatus;
+  countryCode: string;
+  createdAt: string;
+  /** The status record as GET /v1/status returns it. */
+  record: unknown;
+}
+
+export interface DispatchPage {
+  items: DispatchListItem[];
+  /** Present when more rows may follow. */
+  next?: DispatchCursor;
+}
+
+// Keyset pagination: stable under concurrent inserts (a new dispatch sorts before every cursor, so
+// it never shifts a later page), and each page costs an index range scan whatever its depth.
+const LIST = `
+  SELECT id, status, country_code, record,
+         to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at
+    FROM dispatches
+   WHERE issuer_id = $1 AND mode = $2
+     AND ($3::text IS NULL OR status = $3)
+     AND ($4::bpchar IS NULL OR country_code = $4::bpchar)
+     AND ($5::timestamptz IS NULL OR created_at >= $5)
+     AND ($6::timestamptz IS NULL OR created_at < $6)
+     AND ($7::timestamptz IS NULL OR (created_at, id) < ($7, $8::uuid))
+   ORDER BY created_at DESC, id DESC
+   LIMIT $9`;
+
+/** One issuer's dispatches of one mode, newest first, one page at a time. */
+export async function listDispatches(pool: Pool, filter: DispatchListFilter): Promise<DispatchPage> {
+  const { rows } = await pool.query(LIST, [
+    filter.issuerId,
+    filter.mode,
+    filter.status ?? null,
+    filter.countryCode ?? null,
+    filter.createdAfter ?? null,
+    filter.createdBefore ?? null,
+    filter.after?.createdAt ?? null,
+    filter.after?.id ?? null,
+    // One row more than asked tells whether another page exists.
+    filter.limit + 1,
+  ]);
+  const items: DispatchListItem[] = rows.slice(0, filter.limit).map((row) => ({
+    id: row.id,
+    status: row.status,
+    countryCode: row.country_code,
+    createdAt: row.created_at,
+    record: row.record,
+  }));
+  const last = items.at(-1);
+  return { items, next: rows.length > filter.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined };
+}
+
+const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/** The cursor as callers see it: opaque (base64url), so its layout may change without notice. */
+export function encodeDispatchCursor(cursor: DispatchCursor): string {
+  return Buffer.from(`${cursor.createdAt}|${cursor.id}`, 'utf8').toString('base64url');
+}
+
+/** Undefined for anything `encodeDispatchCursor` did not make. */
+export function decodeDispatchCursor(text: string): DispatchCursor | undefined {
+  const match = CURSOR.exec(Buffer.from(text, 'base64url').toString('utf8'));
+  if (!match || Number.isNaN(Date.parse(match[1]))) return undefined;
+  return { createdAt: match[1], id: match[2] };
 }

@@ -21,6 +21,8 @@ export interface WebhookEndpointSummary {
   issuerId: string;
   url: string;
   events: WebhookEventType[];
+  /** Test-mode endpoints receive only test-mode dispatches' events, live ones only live events. */
+  mode: 'live' | 'test';
   createdAt: Date;
   /** While a rotation's overlap lasts: when the previous secret stops signing. */
   previousSecretExpiresAt: Date | null;
@@ -32,10 +34,10 @@ export interface WebhookEndpointSummary {
 export type CreateEndpointResult =
   { ok: true; endpoint: WebhookEndpointSummary; secret: string } | { ok: false; reason: 'unknown_issuer' | 'limit_reached' };
 
-/** Adds an endpoint with a fresh secret; at most `max` active endpoints per issuer. */
+/** Adds an endpoint (live unless told) with a fresh secret; at most `max` active endpoints per issuer, both modes together. */
 export async function createWebhookEndpoint(
   pool: Pool,
-  input: { issuerId: string; url: string; events: WebhookEventType[] },
+  input: { issuerId: string; url: string; events: WebhookEventType[]; mode?: 'live' | 'test' },
   max = MAX_ENDPOINTS_PER_ISSUER,
 ): Promise<CreateEndpointResult> {
   const client = await pool.connect();
@@ -56,9 +58,10 @@ export async function createWebhookEndpoint(
       return { ok: false, reason: 'limit_reached' };
     }
     const secret = generateSecret();
+    const mode = input.mode ?? 'live';
     const { rows } = await client.query<{ id: string; created_at: Date }>(
-      'INSERT INTO webhook_endpoints (id, issuer_id, url, events, secret) VALUES ($1, $2, $3, $4, $5) RETURNING id, created_at',
-      [newId('whe'), input.issuerId, input.url, input.events, secret],
+      'INSERT INTO webhook_endpoints (id, issuer_id, url, events, secret, mode) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at',
+      [newId('whe'), input.issuerId, input.url, input.events, secret, mode],
     );
     await client.query('COMMIT');
     const endpoint = {
@@ -66,6 +69,7 @@ export async function createWebhookEndpoint(
       issuerId: input.issuerId,
       url: input.url,
       events: input.events,
+      mode,
       createdAt: rows[0].created_at,
       previousSecretExpiresAt: null,
       signatureSwitchAt: null,
@@ -84,12 +88,13 @@ interface EndpointRow {
   issuer_id: string;
   url: string;
   events: WebhookEventType[];
+  mode: 'live' | 'test';
   created_at: Date;
   previous_secret_expires_at: Date | null;
   signature_switch_at: Date | null;
 }
 
-const ENDPOINT_COLUMNS = `id, issuer_id, url, events, created_at,
+const ENDPOINT_COLUMNS = `id, issuer_id, url, events, mode, created_at,
   CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at,
   CASE WHEN previous_secret_expires_at > now() THEN signature_switch_at END AS signature_switch_at`;
 
@@ -99,6 +104,7 @@ function toSummary(row: EndpointRow): WebhookEndpointSummary {
     issuerId: row.issuer_id,
     url: row.url,
     events: row.events,
+    mode: row.mode,
     createdAt: row.created_at,
     previousSecretExpiresAt: row.previous_secret_expires_at,
     signatureSwitchAt: row.signature_switch_at,
@@ -182,8 +188,8 @@ export interface NewWebhookEvent {
 }
 
 /**
- * Stores each event's body once and one pending delivery per enabled endpoint of the issuer that
- * subscribed to its type, in one statement (all or nothing). Returns the (event, endpoint) pairs to
+ * Stores each event's body once and one pending delivery per enabled endpoint of the issuer, of the
+ * dispatch's mode, that subscribed to its type, in one statement (all or nothing). Returns the (event, endpoint) pairs to
  * deliver, in input order. Events whose idempotency key already exists are not created again: their
  * existing deliveries are returned (endpoints added since are not added to an old event).
  */
@@ -206,7 +212,7 @@ export async function createWebhookEvents(
      ), new_deliveries AS (
        INSERT INTO webhook_deliveries (event_id, endpoint_id)
        SELECT c.id, e.id FROM created c
-         JOIN webhook_endpoints e ON e.issuer_id = $2 AND e.disabled_at IS NULL AND c.type = ANY (e.events)
+         JOIN webhook_endpoints e ON e.issuer_id = $2 AND e.mode = $3 AND e.disabled_at IS NULL AND c.type = ANY (e.events)
        RETURNING event_id, endpoint_id
      )
      SELECT d.event_id, d.endpoint_id, i.ord FROM new_deliveries d JOIN input i ON i.id = d.event_id

@@ -145,3 +145,76 @@ export const errorBody = z
   })
   .meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof errorBody>;
+
+// ---------- GET /v1/dispatches ----------
+
+export const LIST_LIMIT_MAX = 100;
+export const LIST_LIMIT_DEFAULT = 20;
+
+/** The list's query string. Unknown parameters are refused (a misspelt filter must not list everything). */
+export const dispatchListQuery = z
+  .object({
+    status: dispatchStatus.optional().meta({ description: 'only dispatches currently in this status' }),
+    country_code: countryCode.optional().meta({ description: 'only dispatches to this destination country (ISO 3166-1 alpha-2)' }),
+    created_after: isoTimestamp.optional().meta({ description: 'only dispatches registered at or after this instant' }),
+    created_before: isoTimestamp.optional().meta({ description: 'only dispatches registered before this instant' }),
+    limit: z
+      .string()
+      .regex(/^\d{1,6}$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.number().min(1).max(LIST_LIMIT_MAX))
+      .optional()
+      .meta({ description: `page size, 1–${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT})` }),
+    cursor: z.string().min(1).max(200).optional().meta({ description: 'the `next_cursor` of the previous page (opaque)' }),
+  })
+  .strict()
+  .refine((q) => !q.created_after || !q.created_before || Date.parse(q.created_after) < Date.parse(q.created_before), {
+    path: ['created_before'],
+    message: 'must be later than created_after',
+  });
+
+export const dispatchList = z
+  .object({
+    data: z.array(statusRecord).meta({ description: 'newest first' }),
+    next_cursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next page; null on the last page' }),
+  })
+  .meta({ id: 'DispatchList' });
+
+// ---------- POST /v1/dispatches/batch ----------
+
+export const BATCH_MAX_ITEMS = 1000;
+
+/** The batch envelope around any item schema: the route checks items one by one, the docs show registrations. */
+export const batchOf = <Item extends z.ZodType>(item: Item) => z.object({ dispatches: z.array(item).min(1).max(BATCH_MAX_ITEMS) }).strict();
+
+export const batchBody = batchOf(registrationBody).meta({ id: 'DispatchBatch' });
+
+export const batchItemResult = z
+  .object({
+    index: z.number().int().min(0).meta({ description: "the item's position in `dispatches`" }),
+    result: z.enum(['created', 'existing', 'error']),
+    id: uuidV4.optional().meta({ description: 'the dispatch id, when known' }),
+    error: z
+      .object({ error: z.enum(ERROR_CODES), message: z.string() })
+      .optional()
+      .meta({ description: 'only for `result: "error"`: what POST /v1/dispatches would have answered' }),
+  })
+  .meta({ id: 'DispatchBatchItemResult' });
+export type BatchItemResult = z.infer<typeof batchItemResult>;
+
+export const batchResults = z
+  .object({ results: z.array(batchItemResult).meta({ description: 'one per item, in input order' }) })
+  .meta({ id: 'DispatchBatchResults' });
+
+// ---------- POST /v1/test_helpers/dispatches/{id}/{action} ----------
+
+export const TEST_HELPER_ACTIONS = ['ship', 'out_for_delivery', 'deliver', 'fail', 'return'] as const;
+export const testHelperAction = z.enum(TEST_HELPER_ACTIONS);
+export type TestHelperAction = z.infer<typeof testHelperAction>;
+
+/** Only `fail` takes a body; every other action takes none (or `{}`). */
+export const testHelperFailBody = z
+  .object({ reason: exceptionReason.default('failed_attempt') })
+  .strict()
+  .meta({ id: 'TestHelperFail' });
+export const testHelperEmptyBody = z.object({}).strict();

@@ -7,13 +7,13 @@ import { ApiError, badRequest } from '../errors.js';
 
 export const BODY_LIMIT = '1mb';
 
-export function jsonBody(): Middleware {
+export function jsonBody(limit = BODY_LIMIT): Middleware {
   const parse = bodyParser({
     enableTypes: ['json'],
-    jsonLimit: BODY_LIMIT,
+    jsonLimit: limit,
     onError: (error) => {
       const status = (error as { status?: number }).status;
-      if (status === 413) throw new ApiError(413, 'payload_too_large', `the request body exceeds ${BODY_LIMIT}`);
+      if (status === 413) throw new ApiError(413, 'payload_too_large', `the request body exceeds ${limit}`);
       if (status === 415) throw new ApiError(415, 'unsupported_media_type', 'the body encoding is not supported; send UTF-8 JSON');
       throw badRequest('the request body is not valid JSON (an object is expected)');
     },
@@ -21,6 +21,19 @@ export function jsonBody(): Middleware {
   return async (ctx, next) => {
     if (!ctx.is('application/json')) {
       throw new ApiError(415, 'unsupported_media_type', 'send the body as JSON with "Content-Type: application/json"');
+    }
+    await parse(ctx, next);
+  };
+}
+
+/** For routes whose body may be left out: no body at all reads as `{}`; a body must be JSON as above. */
+export function optionalJsonBody(): Middleware {
+  const parse = jsonBody();
+  return async (ctx, next) => {
+    const length = ctx.get('content-length');
+    if (!ctx.get('transfer-encoding') && (length === '' || length === '0')) {
+      ctx.request.body = {};
+      return next();
     }
     await parse(ctx, next);
   };

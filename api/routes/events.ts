@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { insertCarrierEvent, setCarrierEventEffect } from '../../db/carrier-events.js';
 import { findDispatch } from '../../db/dispatches.js';
 import type { Pool } from '../../db/pool.js';
-import { carrierEventBody } from '../../domain/schemas.js';
+import { carrierEventBody, type CarrierEventBody } from '../../domain/schemas.js';
 import { dedupeKey } from '../../domain/state-machine.js';
 import { parseOrBadRequest } from '../errors.js';
 import { requireScope } from '../middleware/auth.js';
@@ -22,13 +22,22 @@ export function eventRoutes(router: Router, deps: { pool: Pool; temporal: Client
     const event = parseOrBadRequest(carrierEventBody, ctx.request.body);
     checkAccess(key, id, await findDispatch(deps.pool, id));
 
-    const eventKey = dedupeKey(event);
-    const inserted = await insertCarrierEvent(deps.pool, id, eventKey, event);
-    const open = await signalCarrierEvent(deps.temporal, id, { ...event, dedupeKey: eventKey });
-    // A closed workflow means a delivered dispatch past its retention: the event is kept, to no effect.
-    if (!open) await setCarrierEventEffect(deps.pool, id, eventKey, 'after_delivery');
-
+    const { duplicate } = await acceptCarrierEvent(deps, id, event);
     ctx.status = 202;
-    ctx.body = { accepted: true, duplicate: !inserted };
+    ctx.body = { accepted: true, duplicate };
   });
+}
+
+/** Logs the event, then signals the workflow; also the path of the test helpers' synthesized events. */
+export async function acceptCarrierEvent(
+  deps: { pool: Pool; temporal: Client },
+  dispatchId: string,
+  event: CarrierEventBody,
+): Promise<{ duplicate: boolean; dedupeKey: string }> {
+  const eventKey = dedupeKey(event);
+  const inserted = await insertCarrierEvent(deps.pool, dispatchId, eventKey, event);
+  const open = await signalCarrierEvent(deps.temporal, dispatchId, { ...event, dedupeKey: eventKey });
+  // A closed workflow means a delivered dispatch past its retention: the event is kept, to no effect.
+  if (!open) await setCarrierEventEffect(deps.pool, dispatchId, eventKey, 'after_delivery');
+  return { duplicate: !inserted, dedupeKey: eventKey };
 }

@@ -1,4 +1,5 @@
-// `webhook add|list|remove|rotate-secret`: an issuer's webhook endpoints (DESIGN.md §4 "Webhooks").
+// `webhook add|list|remove|rotate-secret`: an issuer's webhook endpoints (DESIGN.md §4 "Webhooks"),
+// live or test mode (`add --test`: only test-mode dispatches' events, as Stripe's test endpoints).
 // A new secret is printed exactly once (at `add` and at `rotate-secret`). URLs go through the SSRF
 // guard when added (and again before every delivery). Rotation keeps the old secret valid in
 // `webhook-signature` for the overlap, and `X-Service-Signature` on it until --switch-at
@@ -40,7 +41,7 @@ const durationOption = z.string().transform((text, ctx) => {
   }
 });
 
-const addOptions = z.object({ issuer: id, url: z.string().trim().min(1, 'must not be empty'), events: eventsOption });
+const addOptions = z.object({ issuer: id, url: z.string().trim().min(1, 'must not be empty'), events: eventsOption, test: z.boolean().optional() }); // prettier-ignore
 const listOptions = z.object({ issuer: id.optional() });
 const removeOptions = z.object({ id });
 const rotateOptions = z.object({ id, overlap: durationOption.default(24 * 3_600_000), switchAt: isoTimestamp.optional() });
@@ -59,15 +60,17 @@ export function registerWebhookCommands(program: Command): void {
     .requiredOption('--issuer <id>', 'the issuer whose events the endpoint receives')
     .requiredOption('--url <url>', 'the consumer URL (http or https, publicly routable)')
     .requiredOption('--events <list>', `comma-separated event types (${WEBHOOK_EVENT_TYPES.join(', ')})`)
+    .option('--test', 'a test-mode endpoint: receives only the events of test-mode dispatches (those of cds_test_ keys)')
     .action(async (raw: unknown, command: Command) => {
       const options = parseOptions(addOptions, raw);
+      const mode = options.test ? 'test' : 'live';
       try {
         await checkWebhookUrl(options.url, { allowPrivate: allowPrivateNetworks() });
       } catch (error) {
         if (error instanceof WebhookUrlRefused) throw new CliError(`invalid --url: ${error.reason}`);
         throw error;
       }
-      const created = await withDatabase((db) => createWebhookEndpoint(db, { issuerId: options.issuer, url: options.url, events: options.events })); // prettier-ignore
+      const created = await withDatabase((db) => createWebhookEndpoint(db, { issuerId: options.issuer, url: options.url, events: options.events, mode })); // prettier-ignore
       if (!created.ok) {
         if (created.reason === 'unknown_issuer') throw new CliError(`unknown issuer: ${options.issuer}`);
         throw new CliError(`issuer ${options.issuer} already has ${MAX_ENDPOINTS_PER_ISSUER} webhook endpoints (the maximum): remove one first`); // prettier-ignore
@@ -75,7 +78,7 @@ export function registerWebhookCommands(program: Command): void {
       const { endpoint, secret } = created;
       output(command, { id: endpoint.id, secret, url: endpoint.url, events: endpoint.events }, () =>
         [
-          `Added webhook endpoint ${endpoint.id} for issuer ${endpoint.issuerId}`,
+          `Added ${endpoint.mode} webhook endpoint ${endpoint.id} for issuer ${endpoint.issuerId}`,
           `url: ${endpoint.url}`,
           `events: ${endpoint.events.join(', ')}`,
           '',
@@ -98,6 +101,7 @@ export function registerWebhookCommands(program: Command): void {
         issuer_id: e.issuerId,
         url: e.url,
         events: e.events,
+        mode: e.mode,
         created_at: iso(e.createdAt),
         previous_secret_expires_at: iso(e.previousSecretExpiresAt),
         signature_switch_at: iso(e.signatureSwitchAt),
@@ -106,8 +110,8 @@ export function registerWebhookCommands(program: Command): void {
         if (data.length === 0)
           return 'No webhook endpoints. Add one with: npm run admin -- webhook add --issuer ID --url URL --events e1,e2';
         return table(
-          ['ID', 'ISSUER', 'URL', 'EVENTS', 'CREATED', 'ROTATING UNTIL'],
-          data.map((e) => [e.id, e.issuer_id, e.url, e.events.join(','), e.created_at ?? '', e.previous_secret_expires_at ?? '-']),
+          ['ID', 'ISSUER', 'MODE', 'URL', 'EVENTS', 'CREATED', 'ROTATING UNTIL'],
+          data.map((e) => [e.id, e.issuer_id, e.mode, e.url, e.events.join(','), e.created_at ?? '', e.previous_secret_expires_at ?? '-']),
         );
       });
     });

@@ -138,6 +138,14 @@ describe('when Temporal is unreachable', () => {
     expect(res.body.request_id).toBeDefined();
   }, 30_000);
 
+  it('answers each item of a batch with service_unavailable, the batch itself with 200', async () => {
+    const dispatches = Array.from({ length: 12 }, () => registrationFor(randomUUID()));
+    const res = await request(api.url, '/v1/dispatches/batch', { headers: bearer(key), body: { dispatches } });
+    expect(res.status).toBe(200);
+    expect(res.body.results).toHaveLength(12);
+    for (const result of res.body.results) expect(result).toMatchObject({ result: 'error', error: { error: 'service_unavailable' } });
+  }, 60_000);
+
   it('/readyz answers 503 naming temporal', async () => {
     const res = await request(api.url, '/readyz');
     expect(res.status).toBe(503);

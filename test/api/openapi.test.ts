@@ -13,9 +13,16 @@ describe('GET /v1/openapi.json document', () => {
     await expect(SwaggerParser.validate(doc)).resolves.toBeDefined();
   });
 
-  it('documents the status, registration and carrier-event paths', () => {
+  it('documents the status, registration, list, batch, carrier-event and test-helper paths', () => {
     const { paths } = document();
-    expect(Object.keys(paths).sort()).toEqual(['/v1/dispatches', '/v1/dispatches/{id}/events', '/v1/status/{id}']);
+    expect(Object.keys(paths).sort()).toEqual([
+      '/v1/dispatches',
+      '/v1/dispatches/batch',
+      '/v1/dispatches/{id}/events',
+      '/v1/status/{id}',
+      '/v1/test_helpers/dispatches/{id}/{action}',
+    ]);
+    expect(Object.keys(paths['/v1/dispatches']).sort()).toEqual(['get', 'post']);
     expect(paths['/v1/status/{id}'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['id', 'locale']);
     expect(Object.keys(paths['/v1/status/{id}'].get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500']);
   });
@@ -40,5 +47,37 @@ describe('GET /v1/openapi.json document', () => {
     const ok = doc.paths['/v1/status/{id}'].get.responses['200'];
     expect(Object.keys(ok.headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
     expect(Object.keys(doc.paths['/v1/status/{id}'].get.responses['429'].headers)).toContain('Retry-After');
+  });
+
+  it('documents every list parameter, and the error shape, key and rate-limit headers on the new paths', () => {
+    const { paths } = document();
+    const list = paths['/v1/dispatches'].get;
+    expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      'country_code',
+      'created_after',
+      'created_before',
+      'cursor',
+      'limit',
+      'status',
+    ]);
+    const operations = [list, paths['/v1/dispatches/batch'].post, paths['/v1/test_helpers/dispatches/{id}/{action}'].post];
+    for (const operation of operations) {
+      expect(operation.security).toEqual([{ bearerAuth: [] }]);
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429', '500']));
+      expect(Object.keys(operation.responses['200'].headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])); // prettier-ignore
+      expect(Object.keys(operation.responses['429'].headers)).toContain('Retry-After');
+      expect(operation.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+    }
+    expect(Object.keys(paths['/v1/dispatches/batch'].post.responses)).toContain('413');
+    expect(Object.keys(paths['/v1/test_helpers/dispatches/{id}/{action}'].post.responses)).toEqual(expect.arrayContaining(['403', '404', '409'])); // prettier-ignore
+  });
+
+  it('takes the list, batch and test-helper shapes from the zod schemas', () => {
+    const { components, paths } = document();
+    expect(components.schemas.DispatchList.required.sort()).toEqual(['data', 'next_cursor']);
+    expect(components.schemas.DispatchBatch.properties.dispatches).toMatchObject({ minItems: 1, maxItems: 1000 });
+    expect(components.schemas.DispatchBatchItemResult.properties.result.enum).toEqual(['created', 'existing', 'error']);
+    const action = paths['/v1/test_helpers/dispatches/{id}/{action}'].post.parameters.find((p: { name: string }) => p.name === 'action');
+    expect(action.schema.enum).toEqual(['ship', 'out_for_delivery', 'deliver', 'fail', 'return']);
   });
 });

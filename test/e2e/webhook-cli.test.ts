@@ -1,7 +1,7 @@
 // The webhook and delivery commands of the operator CLI as an operator runs them: a real
 // `tsx cli/admin.ts` subprocess against the migrated test Postgres. Checks the --json contracts of
 // DESIGN.md §4 (`webhook add` → { id, secret, url, events }, lists → { data }), that secrets are
-// printed once and never listed, the SSRF refusal at `add`, and rotation.
+// printed once and never listed, the SSRF refusal at `add`, `add --test` endpoints, and rotation.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { createIssuer } from '../../db/issuers.js';
@@ -89,6 +89,33 @@ describe('webhook add', () => {
       await runCli(['webhook', 'add', '--issuer', issuerId, '--url', PUBLIC_URL, '--events', 'status.updated']),
       /already has 20 webhook endpoints/,
     );
+  });
+});
+
+describe('webhook add --test', () => {
+  it("makes a test-mode endpoint, and webhook list shows each endpoint's mode", async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Test Mode')).id;
+    const live = await addWebhook(issuerId);
+    const result = await runCli([
+      'webhook',
+      'add',
+      '--issuer',
+      issuerId,
+      '--url',
+      PUBLIC_URL,
+      '--events',
+      'status.updated',
+      '--test',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    const test = JSON.parse(result.stdout);
+    const { data } = JSON.parse((await runCli(['webhook', 'list', '--issuer', issuerId, '--json'])).stdout);
+    expect(data.map((e: { id: string; mode: string }) => [e.id, e.mode])).toEqual([
+      [live.id, 'live'],
+      [test.id, 'test'],
+    ]);
+    expect((await runCli(['webhook', 'list', '--issuer', issuerId])).stdout).toMatch(new RegExp(`${test.id}\\s+${issuerId}\\s+test\\s`));
   });
 });
 

@@ -1,0 +1,76 @@
+// Registering one dispatch (DESIGN.md §3 "POST /v1/dispatches"), shared by the single call and by
+// each item of a batch so that both behave exactly alike. Registration is update-with-start of the
+// dispatch's workflow. Idempotent: the same id with the same body answers `existing` with the
+// current record; the same id with another body, or another issuer's (or mode's) id, is a 409
+// conflict. The projection answers repeats without touching Temporal; the workflow decides
+// everything else, so concurrent registrations agree.
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { findDispatch, type DispatchRow } from '../db/dispatches.js';
+import type { Pool } from '../db/pool.js';
+import { registrationBody, type StatusRecord } from '../domain/schemas.js';
+import { normaliseTimestamp } from '../domain/state-machine.js';
+import type { Config } from '../platform/config.js';
+import type { DispatchRegistration } from '../workflows/definitions.js';
+import { conflict, parseOrBadRequest } from './errors.js';
+import { canonicalJson, registrationFingerprint } from './fingerprint.js';
+import type { ApiKey } from './key-cache.js';
+import { registerDispatch } from './temporal.js';
+
+export interface RegistrationDeps {
+  pool: Pool;
+  temporal: Client;
+  config: Config;
+}
+
+export interface Registered {
+  outcome: 'created' | 'existing';
+  id: string;
+  /** The status record: stored JSON text when answered from the projection, else the workflow's object. */
+  record: string | StatusRecord;
+}
+
+/** Validates a registration body (400 naming the field) into what the workflow receives. */
+export function parseRegistration(body: unknown, key: ApiKey): DispatchRegistration {
+  const parsed = parseOrBadRequest(registrationBody, body);
+  return {
+    id: parsed.id ?? randomUUID(),
+    issuerId: key.issuerId,
+    mode: key.mode,
+    dispatchDate: parsed.dispatch_date ? normaliseTimestamp(parsed.dispatch_date) : new Date().toISOString(),
+    destination: parsed.destination,
+    locale: parsed.locale,
+    carrier: parsed.carrier,
+    trackingNumber: parsed.tracking_number,
+    reference: parsed.reference,
+    fingerprint: registrationFingerprint(parsed),
+  };
+}
+
+/** Registers a validated dispatch; throws 409 conflict or 503 service_unavailable as ApiErrors. */
+export async function register(deps: RegistrationDeps, key: ApiKey, registration: DispatchRegistration): Promise<Registered> {
+  const existing = await findDispatch(deps.pool, registration.id);
+  if (existing) return answerRepeat(key, registration, existing);
+
+  const result = await registerDispatch(deps.temporal, deps.config, registration);
+  if (result.outcome === 'closed') {
+    // The id belongs to a workflow that has completed: only its projection can still answer.
+    const row = await findDispatch(deps.pool, registration.id);
+    if (row) return answerRepeat(key, registration, row);
+    throw conflict(`dispatch id ${registration.id} has already been used`);
+  }
+  if (result.outcome === 'conflict') throw conflict(result.reason);
+  return { outcome: result.outcome, id: registration.id, record: result.record };
+}
+
+function answerRepeat(key: ApiKey, registration: DispatchRegistration, row: DispatchRow): Registered {
+  // Another issuer's (or the other mode's) id is a conflict that says nothing about its owner.
+  if (row.issuerId !== key.issuerId || row.mode !== key.mode) {
+    throw conflict(`dispatch id ${registration.id} is already in use; omit "id" to have one assigned`);
+  }
+  const stored = typeof row.registration === 'string' ? row.registration : canonicalJson(row.registration);
+  if (stored !== registration.fingerprint) {
+    throw conflict(`dispatch ${registration.id} was already registered with a different body`);
+  }
+  return { outcome: 'existing', id: registration.id, record: row.recordJson };
+}

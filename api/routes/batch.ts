@@ -1,0 +1,96 @@
+// POST /v1/dispatches/batch (DESIGN.md §3): up to 1,000 registrations in one call. Each item goes
+// through exactly what POST /v1/dispatches does (api/registration.ts: same validation, same
+// idempotency), and its outcome — created, existing, or the error the single call would have
+// answered — is reported at its index. One bad item never fails the others.
+//
+// Rate limit: a batch counts as one request per item. The request itself was counted like any
+// other (it stands for the first item); the other items are counted here, all at once, as far as
+// the key's window allows. Items beyond it are not attempted and report `rate_limit_exceeded`;
+// like a refused request, they do not count.
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { batchOf, type BatchItemResult } from '../../domain/schemas.js';
+import type { Logger } from '../../platform/logger.js';
+import { ApiError, parseOrBadRequest } from '../errors.js';
+import { requireScope } from '../middleware/auth.js';
+import type { ApiKey } from '../key-cache.js';
+import { jsonBody } from '../middleware/json-body.js';
+import type { RateLimiter } from '../rate-limiter.js';
+import { parseRegistration, register, type RegistrationDeps } from '../registration.js';
+
+/** A 1,000-item batch whose optional fields are all long still fits. */
+export const BATCH_BODY_LIMIT = '2mb';
+/**
+ * Registrations in flight at once per batch. Registration is an update-with-start that waits for
+ * the workflow's first projection (~30–60/s on a 2-core machine, DESIGN.md §1); more in parallel
+ * would not go faster, only crowd out every other request.
+ */
+const BATCH_CONCURRENCY = 8;
+
+const envelope = batchOf(z.unknown());
+
+type ItemOutcome = Omit<BatchItemResult, 'index'>;
+
+export function batchRoutes(router: Router, deps: RegistrationDeps & { limiter: RateLimiter; logger: Logger }): void {
+  router.post('/v1/dispatches/batch', requireScope('dispatches:write'), jsonBody(BATCH_BODY_LIMIT), async (ctx) => {
+    const key = ctx.state.apiKey!;
+    const items = parseOrBadRequest(envelope, ctx.request.body).dispatches;
+
+    let admitted = items.length;
+    let refusal: ItemOutcome | undefined;
+    if (items.length > 1) {
+      const { granted, admission } = await deps.limiter.takeMany(`key:${key.id}`, items.length - 1);
+      admitted = 1 + granted;
+      ctx.set('X-RateLimit-Remaining', String(admission.remaining));
+      if (admitted < items.length) {
+        const retryAfter = Math.max(1, Math.ceil(admission.resetAt - Date.now() / 1000));
+        ctx.set('Retry-After', String(retryAfter));
+        const message = `not attempted: the key's ${admission.limit} requests this minute are used; retry in ${retryAfter} s`;
+        refusal = { result: 'error', error: { error: 'rate_limit_exceeded', message } };
+      }
+    }
+
+    const outcomes: ItemOutcome[] = new Array(items.length);
+    let unavailable: ItemOutcome | undefined;
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < admitted; i = next++) {
+        // Once Temporal is unreachable, the rest would each wait out the deadline for the same answer.
+        outcomes[i] = unavailable ?? (await registerItem(deps, key, items[i], ctx.state.requestId));
+        if (outcomes[i].error?.error === 'service_unavailable') unavailable ??= notAttempted(outcomes[i]);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, admitted) }, worker));
+    for (let i = admitted; i < items.length; i++) outcomes[i] = refusal!;
+
+    ctx.body = { results: outcomes.map((outcome, index) => ({ index, ...outcome })) };
+  });
+}
+
+async function registerItem(
+  deps: RegistrationDeps & { logger: Logger },
+  key: ApiKey,
+  item: unknown,
+  requestId: string,
+): Promise<ItemOutcome> {
+  let id: string | undefined;
+  try {
+    const registration = parseRegistration(item, key);
+    id = registration.id;
+    const registered = await register(deps, key, registration);
+    return { result: registered.outcome, id: registered.id };
+  } catch (error) {
+    if (!(error instanceof ApiError)) deps.logger.error({ err: error, request_id: requestId, dispatch_id: id }, 'batch item failed');
+    return { result: 'error', id, error: itemError(error) };
+  }
+}
+
+/** What POST /v1/dispatches would have answered, as `{ error, message }`. */
+function itemError(error: unknown): NonNullable<ItemOutcome['error']> {
+  if (error instanceof ApiError) return { error: error.code, message: error.message };
+  return { error: 'internal_error', message: 'unexpected server error; retry this item' };
+}
+
+function notAttempted(outcome: ItemOutcome): ItemOutcome {
+  return { result: 'error', error: { error: 'service_unavailable', message: `not attempted: ${outcome.error!.message}` } };
+}

@@ -1,0 +1,100 @@
+// POST /v1/test_helpers/dispatches/{id}/{action} (DESIGN.md §3 "Test mode"): lets an issuer move a
+// test-mode dispatch on without a carrier, as Stripe Issuing's and Increase's test helpers do, so
+// that every webhook can be tried. Test keys only (a live key → 403); another issuer's dispatch is
+// a 404, as in Stripe's test helpers (the spec's 403 is for reads of the status). The action
+// becomes a carrier event, synthesized here with its own event id and sent down the very path a
+// carrier's event takes (api/routes/events.ts → the workflow's signal), so webhooks fire exactly as
+// they would. The answer waits until the workflow has folded the event into the projection, and is
+// the updated status record. An action the state machine would ignore (deliver twice, ship a card
+// that is out for delivery) is a 409 conflict, not a silent no-op.
+import { randomUUID } from 'node:crypto';
+import type Router from '@koa/router';
+import type { Client } from '@temporalio/client';
+import type { Middleware } from 'koa';
+import { carrierEventEffect, earliestFreshEventTime } from '../../db/carrier-events.js';
+import { findDispatch, findDispatchRecord } from '../../db/dispatches.js';
+import type { Pool } from '../../db/pool.js';
+import {
+  testHelperAction,
+  testHelperEmptyBody,
+  testHelperFailBody,
+  type CarrierEventBody,
+  type DispatchStatus,
+  type TestHelperAction,
+} from '../../domain/schemas.js';
+import { applyCarrierEvent, type EventEffect } from '../../domain/state-machine.js';
+import { conflict, dispatchNotFound, forbidden, parseOrBadRequest, serviceUnavailable } from '../errors.js';
+import { requireScope } from '../middleware/auth.js';
+import { optionalJsonBody } from '../middleware/json-body.js';
+import { dispatchIdParam } from './access.js';
+import { acceptCarrierEvent } from './events.js';
+
+const STATUS_OF: Record<TestHelperAction, DispatchStatus> = {
+  ship: 'in_transit',
+  out_for_delivery: 'out_for_delivery',
+  deliver: 'delivered',
+  fail: 'exception',
+  return: 'exception',
+};
+
+/** How long the answer may wait for the workflow to fold the event into the projection. */
+const FOLD_DEADLINE_MS = 10_000;
+const FOLD_POLL_MS = 20;
+
+const requireTestKey: Middleware = async (ctx, next) => {
+  if (ctx.state.apiKey?.mode !== 'test') throw forbidden('test helpers take a test-mode key (cds_test_…); this is a live key');
+  await next();
+};
+
+export function testHelperRoutes(router: Router, deps: { pool: Pool; temporal: Client }): void {
+  router.post('/v1/test_helpers/dispatches/:id/:action', requireScope('events:write'), requireTestKey, optionalJsonBody(), async (ctx) => {
+    const key = ctx.state.apiKey!;
+    const id = dispatchIdParam(ctx.params.id);
+    const action = parseOrBadRequest(testHelperAction, ctx.params.action, 'action');
+    const reason = reasonFor(action, ctx.request.body);
+    // Another issuer's dispatch is as absent as the other mode's: a helper says nothing about it.
+    const row = await findDispatch(deps.pool, id);
+    if (!row || row.mode !== key.mode || row.issuerId !== key.issuerId) throw dispatchNotFound(id);
+
+    // At or after the event that set the current status, so that the event is never stale.
+    const occurredAt = new Date(Math.max(Date.now(), (await earliestFreshEventTime(deps.pool, id))?.getTime() ?? 0)).toISOString();
+    const event: CarrierEventBody = {
+      status: STATUS_OF[action],
+      occurred_at: occurredAt,
+      event_id: `test_helper:${action}:${randomUUID()}`,
+      reason,
+    };
+    const current = { status: row.status, statusSince: occurredAt, exceptionReason: row.exceptionReason ?? undefined };
+    refuseIneffective(action, row.status, applyCarrierEvent(current, event).effect);
+
+    const { dedupeKey } = await acceptCarrierEvent(deps, id, event);
+    refuseIneffective(action, row.status, await folded(deps.pool, id, dedupeKey));
+    ctx.type = 'application/json';
+    ctx.body = (await findDispatchRecord(deps.pool, id))!.recordJson;
+  });
+}
+
+function reasonFor(action: TestHelperAction, body: unknown): CarrierEventBody['reason'] {
+  if (action === 'fail') return parseOrBadRequest(testHelperFailBody, body).reason;
+  parseOrBadRequest(testHelperEmptyBody, body);
+  return action === 'return' ? 'returned' : undefined;
+}
+
+function refuseIneffective(action: TestHelperAction, status: DispatchStatus, effect: EventEffect): void {
+  if (effect !== 'applied' && effect !== 'exception_repeated') {
+    throw conflict(`cannot ${action.replaceAll('_', ' ')} a dispatch that is ${status}: the event would change nothing (${effect})`);
+  }
+}
+
+/** Waits until the workflow has recorded what the event did (written with the projection). */
+async function folded(pool: Pool, dispatchId: string, dedupeKey: string): Promise<EventEffect> {
+  const deadline = Date.now() + FOLD_DEADLINE_MS;
+  for (;;) {
+    const effect = await carrierEventEffect(pool, dispatchId, dedupeKey);
+    if (effect) return effect;
+    if (Date.now() > deadline) {
+      throw serviceUnavailable(`the event was accepted but not yet applied; check GET /v1/status/${dispatchId} shortly`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, FOLD_POLL_MS));
+  }
+}

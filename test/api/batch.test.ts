@@ -1,0 +1,156 @@
+// POST /v1/dispatches/batch (DESIGN.md §3): each item behaves exactly as POST /v1/dispatches
+// (validation, idempotency, conflicts), results come back in input order, one bad item never
+// fails the others; 1–1,000 items, 413 past the body limit; each item counts against the rate limit.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startHarness, type Harness } from '../support/harness.js';
+import { bearer, registrationFor, request } from './http.js';
+
+let h: Harness;
+let issuer: string;
+let key: string;
+let testKey: string;
+let otherIssuerKey: string;
+
+const batch = (body: unknown, withKey = key, baseUrl = h.baseUrl) =>
+  request(baseUrl, '/v1/dispatches/batch', { headers: bearer(withKey), body });
+const status = (id: string, withKey = key) => request(h.baseUrl, `/v1/status/${id}`, { headers: bearer(withKey) });
+
+beforeAll(async () => {
+  h = await startHarness();
+  issuer = await h.createIssuer('Batch Issuer');
+  key = (await h.createKey(issuer)).key;
+  testKey = (await h.createKey(issuer, { mode: 'test' })).key;
+  otherIssuerKey = (await h.createKey(await h.createIssuer('Other Issuer'))).key;
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('POST /v1/dispatches/batch', () => {
+  it('reports each item of a mixed batch at its index; the bad items do not fail the good ones', async () => {
+    const good = randomUUID();
+    const res = await batch({
+      dispatches: [
+        registrationFor(good),
+        registrationFor(randomUUID(), { destination: { postal_code: '75011', country_code: 'XX' } }),
+        { destination: { postal_code: '10115', country_code: 'DE' } },
+        { id: 'not-a-uuid', destination: { postal_code: '75011', country_code: 'FR' } },
+        'not an object',
+      ],
+    });
+    expect(res.status).toBe(200);
+    const [first, second, third, fourth, fifth] = res.body.results;
+    expect(first).toEqual({ index: 0, result: 'created', id: good });
+    expect(second).toEqual({ index: 1, result: 'error', error: { error: 'bad_request', message: expect.stringMatching(/^destination\.country_code: /) } }); // prettier-ignore
+    expect(third).toEqual({ index: 2, result: 'created', id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(fourth).toEqual({ index: 3, result: 'error', error: { error: 'bad_request', message: expect.stringMatching(/^id: /) } });
+    expect(fifth).toMatchObject({ index: 4, result: 'error', error: { error: 'bad_request' } });
+    expect((await status(good)).status).toBe(200);
+    expect((await status(third.id)).body.destination).toEqual({ postal_code: '10115', country_code: 'DE' });
+  });
+
+  it('answers an item registered before with the same body as existing', async () => {
+    const id = randomUUID();
+    expect((await batch({ dispatches: [registrationFor(id)] })).body.results).toEqual([{ index: 0, result: 'created', id }]);
+    const again = await batch({ dispatches: [registrationFor(id), registrationFor(randomUUID())] });
+    expect(again.body.results[0]).toEqual({ index: 0, result: 'existing', id });
+    expect(again.body.results[1].result).toBe('created');
+  });
+
+  it('answers an id repeated within one batch once created and once existing', async () => {
+    const id = randomUUID();
+    const res = await batch({ dispatches: [registrationFor(id), registrationFor(id)] });
+    expect(res.body.results.map((r: { result: string }) => r.result).sort()).toEqual(['created', 'existing']);
+  });
+
+  it('reports an id registered with a different body as a conflict of that item only', async () => {
+    const id = randomUUID();
+    expect((await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body: registrationFor(id) })).status).toBe(201);
+    const res = await batch({ dispatches: [registrationFor(id, { reference: 'other' }), registrationFor(randomUUID())] });
+    expect(res.body.results[0]).toEqual({ index: 0, result: 'error', id, error: { error: 'conflict', message: expect.any(String) } });
+    expect(res.body.results[1].result).toBe('created');
+  });
+
+  it("reports another issuer's id as a conflict", async () => {
+    const id = randomUUID();
+    expect((await batch({ dispatches: [registrationFor(id)] }, otherIssuerKey)).body.results[0].result).toBe('created');
+    expect((await batch({ dispatches: [registrationFor(id)] })).body.results[0]).toMatchObject({ result: 'error', error: { error: 'conflict' } }); // prettier-ignore
+  });
+
+  it('registers test-mode dispatches for a test key, invisible to the live key', async () => {
+    const id = randomUUID();
+    expect((await batch({ dispatches: [registrationFor(id)] }, testKey)).body.results[0].result).toBe('created');
+    expect((await status(id, testKey)).status).toBe(200);
+    expect((await status(id)).status).toBe(404);
+  });
+
+  it('accepts exactly 1,000 items', async () => {
+    // Invalid items keep this fast: each still gets its own result. A fresh key, as they all count.
+    const ownKey = (await h.createKey(issuer)).key;
+    const items = Array.from({ length: 1000 }, () => ({ destination: { postal_code: '75011' } }));
+    const res = await batch({ dispatches: items }, ownKey);
+    expect(res.status).toBe(200);
+    expect(res.body.results).toHaveLength(1000);
+    expect(res.body.results.every((r: { index: number; result: string }, i: number) => r.index === i && r.result === 'error')).toBe(true);
+  });
+
+  it('returns 400 naming dispatches for more than 1,000 items', async () => {
+    const res = await batch({ dispatches: Array.from({ length: 1001 }, () => registrationFor(randomUUID())) });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/^dispatches: /) });
+  });
+
+  it('returns 400 naming dispatches for an empty batch', async () => {
+    const res = await batch({ dispatches: [] });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^dispatches: /);
+  });
+
+  it('returns 400 for a body without dispatches', async () => {
+    const res = await batch([registrationFor(randomUUID())]);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('bad_request');
+  });
+
+  it('returns 413 payload_too_large for a body past 2 MB', async () => {
+    const item = registrationFor(randomUUID(), { reference: 'x'.repeat(200) });
+    const body = JSON.stringify({ dispatches: Array.from({ length: 9000 }, () => item) });
+    const res = await request(h.baseUrl, '/v1/dispatches/batch', { headers: { ...bearer(key), 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(413);
+    expect(res.body.error).toBe('payload_too_large');
+  });
+
+  it('returns 403 to a key without dispatches:write', async () => {
+    const readOnly = (await h.createKey(issuer, { scopes: ['status:read'] })).key;
+    expect((await batch({ dispatches: [registrationFor(randomUUID())] }, readOnly)).status).toBe(403);
+  });
+});
+
+describe('POST /v1/dispatches/batch and the rate limit', () => {
+  const LIMIT = 5;
+  // An API process with a small limit, on the same database (the harness stops it).
+  let limited: { baseUrl: string };
+
+  beforeAll(async () => {
+    limited = await h.startExtraApi({ RATE_LIMIT_PER_MINUTE: String(LIMIT) });
+    // The requests of a test must fall in one window: start none in a minute's last 8 seconds.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 52_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
+  }, 15_000);
+
+  it('counts each item; items past the window are not attempted and report rate_limit_exceeded', async () => {
+    const ownKey = (await h.createKey(issuer)).key;
+    const ids = Array.from({ length: 7 }, () => randomUUID());
+    const res = await batch({ dispatches: ids.map((id) => registrationFor(id)) }, ownKey, limited.baseUrl);
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { result: string }) => r.result)).toEqual(['created', 'created', 'created', 'created', 'created', 'error', 'error']); // prettier-ignore
+    expect(res.body.results[6].error.error).toBe('rate_limit_exceeded');
+    expect(res.headers['x-ratelimit-remaining']).toBe('0');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await status(ids[5])).status).toBe(404);
+    const next = await request(limited.baseUrl, `/v1/status/${ids[0]}`, { headers: bearer(ownKey) });
+    expect(next.status).toBe(429);
+  });
+});
