@@ -49,7 +49,9 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   // before the server it talks to.
   const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const output: string[] = [];
+  let head = '';
   const keep = (chunk: Buffer) => {
+    if (head.length < 2000) head += chunk.toString().slice(0, 2000 - head.length);
     output.push(chunk.toString());
     if (output.length > 200) output.shift();
   };
@@ -69,7 +71,13 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const address = `127.0.0.1:${options.port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exited) throw new Error(`Temporal dev server exited during start-up:\n${output.join('').slice(-3000)}`);
+    if (exited) {
+      // A Go panic puts its reason first and a long stack after it: show both ends.
+      const tail = output.join('').slice(-2000);
+      throw new Error(
+        `Temporal dev server exited during start-up:\n${head}${tail.startsWith(head) ? tail.slice(head.length) : `\n…\n${tail}`}`,
+      );
+    }
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       await connection.workflowService.getSystemInfo({});

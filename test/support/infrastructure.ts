@@ -26,7 +26,7 @@ export async function startInfrastructure(): Promise<void> {
     bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {} } as never }),
   ]);
   await migrate(postgres.url, logger);
-  const devServer = await startDevServer({ cliPath, port: await freePort(), logger });
+  const devServer = await startDevServerRetrying(cliPath, logger);
   const testServerPath = resolveTestServer(logger);
 
   const bundlePath = path.join(work, 'workflow-bundle.js');
@@ -40,4 +40,20 @@ export async function startInfrastructure(): Promise<void> {
   process.env.TEST_WORK_DIR = work;
   (globalThis as Record<string, unknown>).__cdsInfra = { postgres, devServer, work };
   logger.info({ ms: Date.now() - started }, 'test infrastructure ready');
+}
+
+/**
+ * Several test runs may share the machine (CI, a developer's watch mode): a port picked as free can
+ * be taken before the dev server binds it, and the server then exits. Such a start is tried again
+ * on fresh ports.
+ */
+async function startDevServerRetrying(cliPath: string, logger: ReturnType<typeof createLogger>, attempts = 3) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startDevServer({ cliPath, port: await freePort(), logger });
+    } catch (error) {
+      if (attempt >= attempts || !/exited during start-up/.test(String(error))) throw error;
+      logger.warn({ attempt, err: error }, 'the Temporal dev server exited during start-up; trying again on other ports');
+    }
+  }
 }

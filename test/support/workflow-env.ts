@@ -24,9 +24,7 @@ import { randomId, requireTestEnv, testLogger } from './env.js';
 
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   installTemporalRuntime(testLogger('temporal'), 'WARN');
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: requireTestEnv('TEST_TEMPORAL_TEST_SERVER') } },
-  });
+  const env = await startTestServer();
   // Custom search attributes must exist before the workflow upserts them, as on a real cluster.
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
@@ -35,6 +33,23 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
     ),
   });
   return env;
+}
+
+/**
+ * The SDK gives the Java test server a fixed 5 s to accept connections (sdk-core ephemeral_server),
+ * which a JVM on two busy cores sometimes misses: a start that timed out is tried again.
+ */
+async function startTestServer(attempts = 3): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: { type: 'existing-path', path: requireTestEnv('TEST_TEMPORAL_TEST_SERVER') } },
+      });
+    } catch (error) {
+      if (attempt >= attempts || !/did not start within/.test(String(error))) throw error;
+      testLogger('temporal').warn({ attempt }, 'the time-skipping test server was slow to start; trying again');
+    }
+  }
 }
 
 export function testPool(): Pool {
