@@ -46,6 +46,11 @@ const settings = {
 const GOALS = { p50Ms: 200, p99Ms: 1000, ratio: 0.8 };
 const TASK_QUEUE = 'bench-card-delivery';
 const MINIMAL_TASK_QUEUE = 'bench-minimal';
+/** BENCH_PROFILE_DIR=dir: the two workers write V8 CPU profiles there (open in Chrome DevTools). */
+function profileFlags(name: string): string[] {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+}
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench/webhook-latency/results');
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 const started = Date.now();
@@ -81,20 +86,28 @@ try {
   if (!endpoint.ok) throw new Error(`could not add the webhook endpoint: ${endpoint.reason}`);
   writeFileSync(secretFile, endpoint.secret);
 
-  const worker = startScript('../webhook-latency/worker-process.ts', {
-    DATABASE_URL: pg.url,
-    TEMPORAL_ADDRESS: devServer.address,
-    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    BENCH_LOG_FILE: logFile('worker'),
-  });
-  const minimal = startScript('../webhook-latency/minimal-worker.ts', {
-    TEMPORAL_ADDRESS: devServer.address,
-    BENCH_TASK_QUEUE: MINIMAL_TASK_QUEUE,
-    BENCH_RECEIVER_URL: receiverUrl,
-    BENCH_BODY_BYTES: String(settings.minimalBodyBytes),
-    BENCH_LOG_FILE: logFile('minimal-worker'),
-  });
+  const worker = startScript(
+    '../webhook-latency/worker-process.ts',
+    {
+      DATABASE_URL: pg.url,
+      TEMPORAL_ADDRESS: devServer.address,
+      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      BENCH_LOG_FILE: logFile('worker'),
+    },
+    profileFlags('worker'),
+  );
+  const minimal = startScript(
+    '../webhook-latency/minimal-worker.ts',
+    {
+      TEMPORAL_ADDRESS: devServer.address,
+      BENCH_TASK_QUEUE: MINIMAL_TASK_QUEUE,
+      BENCH_RECEIVER_URL: receiverUrl,
+      BENCH_BODY_BYTES: String(settings.minimalBodyBytes),
+      BENCH_LOG_FILE: logFile('minimal-worker'),
+    },
+    profileFlags('minimal-worker'),
+  );
   // The status-read benchmark's API process: startApi, logging at info to a file; its lazy
   // Temporal connection opens at the first signal here.
   const api = startScript('../status-read/api-server.ts', {
