@@ -1,7 +1,7 @@
 // POST /v1/test_helpers/dispatches/{id}/{action} (DESIGN.md §3 "Test mode"): lets an issuer move a
 // test-mode dispatch on without a carrier, as Stripe Issuing's and Increase's test helpers do, so
-// that every webhook can be tried. Test keys only (a live key → 403); another issuer's dispatch is
-// a 404, as in Stripe's test helpers (the spec's 403 is for reads of the status). The action
+// that every webhook can be tried. Test keys only (a live key → 403); the dispatch is checked by the
+// rule every dispatch route shares (access.ts: the other mode's id → 404, another issuer's → 403). The action
 // becomes a carrier event, synthesized here with its own event id and sent down the very path a
 // carrier's event takes (api/routes/events.ts → the workflow's signal), so webhooks fire exactly as
 // they would. The answer waits until the workflow has folded the event into the projection, and is
@@ -23,10 +23,10 @@ import {
   type TestHelperAction,
 } from '../../domain/schemas.js';
 import { applyCarrierEvent, type EventEffect } from '../../domain/state-machine.js';
-import { conflict, dispatchNotFound, forbidden, parseOrBadRequest, serviceUnavailable } from '../errors.js';
+import { conflict, forbidden, parseOrBadRequest, serviceUnavailable } from '../errors.js';
 import { requireScope } from '../middleware/auth.js';
 import { optionalJsonBody } from '../middleware/json-body.js';
-import { dispatchIdParam } from './access.js';
+import { checkAccess, dispatchIdParam } from './access.js';
 import { acceptCarrierEvent } from './events.js';
 
 const STATUS_OF: Record<TestHelperAction, DispatchStatus> = {
@@ -52,9 +52,7 @@ export function testHelperRoutes(router: Router, deps: { pool: Pool; temporal: C
     const id = dispatchIdParam(ctx.params.id);
     const action = parseOrBadRequest(testHelperAction, ctx.params.action, 'action');
     const reason = reasonFor(action, ctx.request.body);
-    // Another issuer's dispatch is as absent as the other mode's: a helper says nothing about it.
-    const row = await findDispatch(deps.pool, id);
-    if (!row || row.mode !== key.mode || row.issuerId !== key.issuerId) throw dispatchNotFound(id);
+    const row = checkAccess(key, id, await findDispatch(deps.pool, id));
 
     // At or after the event that set the current status, so that the event is never stale.
     const occurredAt = new Date(Math.max(Date.now(), (await earliestFreshEventTime(deps.pool, id))?.getTime() ?? 0)).toISOString();

@@ -165,11 +165,11 @@ describe('test helper access', () => {
     expect(res.body.error).toBe('forbidden');
   });
 
-  it("returns 404 for another issuer's test dispatch", async () => {
+  it("returns 403 forbidden for another issuer's test dispatch, as every dispatch route does", async () => {
     const id = await registered();
     const res = await helper(id, 'ship', otherIssuerTestKey);
-    expect(res.status).toBe(404);
-    expect(res.body.error).toBe('not_found');
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('forbidden');
   });
 
   it('returns 404 for a live dispatch of the same issuer', async () => {
