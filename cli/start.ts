@@ -136,8 +136,10 @@ async function main(): Promise<void> {
     intervalMs: config.PREDICTION_REFRESH_INTERVAL,
     logger,
   });
+  const temporalUiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;
   const api = await startApi({
-    config,
+    // The dashboard links each dispatch to its workflow in the UI, the dev server's one included.
+    config: temporalUiUrl ? Object.freeze({ ...config, TEMPORAL_UI_URL: temporalUiUrl }) : config,
     pool,
     temporal,
     logger: createLogger({ level: config.LOG_LEVEL, name: 'api' }),
@@ -147,7 +149,6 @@ async function main(): Promise<void> {
   stops.push(() => api.close());
 
   const apiUrl = `http://localhost:${new URL(api.url).port}`;
-  const temporalUiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;
   if (!productionShape) {
     writeRuntimeFile({ databaseUrl, apiUrl, temporalAddress, temporalUiUrl, pid: process.pid });
     stops.push(async () => removeRuntimeFile());

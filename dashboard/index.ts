@@ -18,11 +18,12 @@ import { DASHBOARD_PREFIX, HOME } from './nav.js';
 import { renderPage } from './render.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { comingSoonRoutes } from './routes/coming-soon.js';
+import { dispatchRoutes } from './routes/dispatches.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { csrfProtection, loadSession } from './session.js';
 
 /** The signed-in pages, each a function that registers its routes on the dashboard router. */
-const PAGES: Array<(router: Router, deps: DashboardDeps) => void> = [apiKeyRoutes, comingSoonRoutes];
+const PAGES: Array<(router: Router, deps: DashboardDeps) => void> = [apiKeyRoutes, dispatchRoutes, comingSoonRoutes];
 
 const STYLESHEET_PATH = `${DASHBOARD_PREFIX}/assets/dashboard.css`;
 const STYLESHEET = readFileSync(new URL('./assets/dashboard.css', import.meta.url));

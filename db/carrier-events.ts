@@ -1,5 +1,6 @@
 // The carrier event log, written by the API as each event arrives (before the workflow is
-// signalled), so that no accepted event is lost and duplicates are recognised at the door.
+// signalled), so that no accepted event is lost and duplicates are recognised at the door; read
+// back, with what the workflow did with each, by the dashboard's dispatch page.
 import type { CarrierEventBody } from '../domain/schemas.js';
 import type { EventEffect } from '../domain/state-machine.js';
 import type { Pool } from './pool.js';
@@ -61,4 +62,33 @@ export async function carrierEventEffect(pool: Pool, dispatchId: string, dedupeK
     [dispatchId, dedupeKey],
   );
   return rows[0]?.effect;
+}
+
+export interface LoggedCarrierEvent {
+  receivedAt: Date;
+  occurredAt: Date;
+  status: string;
+  reason: string | null;
+  location: string | null;
+  eventId: string | null;
+  /** What the workflow did with it; null until it has folded the event. */
+  effect: EventEffect | null;
+}
+
+/** Every carrier event recorded for the dispatch, in the order they arrived (for the dashboard). */
+export async function listCarrierEvents(pool: Pool, dispatchId: string): Promise<LoggedCarrierEvent[]> {
+  const { rows } = await pool.query(
+    `SELECT received_at, occurred_at, status, reason, location, event_id, effect
+       FROM carrier_events WHERE dispatch_id = $1 ORDER BY received_at, occurred_at`,
+    [dispatchId],
+  );
+  return rows.map((row) => ({
+    receivedAt: row.received_at,
+    occurredAt: row.occurred_at,
+    status: row.status,
+    reason: row.reason,
+    location: row.location,
+    eventId: row.event_id,
+    effect: row.effect,
+  }));
 }

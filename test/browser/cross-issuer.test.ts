@@ -1,20 +1,29 @@
 // Tenancy: every dashboard route, given the ids of another issuer's objects, answers the same 404
 // page as for ids that do not exist, and changes nothing. Table-driven: a new page adds its routes
 // to ROUTES (and the objects it needs to OtherIssuer).
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { listApiKeys } from '../../db/issuers.js';
+import { bearer, registrationFor, request } from '../api/http.js';
 import { csrfTokenOf, postForm, signIn, startBrowserHarness, type BrowserHarness } from './support.js';
 
 /** Objects that belong to the other issuer. */
 interface OtherIssuer {
   issuerId: string;
   apiKeyId: string;
+  dispatchId: string;
 }
+
+/** What the test names show in place of the ids. */
+const PLACEHOLDERS: OtherIssuer = { issuerId: ':issuer', apiKeyId: ':key', dispatchId: ':dispatch' };
 
 const ROUTES: Array<{ method: 'GET' | 'POST'; path: (other: OtherIssuer) => string; form?: Record<string, string> }> = [
   { method: 'GET', path: (o) => `/dashboard/api-keys/${o.apiKeyId}/revoke` },
   { method: 'POST', path: (o) => `/dashboard/api-keys/${o.apiKeyId}/revoke` },
+  { method: 'GET', path: (o) => `/dashboard/dispatches/${o.dispatchId}` },
+  // A whole id in the search leads to the dispatch's page, which is the same 404.
+  { method: 'GET', path: (o) => `/dashboard/dispatches?id=${o.dispatchId}` },
 ];
 
 let h: BrowserHarness;
@@ -22,10 +31,15 @@ let page: Page;
 let other: OtherIssuer;
 
 beforeAll(async () => {
-  h = await startBrowserHarness();
+  // With a worker: a dispatch is registered through its workflow.
+  h = await startBrowserHarness({ worker: true });
   const me = await h.createUser({ issuerName: 'My Bank' });
   const otherIssuerId = await h.createIssuer('Their Bank');
-  other = { issuerId: otherIssuerId, apiKeyId: (await h.createKey(otherIssuerId)).id };
+  const otherKey = await h.createKey(otherIssuerId);
+  const dispatchId = randomUUID();
+  const registered = await request(h.baseUrl, '/v1/dispatches', { headers: bearer(otherKey.key), body: registrationFor(dispatchId) });
+  if (registered.status !== 201) throw new Error(`registration failed: ${registered.text}`);
+  other = { issuerId: otherIssuerId, apiKeyId: otherKey.id, dispatchId };
   page = await h.newPage();
   await signIn(page, me);
 }, 120_000);
@@ -35,21 +49,18 @@ afterAll(async () => {
 });
 
 describe("another issuer's ids", () => {
-  it.each(ROUTES.map((route) => [`${route.method} ${route.path({ issuerId: ':issuer', apiKeyId: ':key' })}`, route] as const))(
-    '%s → 404',
-    async (_name, route) => {
-      const path = route.path(other);
-      if (route.method === 'GET') {
-        const response = await page.goto(path);
-        expect(response?.status()).toBe(404);
-        expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Not found');
-      } else {
-        await page.goto('/dashboard/api-keys');
-        const response = await postForm(page, path, { _csrf: await csrfTokenOf(page), ...route.form });
-        expect(response.status).toBe(404);
-      }
-    },
-  );
+  it.each(ROUTES.map((route) => [`${route.method} ${route.path(PLACEHOLDERS)}`, route] as const))('%s → 404', async (_name, route) => {
+    const path = route.path(other);
+    if (route.method === 'GET') {
+      const response = await page.goto(path);
+      expect(response?.status()).toBe(404);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Not found');
+    } else {
+      await page.goto('/dashboard/api-keys');
+      const response = await postForm(page, path, { _csrf: await csrfTokenOf(page), ...route.form });
+      expect(response.status).toBe(404);
+    }
+  });
 
   it("leaves the other issuer's key unrevoked and out of this issuer's list", async () => {
     const theirs = await listApiKeys(h.pool, other.issuerId);

@@ -58,7 +58,8 @@ describe('accessibility of every page', () => {
     await check('api-key-revoke');
   });
 
-  it.each(['webhooks', 'deliveries', 'dispatches'])('%s page', async (name) => {
+  // The Dispatches pages are checked (and screenshotted) with dispatches in test/browser/dispatches.test.ts.
+  it.each(['webhooks', 'deliveries'])('%s page', async (name) => {
     await page.goto(`/dashboard/${name}`);
     await check(name);
   });
