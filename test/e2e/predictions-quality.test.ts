@@ -1,7 +1,8 @@
 // The prediction log and `predictions quality` end to end: dispatches registered through the API
 // (real worker, Temporal and Postgres), delivered by carrier events on chosen days relative to the
 // window predicted at registration, then the operator CLI as a subprocess reporting coverage per
-// confidence level. Each test uses its own issuer, so other test files' deliveries never count.
+// confidence level; and which of those deliveries join the transit history. Each test uses its own
+// issuer, so other test files' deliveries never count.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -153,6 +154,24 @@ describe('predictions quality', () => {
   it('refuses a --since that is not a date, with a one-line reason', async () => {
     expectOneLineFailure(await cli(['predictions', 'quality', '--since', 'yesterday']), /^error: invalid --since: /);
   });
+});
+
+describe('transit history from the service’s own deliveries', () => {
+  const historyRows = async (id: string) =>
+    (await h.pool.query<{ source: string }>('SELECT source FROM transit_history WHERE dispatch_id = $1', [id])).rows;
+
+  it('takes a delivered live dispatch and never a test-mode one', async () => {
+    const issuerId = await h.createIssuer('History Issuer');
+    const liveKey = (await h.createKey(issuerId)).key;
+    const testKey = (await h.createKey(issuerId, { mode: 'test' })).key;
+    const live = await register(liveKey, '10000', 'HR');
+    const test = await register(testKey, '10000', 'HR');
+    for (const [key, dispatch] of [[liveKey, live], [testKey, test]] as const) await carrierEvent(key, dispatch.id, 'delivered', dispatch.window.max); // prettier-ignore
+    await projected(live.id, 'delivered');
+    await projected(test.id, 'delivered');
+    expect(await historyRows(live.id)).toEqual([{ source: 'service' }]);
+    expect(await historyRows(test.id)).toEqual([]);
+  }, 60_000);
 });
 
 describe('prediction log', () => {
