@@ -111,8 +111,8 @@ describe('predictions quality', () => {
     const { data } = JSON.parse(result.stdout) as { data: Array<Record<string, unknown>> };
     expect(data).toEqual([
       expect.objectContaining({ confidence_level: 'High', dispatches: 2, inside: 1, early: 0, late: 1, coverage: 0.5, target_coverage: 0.9, median_window_days: windowBusinessDays(high[0].window, 'HR') }), // prettier-ignore
-      expect.objectContaining({ confidence_level: 'Medium', dispatches: 0, inside: 0, coverage: null, coverage_ci95: null, target_coverage: 0.85, median_window_days: null }), // prettier-ignore
-      expect.objectContaining({ confidence_level: 'Low', dispatches: 3, inside: 2, early: 1, late: 0, coverage: 0.6667, target_coverage: 0.8, median_window_days: windowBusinessDays(low[0].window, 'SK') }), // prettier-ignore
+      expect.objectContaining({ confidence_level: 'Medium', dispatches: 0, inside: 0, coverage: null, coverage_ci95: null, target_coverage: 0.9, median_window_days: null }), // prettier-ignore
+      expect.objectContaining({ confidence_level: 'Low', dispatches: 3, inside: 2, early: 1, late: 0, coverage: 0.6667, target_coverage: 0.9, median_window_days: windowBusinessDays(low[0].window, 'SK') }), // prettier-ignore
     ]);
     const [ciLow, ciHigh] = data[2].coverage_ci95 as [number, number];
     expect(ciLow).toBeLessThan(0.6667);
