@@ -1,6 +1,6 @@
 // Activities that turn the dispatch workflow's state into what the outside world reads: the
 // prediction (from transit history and carrier conditions, domain/prediction-model.ts), the ui
-// suggestion and the versioned projection row; a delivered dispatch joins the transit history.
+// suggestion and the versioned projection row; a delivered live dispatch joins the transit history.
 // Idempotent: a retry writes the same version, which the monotonic upsert accepts once and ignores
 // after.
 import { log } from '@temporalio/activity';
@@ -60,7 +60,8 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date 
           })
         : null;
       const prediction = predictFromHistory(predictionInput, statistics);
-      if (state.status === 'delivered') await recordDelivery(deps.pool, reg, state.statusSince);
+      // A test-mode delivery is whatever the issuer's test helper said: it must not teach the live model.
+      if (state.status === 'delivered' && reg.mode === 'live') await recordDelivery(deps.pool, reg, state.statusSince);
       const suggestion = renderSuggestion({
         status: state.status,
         window: prediction.window,
@@ -119,7 +120,7 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date 
   };
 }
 
-/** The service's own completed delivery joins the transit history (once per dispatch). */
+/** The service's own completed live delivery joins the transit history (once per dispatch). */
 async function recordDelivery(pool: Pool, reg: DispatchRegistration, deliveredAt: string): Promise<void> {
   const country = reg.destination.country_code;
   const dispatchDate = utcDateOf(reg.dispatchDate);

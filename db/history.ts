@@ -6,7 +6,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { LevelStatistics, OperatorDelay, TransitStatistics } from '../domain/prediction-model.js';
-import { MATURITY_DAYS, normalisePostalCode, postalPrefixOf, RECENT_DAYS } from '../domain/prediction-model.js';
+import { MATURITY_DAYS, MOMENT_CAP_DAYS, normalisePostalCode, postalPrefixOf, RECENT_DAYS } from '../domain/prediction-model.js';
+import type { AreaMoments } from '../domain/statistics.js';
 import type { Pool } from './pool.js';
 
 /** One delivery, already validated and counted in business days of the destination country. */
@@ -101,8 +102,9 @@ export async function recordServiceDelivery(pool: Pool, dispatchId: string, row:
 // prefix and for its postal code when that prefix or code is one of the destinations'. Each level is
 // split by dispatch date into the older 75 % (fit) and the newest 25 % (held out for calibration),
 // as histograms of business days (dispatches younger than MATURITY_DAYS left out); each level's
-// long-run and recent medians and how many recent deliveries were slower than the norm; and the
-// operator delays in force in the destination countries.
+// long-run and recent medians and how many recent deliveries were slower than the norm; each
+// country's sums by postal code and prefix over all its areas (AreaMoments, for the shrinkage
+// weights); and the operator delays in force in the destination countries.
 const STATISTICS_SQL = `
 WITH targets AS (
   SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text[]) AS t (country_code, postal_code, postal_prefix)
@@ -144,10 +146,25 @@ WITH targets AS (
   SELECT level, country_code, key, m.long_run_median, m.recent_median, sum(r.recent) AS recent_count,
          coalesce(sum(r.recent) FILTER (WHERE r.business_days > m.long_run_median), 0) AS recent_slower
   FROM medians m JOIN recent_by_days r USING (level, country_code, key) GROUP BY level, country_code, key, m.long_run_median, m.recent_median
+), code_moments AS (
+  SELECT country_code, postal_prefix, count(*)::float8 AS n, sum(x)::float8 AS s, sum(x * x)::float8 AS ss
+  FROM (SELECT country_code, postal_prefix, postal_code, least(business_days, ${MOMENT_CAP_DAYS}) AS x
+        FROM area WHERE dispatch_date < $4::date - ${MATURITY_DAYS}) mature
+  GROUP BY country_code, postal_prefix, postal_code
+), prefix_moments AS (
+  SELECT country_code, sum(n) AS n, sum(s) AS s, sum(ss) AS ss, sum(s * s / n) AS code_squares,
+         sum(n * n) AS code_weights, count(*) AS codes
+  FROM code_moments GROUP BY country_code, postal_prefix
+), moments AS (
+  SELECT country_code, sum(n) AS deliveries, sum(s) AS sum, sum(ss) AS sum_of_squares, sum(code_squares) AS code_squares,
+         sum(s * s / n) AS prefix_squares, sum(code_weights / n) AS code_within_prefix_weights,
+         sum(code_weights) AS code_weights, sum(n * n) AS prefix_weights, sum(codes) AS codes, count(*) AS prefixes
+  FROM prefix_moments GROUP BY country_code
 )
 SELECT
   (SELECT coalesce(json_agg(json_build_array(level, country_code, key, business_days, fit, calibration)), '[]') FROM histograms) AS histograms,
   (SELECT coalesce(json_agg(json_build_array(level, country_code, key, long_run_median, recent_count, recent_median, recent_slower)), '[]') FROM summaries) AS summaries,
+  (SELECT coalesce(json_agg(moments), '[]') FROM moments) AS moments,
   (SELECT coalesce(json_agg(json_build_object('country_code', country_code, 'postal_prefix', postal_prefix, 'delay_days', delay_days, 'until', until)), '[]')
      FROM carrier_conditions
     WHERE country_code IN (SELECT country_code FROM targets) AND cleared_at IS NULL AND (until IS NULL OR until >= $4::date)) AS delays`;
@@ -198,6 +215,7 @@ export async function loadTransitStatisticsFor(
     histograms: Array<[Level, string, string, number, number, number]>;
     summaries: Array<[Level, string, string, number | null, number, number | null, number]>;
     delays: Array<{ country_code: string; postal_prefix: string | null; delay_days: number; until: string | null }>;
+    moments: Array<Record<string, number | string>>;
   }>(STATISTICS_SQL, [targets.map((t) => t.country), targets.map((t) => t.code), targets.map((t) => t.prefix), today]);
   // Each level's statistics once, shared by every destination in it (country, country+prefix, country+code).
   const levels = new Map<string, LevelRows>();
@@ -219,6 +237,7 @@ export async function loadTransitStatisticsFor(
     stats.longRunMedian = longRunMedian;
     stats.recent = { count: Number(recentCount), median: recentMedian, slowerThanNorm: Number(recentSlower) };
   }
+  const moments = new Map(rows[0].moments.map((m) => [String(m.country_code), areaMomentsOf(m)]));
   const result = new Map<string, TransitStatistics>();
   for (const t of targets) {
     const operatorDelays: OperatorDelay[] = rows[0].delays
@@ -229,7 +248,24 @@ export async function loadTransitStatisticsFor(
       postalPrefix: levelOf('prefix', t.country, t.prefix),
       country: levelOf('country', t.country, ''),
       operatorDelays,
+      areaMoments: moments.get(t.country) ?? null,
     });
   }
   return result;
+}
+
+function areaMomentsOf(row: Record<string, number | string>): AreaMoments {
+  const n = (name: string) => Number(row[name]);
+  return {
+    deliveries: n('deliveries'),
+    sum: n('sum'),
+    sumOfSquares: n('sum_of_squares'),
+    codeSquares: n('code_squares'),
+    prefixSquares: n('prefix_squares'),
+    codeWithinPrefixWeights: n('code_within_prefix_weights'),
+    codeWeights: n('code_weights'),
+    prefixWeights: n('prefix_weights'),
+    codes: n('codes'),
+    prefixes: n('prefixes'),
+  };
 }

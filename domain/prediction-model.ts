@@ -7,18 +7,24 @@
 //    with a histogram of transit times in business days of the country. A country with fewer than
 //    MIN_COUNTRY_HISTORY deliveries has no usable history: the foundation's default table answers.
 // 2. Shrinkage: the predictive distribution is Bayesian, a Dirichlet prior centred on the parent level
-//    with the weight of PRIOR_STRENGTH deliveries: p_prefix = (h_prefix + κ·p_country) / (n_prefix + κ),
-//    p_code = (h_code + κ·p_prefix) / (n_code + κ). A code with 3 deliveries is mostly its prefix; one
-//    with 500 is itself. No hard cut-off decides between levels.
+//    with the weight of κ deliveries: p_prefix = (h_prefix + κ_p·p_country) / (n_prefix + κ_p),
+//    p_code = (h_code + κ_c·p_prefix) / (n_code + κ_c). κ is estimated from the country's own data
+//    (empirical Bayes, Bühlmann–Straub credibility, priorStrengths): the noise within a postal code
+//    over the spread between areas. Where prefixes differ a lot, a prefix with 20 deliveries is
+//    mostly itself; where they are alike, it is mostly its country. No hard cut-off between levels.
+//    Because the parent's distribution pools all its areas, a sparse code's predictive distribution
+//    carries the between-area spread: that is what makes its window wider.
 // 3. Confidence from how much the postal code has and how the distribution spreads (confidenceFor).
-// 4. The window is the shortest interval holding the confidence's TARGET_COVERAGE of the predictive
-//    distribution, then corrected split-conformally: the model is fitted on the older 75 % of each
-//    level's history and the correction is computed on the held-out most recent 25 % (of the most
-//    specific level with MIN_CALIBRATION of them), so the stated coverage is what users get and the
-//    window is no wider than that needs.
+// 4. The window is the shortest interval holding TARGET_COVERAGE (90 % for every level) of the
+//    predictive distribution, then corrected split-conformally: the model is fitted on the older
+//    75 % of each level's history; the most specific level with MIN_CALIBRATION held-out (most
+//    recent 25 %) deliveries scores them against the interval the same model gives that level, and
+//    the correction that makes that level's interval meet the target is applied to the window.
+//    Same target, so a Low window is never a cheaper promise: it is wider because the data say less.
 // 5. Conditions: a slowdown (recent median transit of the most specific area with enough recent
-//    deliveries above its long-run median, confirmed by a sign test: slowdownDays) and
-//    operator-declared delays move the window later.
+//    deliveries above its long-run median, confirmed by a sign test: slowdownDays) moves the window
+//    later; an operator-declared delay of N days moves it N later and, since N is an estimate,
+//    widens each end by ⌈N·DECLARED_DELAY_UNCERTAINTY⌉.
 // 6. Status narrowing (delivered, out for delivery, exception) is the foundation's, unchanged.
 import { addBusinessDays, businessDayOnOrAfter, laterDate, utcDateOf } from './calendar.js';
 import { notInThePast, predict, type Prediction, type PredictionInput } from './prediction.js';
@@ -31,6 +37,8 @@ import {
   quantile,
   shortestInterval,
   total,
+  varianceComponents,
+  type AreaMoments,
   type Histogram,
 } from './statistics.js';
 
@@ -67,12 +75,32 @@ export interface TransitStatistics {
   country: LevelStatistics;
   /** The country's operator delays, country-wide or for any prefix (the model picks those that apply). */
   operatorDelays: OperatorDelay[];
+  /**
+   * The country's mature deliveries summed by postal code and prefix (transit capped at
+   * MOMENT_CAP_DAYS), for the shrinkage weights; null when it has none.
+   */
+  areaMoments: AreaMoments | null;
 }
 
-/** Coverage each confidence level's window is calibrated to meet (see README "Predictions"). */
-export const TARGET_COVERAGE: Readonly<Record<ConfidenceLevel, number>> = { High: 0.9, Medium: 0.85, Low: 0.8 };
-/** Weight, in deliveries, of the parent level's distribution in a child's (the shrinkage prior). */
-export const PRIOR_STRENGTH = 20;
+/**
+ * Coverage each confidence level's window is calibrated to meet (see README "Predictions"): the
+ * same for every level. The confidence says how much data and how little spread stand behind the
+ * window; a lower target for Low would make the least-known windows the narrowest.
+ */
+export const TARGET_COVERAGE: Readonly<Record<ConfidenceLevel, number>> = { High: 0.9, Medium: 0.9, Low: 0.9 };
+/** Weight, in deliveries, of the parent level's distribution when the country cannot estimate it. */
+export const DEFAULT_PRIOR_STRENGTH = 20;
+/**
+ * Bounds of the estimated weight: at least 2 deliveries' worth (a single delivery never decides a
+ * window alone), at most 200 (an area with 200 deliveries is at least half itself, even where the
+ * estimate says areas are alike: a mean-based estimate does not see differences of shape).
+ */
+export const MIN_PRIOR_STRENGTH = 2;
+export const MAX_PRIOR_STRENGTH = 200;
+/** Transit is capped at this many business days in the moments: one lost card must not set the variances. */
+export const MOMENT_CAP_DAYS = 15;
+/** A declared delay of N days is taken to be uncertain by about N/3 either way (at least a day). */
+export const DECLARED_DELAY_UNCERTAINTY = 1 / 3;
 /** A country needs this many deliveries before its history replaces the default table. */
 export const MIN_COUNTRY_HISTORY = 30;
 /** Held-out deliveries needed at a level before it calibrates the window. */
@@ -130,16 +158,37 @@ export function normalisePostalCode(postalCode: string, countryCode: string): st
   return countryCode.toUpperCase() === 'US' ? code.slice(0, 5) : code;
 }
 
-/** The shrunk predictive distribution of transit times for the postal code (step 2). */
-export function predictiveDistribution(stats: TransitStatistics): number[] {
-  const country = normalise(stats.country.fit);
-  const prefix = shrink(stats.postalPrefix.fit, country);
-  return shrink(stats.postalCode.fit, prefix);
+/**
+ * The weight κ of the parent's distribution at each level, by credibility theory (Bühlmann–Straub):
+ * κ = (variance of one delivery around its area's mean) / (variance of areas' means around the
+ * parent's), estimated from the country's own data (statistics.ts varianceComponents). A prefix's
+ * deliveries vary with the noise and the spread of its codes, so both count for it.
+ */
+export function priorStrengths(moments: AreaMoments | null): { prefix: number; code: number } {
+  const v = moments ? varianceComponents(moments) : null;
+  const clamp = (k: number) => Math.min(MAX_PRIOR_STRENGTH, Math.max(MIN_PRIOR_STRENGTH, Number.isNaN(k) ? DEFAULT_PRIOR_STRENGTH : k));
+  return {
+    code: v?.betweenCodes == null ? DEFAULT_PRIOR_STRENGTH : clamp(v.withinCode / v.betweenCodes),
+    prefix: v?.betweenPrefixes == null ? DEFAULT_PRIOR_STRENGTH : clamp((v.withinCode + (v.betweenCodes ?? 0)) / v.betweenPrefixes),
+  };
 }
 
-function shrink(own: Histogram, parent: Histogram): number[] {
+/** Each level's predictive distribution, fitted on its older 75 % and shrunk toward its parent (step 2). */
+function levelPredictives(stats: TransitStatistics): { country: number[]; prefix: number[]; code: number[] } {
+  const strength = priorStrengths(stats.areaMoments);
+  const country = normalise(stats.country.fit);
+  const prefix = shrink(stats.postalPrefix.fit, country, strength.prefix);
+  return { country, prefix, code: shrink(stats.postalCode.fit, prefix, strength.code) };
+}
+
+/** The shrunk predictive distribution of transit times for the postal code (step 2). */
+export function predictiveDistribution(stats: TransitStatistics): number[] {
+  return levelPredictives(stats).code;
+}
+
+function shrink(own: Histogram, parent: Histogram, strength: number): number[] {
   const n = total(own);
-  return combine(own, 1 / (n + PRIOR_STRENGTH), parent, PRIOR_STRENGTH / (n + PRIOR_STRENGTH));
+  return combine(own, 1 / (n + strength), parent, strength / (n + strength));
 }
 
 /** Confidence from the postal code's own deliveries and the spread of its predictive distribution. */
@@ -152,14 +201,23 @@ export function confidenceFor(postalCodeHistory: number, predictive: Histogram):
 
 /** The window in business days from the first business day on or after dispatch (steps 3–4). */
 export function transitDays(stats: TransitStatistics): { days: [number, number]; confidence: ConfidenceLevel } {
-  const predictive = predictiveDistribution(stats);
+  const predictives = levelPredictives(stats);
   const codeHistory = total(stats.postalCode.fit) + total(stats.postalCode.calibration);
-  const confidence = confidenceFor(codeHistory, predictive);
+  const confidence = confidenceFor(codeHistory, predictives.code);
   const coverage = TARGET_COVERAGE[confidence];
-  const [lo, hi] = shortestInterval(predictive, coverage);
-  const heldOut = [stats.postalCode, stats.postalPrefix, stats.country].find((level) => total(level.calibration) >= MIN_CALIBRATION);
+  const [lo, hi] = shortestInterval(predictives.code, coverage);
+  // Held-out deliveries are scored against their own level's interval, never another area's: a slow
+  // prefix's window scored on the whole country's deliveries would be "corrected" toward the country.
+  const calibration = (
+    [
+      [stats.postalCode, predictives.code],
+      [stats.postalPrefix, predictives.prefix],
+      [stats.country, predictives.country],
+    ] as const
+  ).find(([level]) => total(level.calibration) >= MIN_CALIBRATION);
   // Without enough held-out deliveries the fitted interval is widened by a day on each side.
-  const correction = (heldOut && conformalCorrection([lo, hi], heldOut.calibration, coverage)) ?? 1;
+  const correction =
+    (calibration && conformalCorrection(shortestInterval(calibration[1], coverage), calibration[0].calibration, coverage)) ?? 1;
   const min = Math.max(0, lo - correction);
   return { days: [min, Math.max(min, hi + correction)], confidence };
 }
@@ -213,8 +271,13 @@ export function predictFromHistory(input: PredictionInput, stats: TransitStatist
 function inTransitPrediction(input: PredictionInput, stats: TransitStatistics, country: string): Prediction {
   const { days, confidence } = transitDays(stats);
   const prefix = postalPrefixOf(input.destination.postal_code, country);
-  const shift = slowdownDays(stats) + operatorDelayDays(stats.operatorDelays, prefix, input.today);
+  const declared = operatorDelayDays(stats.operatorDelays, prefix, input.today);
+  const shift = slowdownDays(stats) + declared;
+  const spread = Math.ceil(declared * DECLARED_DELAY_UNCERTAINTY);
   const start = businessDayOnOrAfter(utcDateOf(input.dispatchDate), country);
-  const window = { min: addBusinessDays(start, days[0] + shift, country), max: addBusinessDays(start, days[1] + shift, country) };
+  const window = {
+    min: addBusinessDays(start, Math.max(0, days[0] + shift - spread), country),
+    max: addBusinessDays(start, days[1] + shift + spread, country),
+  };
   return { window: notInThePast(window, input.today, country), confidence };
 }

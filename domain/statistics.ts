@@ -99,3 +99,57 @@ export function binomialUpperTail(n: number, k: number, p: number): number {
   }
   return Math.min(1, tail);
 }
+
+/**
+ * Sums over a country's deliveries that a nested one-way random-effects model (transit = country
+ * mean + prefix effect + postal-code effect + noise) needs, as SQL reads them in one pass:
+ * with x a delivery's transit, s_c and n_c a postal code's sum and count, s_p and n_p its prefix's.
+ */
+export interface AreaMoments {
+  /** N, Σx and Σx² over all deliveries. */
+  deliveries: number;
+  sum: number;
+  sumOfSquares: number;
+  /** Σ s_c²/n_c over postal codes and Σ s_p²/n_p over prefixes. */
+  codeSquares: number;
+  prefixSquares: number;
+  /** Σ_p (Σ_{c∈p} n_c²)/n_p, Σ_c n_c² and Σ_p n_p² (the unbalanced-design coefficients). */
+  codeWithinPrefixWeights: number;
+  codeWeights: number;
+  prefixWeights: number;
+  codes: number;
+  prefixes: number;
+}
+
+/** Variances (business days²) of transit within a postal code, between codes of a prefix, between prefixes. */
+export interface VarianceComponents {
+  withinCode: number;
+  /** Null when there are too few codes (or prefixes) to tell. */
+  betweenCodes: number | null;
+  betweenPrefixes: number | null;
+}
+
+/**
+ * Method-of-moments (ANOVA) estimates of the variance components from their sums of squares,
+ * for unbalanced nested groups: E[within SS] = (N − C)σ², E[codes-in-prefix SS] = (C − P)σ² +
+ * (N − Σ_p Σ_c n_c²/n_p)τ_c², E[prefix SS] = (P − 1)σ² + (Σ_p Σ_c n_c²/n_p − Σ_c n_c²/N)τ_c² +
+ * (N − Σ n_p²/N)τ_p². Negative estimates (groups closer than noise alone would put them) are 0.
+ */
+export function varianceComponents(m: AreaMoments): VarianceComponents | null {
+  const n = m.deliveries;
+  if (n - m.codes < 1) return null;
+  const withinCode = (m.sumOfSquares - m.codeSquares) / (n - m.codes);
+  const codeCoefficient = n - m.codeWithinPrefixWeights;
+  const betweenCodes =
+    m.codes - m.prefixes >= 1 && codeCoefficient > 0
+      ? Math.max(0, (m.codeSquares - m.prefixSquares - (m.codes - m.prefixes) * withinCode) / codeCoefficient)
+      : null;
+  const prefixCoefficient = n - m.prefixWeights / n;
+  const prefixSs = m.prefixSquares - (m.sum * m.sum) / n;
+  const codeShare = (m.codeWithinPrefixWeights - m.codeWeights / n) * (betweenCodes ?? 0);
+  const betweenPrefixes =
+    m.prefixes >= 2 && prefixCoefficient > 0
+      ? Math.max(0, (prefixSs - (m.prefixes - 1) * withinCode - codeShare) / prefixCoefficient)
+      : null;
+  return { withinCode: Math.max(0, withinCode), betweenCodes, betweenPrefixes };
+}

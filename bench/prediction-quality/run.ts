@@ -8,7 +8,7 @@
 // figures. Results go to results/<date>.md and .json (README.md explains them). Options (env): README.md.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
@@ -183,10 +183,13 @@ try {
   });
   mkdirSync(RESULTS_DIR, { recursive: true });
   const markdown = toMarkdown(result);
-  writeFileSync(path.join(RESULTS_DIR, `${today}.md`), markdown);
-  writeFileSync(path.join(RESULTS_DIR, `${today}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  // A second run on the same day is kept beside the first (2026-11-22-2), never over it.
+  let name = today;
+  for (let run = 2; existsSync(path.join(RESULTS_DIR, `${name}.md`)); run += 1) name = `${today}-${run}`;
+  writeFileSync(path.join(RESULTS_DIR, `${name}.md`), markdown);
+  writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
   process.stdout.write(`${markdown}\n`);
-  log(`written ${path.relative(REPO_ROOT, RESULTS_DIR)}/${today}.md and .json after ${elapsed()}`);
+  log(`written ${path.relative(REPO_ROOT, RESULTS_DIR)}/${name}.md and .json after ${elapsed()}`);
   if (!result.cliMatches) process.exitCode = 1;
 } finally {
   for (const child of children.reverse()) await stopChild(child);

@@ -135,6 +135,15 @@ describe('loadTransitStatistics', () => {
     expect(sum(stats.postalCode.fit)).toBe(30);
     expect(stats.postalCode.fit[2]).toBeGreaterThanOrEqual(25);
     expect(stats.country.longRunMedian).toBe(2);
+    // The country's sums for the shrinkage weights: two codes in two prefixes, the same deliveries.
+    const country = stats.country.fit.map((n, days) => [days, n + (stats.country.calibration[days] ?? 0)]);
+    expect(stats.areaMoments).toMatchObject({
+      deliveries: 80,
+      codes: 2,
+      prefixes: 2,
+      sum: country.reduce((s, [days, n]) => s + days * n, 0),
+      sumOfSquares: country.reduce((s, [days, n]) => s + days * days * n, 0),
+    });
     expect(stats.operatorDelays).toEqual([{ postalPrefix: '11', delayDays: 2, until: null }]);
     await runCli(['conditions', 'clear', '--country', 'LU']);
   });

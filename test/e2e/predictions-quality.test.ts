@@ -1,7 +1,8 @@
 // The prediction log and `predictions quality` end to end: dispatches registered through the API
 // (real worker, Temporal and Postgres), delivered by carrier events on chosen days relative to the
 // window predicted at registration, then the operator CLI as a subprocess reporting coverage per
-// confidence level. Each test uses its own issuer, so other test files' deliveries never count.
+// confidence level; and which of those deliveries join the transit history. Each test uses its own
+// issuer, so other test files' deliveries never count.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -110,8 +111,8 @@ describe('predictions quality', () => {
     const { data } = JSON.parse(result.stdout) as { data: Array<Record<string, unknown>> };
     expect(data).toEqual([
       expect.objectContaining({ confidence_level: 'High', dispatches: 2, inside: 1, early: 0, late: 1, coverage: 0.5, target_coverage: 0.9, median_window_days: windowBusinessDays(high[0].window, 'HR') }), // prettier-ignore
-      expect.objectContaining({ confidence_level: 'Medium', dispatches: 0, inside: 0, coverage: null, coverage_ci95: null, target_coverage: 0.85, median_window_days: null }), // prettier-ignore
-      expect.objectContaining({ confidence_level: 'Low', dispatches: 3, inside: 2, early: 1, late: 0, coverage: 0.6667, target_coverage: 0.8, median_window_days: windowBusinessDays(low[0].window, 'SK') }), // prettier-ignore
+      expect.objectContaining({ confidence_level: 'Medium', dispatches: 0, inside: 0, coverage: null, coverage_ci95: null, target_coverage: 0.9, median_window_days: null }), // prettier-ignore
+      expect.objectContaining({ confidence_level: 'Low', dispatches: 3, inside: 2, early: 1, late: 0, coverage: 0.6667, target_coverage: 0.9, median_window_days: windowBusinessDays(low[0].window, 'SK') }), // prettier-ignore
     ]);
     const [ciLow, ciHigh] = data[2].coverage_ci95 as [number, number];
     expect(ciLow).toBeLessThan(0.6667);
@@ -153,6 +154,24 @@ describe('predictions quality', () => {
   it('refuses a --since that is not a date, with a one-line reason', async () => {
     expectOneLineFailure(await cli(['predictions', 'quality', '--since', 'yesterday']), /^error: invalid --since: /);
   });
+});
+
+describe('transit history from the service’s own deliveries', () => {
+  const historyRows = async (id: string) =>
+    (await h.pool.query<{ source: string }>('SELECT source FROM transit_history WHERE dispatch_id = $1', [id])).rows;
+
+  it('takes a delivered live dispatch and never a test-mode one', async () => {
+    const issuerId = await h.createIssuer('History Issuer');
+    const liveKey = (await h.createKey(issuerId)).key;
+    const testKey = (await h.createKey(issuerId, { mode: 'test' })).key;
+    const live = await register(liveKey, '10000', 'HR');
+    const test = await register(testKey, '10000', 'HR');
+    for (const [key, dispatch] of [[liveKey, live], [testKey, test]] as const) await carrierEvent(key, dispatch.id, 'delivered', dispatch.window.max); // prettier-ignore
+    await projected(live.id, 'delivered');
+    await projected(test.id, 'delivered');
+    expect(await historyRows(live.id)).toEqual([{ source: 'service' }]);
+    expect(await historyRows(test.id)).toEqual([]);
+  }, 60_000);
 });
 
 describe('prediction log', () => {

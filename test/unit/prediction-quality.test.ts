@@ -70,8 +70,8 @@ describe('qualityByConfidence', () => {
     ]);
     expect(rows.map((r) => [r.confidence, r.dispatches, r.inside, r.coverage, r.targetCoverage, r.medianWindowDays])).toEqual([
       ['High', 2, 1, 0.5, 0.9, 3],
-      ['Medium', 0, 0, null, 0.85, null],
-      ['Low', 1, 1, 1, 0.8, 6],
+      ['Medium', 0, 0, null, 0.9, null],
+      ['Low', 1, 1, 1, 0.9, 6],
     ]);
   });
 });
