@@ -5,6 +5,7 @@
 // country no other test uses) change the windows of chosen dispatches only.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { clearCarrierConditions, setCarrierCondition } from '../../db/conditions.js';
 import type { Pool } from '../../db/pool.js';
@@ -50,12 +51,17 @@ async function registerTo(postalCode: string): Promise<string> {
 const delay = (postalPrefix: string, delayDays: number) =>
   setCarrierCondition(pool, { countryCode: COUNTRY, postalPrefix, delayDays, until: null });
 
-/** One run of the refresh, as the Schedule starts it; returns once every signal has been sent. */
-function refresh(): Promise<PredictionRefreshSummary> {
-  return env.client.workflow.execute(PREDICTION_REFRESH_WORKFLOW_TYPE, {
+/**
+ * One run of the refresh, as the Schedule starts it; returns once every signal has been sent. Through
+ * a plain client: the testbed's client lets the test server skip time while it waits for a result,
+ * and with no timer pending that skip would run every open dispatch into its 10-year timeout.
+ */
+async function refresh(): Promise<PredictionRefreshSummary> {
+  const plain = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
+  return plain.workflow.execute(PREDICTION_REFRESH_WORKFLOW_TYPE, {
     taskQueue: testbed.taskQueue,
     workflowId: `refresh-${randomUUID()}`,
-  });
+  }) as Promise<PredictionRefreshSummary>;
 }
 
 async function projection(id: string): Promise<{ version: number; window_min: string; window_max: string }> {
