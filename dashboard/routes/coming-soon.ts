@@ -5,8 +5,6 @@ import type { DashboardDeps } from '../deps.js';
 import { renderPage } from '../render.js';
 
 const PLANNED = [
-  { path: '/webhooks', title: 'Webhooks', description: 'Your webhook endpoints, their events and health, and their signing secrets.' },
-  { path: '/deliveries', title: 'Delivery log', description: 'Every webhook delivery attempt, with replay.' },
   { path: '/dispatches', title: 'Dispatches', description: 'Search your dispatches and open their status, events and predictions.' },
 ];
 
