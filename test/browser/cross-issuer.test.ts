@@ -4,17 +4,36 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { listApiKeys } from '../../db/issuers.js';
+import { findEndpoint } from '../../db/webhook-health.js';
+import { createTestEvent } from '../../db/webhook-settings.js';
+import { createWebhookEndpoint } from '../../db/webhooks.js';
 import { csrfTokenOf, postForm, signIn, startBrowserHarness, type BrowserHarness } from './support.js';
 
 /** Objects that belong to the other issuer. */
 interface OtherIssuer {
   issuerId: string;
   apiKeyId: string;
+  endpointId: string;
+  eventId: string;
 }
 
 const ROUTES: Array<{ method: 'GET' | 'POST'; path: (other: OtherIssuer) => string; form?: Record<string, string> }> = [
   { method: 'GET', path: (o) => `/dashboard/api-keys/${o.apiKeyId}/revoke` },
   { method: 'POST', path: (o) => `/dashboard/api-keys/${o.apiKeyId}/revoke` },
+  { method: 'GET', path: (o) => `/dashboard/webhooks/${o.endpointId}` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/events`, form: { events: 'delivery.completed' } },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/disable` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/enable` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/secret` },
+  { method: 'GET', path: (o) => `/dashboard/webhooks/${o.endpointId}/rotate` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/rotate`, form: { overlap: '1h', switch: 'end' } },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/test`, form: { event: 'status.updated' } },
+  { method: 'GET', path: (o) => `/dashboard/webhooks/${o.endpointId}/remove` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/remove` },
+  { method: 'GET', path: (o) => `/dashboard/webhooks/${o.endpointId}/deliveries` },
+  { method: 'GET', path: (o) => `/dashboard/webhooks/${o.endpointId}/deliveries/${o.eventId}` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/deliveries/${o.eventId}/replay` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/replay`, form: { since: '2020-01-01T00:00', until: '2100-01-01T00:00' } }, // prettier-ignore
 ];
 
 let h: BrowserHarness;
@@ -25,7 +44,15 @@ beforeAll(async () => {
   h = await startBrowserHarness();
   const me = await h.createUser({ issuerName: 'My Bank' });
   const otherIssuerId = await h.createIssuer('Their Bank');
-  other = { issuerId: otherIssuerId, apiKeyId: (await h.createKey(otherIssuerId)).id };
+  const endpoint = await createWebhookEndpoint(h.pool, { issuerId: otherIssuerId, url: 'https://their-bank.example/hooks', events: ['status.updated'] }); // prettier-ignore
+  if (!endpoint.ok) throw new Error(endpoint.reason);
+  const event = await createTestEvent(h.pool, otherIssuerId, endpoint.endpoint.id, 'status.updated');
+  other = {
+    issuerId: otherIssuerId,
+    apiKeyId: (await h.createKey(otherIssuerId)).id,
+    endpointId: endpoint.endpoint.id,
+    eventId: event!.eventId,
+  };
   page = await h.newPage();
   await signIn(page, me);
 }, 120_000);
@@ -35,26 +62,42 @@ afterAll(async () => {
 });
 
 describe("another issuer's ids", () => {
-  it.each(ROUTES.map((route) => [`${route.method} ${route.path({ issuerId: ':issuer', apiKeyId: ':key' })}`, route] as const))(
-    '%s → 404',
-    async (_name, route) => {
-      const path = route.path(other);
-      if (route.method === 'GET') {
-        const response = await page.goto(path);
-        expect(response?.status()).toBe(404);
-        expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Not found');
-      } else {
-        await page.goto('/dashboard/api-keys');
-        const response = await postForm(page, path, { _csrf: await csrfTokenOf(page), ...route.form });
-        expect(response.status).toBe(404);
-      }
-    },
-  );
+  it.each(
+    ROUTES.map(
+      (route) =>
+        [
+          `${route.method} ${route.path({ issuerId: ':issuer', apiKeyId: ':key', endpointId: ':endpoint', eventId: ':event' })}`,
+          route,
+        ] as const,
+    ),
+  )('%s → 404', async (_name, route) => {
+    const path = route.path(other);
+    if (route.method === 'GET') {
+      const response = await page.goto(path);
+      expect(response?.status()).toBe(404);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Not found');
+    } else {
+      await page.goto('/dashboard/api-keys');
+      const response = await postForm(page, path, { _csrf: await csrfTokenOf(page), ...route.form });
+      expect(response.status).toBe(404);
+    }
+  });
 
   it("leaves the other issuer's key unrevoked and out of this issuer's list", async () => {
     const theirs = await listApiKeys(h.pool, other.issuerId);
     expect(theirs?.find((key) => key.id === other.apiKeyId)?.revokedAt).toBeNull();
     await page.goto('/dashboard/api-keys');
     expect(await page.content()).not.toContain(theirs![0].prefix);
+  });
+
+  it("leaves the other issuer's webhook endpoint unchanged (events, state, secret) and out of this issuer's pages", async () => {
+    const theirs = await findEndpoint(h.pool, other.issuerId, other.endpointId);
+    expect(theirs).toMatchObject({ events: ['status.updated'], pausedAt: null, previousSecretExpiresAt: null });
+    const { rows } = await h.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1', [other.endpointId]);
+    expect(rows[0].n).toBe(1);
+    for (const path of ['/dashboard/webhooks', '/dashboard/deliveries']) {
+      await page.goto(path);
+      expect(await page.content()).not.toContain(other.endpointId);
+    }
   });
 });
