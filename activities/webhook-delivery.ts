@@ -53,11 +53,14 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
       if (delivery.state === 'delivered' || delivery.state === 'undeliverable' || delivery.state === 'skipped') {
         return { outcome: delivery.state, attempts: delivery.attempts };
       }
+      // A paused endpoint's pending retries stop here, at their next attempt (README "Dashboard").
       const skipReason = delivery.endpoint.disabled
         ? 'endpoint removed'
-        : !delivery.endpoint.events.includes(delivery.eventType)
-          ? `endpoint no longer subscribed to ${delivery.eventType}`
-          : undefined;
+        : delivery.endpoint.paused
+          ? 'endpoint disabled'
+          : !delivery.endpoint.events.includes(delivery.eventType)
+            ? `endpoint no longer subscribed to ${delivery.eventType}`
+            : undefined;
       if (skipReason) {
         await markDeliverySkipped(deps.pool, eventId, endpointId, skipReason);
         log.info('webhook delivery skipped', { eventId, endpointId, reason: skipReason });
@@ -73,9 +76,11 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
       let statusCode: number | undefined;
       let responseHead: Buffer | undefined;
       let error: string | undefined;
+      let requestHeaders: Record<string, string> | undefined;
       try {
         const checked = await checkWebhookUrl(delivery.endpoint.url, { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
         const headers = signedHeaders({ eventId, attempt, body: delivery.body, secrets: delivery.endpoint.secrets, now: startedAt });
+        requestHeaders = headers;
         const response = await postToCheckedAddress(checked, { headers, body: delivery.body, timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS });
         statusCode = response.statusCode;
         responseHead = response.head;
@@ -98,6 +103,7 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
         statusCode,
         error,
         responseHead,
+        requestHeaders,
         state,
       });
 

@@ -17,13 +17,21 @@ import { pageNotFound, PageError } from './errors.js';
 import { DASHBOARD_PREFIX, HOME } from './nav.js';
 import { renderPage } from './render.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
-import { comingSoonRoutes } from './routes/coming-soon.js';
+import { deliveryLogRoutes } from './routes/delivery-log.js';
 import { dispatchRoutes } from './routes/dispatches.js';
 import { signInRoutes } from './routes/sign-in.js';
+import { webhookActionRoutes } from './routes/webhook-actions.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { csrfProtection, loadSession } from './session.js';
 
 /** The signed-in pages, each a function that registers its routes on the dashboard router. */
-const PAGES: Array<(router: Router, deps: DashboardDeps) => void> = [apiKeyRoutes, dispatchRoutes, comingSoonRoutes];
+const PAGES: Array<(router: Router, deps: DashboardDeps) => void> = [
+  webhookRoutes,
+  webhookActionRoutes,
+  deliveryLogRoutes,
+  apiKeyRoutes,
+  dispatchRoutes,
+];
 
 const STYLESHEET_PATH = `${DASHBOARD_PREFIX}/assets/dashboard.css`;
 const STYLESHEET = readFileSync(new URL('./assets/dashboard.css', import.meta.url));

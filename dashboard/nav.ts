@@ -9,4 +9,4 @@ export const NAV = [
 ] as const;
 
 /** Where `/dashboard` and a successful sign-in lead. */
-export const HOME = `${DASHBOARD_PREFIX}/api-keys`;
+export const HOME = `${DASHBOARD_PREFIX}/webhooks`;

@@ -27,6 +27,8 @@ export interface WebhookEndpointSummary {
   /** While a rotation's overlap lasts: when the previous secret stops signing. */
   previousSecretExpiresAt: Date | null;
   signatureSwitchAt: Date | null;
+  /** Set while the endpoint is disabled from the dashboard (a pause: it gets no deliveries; not removed). */
+  pausedAt: Date | null;
 }
 
 // ---------- endpoints ----------
@@ -73,6 +75,7 @@ export async function createWebhookEndpoint(
       createdAt: rows[0].created_at,
       previousSecretExpiresAt: null,
       signatureSwitchAt: null,
+      pausedAt: null,
     };
     return { ok: true, endpoint, secret };
   } catch (error) {
@@ -92,9 +95,10 @@ interface EndpointRow {
   created_at: Date;
   previous_secret_expires_at: Date | null;
   signature_switch_at: Date | null;
+  paused_at: Date | null;
 }
 
-const ENDPOINT_COLUMNS = `id, issuer_id, url, events, mode, created_at,
+const ENDPOINT_COLUMNS = `id, issuer_id, url, events, mode, created_at, paused_at,
   CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at,
   CASE WHEN previous_secret_expires_at > now() THEN signature_switch_at END AS signature_switch_at`;
 
@@ -108,10 +112,11 @@ function toSummary(row: EndpointRow): WebhookEndpointSummary {
     createdAt: row.created_at,
     previousSecretExpiresAt: row.previous_secret_expires_at,
     signatureSwitchAt: row.signature_switch_at,
+    pausedAt: row.paused_at,
   };
 }
 
-/** Active endpoints, oldest first, never with their secrets. */
+/** Endpoints not removed (paused ones included), oldest first, never with their secrets. */
 export async function listWebhookEndpoints(db: Db, filter: { issuerId?: string } = {}): Promise<WebhookEndpointSummary[]> {
   const { rows } = await db.query<EndpointRow>(
     `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
@@ -188,9 +193,10 @@ export interface NewWebhookEvent {
 }
 
 /**
- * Stores each event's body once and one pending delivery per enabled endpoint of the issuer, of the
+ * Stores each event's body once and one pending delivery per endpoint of the issuer, of the
  * dispatch's mode, that subscribed to its type, in one statement (all or nothing). Returns the (event, endpoint) pairs to
- * deliver, in input order. Events whose idempotency key already exists are not created again: their
+ * deliver, in input order. A paused (disabled) endpoint gets its delivery already `skipped`, so
+ * nothing is sent, yet a replay of the time range can recover the event once it is enabled again. Events whose idempotency key already exists are not created again: their
  * existing deliveries are returned (endpoints added since are not added to an old event).
  */
 export async function createWebhookEvents(
@@ -210,12 +216,14 @@ export async function createWebhookEvents(
        ON CONFLICT (idempotency_key) DO NOTHING
        RETURNING id, type
      ), new_deliveries AS (
-       INSERT INTO webhook_deliveries (event_id, endpoint_id)
-       SELECT c.id, e.id FROM created c
+       INSERT INTO webhook_deliveries (event_id, endpoint_id, state, skipped_reason)
+       SELECT c.id, e.id, CASE WHEN e.paused_at IS NULL THEN 'pending' ELSE 'skipped' END,
+              CASE WHEN e.paused_at IS NOT NULL THEN 'endpoint disabled' END
+         FROM created c
          JOIN webhook_endpoints e ON e.issuer_id = $2 AND e.mode = $3 AND e.disabled_at IS NULL AND c.type = ANY (e.events)
-       RETURNING event_id, endpoint_id
+       RETURNING event_id, endpoint_id, state
      )
-     SELECT d.event_id, d.endpoint_id, i.ord FROM new_deliveries d JOIN input i ON i.id = d.event_id
+     SELECT d.event_id, d.endpoint_id, i.ord FROM new_deliveries d JOIN input i ON i.id = d.event_id WHERE d.state = 'pending'
      UNION ALL
      SELECT d.event_id, d.endpoint_id, i.ord FROM input i
        JOIN webhook_events ev ON ev.idempotency_key = i.idempotency_key AND ev.id <> i.id
@@ -243,13 +251,15 @@ export interface DeliveryToSend {
   body: Buffer;
   state: DeliveryState;
   attempts: number;
-  endpoint: { id: string; url: string; events: WebhookEventType[]; disabled: boolean; secrets: EndpointSecrets };
+  /** `disabled`: removed; `paused`: disabled from the dashboard. */
+  endpoint: { id: string; url: string; events: WebhookEventType[]; disabled: boolean; paused: boolean; secrets: EndpointSecrets };
 }
 
 /** What one delivery attempt needs; undefined when there is no such delivery. */
 export async function loadDelivery(db: Db, eventId: string, endpointId: string): Promise<DeliveryToSend | undefined> {
   const { rows } = await db.query(
-    `SELECT ev.type, ev.body, d.state, d.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled, e.secret,
+    `SELECT ev.type, ev.body, d.state, d.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
+            e.paused_at IS NOT NULL AS paused, e.secret,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.signature_switch_at END AS signature_switch_at
        FROM webhook_deliveries d
@@ -271,6 +281,7 @@ export async function loadDelivery(db: Db, eventId: string, endpointId: string):
       url: row.url,
       events: row.events,
       disabled: row.disabled,
+      paused: row.paused,
       secrets: { current: row.secret, previous: row.previous_secret ?? undefined, switchAt: row.signature_switch_at ?? undefined },
     },
   };
@@ -285,6 +296,8 @@ export interface AttemptRecord {
   statusCode?: number;
   error?: string;
   responseHead?: Buffer;
+  /** The headers the request was sent with (signatures included; never a secret); absent when nothing was sent. */
+  requestHeaders?: Record<string, string>;
   /** The delivery's state after this attempt: delivered, still pending (a retry follows) or undeliverable. */
   state: Exclude<DeliveryState, 'skipped'>;
 }
@@ -293,8 +306,9 @@ export interface AttemptRecord {
 export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Promise<void> {
   await db.query(
     `WITH attempt AS (
-       INSERT INTO delivery_attempts (event_id, endpoint_id, attempt, started_at, duration_ms, status_code, error, response_head)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       INSERT INTO delivery_attempts (event_id, endpoint_id, attempt, started_at, duration_ms, status_code, error, response_head,
+                                      state_after, request_headers)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      )
      UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = $4, state = $9
       WHERE event_id = $1 AND endpoint_id = $2`,
@@ -308,6 +322,7 @@ export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Prom
       record.error ?? null,
       record.responseHead ?? null,
       record.state,
+      record.requestHeaders ? JSON.stringify(record.requestHeaders) : null,
     ],
   );
 }

@@ -1,16 +1,15 @@
 // `deliveries list`: the webhook delivery log as an operator reads it (DESIGN.md §4): one row per
 // (webhook event, endpoint) with its state (pending, delivered, undeliverable, skipped), attempts and
 // last attempt time. `deliveries replay`: one event again, or an endpoint's events of a time range,
-// through a redelivery workflow on the service's task queue (same signing, same retry schedule).
-import { randomUUID } from 'node:crypto';
+// through a redelivery workflow on the service's task queue (same signing, same retry schedule;
+// api/redelivery.ts, shared with the dashboard).
 import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { resetDeliveriesForReplay, type ReplayFilter } from '../../db/webhook-replay.js';
+import { replayDeliveries } from '../../api/redelivery.js';
+import type { ReplayFilter } from '../../db/webhook-replay.js';
 import { listDeliveries } from '../../db/webhooks.js';
 import { loadConfig } from '../../platform/config.js';
-import { REDELIVERY_WORKFLOW_TYPE, type RedeliveryInput } from '../../workflows/definitions.js';
-import type { redeliveryWorkflow } from '../../workflows/redelivery.js';
 import { CliError, iso, output, parseOptions, resolveTemporalAddress, table, withDatabase } from './context.js';
 
 const listOptions = z.object({
@@ -78,17 +77,13 @@ export function registerDeliveryCommands(program: Command): void {
       const filter: ReplayFilter = options.eventId
         ? { eventId: options.eventId }
         : { endpointId: options.endpoint!, since: new Date(options.since!), until: new Date(options.until!) };
-      const deliveries = await withDatabase((db) => resetDeliveriesForReplay(db, filter));
-      if (deliveries.length === 0) throw new CliError('nothing to replay: no delivery matches (or its endpoint was removed)');
       const config = loadConfig();
       const connection = await Connection.connect({ address: resolveTemporalAddress() });
       try {
-        const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-        const handle = await client.workflow.start<typeof redeliveryWorkflow>(REDELIVERY_WORKFLOW_TYPE, {
-          workflowId: `redeliver-${randomUUID()}`,
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [{ deliveries } satisfies RedeliveryInput],
-        });
+        const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+        const replay = await withDatabase((pool) => replayDeliveries({ pool, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, filter));
+        if (!replay) throw new CliError('nothing to replay: no delivery matches (or its endpoint was removed or disabled)');
+        const { deliveries, handle } = replay;
         const outcomes = options.wait ? await handle.result() : undefined;
         const data = deliveries.map((d, i) => ({
           event_id: d.eventId,

@@ -120,10 +120,18 @@ describe('keyboard only', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type(user.password);
     await page.keyboard.press('Enter');
-    await page.waitForURL('**/dashboard/api-keys');
+    await page.waitForURL('**/dashboard/webhooks');
 
     await page.keyboard.press('Tab');
     expect(await focused(page)).toBe('Skip to content');
+    let onNav = false;
+    for (let presses = 0; presses < 10 && !onNav; presses++) {
+      await page.keyboard.press('Tab');
+      onNav = (await focused(page)) === 'API keys';
+    }
+    expect(onNav).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/dashboard/api-keys');
     let onCreate = false;
     for (let presses = 0; presses < 60 && !onCreate; presses++) {
       await page.keyboard.press('Tab');

@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { listApiKeys } from '../../db/issuers.js';
 import { bearer, registrationFor, request } from '../api/http.js';
+import { findEndpoint } from '../../db/webhook-health.js';
+import { createTestEvent } from '../../db/webhook-settings.js';
+import { createWebhookEndpoint } from '../../db/webhooks.js';
 import { csrfTokenOf, postForm, signIn, startBrowserHarness, type BrowserHarness } from './support.js';
 
 /** Objects that belong to the other issuer. */
@@ -13,10 +16,18 @@ interface OtherIssuer {
   issuerId: string;
   apiKeyId: string;
   dispatchId: string;
+  endpointId: string;
+  eventId: string;
 }
 
 /** What the test names show in place of the ids. */
-const PLACEHOLDERS: OtherIssuer = { issuerId: ':issuer', apiKeyId: ':key', dispatchId: ':dispatch' };
+const PLACEHOLDERS: OtherIssuer = {
+  issuerId: ':issuer',
+  apiKeyId: ':key',
+  dispatchId: ':dispatch',
+  endpointId: ':endpoint',
+  eventId: ':event',
+};
 
 const ROUTES: Array<{ method: 'GET' | 'POST'; path: (other: OtherIssuer) => string; form?: Record<string, string> }> = [
   { method: 'GET', path: (o) => `/dashboard/api-keys/${o.apiKeyId}/revoke` },
@@ -24,6 +35,20 @@ const ROUTES: Array<{ method: 'GET' | 'POST'; path: (other: OtherIssuer) => stri
   { method: 'GET', path: (o) => `/dashboard/dispatches/${o.dispatchId}` },
   // A whole id in the search leads to the dispatch's page, which is the same 404.
   { method: 'GET', path: (o) => `/dashboard/dispatches?id=${o.dispatchId}` },
+  { method: 'GET', path: (o) => `/dashboard/webhooks/${o.endpointId}` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/events`, form: { events: 'delivery.completed' } },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/disable` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/enable` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/secret` },
+  { method: 'GET', path: (o) => `/dashboard/webhooks/${o.endpointId}/rotate` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/rotate`, form: { overlap: '1h', switch: 'end' } },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/test`, form: { event: 'status.updated' } },
+  { method: 'GET', path: (o) => `/dashboard/webhooks/${o.endpointId}/remove` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/remove` },
+  { method: 'GET', path: (o) => `/dashboard/webhooks/${o.endpointId}/deliveries` },
+  { method: 'GET', path: (o) => `/dashboard/webhooks/${o.endpointId}/deliveries/${o.eventId}` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/deliveries/${o.eventId}/replay` },
+  { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/replay`, form: { since: '2020-01-01T00:00', until: '2100-01-01T00:00' } }, // prettier-ignore
 ];
 
 let h: BrowserHarness;
@@ -39,7 +64,10 @@ beforeAll(async () => {
   const dispatchId = randomUUID();
   const registered = await request(h.baseUrl, '/v1/dispatches', { headers: bearer(otherKey.key), body: registrationFor(dispatchId) });
   if (registered.status !== 201) throw new Error(`registration failed: ${registered.text}`);
-  other = { issuerId: otherIssuerId, apiKeyId: otherKey.id, dispatchId };
+  const endpoint = await createWebhookEndpoint(h.pool, { issuerId: otherIssuerId, url: 'https://their-bank.example/hooks', events: ['status.updated'] }); // prettier-ignore
+  if (!endpoint.ok) throw new Error(endpoint.reason);
+  const event = await createTestEvent(h.pool, otherIssuerId, endpoint.endpoint.id, 'status.updated');
+  other = { issuerId: otherIssuerId, apiKeyId: otherKey.id, dispatchId, endpointId: endpoint.endpoint.id, eventId: event!.eventId };
   page = await h.newPage();
   await signIn(page, me);
 }, 120_000);
@@ -67,5 +95,16 @@ describe("another issuer's ids", () => {
     expect(theirs?.find((key) => key.id === other.apiKeyId)?.revokedAt).toBeNull();
     await page.goto('/dashboard/api-keys');
     expect(await page.content()).not.toContain(theirs![0].prefix);
+  });
+
+  it("leaves the other issuer's webhook endpoint unchanged (events, state, secret) and out of this issuer's pages", async () => {
+    const theirs = await findEndpoint(h.pool, other.issuerId, other.endpointId);
+    expect(theirs).toMatchObject({ events: ['status.updated'], pausedAt: null, previousSecretExpiresAt: null });
+    const { rows } = await h.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1', [other.endpointId]);
+    expect(rows[0].n).toBe(1);
+    for (const path of ['/dashboard/webhooks', '/dashboard/deliveries']) {
+      await page.goto(path);
+      expect(await page.content()).not.toContain(other.endpointId);
+    }
   });
 });

@@ -58,12 +58,6 @@ describe('accessibility of every page', () => {
     await check('api-key-revoke');
   });
 
-  // The Dispatches pages are checked (and screenshotted) with dispatches in test/browser/dispatches.test.ts.
-  it.each(['webhooks', 'deliveries'])('%s page', async (name) => {
-    await page.goto(`/dashboard/${name}`);
-    await check(name);
-  });
-
   it('not-found page', async () => {
     await page.goto('/dashboard/no-such-page');
     await check('not-found');

@@ -34,7 +34,7 @@ describe('sign-in', () => {
   it('signs in with the right password and shows the issuer name in the header', async () => {
     const page = await h.newPage();
     await signIn(page, user);
-    expect(new URL(page.url()).pathname).toBe('/dashboard/api-keys');
+    expect(new URL(page.url()).pathname).toBe('/dashboard/webhooks');
     expect(await page.locator('header .issuer').textContent()).toContain('Sign-in Bank');
   });
 
@@ -67,7 +67,7 @@ describe('set-password link', () => {
     await page.getByRole('button', { name: 'Set password' }).click();
     expect(await page.getByRole('status').textContent()).toBe('Your password is set. Sign in with it.');
     await signIn(page, { email: invited.email, password: 'a long enough passphrase' });
-    expect(new URL(page.url()).pathname).toBe('/dashboard/api-keys');
+    expect(new URL(page.url()).pathname).toBe('/dashboard/webhooks');
 
     const again = await (await h.newPage()).goto(invited.setPasswordUrl);
     expect(again?.status()).toBe(404);

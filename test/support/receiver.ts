@@ -19,7 +19,9 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(options: { respond?: Receiver['respond']; note?: () => Promise<unknown> } = {}): Promise<Receiver> {
+export async function startReceiver(
+  options: { respond?: Receiver['respond']; note?: () => Promise<unknown>; responseBody?: string } = {},
+): Promise<Receiver> {
   const receiver = {
     requests: [] as ReceivedRequest[],
     respond: options.respond ?? (() => 200),
@@ -32,7 +34,7 @@ export async function startReceiver(options: { respond?: Receiver['respond']; no
       receiver.requests.push(entry);
       if (options.note) entry.note = await options.note();
       res.statusCode = await receiver.respond(receiver.requests.length);
-      res.end();
+      res.end(options.responseBody);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,112 @@
+// Settings → Webhooks (the dashboard's home): the issuer's endpoints with their health, adding one
+// (URL through the same SSRF guard as the CLI and every delivery; the secret shown once, on the
+// response page only), one endpoint's page, and removal after a confirmation. The endpoint's other
+// actions are in webhook-actions.ts, its delivery log in delivery-log.ts.
+import type Router from '@koa/router';
+import { findEndpoint, HEALTH_WINDOW_HOURS, listEndpointsWithHealth } from '../../db/webhook-health.js';
+import { createWebhookEndpoint, MAX_ENDPOINTS_PER_ISSUER, removeWebhookEndpoint } from '../../db/webhooks.js';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/state-machine.js';
+import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
+import type { DashboardDeps } from '../deps.js';
+import { renderPage } from '../render.js';
+import { ownedOr404, tenantRoute, type DashboardContext, type Tenant } from '../tenancy.js';
+import { addForm, firstIssue } from '../webhook-forms.js';
+
+/** What a notice query parameter (`?done=…`) on the endpoint page says happened. */
+export const ENDPOINT_NOTICES: Record<string, string> = {
+  events: 'Events saved. Pending deliveries of events you unsubscribed from are skipped.',
+  disabled: 'Endpoint disabled. It receives nothing until you enable it; pending retries are skipped.',
+  enabled: 'Endpoint enabled. New events are delivered again; replay a time range to recover what it missed.',
+};
+
+interface AddFormState {
+  error?: string;
+  url?: string;
+  events?: string[];
+  mode?: string;
+}
+
+export function webhookRoutes(router: Router, { pool, config }: DashboardDeps): void {
+  const listPage = async (ctx: DashboardContext, tenant: Tenant, form: AddFormState = {}, status = 200) => {
+    const endpoints = await listEndpointsWithHealth(pool, tenant.issuerId);
+    const removed = ctx.query.removed === '1';
+    renderPage(
+      ctx,
+      'webhooks',
+      {
+        title: 'Webhooks',
+        endpoints,
+        eventTypes: WEBHOOK_EVENT_TYPES,
+        windowHours: HEALTH_WINDOW_HOURS,
+        removed,
+        form: { url: '', events: [...WEBHOOK_EVENT_TYPES], mode: 'live', ...form },
+      },
+      status,
+    );
+  };
+
+  router.get(
+    '/webhooks',
+    tenantRoute((ctx, tenant) => listPage(ctx, tenant)),
+  );
+
+  router.post(
+    '/webhooks',
+    tenantRoute(async (ctx, tenant) => {
+      const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+      const echo = {
+        url: typeof body.url === 'string' ? body.url : '',
+        events: [body.events ?? []].flat().map(String),
+        mode: String(body.mode ?? 'live'),
+      };
+      const form = addForm.safeParse(body);
+      if (!form.success) return listPage(ctx, tenant, { ...echo, error: firstIssue(form.error) }, 400);
+      try {
+        await checkWebhookUrl(form.data.url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
+      } catch (error) {
+        if (!(error instanceof WebhookUrlRefused)) throw error;
+        return listPage(ctx, tenant, { ...echo, error: `This URL cannot receive webhooks: ${error.reason}.` }, 400);
+      }
+      const created = await createWebhookEndpoint(pool, { issuerId: tenant.issuerId, ...form.data });
+      if (!created.ok) {
+        const error = `You already have ${MAX_ENDPOINTS_PER_ISSUER} endpoints, the maximum. Remove one first.`;
+        return listPage(ctx, tenant, { ...echo, error }, created.reason === 'limit_reached' ? 409 : 404);
+      }
+      renderPage(ctx, 'webhook-created', { title: 'Webhook endpoint added', endpoint: created.endpoint, secret: created.secret });
+    }),
+  );
+
+  router.get(
+    '/webhooks/:id',
+    tenantRoute(async (ctx, tenant) => {
+      const endpoint = ownedOr404((await listEndpointsWithHealth(pool, tenant.issuerId)).find((e) => e.id === ctx.params.id));
+      const notice = typeof ctx.query.done === 'string' ? ENDPOINT_NOTICES[ctx.query.done] : undefined;
+      renderPage(ctx, 'webhook', {
+        title: 'Webhook endpoint',
+        endpoint,
+        eventTypes: WEBHOOK_EVENT_TYPES,
+        windowHours: HEALTH_WINDOW_HOURS,
+        notice,
+      });
+    }),
+  );
+
+  router.get(
+    '/webhooks/:id/remove',
+    tenantRoute(async (ctx, tenant) => {
+      const endpoint = ownedOr404(await findEndpoint(pool, tenant.issuerId, ctx.params.id));
+      renderPage(ctx, 'webhook-remove', { title: 'Remove webhook endpoint', endpoint });
+    }),
+  );
+
+  router.post(
+    '/webhooks/:id/remove',
+    tenantRoute(async (ctx, tenant) => {
+      // An endpoint never changes issuer, so finding it among the issuer's is the ownership check.
+      const endpoint = ownedOr404(await findEndpoint(pool, tenant.issuerId, ctx.params.id));
+      await removeWebhookEndpoint(pool, endpoint.id);
+      ctx.status = 303;
+      ctx.redirect('/dashboard/webhooks?removed=1');
+    }),
+  );
+}

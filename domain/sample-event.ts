@@ -1,0 +1,43 @@
+// The synthetic event the dashboard's "Send test event" delivers: a status record of the spec's
+// exact shape (so a consumer's parser and signature check run as for a real event), marked as a
+// test where a person or a log would look: the all-zero UUID v4 as the dispatch id, postal code
+// `TEST`, and a message that says so. It concerns no card.
+import type { StatusRecord } from './schemas.js';
+import type { WebhookEventType } from './state-machine.js';
+
+/** The dispatch id of every test event: no real dispatch can have it (ids are random v4). */
+export const TEST_EVENT_DISPATCH_ID = '00000000-0000-4000-8000-000000000000';
+
+const SAMPLE: Record<WebhookEventType, Pick<StatusRecord, 'status'> & { action: StatusRecord['ui_suggestion']['recommended_action'] }> = {
+  'status.updated': { status: 'in_transit', action: 'None' },
+  'delivery.predicted': { status: 'dispatched', action: 'None' },
+  'delivery.completed': { status: 'delivered', action: 'Activate' },
+  'delivery.exception': { status: 'exception', action: 'ContactSupport' },
+};
+
+const isoDay = (date: Date) => date.toISOString().slice(0, 10);
+
+/** A sample status record for `type`, dated around `now`. */
+export function sampleStatusRecord(type: WebhookEventType, now: Date): StatusRecord {
+  const { status, action } = SAMPLE[type];
+  const day = 86_400_000;
+  const delivered = status === 'delivered';
+  return {
+    id: TEST_EVENT_DISPATCH_ID,
+    status,
+    dispatch_date: new Date(now.getTime() - 2 * day).toISOString(),
+    destination: { postal_code: 'TEST', country_code: 'GB' },
+    prediction: {
+      delivery_window: {
+        min: isoDay(delivered ? now : new Date(now.getTime() + day)),
+        max: isoDay(new Date(now.getTime() + (delivered ? 0 : 3 * day))),
+      },
+      confidence_level: 'High',
+    },
+    ui_suggestion: {
+      locale: 'en-GB',
+      recommended_message: `Test event sent from the dashboard (${type}): no card is involved.`,
+      recommended_action: action,
+    },
+  };
+}
