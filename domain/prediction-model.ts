@@ -12,11 +12,14 @@
 //    (empirical Bayes, Bühlmann–Straub credibility, priorStrengths): the noise within a postal code
 //    over the spread between areas. Where prefixes differ a lot, a prefix with 20 deliveries is
 //    mostly itself; where they are alike, it is mostly its country. No hard cut-off between levels.
-//    Because the parent's distribution pools all its areas, a sparse code's predictive distribution
-//    carries the between-area spread: that is what makes its window wider.
+//    The parent's distribution pools its areas by volume, so it carries the spread between its busy
+//    areas only; step 4 adds the spread between areas that a sparse or new code's history leaves open.
 // 3. Confidence from how much the postal code has and how the distribution spreads (confidenceFor).
 // 4. The window is the shortest interval holding TARGET_COVERAGE (90 % for every level) of the
-//    predictive distribution, then corrected split-conformally: the model is fitted on the older
+//    predictive distribution, with the spread between areas that the code's own history has not
+//    resolved added to it (unresolvedAreaVariance: all of it for a code never delivered to, since
+//    the prefix's pooled deliveries describe its busy codes, not a new one; almost none for a
+//    well-known code), then corrected split-conformally: the model is fitted on the older
 //    75 % of each level's history; the most specific level with MIN_CALIBRATION held-out (most
 //    recent 25 %) deliveries scores them against the interval the same model gives that level, and
 //    the correction that makes that level's interval meet the target is applied to the window.
@@ -30,6 +33,7 @@ import { addBusinessDays, businessDayOnOrAfter, laterDate, utcDateOf } from './c
 import { notInThePast, predict, type Prediction, type PredictionInput } from './prediction.js';
 import type { ConfidenceLevel } from './schemas.js';
 import {
+  addNormalNoise,
   binomialUpperTail,
   combine,
   conformalCorrection,
@@ -173,6 +177,24 @@ export function priorStrengths(moments: AreaMoments | null): { prefix: number; c
   };
 }
 
+/**
+ * Variance (business days²) of the postal code's own effect that its history has not pinned down
+ * (step 4): a code's mean is its prefix's plus an effect of variance τ_c² between codes, a prefix's
+ * its country's plus one of τ_p²; credibility z = n/(n + κ) is the share of it the code's (or
+ * prefix's) own fitted deliveries resolve. A code with no history keeps all of τ_c² (and the part of
+ * τ_p² its prefix leaves): its prefix's distribution, pooled by volume, describes the prefix's busy
+ * codes, not a new one, which may sit anywhere in the spread between codes. 0 for a well-known code,
+ * and where the country cannot estimate the spread.
+ */
+export function unresolvedAreaVariance(stats: TransitStatistics): number {
+  const v = stats.areaMoments ? varianceComponents(stats.areaMoments) : null;
+  if (!v) return 0;
+  const strength = priorStrengths(stats.areaMoments);
+  const unresolved = (own: Histogram, k: number) => k / (total(own) + k);
+  const prefixPart = unresolved(stats.postalPrefix.fit, strength.prefix) * (v.betweenPrefixes ?? 0);
+  return unresolved(stats.postalCode.fit, strength.code) * ((v.betweenCodes ?? 0) + prefixPart);
+}
+
 /** Each level's predictive distribution, fitted on its older 75 % and shrunk toward its parent (step 2). */
 function levelPredictives(stats: TransitStatistics): { country: number[]; prefix: number[]; code: number[] } {
   const strength = priorStrengths(stats.areaMoments);
@@ -205,7 +227,8 @@ export function transitDays(stats: TransitStatistics): { days: [number, number];
   const codeHistory = total(stats.postalCode.fit) + total(stats.postalCode.calibration);
   const confidence = confidenceFor(codeHistory, predictives.code);
   const coverage = TARGET_COVERAGE[confidence];
-  const [lo, hi] = shortestInterval(predictives.code, coverage);
+  // The code's interval carries the spread between areas its history leaves open (unresolvedAreaVariance).
+  const [lo, hi] = shortestInterval(addNormalNoise(predictives.code, unresolvedAreaVariance(stats)), coverage);
   // Held-out deliveries are scored against their own level's interval, never another area's: a slow
   // prefix's window scored on the whole country's deliveries would be "corrected" toward the country.
   const calibration = (

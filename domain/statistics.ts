@@ -153,3 +153,33 @@ export function varianceComponents(m: AreaMoments): VarianceComponents | null {
       : null;
   return { withinCode: Math.max(0, withinCode), betweenCodes, betweenPrefixes };
 }
+
+/** Φ(x), the standard normal distribution function (Abramowitz–Stegun 7.1.26, error below 1.5e-7). */
+export function normalCdf(x: number): number {
+  const z = Math.abs(x) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * z);
+  const poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+  const erf = 1 - poly * Math.exp(-z * z);
+  return x >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
+/**
+ * The distribution of X + δ, X from the histogram and δ ~ Normal(0, variance) independent of it,
+ * rounded to whole days (δ falls on day k with P(k − ½ < δ ≤ k + ½)); a sum below 0 counts as 0.
+ * Variance 0 returns the histogram unchanged.
+ */
+export function addNormalNoise(h: Histogram, variance: number): number[] {
+  if (!(variance > 0)) return [...h];
+  const sd = Math.sqrt(variance);
+  const reach = Math.ceil(5 * sd);
+  const shifts = Array.from({ length: 2 * reach + 1 }, (_, i) => i - reach);
+  // Normalised, so the truncation at 5 sd and the approximation of Φ do not lose mass.
+  const weights = normalise(shifts.map((k) => normalCdf((k + 0.5) / sd) - normalCdf((k - 0.5) / sd)));
+  const out = Array<number>(h.length + reach).fill(0);
+  h.forEach((weight, d) => {
+    shifts.forEach((k, i) => {
+      out[Math.max(0, d + k)] += weight * weights[i];
+    });
+  });
+  return out;
+}

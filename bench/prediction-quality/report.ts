@@ -44,7 +44,7 @@ export interface Result {
 }
 
 /** The kind of area a held-out card went to, as the report groups them. */
-function areaGroup(d: HeldOutDispatch, historyTransit: ReadonlyMap<string, readonly number[]>): string {
+export function areaGroup(d: HeldOutDispatch, historyTransit: ReadonlyMap<string, readonly number[]>): string {
   const { area } = d;
   if (inSlowdown(area))
     return `slowdown ${SLOWDOWN.country} ${SLOWDOWN.prefix}* (undeclared, +${SLOWDOWN.days} for ${SLOWDOWN.sinceDays} days)`;

@@ -19,6 +19,7 @@ import {
   priorStrengths,
   RECENT_DAYS,
   TARGET_COVERAGE,
+  unresolvedAreaVariance,
   type LevelStatistics,
   type TransitStatistics,
 } from '../../domain/prediction-model.js';
@@ -374,6 +375,63 @@ describe('coverage on a seeded synthetic carrier network', () => {
     // day at 90 %, so Low is as wide as High, never narrower (strictly wider: see 'confidence').
     const width = (confidence: ConfidenceLevel) => report.find((r) => r.confidence === confidence)!.median_width_days;
     expect(width('Low')).toBeGreaterThanOrEqual(width('High'));
+  });
+});
+
+describe('postal codes with no history (the spread between codes of a prefix)', () => {
+  // Each prefix: 3 busy codes and the quiet ones (none in history); transit = 4 + prefix effect
+  // (sd 0.5) + code effect (sd 1) + noise (sd 0.8), in whole days. A new code is one more draw of the
+  // code effect: its deliveries are not the prefix's busy codes' deliveries.
+  const random = rng(20261122);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const day = (mean: number) => Math.max(0, Math.round(mean + 0.8 * normal()));
+  const prefixes = Array.from({ length: 30 }, (_, p) => ({ prefix: String(10 + p), mean: 4 + 0.5 * normal() }));
+  const history: Delivery[] = prefixes.flatMap(({ prefix, mean }) =>
+    [0, 1, 2].flatMap((c) => {
+      const codeMean = mean + normal();
+      return Array.from({ length: 300 }, () => ({ code: `${prefix}${c}`, prefix, days: day(codeMean) }));
+    }),
+  );
+  const country = level(history.map((d) => d.days));
+  const areaMoments = momentsOf(history);
+  const statsFor = (prefix: string, code: number[] = []): TransitStatistics =>
+    stats({ postalCode: level(code), postalPrefix: level(history.filter((d) => d.prefix === prefix).map((d) => d.days)), country, areaMoments }); // prettier-ignore
+
+  it('gets a window that covers 90 % of the deliveries of new codes drawn with the prefix’s spread between codes', () => {
+    let inside = 0;
+    let drawn = 0;
+    for (const { prefix, mean } of prefixes) {
+      const [min, max] = windowDays(predictFromHistory(input(), statsFor(prefix)));
+      for (let c = 0; c < 20; c += 1) {
+        const codeMean = mean + normal();
+        for (let i = 0; i < 20; i += 1) {
+          const actual = day(codeMean);
+          drawn += 1;
+          if (actual >= min && actual <= max) inside += 1;
+        }
+      }
+    }
+    // 12,000 deliveries of 600 new codes: a point of sampling noise at most.
+    expect(inside / drawn).toBeGreaterThanOrEqual(TARGET_COVERAGE.Low - 0.01);
+  });
+
+  it('gets a window wider than a busy code’s of the same prefix, and wider than the prefix’s pooled distribution alone gives', () => {
+    const { prefix } = prefixes[0];
+    const busy = history.filter((d) => d.code === `${prefix}0`).map((d) => d.days);
+    const [newMin, newMax] = windowDays(predictFromHistory(input(), statsFor(prefix)));
+    const [busyMin, busyMax] = windowDays(predictFromHistory(input(), statsFor(prefix, busy)));
+    expect(newMax - newMin).toBeGreaterThan(busyMax - busyMin);
+    const [pooledMin, pooledMax] = windowDays(predictFromHistory(input(), { ...statsFor(prefix), areaMoments: null }));
+    expect(newMax - newMin).toBeGreaterThan(pooledMax - pooledMin);
+  });
+
+  it('leaves almost none of the spread between codes to a code with plenty of history', () => {
+    const { prefix } = prefixes[0];
+    const busy = history.filter((d) => d.code === `${prefix}0`).map((d) => d.days);
+    const betweenCodes = varianceComponents(areaMoments)?.betweenCodes ?? NaN;
+    expect(betweenCodes).toBeGreaterThan(0.5); // the estimate of the code effect's variance, 1
+    expect(unresolvedAreaVariance(statsFor(prefix))).toBeGreaterThanOrEqual(betweenCodes);
+    expect(unresolvedAreaVariance(statsFor(prefix, busy))).toBeLessThan(0.05 * betweenCodes);
   });
 });
 
