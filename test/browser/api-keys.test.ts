@@ -115,7 +115,9 @@ describe('keyboard only', () => {
   it('signs in and creates a key with nothing but Tab, typing and Enter', async () => {
     const page = await h.newPage();
     await page.goto('/dashboard/sign-in');
-    // The email field has autofocus; Tab walks the form in document order.
+    // The email field has autofocus (applied once the page has settled: wait for it, a busy machine
+    // would otherwise lose the first keystrokes); Tab walks the form in document order.
+    await page.locator('#email:focus').waitFor();
     await page.keyboard.type(user.email);
     await page.keyboard.press('Tab');
     await page.keyboard.type(user.password);
