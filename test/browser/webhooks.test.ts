@@ -165,6 +165,32 @@ describe('Settings → Webhooks', () => {
   });
 });
 
+/** Presses Tab until the focused element matches `selector` (a keyboard user's way to a control). */
+async function tabTo(target: Page, selector: string): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    await target.keyboard.press('Tab');
+    if (await target.locator(`${selector}:focus`).count()) return;
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+describe('keyboard only', () => {
+  it('adds an endpoint with nothing but Tab, typing, Space and Enter: all four events start checked, Space unchecks one', async () => {
+    const keyboardUrl = `${receiver.url}?keyboard=1`;
+    await page.goto('/dashboard/webhooks');
+    await tabTo(page, '#url');
+    await page.keyboard.type(keyboardUrl);
+    await tabTo(page, '#add-event-delivery-exception');
+    await page.keyboard.press('Space');
+    await tabTo(page, 'form.stacked button[type=submit]');
+    await page.keyboard.press('Enter');
+    await page.getByLabel(/^Signing secret of/).waitFor();
+    expect(await page.getByLabel(/^Signing secret of/).inputValue()).toMatch(/^whsec_/);
+    const { rows } = await h.pool.query('SELECT events, mode FROM webhook_endpoints WHERE url = $1', [keyboardUrl]);
+    expect(rows).toEqual([{ events: ['status.updated', 'delivery.predicted', 'delivery.completed'], mode: 'live' }]);
+  });
+});
+
 describe('SSRF guard (without WEBHOOK_ALLOW_PRIVATE_NETWORKS)', () => {
   let guarded: BrowserHarness;
   let guardedPage: Page;
