@@ -22,7 +22,7 @@ export const POINTS = [
   ['eventCreated', 'webhook event stored (webhook_events.created_at)'],
   ['projectionCompleted', 'writeProjection completed'],
   ['wft2Started', 'next workflow task started'],
-  ['deliveryScheduled', 'workflow task completed, deliverWebhook scheduled'],
+  ['deliveryScheduled', 'workflow task completed (projection written as a local activity), deliverWebhook scheduled'],
   ['deliveryStarted', 'deliverWebhook started'],
   ['attemptStarted', 'attempt started (delivery_attempts.started_at)'],
   ['arrived', 'request fully arrived at the receiver'],
@@ -121,8 +121,9 @@ export interface BreakdownRow {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
+/** Points no sampled event has are left out (e.g. the projection's activity events since it runs as a local activity). */
 export function summariseBreakdown(timelines: Timeline[]): BreakdownRow[] {
-  return POINTS.map(([point, label], index) => {
+  const rows = POINTS.map(([point, label], index) => {
     const values = timelines.map((t) => t[point]).filter((v): v is number => v !== undefined);
     const steps = timelines
       .map((t) => {
@@ -146,4 +147,5 @@ export function summariseBreakdown(timelines: Timeline[]): BreakdownRow[] {
       events: values.length,
     };
   });
+  return rows.filter((row) => row.events > 0);
 }
