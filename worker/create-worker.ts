@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
-import type { Pool } from '../db/pool.js';
+import { createPool, type Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
+import type { Logger } from '../platform/logger.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -38,4 +39,44 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     maxConcurrentWorkflowTaskExecutions: 100,
     shutdownGraceTime: '10 seconds',
   });
+}
+
+export interface OpenedWorker {
+  worker: Worker;
+  connection: NativeConnection;
+  /** After worker.run() has resolved: closes the Temporal connection and the database pool. */
+  close(): Promise<void>;
+}
+
+/**
+ * A worker process's worker (worker/main.ts, and the test and benchmark processes that stand for it):
+ * its own Postgres pool of 20 and Temporal connection, from the configuration.
+ */
+export async function openWorker(
+  config: Config,
+  options: { applicationName: string; logger: Logger; workflowBundle?: WorkflowBundleOption },
+): Promise<OpenedWorker> {
+  if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) throw new Error('a worker process needs DATABASE_URL and TEMPORAL_ADDRESS');
+  const pool = createPool(config.DATABASE_URL, {
+    applicationName: options.applicationName,
+    max: 20,
+    onIdleError: (error) => options.logger.warn({ err: error }, 'idle database connection lost'),
+  });
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const worker = await createWorker({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    pool,
+    config,
+    workflowBundle: options.workflowBundle,
+  });
+  return {
+    worker,
+    connection,
+    close: async () => {
+      await connection.close();
+      await pool.end();
+    },
+  };
 }

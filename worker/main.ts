@@ -2,11 +2,9 @@
 // and Postgres from the environment, makes sure the prediction refresh Schedule exists, and runs
 // the workflows until SIGINT/SIGTERM.
 import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import { createPool } from '../db/pool.js';
 import { loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
-import { createWorker } from './create-worker.js';
+import { openWorker } from './create-worker.js';
 import { installTemporalRuntime } from './runtime.js';
 import { ensurePredictionRefreshSchedule } from './schedules.js';
 
@@ -17,19 +15,7 @@ if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
   process.exit(1);
 }
 installTemporalRuntime(logger);
-const pool = createPool(config.DATABASE_URL, {
-  applicationName: 'card-delivery-worker',
-  max: 20,
-  onIdleError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
-});
-const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-const worker = await createWorker({
-  connection,
-  namespace: config.TEMPORAL_NAMESPACE,
-  taskQueue: config.TEMPORAL_TASK_QUEUE,
-  pool,
-  config,
-});
+const { worker, connection, close } = await openWorker(config, { applicationName: 'card-delivery-worker', logger });
 await ensurePredictionRefreshSchedule(new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), {
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   intervalMs: config.PREDICTION_REFRESH_INTERVAL,
@@ -38,8 +24,7 @@ await ensurePredictionRefreshSchedule(new Client({ connection, namespace: config
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
 // Worker.run() handles SIGINT/SIGTERM itself: it stops polling and lets running tasks finish.
 await worker.run();
-await connection.close();
-await pool.end();
+await close();
 logger.info('worker stopped');
 
 function loadConfigOrExit() {

@@ -5,33 +5,18 @@
 // Env: DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE, WEBHOOK_ALLOW_PRIVATE_NETWORKS=true,
 // BENCH_LOG_FILE. Prints `{"ready":true}` once the worker polls.
 import { openSync } from 'node:fs';
-import { NativeConnection } from '@temporalio/worker';
-import { createPool } from '../../db/pool.js';
 import { loadConfig } from '../../platform/config.js';
 import { createLogger } from '../../platform/logger.js';
-import { createWorker } from '../../worker/create-worker.js';
+import { openWorker } from '../../worker/create-worker.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'info' });
 const logger = createLogger({ name: 'worker', level: config.LOG_LEVEL, destination: openSync(process.env.BENCH_LOG_FILE!, 'a') });
 installTemporalRuntime(logger);
-const pool = createPool(config.DATABASE_URL!, {
-  applicationName: 'bench-worker',
-  max: 20,
-  onIdleError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
-});
-const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
-const worker = await createWorker({
-  connection,
-  namespace: config.TEMPORAL_NAMESPACE,
-  taskQueue: config.TEMPORAL_TASK_QUEUE,
-  pool,
-  config,
-});
+const { worker, close } = await openWorker(config, { applicationName: 'bench-worker', logger });
 const running = worker.run();
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 // Worker.run() reacts to SIGTERM itself: it stops polling and lets running tasks finish.
 await running;
-await connection.close();
-await pool.end();
+await close();
 logger.flush();

@@ -2,28 +2,20 @@
 // createWorker as worker/main.ts runs it, on the workflow bundle global-setup built (a restart
 // takes a second, not a re-bundle). Env: DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE,
 // TEST_WORKFLOW_BUNDLE and any product setting. Prints `worker ready` once it polls.
-import { NativeConnection } from '@temporalio/worker';
-import { createPool } from '../../db/pool.js';
 import { loadConfig } from '../../platform/config.js';
 import { createLogger } from '../../platform/logger.js';
-import { createWorker } from '../../worker/create-worker.js';
+import { openWorker } from '../../worker/create-worker.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
 
 const config = loadConfig();
 const logger = createLogger({ name: 'worker', level: config.LOG_LEVEL, destination: 2 });
 installTemporalRuntime(logger, 'WARN');
-const pool = createPool(config.DATABASE_URL!, { applicationName: process.env.TEST_WORKER_NAME ?? 'test-worker-process' });
-const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
-const worker = await createWorker({
-  connection,
-  namespace: config.TEMPORAL_NAMESPACE,
-  taskQueue: config.TEMPORAL_TASK_QUEUE,
-  pool,
-  config,
+const { worker, close } = await openWorker(config, {
+  applicationName: process.env.TEST_WORKER_NAME ?? 'test-worker-process',
+  logger,
   workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
 });
 const running = worker.run();
 process.stdout.write('worker ready\n');
 await running;
-await connection.close();
-await pool.end();
+await close();
