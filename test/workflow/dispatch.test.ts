@@ -42,12 +42,18 @@ async function projection(id: string) {
 }
 
 /**
- * Waits (in real time, briefly) until the workflow has seen `seen` distinct carrier events, folded
- * them all, and made projection `version` durable.
+ * Waits (in real time, up to 30 s: CI machines can be busy) until the workflow has seen `seen`
+ * distinct carrier events, folded them all, and made projection `version` durable.
  */
 async function settled(id: string, version: number, seen = 0) {
+  const snapshot = await settledWithin(id, version, seen, 30_000);
+  if (!snapshot) throw new Error(`workflow ${id} did not reach version ${version}`);
+  return snapshot;
+}
+
+async function settledWithin(id: string, version: number, seen: number, ms: number) {
   const handle = env.client.workflow.getHandle(id);
-  for (let i = 0; i < 200; i++) {
+  for (const deadline = Date.now() + ms; Date.now() < deadline;) {
     // A query that races a continue-as-new can be routed to the run that just closed, which the
     // test server never answers: bound each query and ask again.
     const snapshot = await env.client.withDeadline(Date.now() + 2000, () => handle.query(snapshotQuery)).catch(() => undefined);
@@ -55,7 +61,7 @@ async function settled(id: string, version: number, seen = 0) {
     if (snapshot.pendingEvents === 0 && snapshot.version >= version && snapshot.seenEventKeys >= seen) return snapshot;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error(`workflow ${id} did not reach version ${version}`);
+  return undefined;
 }
 
 describe('registration', () => {
@@ -158,6 +164,22 @@ describe('state machine through the workflow', () => {
   });
 });
 
+/**
+ * Sends the events, and sends them again every 3 s until the workflow has settled on `version`, as a
+ * carrier feed retries (dedupe makes a repeat harmless). The time-skipping test server can lose a
+ * signal that arrives while the run that received it completes with continue-as-new (a real server
+ * rejects that completion and hands the signal to the run), so a single send would make this test
+ * depend on timing.
+ */
+async function signalUntilSettled(id: string, events: CarrierEventBody[], version: number, seen = 0) {
+  for (let round = 0; round < 10; round++) {
+    for (const event of events) await signal(id, event);
+    const snapshot = await settledWithin(id, version, seen, 3000);
+    if (snapshot) return snapshot;
+  }
+  throw new Error(`workflow ${id} did not reach version ${version}`);
+}
+
 describe('continue-as-new', () => {
   it('carries state and carrier-event dedupe across continue-as-new', async () => {
     const reg = registration(issuerId);
@@ -165,19 +187,27 @@ describe('continue-as-new', () => {
     const handle = env.client.workflow.getHandle(reg.id);
     const firstRunId = (await handle.describe()).runId;
     const first = { status: 'in_transit', occurred_at: '2026-11-20T12:00:00Z', event_id: 'c1' } as const;
-    await signal(reg.id, first);
-    await signal(reg.id, { status: 'exception', occurred_at: '2026-11-20T13:00:00Z', event_id: 'c2', reason: 'postal_delay' });
-    await signal(reg.id, { status: 'exception', occurred_at: '2026-11-20T14:00:00Z', event_id: 'c3', reason: 'postal_delay' });
-    await settled(reg.id, 4);
+    await signalUntilSettled(
+      reg.id,
+      [
+        first,
+        { status: 'exception', occurred_at: '2026-11-20T13:00:00Z', event_id: 'c2', reason: 'postal_delay' },
+        { status: 'exception', occurred_at: '2026-11-20T14:00:00Z', event_id: 'c3', reason: 'postal_delay' },
+      ],
+      4,
+    );
     let runId = firstRunId;
-    for (let i = 0; i < 100 && runId === firstRunId; i++) {
+    for (const deadline = Date.now() + 30_000; runId === firstRunId && Date.now() < deadline;) {
       runId = (await handle.describe()).runId;
       if (runId === firstRunId) await new Promise((resolve) => setTimeout(resolve, 25));
     }
     expect(runId).not.toBe(firstRunId);
-    await signal(reg.id, first);
-    await signal(reg.id, { status: 'exception', occurred_at: '2026-11-20T15:00:00Z', event_id: 'c4', reason: 'postal_delay' });
-    const snapshot = await settled(reg.id, 5, 4);
+    const snapshot = await signalUntilSettled(
+      reg.id,
+      [first, { status: 'exception', occurred_at: '2026-11-20T15:00:00Z', event_id: 'c4', reason: 'postal_delay' }],
+      5,
+      4,
+    );
     // c1 again changed nothing (no new version for it, still 4 distinct keys); c4 made version 5.
     expect(snapshot).toMatchObject({ version: 5, seenEventKeys: 4, state: { status: 'exception' } });
     expect((await projection(reg.id)).version).toBe(5);

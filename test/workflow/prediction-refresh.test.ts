@@ -70,7 +70,7 @@ async function projection(id: string): Promise<{ version: number; window_min: st
 }
 
 async function projectedVersion(id: string, version: number) {
-  for (let i = 0; i < 200; i++) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
     const row = await projection(id);
     if (row.version >= version) return row;
     await new Promise((resolve) => setTimeout(resolve, 25));
