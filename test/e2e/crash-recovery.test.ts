@@ -12,6 +12,7 @@ import { verify } from '../../consumer-kit/src/index.js';
 import { createWebhookEndpoint } from '../../db/webhooks.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { randomId, requireTestEnv, startHarness, type Harness } from '../support/harness.js';
+import { whenReady } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -42,14 +43,7 @@ async function startWorker(name: string): Promise<ChildProcess> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   workers.push(child);
-  let output = '';
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('worker ready')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before it was ready:\n${output}`)));
-  });
+  await whenReady(child, 'worker ready', 'the worker');
   return child;
 }
 

@@ -1,7 +1,7 @@
 // A new user's path, end to end: `npm start` with nothing configured brings up Temporal, Postgres,
 // the worker and the API; the printed key registers a dispatch and reads its status; the workflow
 // is visible in Temporal filtered by DispatchStatus; Ctrl-C stops everything; a restart keeps the data.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,41 +10,21 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { freePort } from '../../platform/postgres.js';
+import { whenReady, type Started } from '../support/processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-
-interface Launched {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
 
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
 let ports: { api: number; temporal: number; ui: number };
 
-function launch(): Promise<Launched> {
+function launch(): Promise<Started> {
   const child = spawn(TSX, ['cli/start.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let text = '';
-  child.stdout!.on('data', (chunk) => (text += chunk));
-  child.stderr!.on('data', (chunk) => (text += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (text.includes('Press Ctrl-C to stop.')) {
-        clearInterval(timer);
-        resolve({ child, output: () => text, exited });
-      }
-    }, 100);
-    void exited.then((code) => {
-      clearInterval(timer);
-      reject(new Error(`npm start exited with ${code} before it was ready:\n${text}`));
-    });
-  });
+  return whenReady(child, 'Press Ctrl-C to stop.', 'npm start');
 }
 
-async function stop(launched: Launched): Promise<number | null> {
+async function stop(launched: Started): Promise<number | null> {
   launched.child.kill('SIGINT');
   return launched.exited;
 }

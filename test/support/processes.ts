@@ -20,6 +20,11 @@ export function startEntryPoint(entry: string, env: Record<string, string>, read
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? ROOT, CDS_RUNTIME_FILE: '/nonexistent/runtime.json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return whenReady(child, ready, entry);
+}
+
+/** Collects a started child's stdout and stderr and resolves once `ready` shows in them; rejects if it exits first. */
+export function whenReady(child: ChildProcess, ready: string | RegExp, what: string): Promise<Started> {
   let text = '';
   child.stdout!.on('data', (chunk) => (text += chunk));
   child.stderr!.on('data', (chunk) => (text += chunk));
@@ -33,7 +38,7 @@ export function startEntryPoint(entry: string, env: Record<string, string>, read
     }, 50);
     void exited.then((code) => {
       clearInterval(timer);
-      reject(new Error(`${entry} exited with ${code} before it was ready:\n${text}`));
+      reject(new Error(`${what} exited with ${code} before it was ready:\n${text}`));
     });
   });
 }
