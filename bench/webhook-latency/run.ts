@@ -252,10 +252,12 @@ try {
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
   const markdown = toMarkdown(result);
-  writeFileSync(path.join(RESULTS_DIR, `${result.date}.md`), markdown);
-  writeFileSync(path.join(RESULTS_DIR, `${result.date}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  // A run on the in-memory dev server is a different set-up: it gets its own files beside the default's.
+  const name = settings.temporalDb === 'memory' ? `${result.date}-memory` : result.date;
+  writeFileSync(path.join(RESULTS_DIR, `${name}.md`), markdown);
+  writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
   process.stdout.write(`${markdown}\n`);
-  log(`written ${path.relative(REPO_ROOT, RESULTS_DIR)}/${result.date}.md and .json after ${elapsed()}`);
+  log(`written ${path.relative(REPO_ROOT, RESULTS_DIR)}/${name}.md and .json after ${elapsed()}`);
   if (attempts.failed > 0 || arrivals.unverified > 0 || latency.summary.arrived < latency.summary.events) process.exitCode = 1;
 } finally {
   for (const child of children.reverse()) await stopChild(child);
