@@ -3,7 +3,7 @@
 // many deliveries are undeliverable now (a replay takes them out of that count). Always scoped by
 // the issuer: another issuer's endpoint is simply not found.
 import type { Pool, PoolClient } from './pool.js';
-import { listWebhookEndpoints, type WebhookEndpointSummary } from './webhooks.js';
+import { listWebhookEndpoints, type WebhookEndpointSummary } from './webhook-endpoints.js';
 
 type Db = Pool | PoolClient;
 

@@ -1,5 +1,5 @@
 // The dashboard's changes to one of the issuer's webhook endpoints (Settings → Webhooks): its
-// events, disabling (a pause: `paused_at`; removal is `disabled_at`, db/webhooks.ts) and enabling,
+// events, disabling (a pause: `paused_at`; removal is `disabled_at`, db/webhook-endpoints.ts) and enabling,
 // and the synthetic test event. Every statement is scoped by the issuer and skips removed
 // endpoints; false or undefined means "not found" for the caller's 404.
 import { newId } from './issuers.js';

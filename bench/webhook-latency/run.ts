@@ -14,7 +14,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createApiKey, createIssuer } from '../../db/issuers.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool } from '../../db/pool.js';
-import { createWebhookEndpoint } from '../../db/webhooks.js';
+import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { freePort, startPostgres } from '../../platform/postgres.js';
 import { resolveTemporalCli } from '../../platform/temporal-cli.js';
 import { startDevServer } from '../../platform/temporal-dev-server.js';

@@ -6,7 +6,13 @@
 // (consumer-kit/README.md "Rotating a secret").
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { createWebhookEndpoint, listWebhookEndpoints, MAX_ENDPOINTS_PER_ISSUER, removeWebhookEndpoint, rotateWebhookSecret } from '../../db/webhooks.js'; // prettier-ignore
+import {
+  createWebhookEndpoint,
+  listWebhookEndpoints,
+  MAX_ENDPOINTS_PER_ISSUER,
+  removeWebhookEndpoint,
+  rotateWebhookSecret,
+} from '../../db/webhook-endpoints.js';
 import { isoTimestamp } from '../../domain/schemas.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/state-machine.js';
 import { loadConfig, parseDuration } from '../../platform/config.js';

@@ -1,6 +1,6 @@
 // The actions on one of the issuer's webhook endpoints: edit its events, disable (a pause) and
 // enable, reveal its signing secret (a POST, so the secret is never in a page a link or the
-// browser history can bring back), rotate the secret with an overlap (db/webhooks.ts
+// browser history can bring back), rotate the secret with an overlap (db/webhook-endpoints.ts
 // rotateWebhookSecret, as the CLI), and send a test event: a real signed delivery of a sample
 // record through the redelivery workflow and the delivery activity, so it lands in the log like
 // any other; the answer waits for its first attempt and opens that event in the log.
@@ -9,7 +9,7 @@ import { startRedelivery } from '../../api/redelivery.js';
 import { waitForAttempts } from '../../db/delivery-log.js';
 import { findEndpoint } from '../../db/webhook-health.js';
 import { createTestEvent, readEndpointSecrets, setEndpointEvents, setEndpointPaused } from '../../db/webhook-settings.js';
-import { rotateWebhookSecret } from '../../db/webhooks.js';
+import { rotateWebhookSecret } from '../../db/webhook-endpoints.js';
 import type { DashboardDeps } from '../deps.js';
 import { PageError } from '../errors.js';
 import { renderPage } from '../render.js';

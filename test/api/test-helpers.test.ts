@@ -4,7 +4,7 @@
 // other issuers and the other mode are refused.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createWebhookEndpoint } from '../../db/webhooks.js';
+import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { statusRecord } from '../../domain/schemas.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';

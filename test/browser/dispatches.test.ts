@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { listPredictions } from '../../db/predictions.js';
-import { createWebhookEndpoint } from '../../db/webhooks.js';
+import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { expectAccessible, saveScreenshot, signIn, startBrowserHarness, type BrowserHarness, type DashboardUser } from './support.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { verify } from '../../consumer-kit/src/index.js';
-import { createWebhookEndpoint } from '../../db/webhooks.js';
+import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { randomId, requireTestEnv, startHarness, type Harness } from '../support/harness.js';
 import { whenReady } from '../support/processes.js';

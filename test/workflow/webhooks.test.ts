@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Pool } from '../../db/pool.js';
-import { createWebhookEndpoint } from '../../db/webhooks.js';
+import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import type { CarrierEventBody } from '../../domain/schemas.js';
 import { type WebhookEventType } from '../../domain/state-machine.js';
 import { type DispatchRegistration, type DispatchWorkflowInput } from '../../workflows/definitions.js';

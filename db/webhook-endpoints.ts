@@ -1,0 +1,175 @@
+// Webhook endpoints: adding one (with its secret, within the per-issuer limit), listing,
+// removing and rotating its secret (DESIGN.md "Webhooks"). Callers: the admin CLI, the dashboard
+// and the endpoint-health read model. Events and deliveries to an endpoint live in db/webhooks.ts.
+import { newId } from './issuers.js';
+import type { Pool, PoolClient } from './pool.js';
+import { generateSecret } from '../domain/signing.js';
+import type { WebhookEventType } from '../domain/state-machine.js';
+
+type Db = Pool | PoolClient;
+
+/** Endpoints an issuer may have at once (removed ones do not count). */
+export const MAX_ENDPOINTS_PER_ISSUER = 20;
+
+export interface WebhookEndpointSummary {
+  id: string;
+  issuerId: string;
+  url: string;
+  events: WebhookEventType[];
+  /** Test-mode endpoints receive only test-mode dispatches' events, live ones only live events. */
+  mode: 'live' | 'test';
+  createdAt: Date;
+  /** While a rotation's overlap lasts: when the previous secret stops signing. */
+  previousSecretExpiresAt: Date | null;
+  signatureSwitchAt: Date | null;
+  /** Set while the endpoint is disabled from the dashboard (a pause: it gets no deliveries; not removed). */
+  pausedAt: Date | null;
+}
+
+export type CreateEndpointResult =
+  { ok: true; endpoint: WebhookEndpointSummary; secret: string } | { ok: false; reason: 'unknown_issuer' | 'limit_reached' };
+
+/** Adds an endpoint (live unless told) with a fresh secret; at most `max` active endpoints per issuer, both modes together. */
+export async function createWebhookEndpoint(
+  pool: Pool,
+  input: { issuerId: string; url: string; events: WebhookEventType[]; mode?: 'live' | 'test' },
+  max = MAX_ENDPOINTS_PER_ISSUER,
+): Promise<CreateEndpointResult> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // Locking the issuer row serialises concurrent adds, so the count below cannot be overtaken.
+    const issuer = await client.query('SELECT id FROM issuers WHERE id = $1 FOR UPDATE', [input.issuerId]);
+    if (issuer.rowCount === 0) {
+      await client.query('ROLLBACK');
+      return { ok: false, reason: 'unknown_issuer' };
+    }
+    const { rows: count } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE issuer_id = $1 AND disabled_at IS NULL',
+      [input.issuerId],
+    );
+    if (count[0].n >= max) {
+      await client.query('ROLLBACK');
+      return { ok: false, reason: 'limit_reached' };
+    }
+    const secret = generateSecret();
+    const mode = input.mode ?? 'live';
+    const { rows } = await client.query<{ id: string; created_at: Date }>(
+      'INSERT INTO webhook_endpoints (id, issuer_id, url, events, secret, mode) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at',
+      [newId('whe'), input.issuerId, input.url, input.events, secret, mode],
+    );
+    await client.query('COMMIT');
+    const endpoint = {
+      id: rows[0].id,
+      issuerId: input.issuerId,
+      url: input.url,
+      events: input.events,
+      mode,
+      createdAt: rows[0].created_at,
+      previousSecretExpiresAt: null,
+      signatureSwitchAt: null,
+      pausedAt: null,
+    };
+    return { ok: true, endpoint, secret };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+interface EndpointRow {
+  id: string;
+  issuer_id: string;
+  url: string;
+  events: WebhookEventType[];
+  mode: 'live' | 'test';
+  created_at: Date;
+  previous_secret_expires_at: Date | null;
+  signature_switch_at: Date | null;
+  paused_at: Date | null;
+}
+
+const ENDPOINT_COLUMNS = `id, issuer_id, url, events, mode, created_at, paused_at,
+  CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at,
+  CASE WHEN previous_secret_expires_at > now() THEN signature_switch_at END AS signature_switch_at`;
+
+function toSummary(row: EndpointRow): WebhookEndpointSummary {
+  return {
+    id: row.id,
+    issuerId: row.issuer_id,
+    url: row.url,
+    events: row.events,
+    mode: row.mode,
+    createdAt: row.created_at,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    signatureSwitchAt: row.signature_switch_at,
+    pausedAt: row.paused_at,
+  };
+}
+
+/** Endpoints not removed (paused ones included), oldest first, never with their secrets. */
+export async function listWebhookEndpoints(db: Db, filter: { issuerId?: string } = {}): Promise<WebhookEndpointSummary[]> {
+  const { rows } = await db.query<EndpointRow>(
+    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
+      WHERE disabled_at IS NULL AND ($1::text IS NULL OR issuer_id = $1)
+      ORDER BY created_at, id`,
+    [filter.issuerId ?? null],
+  );
+  return rows.map(toSummary);
+}
+
+/** Removes (disables) an endpoint; pending deliveries to it are skipped. Undefined when unknown. */
+export async function removeWebhookEndpoint(
+  db: Db,
+  id: string,
+): Promise<{ id: string; removedAt: Date; alreadyRemoved: boolean } | undefined> {
+  const { rows } = await db.query<{ id: string; disabled_at: Date; already: boolean }>(
+    `UPDATE webhook_endpoints e SET disabled_at = coalesce(e.disabled_at, now())
+       FROM (SELECT id, disabled_at IS NOT NULL AS already FROM webhook_endpoints WHERE id = $1 FOR UPDATE) before
+      WHERE e.id = before.id
+      RETURNING e.id, e.disabled_at, before.already`,
+    [id],
+  );
+  if (rows.length === 0) return undefined;
+  return { id: rows[0].id, removedAt: rows[0].disabled_at, alreadyRemoved: rows[0].already };
+}
+
+export interface RotatedSecret {
+  id: string;
+  secret: string;
+  previousSecretExpiresAt: Date;
+  signatureSwitchAt: Date;
+}
+
+/**
+ * Replaces the secret. The old one keeps signing `webhook-signature` for `overlapMs`, and
+ * `X-Service-Signature` until `switchAt` (default: the end of the overlap; must not be later).
+ * A rotation during another rotation's overlap drops the older previous secret at once.
+ * Undefined when the endpoint is unknown or removed.
+ */
+export async function rotateWebhookSecret(
+  db: Db,
+  id: string,
+  options: { overlapMs: number; switchAt?: Date },
+): Promise<RotatedSecret | undefined> {
+  const secret = generateSecret();
+  const { rows } = await db.query<{ id: string; previous_secret_expires_at: Date; signature_switch_at: Date }>(
+    `UPDATE webhook_endpoints
+        SET previous_secret = secret,
+            secret = $2,
+            previous_secret_expires_at = now() + make_interval(secs => $3::double precision / 1000),
+            signature_switch_at = coalesce($4::timestamptz, now() + make_interval(secs => $3::double precision / 1000))
+      WHERE id = $1 AND disabled_at IS NULL
+      RETURNING id, previous_secret_expires_at, signature_switch_at`,
+    [id, secret, options.overlapMs, options.switchAt ?? null],
+  );
+  if (rows.length === 0) return undefined;
+  return {
+    id: rows[0].id,
+    secret,
+    previousSecretExpiresAt: rows[0].previous_secret_expires_at,
+    signatureSwitchAt: rows[0].signature_switch_at,
+  };
+}
