@@ -1,5 +1,6 @@
 // Every activity the worker registers, built from the worker's dependencies.
 import type { Client } from '@temporalio/client';
+import { CountryStatisticsCache } from '../db/country-statistics-cache.js';
 import type { Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
 import { createPredictionRefreshActivities } from './prediction-refresh.js';
@@ -11,13 +12,17 @@ export interface ActivityDeps {
   config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>;
   /** Signals dispatch workflows (the prediction refresh); bound to the worker's namespace. */
   temporal: Client;
+  /** The worker's cache of country statistics; one per process unless a test brings its own. */
+  countryStatistics?: CountryStatisticsCache;
 }
 
 export function createActivities(deps: ActivityDeps) {
+  // One cache for the projection writes and the refresh: a refresh run's reads serve the writes it signals.
+  const countryStatistics = deps.countryStatistics ?? new CountryStatisticsCache(deps.pool);
   return {
-    ...createProjectionActivities(deps),
+    ...createProjectionActivities({ ...deps, countryStatistics }),
     ...createWebhookDeliveryActivities(deps),
-    ...createPredictionRefreshActivities(deps),
+    ...createPredictionRefreshActivities({ ...deps, countryStatistics }),
   };
 }
 

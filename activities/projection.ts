@@ -7,7 +7,9 @@ import { log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
 import { recordEventEffects } from '../db/carrier-events.js';
 import { upsertProjection } from '../db/projection.js';
-import { loadTransitStatistics, recordServiceDelivery } from '../db/history.js';
+import { CountryStatisticsCache } from '../db/country-statistics-cache.js';
+import { recordServiceDelivery } from '../db/history.js';
+import { loadTransitStatistics } from '../db/transit-statistics.js';
 import { createWebhookEvents } from '../db/webhooks.js';
 import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../domain/calendar.js';
 import { renderSuggestion } from '../domain/messages.js';
@@ -28,6 +30,11 @@ export interface ProjectionInput {
   webhookEvents?: WebhookEventType[];
   /** The prediction of the previous version; absent at registration. */
   previousPrediction?: Prediction;
+  /**
+   * For a write the prediction refresh asked for: when the refresh's country statistics were
+   * loaded. This write reads none older (db/country-statistics-cache.ts).
+   */
+  statisticsAsOf?: string;
 }
 
 export interface ProjectionResult {
@@ -39,8 +46,9 @@ export interface ProjectionResult {
   deliveries: Array<{ eventId: string; endpointId: string }>;
 }
 
-export function createProjectionActivities(deps: { pool: Pool; now?: () => Date }) {
+export function createProjectionActivities(deps: { pool: Pool; now?: () => Date; countryStatistics?: CountryStatisticsCache }) {
   const now = deps.now ?? (() => new Date());
+  const countryStatistics = deps.countryStatistics ?? new CountryStatisticsCache(deps.pool);
   return {
     async writeProjection(input: ProjectionInput): Promise<ProjectionResult> {
       const { registration: reg, state } = input;
@@ -53,11 +61,11 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date 
       // Delivered and out-for-delivery windows come from the carrier's scan, never from history.
       const usesHistory = state.status === 'dispatched' || state.status === 'in_transit' || state.status === 'exception';
       const statistics = usesHistory
-        ? await loadTransitStatistics(deps.pool, {
-            countryCode: reg.destination.country_code,
-            postalCode: reg.destination.postal_code,
-            today: predictionInput.today,
-          })
+        ? await loadTransitStatistics(
+            deps.pool,
+            { countryCode: reg.destination.country_code, postalCode: reg.destination.postal_code, today: predictionInput.today },
+            countryStatistics.source(input.statisticsAsOf),
+          )
         : null;
       const prediction = predictFromHistory(predictionInput, statistics);
       // A test-mode delivery is whatever the issuer's test helper said: it must not teach the live model.

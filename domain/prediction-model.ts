@@ -1,6 +1,6 @@
 // The history-based delivery window (DESIGN.md "Predictions"): the drop-in upgrade of the
 // foundation's `predict` (domain/prediction.ts). Pure: the caller passes today and the statistics
-// that db/history.ts `loadTransitStatistics` read in one query; nothing here reads a clock or a database.
+// that db/transit-statistics.ts `loadTransitStatistics` reads; nothing here reads a clock or a database.
 //
 // How a window is made for a card on its way (dispatched, in transit):
 // 1. Levels: the destination's postal code, its postal prefix (postalPrefixOf) and its country, each

@@ -63,6 +63,12 @@ export const carrierEventSignal = defineSignal<[CarrierEventInput]>('carrierEven
  */
 export interface PredictionRefreshRequest {
   version: number;
+  /**
+   * When the country statistics the refresh compared with were loaded (ISO); the projection write
+   * reads none older, so it computes the window the refresh found. Absent in signals sent before
+   * the statistics cache existed.
+   */
+  statisticsAsOf?: string;
 }
 export const predictionRefreshSignal = defineSignal<[PredictionRefreshRequest]>('refreshPrediction');
 

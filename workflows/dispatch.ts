@@ -110,7 +110,7 @@ class Dispatch {
       log.info('prediction refresh skipped: projection moved on', { requested: request.version, version: this.version });
       return;
     }
-    await this.project([]);
+    await this.project([], [], request.statisticsAsOf);
   }
 
   /** Update handler: answer a registration once the first projection is durable. */
@@ -139,7 +139,11 @@ class Dispatch {
   }
 
   /** Writes the next version of the projection and publishes it to operators. */
-  async project(eventEffects: Array<{ dedupeKey: string; effect: EventEffect }>, webhookEvents: WebhookEventType[] = []): Promise<void> {
+  async project(
+    eventEffects: Array<{ dedupeKey: string; effect: EventEffect }>,
+    webhookEvents: WebhookEventType[] = [],
+    statisticsAsOf?: string,
+  ): Promise<void> {
     // The version moves only once the write is durable, so the snapshot query never runs ahead of
     // what the API can read.
     const version = this.version + 1;
@@ -150,6 +154,8 @@ class Dispatch {
       eventEffects,
       webhookEvents,
       previousPrediction: this.prediction,
+      // Only on a refresh's write, and only as an input: no new command, so recorded runs replay.
+      ...(statisticsAsOf === undefined ? {} : { statisticsAsOf }),
     };
     const result = patched(PROJECTION_AS_LOCAL_ACTIVITY) ? await writeProjectionLocally(input) : await writeProjection(input);
     this.version = version;

@@ -320,7 +320,7 @@ describe('coverage on a seeded synthetic carrier network', () => {
       if (delivered <= TODAY) history.push({ code: code.code, prefix: code.prefix, dispatch, delivered, days });
     }
 
-  /** What db/history.ts loadTransitStatistics computes in SQL, computed here on the same rules. */
+  /** What db/transit-statistics.ts loadTransitStatistics computes in SQL, computed here on the same rules. */
   function levelOf(rows: Row[]): LevelStatistics {
     const mature = rows.filter((r) => r.dispatch < shiftDate(TODAY, -MATURITY_DAYS));
     const byDispatch = [...mature].sort((a, b) => a.dispatch.localeCompare(b.dispatch));

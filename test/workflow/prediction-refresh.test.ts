@@ -6,10 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { clearCarrierConditions, setCarrierCondition } from '../../db/conditions.js';
 import type { Pool } from '../../db/pool.js';
-import { PREDICTION_REFRESH_WORKFLOW_TYPE, type PredictionRefreshSummary } from '../../workflows/definitions.js';
+import {
+  PREDICTION_REFRESH_WORKFLOW_TYPE,
+  type PredictionRefreshRequest,
+  type PredictionRefreshSummary,
+} from '../../workflows/definitions.js';
 import {
   insertIssuer,
   registerDispatch,
@@ -92,6 +97,15 @@ async function refreshSignals(id: string): Promise<number> {
     .length;
 }
 
+/** The requests of the refresh signals a dispatch received, as its workflow history holds them. */
+async function refreshRequests(id: string): Promise<PredictionRefreshRequest[]> {
+  const history = await env.client.workflow.getHandle(id).fetchHistory();
+  return (history.events ?? [])
+    .map((event) => event.workflowExecutionSignaledEventAttributes)
+    .filter((signal) => signal?.signalName === 'refreshPrediction')
+    .map((signal) => defaultPayloadConverter.fromPayload<PredictionRefreshRequest>(signal!.input!.payloads![0]));
+}
+
 const historyLength = async (id: string) => (await env.client.workflow.getHandle(id).describe()).historyLength;
 
 describe('prediction refresh', () => {
@@ -141,6 +155,17 @@ describe('prediction refresh', () => {
     await refresh();
     expect((await projectedVersion(id, 3)).version).toBe(3);
     expect(await refreshSignals(id)).toBe(2);
+  });
+
+  it('tells a signalled dispatch when the country statistics it was compared with were loaded, during the run', async () => {
+    const id = await registerTo('4000');
+    await delay('40', 2);
+    const before = Date.now();
+    await refresh();
+    const [request] = await refreshRequests(id);
+    expect(request.version).toBe(1);
+    expect(Date.parse(request.statisticsAsOf!)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(request.statisticsAsOf!)).toBeLessThanOrEqual(Date.now());
   });
 
   it('drops a refresh signal that compared with an older projection version than the current one', async () => {

@@ -1,0 +1,125 @@
+// `npm run bench:transit-statistics`: how long a projection write waits for its transit statistics
+// (db/transit-statistics.ts), read without the per-process country cache (what every write paid
+// before db/country-statistics-cache.ts) and through a warm cache, in one run on the same embedded
+// Postgres, for destinations in a country with FR_ROWS deliveries in its look-back period. Also
+// where the time goes (the country statement alone, the code/prefix/conditions statement alone)
+// and what a cache miss costs. Results go to results/<date>.md and .json (README.md explains them).
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CountryStatisticsCache } from '../../db/country-statistics-cache.js';
+import { copyTransitHistory } from '../../db/history.js';
+import { migrate } from '../../db/migrate.js';
+import { createPool } from '../../db/pool.js';
+import { loadCountryStatistics, loadTransitStatistics, type CountryStatistics } from '../../db/transit-statistics.js';
+import { median } from '../../domain/prediction-quality.js';
+import { startPostgres } from '../../platform/postgres.js';
+import { REPO_ROOT } from '../status-read/processes.js';
+import { prng } from '../prediction-quality/network.js';
+import { countryHistory, type CountryPlan } from './history.js';
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const ROUNDS = env('BENCH_ROUNDS', 15);
+const PLANS: CountryPlan[] = [
+  { countryCode: 'FR', rows: env('BENCH_FR_ROWS', 150_000), prefixes: 96, codesPerPrefix: 40, median: 2.2 },
+  { countryCode: 'DE', rows: 60_000, prefixes: 90, codesPerPrefix: 30, median: 1.6 },
+  { countryCode: 'IT', rows: 40_000, prefixes: 90, codesPerPrefix: 30, median: 3.5 },
+];
+const RESULTS_DIR = path.join(REPO_ROOT, 'bench/transit-statistics/results');
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const started = Date.now();
+const today = new Date().toISOString().slice(0, 10);
+const loadAtStart = os.loadavg()[0].toFixed(2);
+
+async function timed<T>(run: () => Promise<T>): Promise<[number, T]> {
+  const start = performance.now();
+  const value = await run();
+  return [performance.now() - start, value];
+}
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'cds-bench-statistics-'));
+chmodSync(work, 0o755); // the embedded cluster runs as an unprivileged user when we are root
+const pg = await startPostgres({ dataDir: path.join(work, 'pg'), persistent: false });
+const pool = createPool(pg.url, { max: 4, applicationName: 'bench-transit-statistics' });
+try {
+  await migrate(pg.url);
+  const rows = await copyTransitHistory(
+    pool,
+    (async function* () {
+      for (const [i, plan] of PLANS.entries()) yield* countryHistory(plan, today, 20261122 + i);
+    })(),
+  );
+  // As autovacuum leaves the table after an import: statistics for the planner, visibility map set.
+  await pool.query('VACUUM ANALYZE transit_history');
+  const { rows: counts } = await pool.query<{ country_code: string; n: number }>(
+    'SELECT country_code, count(*)::int AS n FROM transit_history GROUP BY country_code ORDER BY country_code',
+  );
+  log(`history: ${rows} deliveries (${counts.map((c) => `${c.country_code} ${c.n}`).join(', ')}) after ${Date.now() - started} ms`);
+
+  // Destinations in the large country: postal codes of busy and quiet areas, and some never seen.
+  const random = prng(7);
+  const destinations = Array.from({ length: ROUNDS }, (_, i) => ({
+    countryCode: 'FR',
+    postalCode: `${String(1 + Math.floor(random() * 96)).padStart(2, '0')}${String(i % 3 === 2 ? 999 : Math.floor(random() * 40) * 10).padStart(3, '0')}`, // prettier-ignore
+    today,
+  }));
+  const cache = new CountryStatisticsCache(pool);
+  const [missMs] = await timed(() => loadTransitStatistics(pool, destinations[0], cache.source()));
+  const precomputed = await loadCountryStatistics(pool, ['FR'], today);
+  const fromMemory = async () => new Map<string, CountryStatistics>(precomputed);
+  const rounds: Array<{ postalCode: string; uncachedMs: number; cachedMs: number; countryStatementMs: number; areaStatementMs: number; identical: boolean }> = []; // prettier-ignore
+  for (const destination of destinations) {
+    // Interleaved, so a burst of other work on the machine hits both sides alike.
+    const [uncachedMs, uncached] = await timed(() => loadTransitStatistics(pool, destination));
+    const [cachedMs, cached] = await timed(() => loadTransitStatistics(pool, destination, cache.source()));
+    const [countryStatementMs] = await timed(() => loadCountryStatistics(pool, ['FR'], today));
+    const [areaStatementMs] = await timed(() => loadTransitStatistics(pool, destination, fromMemory));
+    rounds.push({ postalCode: destination.postalCode, uncachedMs, cachedMs, countryStatementMs, areaStatementMs, identical: JSON.stringify(cached) === JSON.stringify(uncached) }); // prettier-ignore
+  }
+  const med = (pick: (r: (typeof rounds)[number]) => number) => Math.round(median(rounds.map(pick))! * 10) / 10;
+  const result = {
+    date: today,
+    settings: { rounds: ROUNDS, countries: PLANS },
+    summary: {
+      'uncached: statistics read per projection before (median ms)': med((r) => r.uncachedMs),
+      'cached: statistics read per projection after, warm cache (median ms)': med((r) => r.cachedMs),
+      'of the uncached read: country statement alone (median ms)': med((r) => r.countryStatementMs),
+      'of the uncached read: code/prefix/conditions statement alone (median ms)': med((r) => r.areaStatementMs),
+      'cache miss: first read of the country in a process (ms)': Math.round(missMs * 10) / 10,
+      'cached statistics identical to uncached, every round': rounds.every((r) => r.identical),
+    },
+    environment: {
+      'history rows': rows,
+      node: process.version,
+      cpu: `${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}`,
+      'load average (1 min) at start / end': `${loadAtStart} / ${os.loadavg()[0].toFixed(2)}`,
+      'run wall time': `${Math.round((Date.now() - started) / 1000)} s`,
+    },
+    rounds,
+  };
+  const markdown = [
+    `# transit-statistics, ${today}`,
+    '',
+    '| measure | value |',
+    '| --- | --- |',
+    ...Object.entries(result.summary).map(([k, v]) => `| ${k} | ${v} |`),
+    ...Object.entries(result.environment).map(([k, v]) => `| ${k} | ${v} |`),
+    '',
+    '| postal code | uncached ms | cached ms | country statement ms | code/prefix statement ms |',
+    '| --- | --- | --- | --- | --- |',
+    ...rounds.map((r) => `| FR ${r.postalCode} | ${r.uncachedMs.toFixed(1)} | ${r.cachedMs.toFixed(1)} | ${r.countryStatementMs.toFixed(1)} | ${r.areaStatementMs.toFixed(1)} |`), // prettier-ignore
+    '',
+  ].join('\n');
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  let name = today;
+  for (let run = 2; existsSync(path.join(RESULTS_DIR, `${name}.md`)); run += 1) name = `${today}-${run}`;
+  writeFileSync(path.join(RESULTS_DIR, `${name}.md`), markdown);
+  writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${markdown}\n`);
+  log(`written ${path.relative(REPO_ROOT, RESULTS_DIR)}/${name}.md and .json`);
+  if (!result.summary['cached statistics identical to uncached, every round']) process.exitCode = 1;
+} finally {
+  await pool.end();
+  await pg.stop();
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,247 @@
+// `loadTransitStatistics(For)`: what domain/prediction-model.ts needs for one destination, or for
+// many at once (the bulk prediction refresh), read from the transit history and carrier conditions.
+//
+// Two statements, because their costs differ by two orders of magnitude on a large country
+// (bench/transit-statistics): the country level (its histogram and summary, and the sums by postal
+// code and prefix behind the shrinkage weights) reads every delivery to the country in the
+// look-back period, while the postal code and prefix levels and the operator delays read a few
+// index ranges. db/country-statistics-cache.ts keeps the first per process; the second is always
+// read fresh, so `conditions set|clear` and a new delivery to the code take effect at once.
+import type { LevelStatistics, OperatorDelay, TransitStatistics } from '../domain/prediction-model.js';
+import { MATURITY_DAYS, MOMENT_CAP_DAYS, normalisePostalCode, postalPrefixOf, RECENT_DAYS } from '../domain/prediction-model.js';
+import type { AreaMoments } from '../domain/statistics.js';
+import type { Pool } from './pool.js';
+
+/** How far back a prediction looks: two years keeps seasonality and drops carriers' old networks. */
+export const LOOK_BACK_DAYS = 730;
+/** Longer transits are counted as this many business days, so a histogram stays short. */
+const MAX_TRANSIT_DAYS = 60;
+
+/** The history rows of a level in the look-back period ($today is the statement's date parameter). */
+const inLookBack = (today: string) => `dispatch_date >= ${today}::date - ${LOOK_BACK_DAYS} AND delivered_date <= ${today}::date`;
+
+// From a `levels` CTE (level, country_code, key, dispatch_date, delivered_date, business_days), each
+// level split by dispatch date into the older 75 % (fit) and the newest 25 % (held out for
+// calibration), as histograms of business days (dispatches younger than MATURITY_DAYS left out);
+// and each level's long-run and recent medians and how many recent deliveries were slower than the
+// norm. Every step is partitioned by level, so a level's numbers do not depend on which other
+// levels the statement reads.
+const levelStatistics = (today: string) => `
+daily AS (
+  SELECT level, country_code, key, dispatch_date, business_days, count(*) AS n
+  FROM levels WHERE dispatch_date < ${today}::date - ${MATURITY_DAYS} GROUP BY level, country_code, key, dispatch_date, business_days
+), ranked AS (
+  -- A delivery is held out when more than 75 % of its level's deliveries were dispatched on or
+  -- before its day (its cume_dist by dispatch date), counted on the per-day totals: a window over
+  -- the rows themselves spilled to disk on a large country.
+  SELECT level, country_code, key, business_days, n,
+         sum(n) OVER (PARTITION BY level, country_code, key ORDER BY dispatch_date) > 0.75 * sum(n) OVER (PARTITION BY level, country_code, key) AS held_out
+  FROM daily
+), histograms AS (
+  SELECT level, country_code, key, business_days, coalesce(sum(n) FILTER (WHERE NOT held_out), 0) AS fit,
+         coalesce(sum(n) FILTER (WHERE held_out), 0) AS calibration
+  FROM ranked GROUP BY level, country_code, key, business_days
+), medians AS (
+  SELECT level, country_code, key, percentile_cont(0.5) WITHIN GROUP (ORDER BY business_days) AS long_run_median,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY business_days) FILTER (WHERE delivered_date > ${today}::date - ${RECENT_DAYS}) AS recent_median
+  FROM levels GROUP BY level, country_code, key
+), recent_by_days AS (
+  SELECT level, country_code, key, business_days, count(*) FILTER (WHERE delivered_date > ${today}::date - ${RECENT_DAYS}) AS recent
+  FROM levels GROUP BY level, country_code, key, business_days
+), summaries AS (
+  -- From the per-day counts rather than the rows again: a join of every row with its median was
+  -- the slowest step of the query on a large country.
+  SELECT level, country_code, key, m.long_run_median, m.recent_median, sum(r.recent) AS recent_count,
+         coalesce(sum(r.recent) FILTER (WHERE r.business_days > m.long_run_median), 0) AS recent_slower
+  FROM medians m JOIN recent_by_days r USING (level, country_code, key) GROUP BY level, country_code, key, m.long_run_median, m.recent_median
+)`;
+
+const LEVEL_COLUMNS = `
+  (SELECT coalesce(json_agg(json_build_array(level, country_code, key, business_days, fit, calibration)), '[]') FROM histograms) AS histograms,
+  (SELECT coalesce(json_agg(json_build_array(level, country_code, key, long_run_median, recent_count, recent_median, recent_slower)), '[]') FROM summaries) AS summaries`; // prettier-ignore
+
+// The countries' level ($1: countries, $2: today), and each country's sums by postal code and prefix
+// over all its areas (AreaMoments, for the shrinkage weights).
+const COUNTRY_SQL = `
+WITH area AS (
+  SELECT country_code, postal_code, postal_prefix, dispatch_date, delivered_date, least(business_days, ${MAX_TRANSIT_DAYS}) AS business_days
+  FROM transit_history WHERE country_code = ANY ($1::text[]) AND ${inLookBack('$2')}
+), levels AS (
+  SELECT 'country' AS level, country_code, '' AS key, dispatch_date, delivered_date, business_days FROM area
+), ${levelStatistics('$2')}, code_moments AS (
+  SELECT country_code, postal_prefix, count(*)::float8 AS n, sum(x)::float8 AS s, sum(x * x)::float8 AS ss
+  FROM (SELECT country_code, postal_prefix, postal_code, least(business_days, ${MOMENT_CAP_DAYS}) AS x
+        FROM area WHERE dispatch_date < $2::date - ${MATURITY_DAYS}) mature
+  GROUP BY country_code, postal_prefix, postal_code
+), prefix_moments AS (
+  SELECT country_code, sum(n) AS n, sum(s) AS s, sum(ss) AS ss, sum(s * s / n) AS code_squares,
+         sum(n * n) AS code_weights, count(*) AS codes
+  FROM code_moments GROUP BY country_code, postal_prefix
+), moments AS (
+  SELECT country_code, sum(n) AS deliveries, sum(s) AS sum, sum(ss) AS sum_of_squares, sum(code_squares) AS code_squares,
+         sum(s * s / n) AS prefix_squares, sum(code_weights / n) AS code_within_prefix_weights,
+         sum(code_weights) AS code_weights, sum(n * n) AS prefix_weights, sum(codes) AS codes, count(*) AS prefixes
+  FROM prefix_moments GROUP BY country_code
+)
+SELECT ${LEVEL_COLUMNS},
+  (SELECT coalesce(json_agg(moments), '[]') FROM moments) AS moments`;
+
+// The destinations' postal code and prefix levels ($1..$3: country, code, prefix of each; $4:
+// today), each read through its own index range, and the operator delays in force in their
+// countries.
+const AREA_SQL = `
+WITH targets AS (
+  SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text[]) AS t (country_code, postal_code, postal_prefix)
+), levels AS (
+  SELECT 'prefix' AS level, h.country_code, h.postal_prefix AS key, h.dispatch_date, h.delivered_date, least(h.business_days, ${MAX_TRANSIT_DAYS}) AS business_days
+  FROM transit_history h JOIN (SELECT DISTINCT country_code, postal_prefix FROM targets) t USING (country_code, postal_prefix)
+  WHERE ${inLookBack('$4')}
+  UNION ALL
+  SELECT 'code', h.country_code, h.postal_code, h.dispatch_date, h.delivered_date, least(h.business_days, ${MAX_TRANSIT_DAYS})
+  FROM transit_history h JOIN (SELECT DISTINCT country_code, postal_code FROM targets) t USING (country_code, postal_code)
+  WHERE ${inLookBack('$4')}
+), ${levelStatistics('$4')}
+SELECT ${LEVEL_COLUMNS},
+  (SELECT coalesce(json_agg(json_build_object('country_code', country_code, 'postal_prefix', postal_prefix, 'delay_days', delay_days, 'until', until)), '[]')
+     FROM carrier_conditions
+    WHERE country_code IN (SELECT country_code FROM targets) AND cleared_at IS NULL AND (until IS NULL OR until >= $4::date)) AS delays`;
+
+type Level = 'country' | 'prefix' | 'code';
+type HistogramRow = [Level, string, string, number, number, number];
+type SummaryRow = [Level, string, string, number | null, number, number | null, number];
+type LevelRows = LevelStatistics & { fit: number[]; calibration: number[] };
+
+function emptyLevel(): LevelRows {
+  return { fit: [], calibration: [], recent: { count: 0, median: null, slowerThanNorm: 0 }, longRunMedian: null };
+}
+
+/** Each level's statistics by `level country key`, from a statement's histograms and summaries. */
+function levelsOf(rows: { histograms: HistogramRow[]; summaries: SummaryRow[] }): Map<string, LevelRows> {
+  const levels = new Map<string, LevelRows>();
+  const levelOf = (level: Level, country: string, key: string) => {
+    const id = `${level} ${country} ${key}`;
+    let stats = levels.get(id);
+    if (!stats) levels.set(id, (stats = emptyLevel()));
+    return stats;
+  };
+  for (const [level, country, key, days, fit, calibration] of rows.histograms) {
+    const stats = levelOf(level, country, key);
+    while (stats.fit.length <= days) stats.fit.push(0);
+    while (stats.calibration.length <= days) stats.calibration.push(0);
+    stats.fit[days] = Number(fit);
+    stats.calibration[days] = Number(calibration);
+  }
+  for (const [level, country, key, longRunMedian, recentCount, recentMedian, recentSlower] of rows.summaries) {
+    const stats = levelOf(level, country, key);
+    stats.longRunMedian = longRunMedian;
+    stats.recent = { count: Number(recentCount), median: recentMedian, slowerThanNorm: Number(recentSlower) };
+  }
+  return levels;
+}
+
+/** A country's own statistics: the expensive part of a prediction's inputs. */
+export interface CountryStatistics {
+  country: LevelStatistics;
+  /** Null when the country has no mature delivery in the look-back period. */
+  areaMoments: AreaMoments | null;
+}
+
+/** The country level and area moments of each country asked for (empty when it has no history). */
+export async function loadCountryStatistics(
+  pool: Pool,
+  countries: readonly string[],
+  today: string,
+): Promise<Map<string, CountryStatistics>> {
+  const { rows } = await pool.query<{
+    histograms: HistogramRow[];
+    summaries: SummaryRow[];
+    moments: Array<Record<string, number | string>>;
+  }>(COUNTRY_SQL, [[...new Set(countries)], today]);
+  const levels = levelsOf(rows[0]);
+  const moments = new Map(rows[0].moments.map((m) => [String(m.country_code), areaMomentsOf(m)]));
+  return new Map(countries.map((c) => [c, { country: levels.get(`country ${c} `) ?? emptyLevel(), areaMoments: moments.get(c) ?? null }]));
+}
+
+/** A destination as the statistics are keyed: country and postal code as the caller gave them. */
+export interface Destination {
+  countryCode: string;
+  postalCode: string;
+}
+
+/** The key of a destination in the map loadTransitStatisticsFor returns. */
+export function destinationKey(destination: Destination): string {
+  const country = destination.countryCode.toUpperCase();
+  return `${country} ${normalisePostalCode(destination.postalCode, country)}`;
+}
+
+/** Where the country level comes from: read now (the default), or a per-process cache. */
+export type CountryStatisticsSource = (countries: readonly string[], today: string) => Promise<Map<string, CountryStatistics>>;
+
+/** Everything domain/prediction-model.ts needs for one destination. */
+export async function loadTransitStatistics(
+  pool: Pool,
+  query: { countryCode: string; postalCode: string; today: string },
+  countries?: CountryStatisticsSource,
+): Promise<TransitStatistics> {
+  const all = await loadTransitStatisticsFor(pool, [query], query.today, countries);
+  return all.get(destinationKey(query))!;
+}
+
+/**
+ * The statistics of many destinations (the bulk prediction refresh), keyed by destinationKey. Every
+ * destination asked for is in the map, with empty levels when it has no history. The code and
+ * prefix levels and the operator delays are read now; the country level from `countries`.
+ */
+export async function loadTransitStatisticsFor(
+  pool: Pool,
+  destinations: readonly Destination[],
+  today: string,
+  countries: CountryStatisticsSource = (list, day) => loadCountryStatistics(pool, list, day),
+): Promise<Map<string, TransitStatistics>> {
+  const targets = destinations.map((d) => {
+    const country = d.countryCode.toUpperCase();
+    const code = normalisePostalCode(d.postalCode, country);
+    return { key: destinationKey(d), country, code, prefix: postalPrefixOf(code, country) };
+  });
+  const countryList = [...new Set(targets.map((t) => t.country))];
+  const [byCountry, { rows }] = await Promise.all([
+    countries(countryList, today),
+    pool.query<{
+      histograms: HistogramRow[];
+      summaries: SummaryRow[];
+      delays: Array<{ country_code: string; postal_prefix: string | null; delay_days: number; until: string | null }>;
+    }>(AREA_SQL, [targets.map((t) => t.country), targets.map((t) => t.code), targets.map((t) => t.prefix), today]),
+  ]);
+  const levels = levelsOf(rows[0]);
+  const result = new Map<string, TransitStatistics>();
+  for (const t of targets) {
+    const operatorDelays: OperatorDelay[] = rows[0].delays
+      .filter((d) => d.country_code === t.country && (d.postal_prefix === null || d.postal_prefix === t.prefix))
+      .map((d) => ({ postalPrefix: d.postal_prefix, delayDays: d.delay_days, until: d.until }));
+    const country = byCountry.get(t.country)!;
+    result.set(t.key, {
+      postalCode: levels.get(`code ${t.country} ${t.code}`) ?? emptyLevel(),
+      postalPrefix: levels.get(`prefix ${t.country} ${t.prefix}`) ?? emptyLevel(),
+      country: country.country,
+      operatorDelays,
+      areaMoments: country.areaMoments,
+    });
+  }
+  return result;
+}
+
+function areaMomentsOf(row: Record<string, number | string>): AreaMoments {
+  const n = (name: string) => Number(row[name]);
+  return {
+    deliveries: n('deliveries'),
+    sum: n('sum'),
+    sumOfSquares: n('sum_of_squares'),
+    codeSquares: n('code_squares'),
+    prefixSquares: n('prefix_squares'),
+    codeWithinPrefixWeights: n('code_within_prefix_weights'),
+    codeWeights: n('code_weights'),
+    prefixWeights: n('prefix_weights'),
+    codes: n('codes'),
+    prefixes: n('prefixes'),
+  };
+}
