@@ -100,3 +100,32 @@ export async function findUserByEmail(pool: Pool, email: string): Promise<UserWi
   const row = rows[0];
   return row && { id: row.id, issuerId: row.issuer_id, email: row.email, passwordHash: row.password_hash };
 }
+
+/**
+ * An operator's password reset: the user's password is cleared and every session and earlier
+ * set-password link ends at once (a reset also serves a suspected compromise), and a new link valid
+ * for `tokenTtlMs` is issued. Undefined when no user has this email.
+ */
+export async function resetDashboardPassword(
+  pool: Pool,
+  input: { email: string; tokenTtlMs: number },
+): Promise<{ user: DashboardUser; token: string } | undefined> {
+  const { token, hash } = newToken();
+  const { rows } = await pool.query<{ id: string; issuer_id: string; email: string }>(
+    `WITH target AS (
+       UPDATE dashboard_users SET password_hash = NULL, password_set_at = NULL WHERE email = $1
+       RETURNING id, issuer_id, email
+     ), revoked AS (
+       UPDATE dashboard_password_tokens t SET used_at = now() FROM target
+        WHERE t.user_id = target.id AND t.used_at IS NULL
+     ), ended AS (
+       DELETE FROM dashboard_sessions s USING target WHERE s.user_id = target.id
+     ), issued AS (
+       INSERT INTO dashboard_password_tokens (token_hash, user_id, expires_at)
+       SELECT $2, id, now() + $3 * interval '1 millisecond' FROM target
+     )
+     SELECT id, issuer_id, email FROM target`,
+    [input.email.toLowerCase(), hash, input.tokenTtlMs],
+  );
+  return rows[0] && { user: { id: rows[0].id, issuerId: rows[0].issuer_id, email: rows[0].email }, token };
+}

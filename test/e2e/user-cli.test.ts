@@ -1,6 +1,9 @@
-// `npm run admin -- user create` as an operator runs it: the --json shape of DESIGN.md §4, a link
-// whose token is stored only as a hash, and the one-line failures.
+// `npm run admin -- user create` and `user reset-password` as an operator runs them: the --json
+// shape of DESIGN.md §4, a link whose token is stored only as a hash, what a reset ends, and the
+// one-line failures.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { findUserByEmail, findUserByPasswordToken, setPasswordWithToken } from '../../db/dashboard-users.js';
+import { createSession, resumeSession } from '../../db/dashboard-sessions.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { hashToken } from '../../domain/opaque-tokens.js';
@@ -68,5 +71,54 @@ describe('user create', () => {
   it('fails with one line for an address that is not an email', async () => {
     const result = await runCli(['user', 'create', '--issuer', 'iss_x', '--email', 'not-an-email'], { DATABASE_URL: databaseUrl });
     expectOneLineFailure(result, /^error: invalid --email: must be an email address$/);
+  });
+});
+
+describe('user reset-password', () => {
+  const lifetime = { idleMs: 60_000, maxMs: 3_600_000 };
+  const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
+
+  async function userWithPassword() {
+    const issuer = await createIssuer(pool, 'Reset Bank');
+    const created = await runCli(['user', 'create', '--issuer', issuer.id, '--email', `${randomId('reset')}@example.test`, '--json'], {
+      DATABASE_URL: databaseUrl,
+    });
+    const body = JSON.parse(created.stdout);
+    expect(await setPasswordWithToken(pool, tokenOf(body.set_password_url), 'argon2-hash-stand-in')).toBe(true);
+    return { ...body, issuerId: issuer.id };
+  }
+
+  it('prints { id, email, issuer_id, set_password_url } with --json, and the new link sets a password once', async () => {
+    const user = await userWithPassword();
+    const result = await runCli(['user', 'reset-password', '--email', user.email.toUpperCase(), '--json'], { DATABASE_URL: databaseUrl });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout);
+    expect(body).toEqual({ id: user.id, email: user.email, issuer_id: user.issuerId, set_password_url: expect.any(String) });
+    expect(body.set_password_url).not.toBe(user.set_password_url);
+    expect(await findUserByPasswordToken(pool, tokenOf(body.set_password_url))).toMatchObject({ id: user.id });
+    expect(await setPasswordWithToken(pool, tokenOf(body.set_password_url), 'new-hash')).toBe(true);
+    expect(await setPasswordWithToken(pool, tokenOf(body.set_password_url), 'again')).toBe(false);
+    expect((await findUserByEmail(pool, user.email))?.passwordHash).toBe('new-hash');
+  });
+
+  it('ends the old password, every session and every earlier unused link at once', async () => {
+    const user = await userWithPassword();
+    const session = await createSession(pool, user.id, lifetime);
+    const first = JSON.parse(
+      (await runCli(['user', 'reset-password', '--email', user.email, '--json'], { DATABASE_URL: databaseUrl })).stdout,
+    );
+    const second = JSON.parse(
+      (await runCli(['user', 'reset-password', '--email', user.email, '--json'], { DATABASE_URL: databaseUrl })).stdout,
+    );
+    expect((await findUserByEmail(pool, user.email))?.passwordHash).toBeNull();
+    expect(await resumeSession(pool, session, lifetime)).toBeUndefined();
+    expect(await findUserByPasswordToken(pool, tokenOf(first.set_password_url))).toBeUndefined();
+    expect(await findUserByPasswordToken(pool, tokenOf(second.set_password_url))).toMatchObject({ id: user.id });
+  });
+
+  it('fails with one line for an email that has no account', async () => {
+    const result = await runCli(['user', 'reset-password', '--email', 'nobody@example.test'], { DATABASE_URL: databaseUrl });
+    expectOneLineFailure(result, /^error: no dashboard user with email nobody@example\.test$/);
   });
 });
