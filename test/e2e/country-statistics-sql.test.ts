@@ -1,0 +1,110 @@
+// The country level's statement (db/transit-statistics.ts loadCountryStatistics), which works on
+// counts by dispatch day and business days rather than on the rows, against the real test Postgres:
+// it must read exactly what the per-level statement reads over every row of the country (the
+// reference in test/support/country-statistics-reference.ts), histograms, medians, recent counts
+// and area moments alike, compared as JSON so a last-bit difference fails. Each test uses its own
+// countries, which no other test file uses.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { copyTransitHistory, type TransitRecord } from '../../db/history.js';
+import { createPool, type Pool } from '../../db/pool.js';
+import { loadCountryStatistics } from '../../db/transit-statistics.js';
+import { prng } from '../../bench/prediction-quality/network.js';
+import { loadCountryStatisticsReference } from '../support/country-statistics-reference.js';
+import { requireTestEnv } from '../support/env.js';
+
+let pool: Pool;
+const DAY = 86_400_000;
+const today = new Date().toISOString().slice(0, 10);
+const daysBefore = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) - days * DAY).toISOString().slice(0, 10);
+
+beforeAll(() => {
+  pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 4, applicationName: 'test-country-statistics-sql' });
+});
+
+afterAll(async () => {
+  await pool?.end();
+});
+
+async function insert(rows: TransitRecord[]): Promise<void> {
+  await copyTransitHistory(
+    pool,
+    (async function* () {
+      yield* rows;
+    })(),
+  );
+}
+
+/** A delivery to the code dispatched `ago` days before today, `businessDays` long (delivered after as many calendar days). */
+function delivery(countryCode: string, postalCode: string, ago: number, businessDays: number, deliveredAgo?: number): TransitRecord {
+  return {
+    countryCode,
+    postalCode,
+    dispatchDate: daysBefore(today, ago),
+    deliveredDate: daysBefore(today, deliveredAgo ?? Math.max(0, ago - businessDays)),
+    businessDays,
+  };
+}
+
+/**
+ * A seeded history over three years: clustered and sparse dispatch days (many deliveries on one day,
+ * none for weeks), small integer transits with many ties, a long tail past the histogram's and the
+ * moments' caps, a slowdown in the last weeks, immature dispatches, some delivered after `today`
+ * and some before the look-back period; postal codes from busy to single-delivery ones.
+ */
+function generatedHistory(countryCode: string, seed: number, rows: number): TransitRecord[] {
+  const random = prng(seed);
+  const history: TransitRecord[] = [];
+  const busyDays = Array.from({ length: 12 }, () => Math.floor(random() * 1100));
+  for (let i = 0; i < rows; i += 1) {
+    const ago = random() < 0.3 ? busyDays[Math.floor(random() * busyDays.length)] : Math.floor(random() * 1100);
+    const slow = ago < 40 ? 2 : 0;
+    let days = 1 + Math.floor(random() * 4) + slow;
+    if (random() < 0.05) days += 10 + Math.floor(random() * 70);
+    const code = `${10 + Math.floor(random() * 6)}${String(Math.floor(random() * random() * 30)).padStart(3, '0')}`;
+    history.push(delivery(countryCode, code, ago, days, random() < 0.01 ? -3 : undefined));
+  }
+  return history;
+}
+
+const asJson = (statistics: Map<string, unknown>) => JSON.stringify([...statistics]);
+
+describe('the country statement over counts', () => {
+  it('reads exactly what the per-level statement reads over every row, for several countries and days', async () => {
+    await insert([...generatedHistory('IS', 1, 3000), ...generatedHistory('CY', 2, 1200), ...generatedHistory('SM', 3, 150)]);
+    const countries = ['IS', 'CY', 'SM', 'MC'];
+    for (const day of [today, daysBefore(today, 10), daysBefore(today, 200), daysBefore(today, 700)]) {
+      const reference = await loadCountryStatisticsReference(pool, countries, day);
+      expect(reference.get('IS')!.country.recent.count).toBeGreaterThan(0);
+      expect(asJson(await loadCountryStatistics(pool, countries, day))).toBe(asJson(reference));
+    }
+  });
+
+  it('takes the mean of the two middle transits for an even count, as percentile_cont does', async () => {
+    await insert([1, 2, 3, 6].map((days, i) => delivery('LI', '9490', 100 + i, days)));
+    const [statistics] = (await loadCountryStatistics(pool, ['LI'], today)).values();
+    expect(statistics.country.longRunMedian).toBe(2.5);
+    expect(asJson(await loadCountryStatistics(pool, ['LI'], today))).toBe(
+      asJson(await loadCountryStatisticsReference(pool, ['LI'], today)),
+    );
+  });
+
+  it('gives no recent median when nothing was delivered recently, as the reference does', async () => {
+    await insert([3, 3, 4].map((days) => delivery('MT', '1000', 300, days)));
+    const statistics = (await loadCountryStatistics(pool, ['MT'], today)).get('MT')!;
+    expect(statistics.country.recent).toEqual({ count: 0, median: null, slowerThanNorm: 0 });
+    expect(asJson(await loadCountryStatistics(pool, ['MT'], today))).toBe(
+      asJson(await loadCountryStatisticsReference(pool, ['MT'], today)),
+    );
+  });
+
+  it('reads a country with only immature dispatches as the reference does: a summary, no histogram, no moments', async () => {
+    await insert([1, 2, 2].map((days) => delivery('AD', '500', 5, days)));
+    const statistics = (await loadCountryStatistics(pool, ['AD'], today)).get('AD')!;
+    expect(statistics.areaMoments).toBeNull();
+    expect(statistics.country.fit).toEqual([]);
+    expect(statistics.country.longRunMedian).toBe(2);
+    expect(asJson(await loadCountryStatistics(pool, ['AD'], today))).toBe(
+      asJson(await loadCountryStatisticsReference(pool, ['AD'], today)),
+    );
+  });
+});
