@@ -10,6 +10,11 @@
 // projection that follows passes that time on, so it never computes from older country statistics
 // than the refresh did (otherwise it could write the old window, and every hourly run would signal
 // the dispatch again).
+//
+// An entry past its TTL but younger than MAX_STALENESS_TTLS of them still serves a caller whose
+// `freshAsOf` it meets, while it is read again in the background (stale-while-revalidate): a
+// registration does not wait for the country statement because five minutes have passed. Older
+// than that, or older than `freshAsOf`, the caller waits for a fresh read.
 import { loadCountryStatistics, type CountryStatistics, type CountryStatisticsSource } from './transit-statistics.js';
 import type { Pool } from './pool.js';
 
@@ -20,10 +25,19 @@ import type { Pool } from './pool.js';
  */
 export const COUNTRY_STATISTICS_TTL_MS = 5 * 60_000;
 
+/** An expired entry is served, and read again in the background, up to this many TTLs old. */
+export const MAX_STALENESS_TTLS = 2;
+
 interface Entry {
   /** Epoch ms at which the load began: everything committed before it is in the statistics. */
   loadedAt: number;
   value: Promise<CountryStatistics>;
+}
+
+/** A country's statistics for one day: the latest entry read, and a read in flight if any. */
+interface Slot {
+  loaded?: Entry;
+  loading?: Entry;
 }
 
 export interface CountryStatisticsCacheOptions {
@@ -32,7 +46,7 @@ export interface CountryStatisticsCacheOptions {
 }
 
 export class CountryStatisticsCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly slots = new Map<string, Slot>();
   private readonly ttlMs: number;
   private readonly now: () => Date;
 
@@ -46,8 +60,9 @@ export class CountryStatisticsCache {
 
   /**
    * Each country's statistics for `today` with the time (ISO) its load began: from an entry loaded
-   * less than the TTL ago and not before `freshAsOf` (ISO), else read now, all such countries in
-   * one statement. Concurrent callers share a load in flight.
+   * less than the TTL ago and not before `freshAsOf` (ISO); from an older one (up to
+   * MAX_STALENESS_TTLS) while it is read again in the background; else read now, all such countries
+   * in one statement. Concurrent callers share a read in flight.
    */
   async get(
     countries: readonly string[],
@@ -56,33 +71,83 @@ export class CountryStatisticsCache {
   ): Promise<Map<string, { statistics: CountryStatistics; loadedAt: string }>> {
     const now = this.now().getTime();
     const notBefore = freshAsOf === undefined ? -Infinity : Date.parse(freshAsOf);
-    for (const [key, entry] of this.entries) if (now - entry.loadedAt >= this.ttlMs) this.entries.delete(key);
+    const maxAge = MAX_STALENESS_TTLS * this.ttlMs;
+    for (const [key, slot] of this.slots) {
+      if (slot.loaded && now - slot.loaded.loadedAt >= maxAge) slot.loaded = undefined;
+      if (!slot.loaded && !slot.loading) this.slots.delete(key);
+    }
     const wanted = [...new Set(countries)];
-    const missing = wanted.filter((country) => {
-      const entry = this.entries.get(`${country} ${today}`);
-      return entry === undefined || entry.loadedAt < notBefore;
-    });
-    if (missing.length > 0) {
-      const load = loadCountryStatistics(this.pool, missing, today).then((loaded) => {
-        for (const statistics of loaded.values()) deepFreeze(statistics);
-        return loaded;
-      });
-      for (const country of missing) {
-        const key = `${country} ${today}`;
-        const entry: Entry = { loadedAt: now, value: load.then((loaded) => loaded.get(country)!) };
-        this.entries.set(key, entry);
-        // A failed load is forgotten, so the next caller tries again; only its own entry, though.
-        entry.value.catch(() => this.entries.get(key) === entry && this.entries.delete(key));
+    const serving = new Map<string, Entry>();
+    const toRead: string[] = [];
+    for (const country of wanted) {
+      const slot = this.slotOf(country, today);
+      const { loaded, loading } = slot;
+      if (loaded && loaded.loadedAt >= notBefore) {
+        serving.set(country, loaded);
+        if (now - loaded.loadedAt >= this.ttlMs && !loading) toRead.push(country);
+      } else if (loading && loading.loadedAt >= notBefore) {
+        serving.set(country, loading);
+      } else {
+        toRead.push(country);
       }
     }
-    const entries = wanted.map((country) => [country, this.entries.get(`${country} ${today}`)!] as const);
+    if (toRead.length > 0) {
+      const entries = this.read(toRead, today, now);
+      for (const country of toRead) if (!serving.has(country)) serving.set(country, entries.get(country)!);
+    }
     return new Map(
       await Promise.all(
-        entries.map(async ([country, entry]) => [country, { statistics: await entry.value, loadedAt: new Date(entry.loadedAt).toISOString() }] as const), // prettier-ignore
+        wanted.map(async (country) => {
+          const entry = serving.get(country)!;
+          return [country, { statistics: await entry.value, loadedAt: new Date(entry.loadedAt).toISOString() }] as const;
+        }),
       ),
     );
   }
 
+  /** Resolves once no read is in flight, background ones included (for tests and a clean stop). */
+  async settled(): Promise<void> {
+    const loading = [...this.slots.values()].flatMap((slot) => (slot.loading ? [slot.loading.value] : []));
+    await Promise.allSettled(loading);
+  }
+
+  private slotOf(country: string, today: string): Slot {
+    const key = `${country} ${today}`;
+    let slot = this.slots.get(key);
+    if (!slot) this.slots.set(key, (slot = {}));
+    return slot;
+  }
+
+  /**
+   * Reads the countries in one statement, each as its slot's read in flight. A finished read
+   * becomes the slot's entry unless a later one already has; a failed one is forgotten (only its
+   * own), so the next caller tries again, while an older entry keeps serving within its bound.
+   */
+  private read(countries: readonly string[], today: string, now: number): Map<string, Entry> {
+    const load = loadCountryStatistics(this.pool, countries, today).then((loaded) => {
+      for (const statistics of loaded.values()) deepFreeze(statistics);
+      return loaded;
+    });
+    const entries = new Map<string, Entry>();
+    for (const country of countries) {
+      const slot = this.slotOf(country, today);
+      const entry: Entry = { loadedAt: now, value: load.then((loaded) => loaded.get(country)!) };
+      slot.loading = entry;
+      entries.set(country, entry);
+      entry.value.then(
+        () => {
+          if (!slot.loaded || slot.loaded.loadedAt <= entry.loadedAt) slot.loaded = entry;
+          if (slot.loading === entry) slot.loading = undefined;
+        },
+        // Handled here so a background read's failure is no unhandled rejection; a caller waiting
+        // on it gets the error from its own await.
+        () => {
+          if (slot.loading === entry) slot.loading = undefined;
+        },
+      );
+    }
+    return entries;
+  }
   /**
    * The cache as loadTransitStatistics(For) reads the country level; `loadedAt`, when given, is
    * filled with the time each country's statistics were loaded.

@@ -1,16 +1,17 @@
 // The per-process cache of country statistics (db/country-statistics-cache.ts) against the real test
 // Postgres: what it serves equals a read of db/transit-statistics.ts without it; the postal code
-// level and carrier conditions are always read fresh; the country level is read again once its TTL
-// has passed, or when a caller asks for statistics loaded after a given time, as a projection write
-// the prediction refresh asked for does. Each test uses its own country (Baltic and Balkan ones no
-// other test file uses), so rows never leak between them.
+// level and carrier conditions are always read fresh; the country level is read again in the
+// background once its TTL has passed (the expired entry serving meanwhile), and the caller waits for
+// a fresh read past the staleness bound or when it asks for statistics loaded after a given time, as
+// a projection write the prediction refresh asked for does. Each test uses its own country (Baltic,
+// Balkan and Caucasian ones no other test file uses), so rows never leak between them.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Logger } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createProjectionActivities, type ProjectionResult } from '../../activities/projection.js';
 import { clearCarrierConditions, setCarrierCondition } from '../../db/conditions.js';
-import { COUNTRY_STATISTICS_TTL_MS, CountryStatisticsCache } from '../../db/country-statistics-cache.js';
+import { COUNTRY_STATISTICS_TTL_MS, CountryStatisticsCache, MAX_STALENESS_TTLS } from '../../db/country-statistics-cache.js';
 import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '../../db/history.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { loadTransitStatistics, loadTransitStatisticsFor } from '../../db/transit-statistics.js';
@@ -61,6 +62,26 @@ function cacheWithClock() {
   return { cache, advance: (ms: number) => (now += ms) };
 }
 
+/**
+ * A cache that has read the country's 50 deliveries to `postalCode`, after which a 51st was
+ * recorded: the cached country level still counts 50, a fresh read 51.
+ */
+async function cachedCountryWithNewDelivery(countryCode: string, postalCode: string) {
+  await deliveries(countryCode, postalCode, 50, 2);
+  const { cache, advance } = cacheWithClock();
+  const query = { countryCode, postalCode, today };
+  await loadTransitStatistics(pool, query, cache.source());
+  const dispatched = new Date(Date.now() - 60 * 86_400_000);
+  await recordServiceDelivery(pool, randomUUID(), {
+    postalCode,
+    countryCode,
+    dispatchDate: dispatched.toISOString().slice(0, 10),
+    deliveredDate: new Date(dispatched.getTime() + 2 * 86_400_000).toISOString().slice(0, 10),
+    businessDays: 2,
+  });
+  return { cache, advance, query };
+}
+
 const totalOf = (h: readonly number[]) => h.reduce((a, b) => a + b, 0);
 const countryDeliveries = (s: { country: { fit: readonly number[]; calibration: readonly number[] } }) =>
   totalOf(s.country.fit) + totalOf(s.country.calibration);
@@ -80,28 +101,47 @@ describe('country statistics cache', () => {
     expect(first).toEqual(uncached);
   });
 
-  it('reads a new delivery into the postal code level at once, and into the country level once the TTL has passed', async () => {
-    await deliveries('LV', '1001', 50, 2);
-    const { cache, advance } = cacheWithClock();
-    const query = { countryCode: 'LV', postalCode: '1001', today };
-    await loadTransitStatistics(pool, query, cache.source());
-    const dispatched = new Date(Date.now() - 60 * 86_400_000);
-    await recordServiceDelivery(pool, randomUUID(), {
-      postalCode: '1001',
-      countryCode: 'LV',
-      dispatchDate: dispatched.toISOString().slice(0, 10),
-      deliveredDate: new Date(dispatched.getTime() + 2 * 86_400_000).toISOString().slice(0, 10),
-      businessDays: 2,
-    });
-
+  it('reads a new delivery into the postal code level at once, and into the country level in the background once the TTL has passed', async () => {
+    const { cache, advance, query } = await cachedCountryWithNewDelivery('LV', '1001');
     const soon = await loadTransitStatistics(pool, query, cache.source());
     expect(totalOf(soon.postalCode.fit) + totalOf(soon.postalCode.calibration)).toBe(51);
     expect(countryDeliveries(soon)).toBe(50);
 
     advance(COUNTRY_STATISTICS_TTL_MS);
+    // The expired entry still serves this caller, while the country is read again behind it.
+    expect(countryDeliveries(await loadTransitStatistics(pool, query, cache.source()))).toBe(50);
+    await cache.settled();
     const later = await loadTransitStatistics(pool, query, cache.source());
     expect(countryDeliveries(later)).toBe(51);
     expect(later).toEqual(await loadTransitStatistics(pool, query));
+  });
+
+  it('makes a caller wait for a fresh read once the entry is as old as the staleness bound', async () => {
+    const { cache, advance, query } = await cachedCountryWithNewDelivery('MD', '2001');
+    advance(MAX_STALENESS_TTLS * COUNTRY_STATISTICS_TTL_MS);
+    expect(countryDeliveries(await loadTransitStatistics(pool, query, cache.source()))).toBe(51);
+  });
+
+  it('makes a caller wait for a fresh read when it asks for statistics newer than an expired entry', async () => {
+    const { cache, advance } = await cachedCountryWithNewDelivery('GE', '0105');
+    const expired = (await cache.get(['GE'], today)).get('GE')!.loadedAt;
+    advance(COUNTRY_STATISTICS_TTL_MS + 1000);
+    const asOf = new Date(Date.parse(expired) + 1).toISOString();
+    const fresh = (await cache.get(['GE'], today, asOf)).get('GE')!;
+    expect(Date.parse(fresh.loadedAt)).toBeGreaterThanOrEqual(Date.parse(asOf));
+    expect(countryDeliveries(fresh.statistics)).toBe(51);
+  });
+
+  it('serves an expired entry to callers that ask for no newer statistics until the background read has finished', async () => {
+    const { cache, advance } = await cachedCountryWithNewDelivery('BA', '71000');
+    const expired = (await cache.get(['BA'], today)).get('BA')!.loadedAt;
+    advance(COUNTRY_STATISTICS_TTL_MS);
+    expect((await cache.get(['BA'], today)).get('BA')!.loadedAt).toBe(expired);
+    expect((await cache.get(['BA'], today, expired)).get('BA')!.loadedAt).toBe(expired);
+    await cache.settled();
+    const reread = (await cache.get(['BA'], today)).get('BA')!;
+    expect(Date.parse(reread.loadedAt)).toBeGreaterThan(Date.parse(expired));
+    expect(countryDeliveries(reread.statistics)).toBe(51);
   });
 
   it('serves no entry loaded before the time a caller asks for', async () => {
