@@ -1,6 +1,6 @@
 // A per-process cache of the expensive part of a prediction's inputs: each country's level and
 // area moments (db/transit-statistics.ts loadCountryStatistics), which read every delivery to the
-// country in the look-back period (about 1 s for 150,000 of them, bench/transit-statistics) and
+// country in the look-back period (about 0.3 s for 150,000 of them, bench/transit-statistics) and
 // move by a hair with each new delivery. Every projection write and the bulk prediction refresh
 // read through it; the postal code and prefix levels and the operator delays are never cached.
 //
@@ -19,8 +19,9 @@ import { loadCountryStatistics, type CountryStatistics, type CountryStatisticsSo
 import type { Pool } from './pool.js';
 
 /**
- * How long a registration or carrier event may predict from country statistics read earlier: a
- * `history import` reaches new registrations' country level within this (code and prefix levels at
+ * How long a registration or carrier event predicts from country statistics read earlier without
+ * reading them again; up to MAX_STALENESS_TTLS of it while they are read again in the background. A
+ * `history import` reaches new registrations' country level within that (code and prefix levels at
  * once, and the next hourly refresh re-predicts every open dispatch from a fresh read).
  */
 export const COUNTRY_STATISTICS_TTL_MS = 5 * 60_000;
