@@ -60,8 +60,10 @@ async function register(key: string, postalCode: string, countryCode: string): P
   return { id: res.body.id as string, window: prediction.delivery_window, confidence: prediction.confidence_level };
 }
 
+/** A carrier event at noon UTC of `date` (YYYY-MM-DD), or at `date` itself when it is a full timestamp. */
 async function carrierEvent(key: string, id: string, status: string, date: string): Promise<void> {
-  const res = await request(h.baseUrl, `/v1/dispatches/${id}/events`, { headers: bearer(key), body: { status, occurred_at: `${date}T12:00:00Z` } }); // prettier-ignore
+  const occurredAt = date.length === 10 ? `${date}T12:00:00Z` : date;
+  const res = await request(h.baseUrl, `/v1/dispatches/${id}/events`, { headers: bearer(key), body: { status, occurred_at: occurredAt } }); // prettier-ignore
   expect(res.status).toBe(202);
 }
 
@@ -178,7 +180,9 @@ describe('prediction log', () => {
   it('keeps every version’s prediction with the status it was made in, oldest first', async () => {
     const { key } = await newIssuerKey();
     const dispatch = await register(key, '10000', 'HR');
-    await carrierEvent(key, dispatch.id, 'in_transit', today());
+    // Now, not today at noon: the dispatch date defaults to the moment of registration, and an event
+    // before it would be stale (this test failed whenever it ran after 12:00 UTC).
+    await carrierEvent(key, dispatch.id, 'in_transit', new Date().toISOString());
     await projected(dispatch.id, 'in_transit');
     const deliveredOn = addBusinessDays(today(), 2);
     await carrierEvent(key, dispatch.id, 'delivered', deliveredOn);
