@@ -33,12 +33,13 @@ export async function recordEventEffects(
   effects: ReadonlyArray<{ dedupeKey: string; effect: string }>,
 ): Promise<void> {
   if (effects.length === 0) return;
-  await pool.query(
-    `UPDATE carrier_events AS e SET effect = v.effect
-       FROM unnest($2::text[], $3::text[]) AS v(dedupe_key, effect)
-      WHERE e.dispatch_id = $1 AND e.dedupe_key = v.dedupe_key`,
-    [dispatchId, effects.map((e) => e.dedupeKey), effects.map((e) => e.effect)],
-  );
+  await pool.query({
+    name: 'carrier-event-effects',
+    text: `UPDATE carrier_events AS e SET effect = v.effect
+             FROM unnest($2::text[], $3::text[]) AS v(dedupe_key, effect)
+            WHERE e.dispatch_id = $1 AND e.dedupe_key = v.dedupe_key`,
+    values: [dispatchId, effects.map((e) => e.dedupeKey), effects.map((e) => e.effect)],
+  });
 }
 
 /**

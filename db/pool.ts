@@ -1,4 +1,7 @@
 // Creates the pg connection pool every process uses. One place that knows how we talk to Postgres.
+// Statements on a hot path (the API's reads, the projection write, webhook events and attempts) are
+// named, so each connection parses them once: bench/webhook-latency measured Postgres at 3.3–3.5 ms
+// of CPU per delivered webhook with unnamed statements, 2.3 ms with named ones.
 import pg from 'pg';
 
 export type Pool = pg.Pool;

@@ -31,8 +31,9 @@ export interface ProjectionRow {
 export async function upsertProjection(pool: Pool, row: ProjectionRow): Promise<boolean> {
   // One statement, so the log and the projection are written together or not at all. A retry of a
   // version already logged keeps the first row: the prediction that was actually served.
-  const result = await pool.query<{ written: number }>(
-    `WITH projected AS (
+  const result = await pool.query<{ written: number }>({
+    name: 'projection-upsert',
+    text: `WITH projected AS (
        INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, locale,
                                carrier, tracking_number, reference, registration, window_min, window_max,
                                confidence_level, exception_reason, record)
@@ -48,7 +49,7 @@ export async function upsertProjection(pool: Pool, row: ProjectionRow): Promise<
        VALUES ($1, $4, $5, $14, $15, $16) ON CONFLICT (dispatch_id, version) DO NOTHING
      )
      SELECT count(*)::int AS written FROM projected`,
-    [
+    values: [
       row.id,
       row.issuerId,
       row.mode,
@@ -68,6 +69,6 @@ export async function upsertProjection(pool: Pool, row: ProjectionRow): Promise<
       row.exceptionReason ?? null,
       JSON.stringify(row.record),
     ],
-  );
+  });
   return result.rows[0].written === 1;
 }

@@ -270,7 +270,11 @@ export async function loadTransitStatisticsFor(
       histograms: HistogramRow[];
       summaries: SummaryRow[];
       delays: Array<{ country_code: string; postal_prefix: string | null; delay_days: number; until: string | null }>;
-    }>(AREA_SQL, [targets.map((t) => t.country), targets.map((t) => t.code), targets.map((t) => t.prefix), today]),
+    }>({
+      name: 'transit-statistics-area',
+      text: AREA_SQL,
+      values: [targets.map((t) => t.country), targets.map((t) => t.code), targets.map((t) => t.prefix), today],
+    }),
   ]);
   const levels = levelsOf(rows[0]);
   const result = new Map<string, TransitStatistics>();

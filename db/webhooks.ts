@@ -38,8 +38,9 @@ export async function createWebhookEvents(
   if (input.events.length === 0) return [];
   const ids = input.events.map(() => newId('evt'));
   const bodies = input.events.map((event) => Buffer.from(buildWebhookBody(event), 'utf8'));
-  const { rows } = await db.query<{ event_id: string; endpoint_id: string }>(
-    `WITH input AS (
+  const { rows } = await db.query<{ event_id: string; endpoint_id: string }>({
+    name: 'webhook-events-create',
+    text: `WITH input AS (
        SELECT * FROM unnest($4::text[], $5::text[], $6::timestamptz[], $7::bytea[], $8::text[]) WITH ORDINALITY
                       AS i (id, type, timestamp, body, idempotency_key, ord)
      ), created AS (
@@ -61,7 +62,7 @@ export async function createWebhookEvents(
        JOIN webhook_events ev ON ev.idempotency_key = i.idempotency_key AND ev.id <> i.id
        JOIN webhook_deliveries d ON d.event_id = ev.id
      ORDER BY ord, endpoint_id`,
-    [
+    values: [
       input.dispatchId,
       input.issuerId,
       input.mode,
@@ -71,7 +72,7 @@ export async function createWebhookEvents(
       bodies,
       input.events.map((event) => event.idempotencyKey ?? null),
     ],
-  );
+  });
   return rows.map((row) => ({ eventId: row.event_id, endpointId: row.endpoint_id }));
 }
 
@@ -89,8 +90,9 @@ export interface DeliveryToSend {
 
 /** What one delivery attempt needs; undefined when there is no such delivery. */
 export async function loadDelivery(db: Db, eventId: string, endpointId: string): Promise<DeliveryToSend | undefined> {
-  const { rows } = await db.query(
-    `SELECT ev.type, ev.body, d.state, d.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
+  const { rows } = await db.query({
+    name: 'webhook-delivery-load',
+    text: `SELECT ev.type, ev.body, d.state, d.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
             e.paused_at IS NOT NULL AS paused, e.secret,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.signature_switch_at END AS signature_switch_at
@@ -98,8 +100,8 @@ export async function loadDelivery(db: Db, eventId: string, endpointId: string):
        JOIN webhook_events ev ON ev.id = d.event_id
        JOIN webhook_endpoints e ON e.id = d.endpoint_id
       WHERE d.event_id = $1 AND d.endpoint_id = $2`,
-    [eventId, endpointId],
-  );
+    values: [eventId, endpointId],
+  });
   const row = rows[0];
   if (!row) return undefined;
   return {
@@ -136,15 +138,16 @@ export interface AttemptRecord {
 
 /** Logs one attempt and moves the delivery's counters and state, in one statement. */
 export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Promise<void> {
-  await db.query(
-    `WITH attempt AS (
+  await db.query({
+    name: 'delivery-attempt-record',
+    text: `WITH attempt AS (
        INSERT INTO delivery_attempts (event_id, endpoint_id, attempt, started_at, duration_ms, status_code, error, response_head,
                                       state_after, request_headers)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      )
      UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = $4, state = $9
       WHERE event_id = $1 AND endpoint_id = $2`,
-    [
+    values: [
       record.eventId,
       record.endpointId,
       record.attempt,
@@ -156,7 +159,7 @@ export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Prom
       record.state,
       record.requestHeaders ? JSON.stringify(record.requestHeaders) : null,
     ],
-  );
+  });
 }
 
 export async function markDeliverySkipped(db: Db, eventId: string, endpointId: string, reason: string): Promise<void> {

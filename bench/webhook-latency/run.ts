@@ -49,7 +49,7 @@ const MINIMAL_TASK_QUEUE = 'bench-minimal';
 /** BENCH_PROFILE_DIR=dir: the two workers write V8 CPU profiles there (open in Chrome DevTools). */
 function profileFlags(name: string): string[] {
   const dir = process.env.BENCH_PROFILE_DIR;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(dir, name)}`] : [];
 }
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench/webhook-latency/results');
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
