@@ -2,6 +2,8 @@
 // naming the field, and events for a dispatch whose workflow has already closed.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { carrierEventEffect, insertCarrierEvent } from '../../db/carrier-events.js';
+import { dedupeKey } from '../../domain/state-machine.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { bearer, registrationFor, request, type TestResponse } from './http.js';
 
@@ -70,6 +72,18 @@ describe('POST /v1/dispatches/{id}/events', () => {
     await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T10:00:00+01:00' });
     const res = await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z' });
     expect(res.body).toEqual({ accepted: true, duplicate: true });
+  });
+
+  it('still moves the dispatch on when a retried event was stored by a request that stopped before signalling (an API crash)', async () => {
+    const id = await registered();
+    const event = { status: 'in_transit' as const, occurred_at: '2026-11-02T09:00:00Z', event_id: 'crashed-before-signal' };
+    // What the first request left behind when its process died between the insert and the signal.
+    expect(await insertCarrierEvent(h.pool, id, dedupeKey(event), event)).toBe(true);
+    const res = await postEvent(id, event);
+    expect(res.body).toEqual({ accepted: true, duplicate: true });
+    const status = await statusUntil(id, (r) => r.body.status === 'in_transit');
+    expect(status.body.status).toBe('in_transit');
+    expect(await carrierEventEffect(h.pool, id, dedupeKey(event))).toBe('applied');
   });
 
   it('records the event in carrier_events', async () => {
