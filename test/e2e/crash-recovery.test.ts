@@ -2,7 +2,9 @@
 // worker is a real process and is killed with SIGKILL at the two points where an event is most
 // exposed — during the HTTP attempt, and while the projection write (which stores the webhook event)
 // is in flight. A fresh worker must finish the job: the event delivered, with the same id and body,
-// and nothing created twice.
+// and nothing created twice. Then the database goes away under a running worker (its role refused
+// and its sessions ended, while the API and the other test files keep theirs): the same worker
+// must finish the job once it is back.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -25,14 +27,14 @@ let secret: string;
 const workers: ChildProcess[] = [];
 
 /** Starts the product's worker in its own process, on the harness's task queue. */
-async function startWorker(name: string): Promise<ChildProcess> {
+async function startWorker(name: string, databaseUrl = h.config.DATABASE_URL!): Promise<ChildProcess> {
   // tsx as a loader in the one process (its CLI would fork a child that a SIGKILL does not reach).
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? ROOT,
-      DATABASE_URL: h.config.DATABASE_URL!,
+      DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: h.config.TEMPORAL_ADDRESS!,
       TEMPORAL_TASK_QUEUE: h.taskQueue,
       TEST_WORKFLOW_BUNDLE: requireTestEnv('TEST_WORKFLOW_BUNDLE'),
@@ -165,5 +167,92 @@ describe('a worker killed with SIGKILL loses no webhook event', () => {
     expect(rows).toHaveLength(1);
     const { rows: recorded } = await h.pool.query(`SELECT effect FROM carrier_events WHERE dispatch_id = $1`, [id]);
     expect(recorded).toEqual([{ effect: 'applied' }]);
+  }, 90_000);
+});
+
+describe('the database unreachable from the worker loses no webhook event', () => {
+  // The worker logs in as a role of its own; an outage ends that role's sessions and refuses it new
+  // ones, so every query of the worker fails until the role may log in again.
+  const role = `outage_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  let workerUrl: string;
+  beforeAll(async () => {
+    await h.pool.query(`CREATE ROLE ${role} LOGIN PASSWORD '${role}'`);
+    await h.pool.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+    await h.pool.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+    await h.pool.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+    const url = new URL(h.config.DATABASE_URL!);
+    url.username = role;
+    url.password = role;
+    workerUrl = url.toString();
+  });
+  afterAll(async () => {
+    await h.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, [role]);
+    await h.pool.query(`DROP OWNED BY ${role}`);
+    await h.pool.query(`DROP ROLE ${role}`);
+  });
+
+  async function outage(): Promise<void> {
+    await h.pool.query(`ALTER ROLE ${role} NOLOGIN`);
+    await h.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, [role]);
+  }
+  const recover = () => h.pool.query(`ALTER ROLE ${role} LOGIN`);
+
+  const deliveryOf = async (id: string) =>
+    (
+      await h.pool.query(
+        `SELECT d.state, d.attempts FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+          WHERE ev.dispatch_id = $1 AND ev.type = 'status.updated'`,
+        [id],
+      )
+    ).rows;
+
+  it('before the carrier event: once the database is back, the event is projected once and delivered as attempt 1', async () => {
+    await startWorker(randomId('worker-e'), workerUrl);
+    const id = await register();
+    receiver.respond = () => 200;
+    await outage();
+    try {
+      await postEvent(id, 'in_transit');
+      // Well past the projection write's first retries: still nothing, and nothing lost.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(requestsFor(id)).toHaveLength(0);
+    } finally {
+      await recover();
+    }
+    const [arrived] = await until(() => (requestsFor(id).length >= 1 ? requestsFor(id) : undefined), 'the webhook');
+    expect(JSON.parse(arrived.body.toString('utf8'))).toMatchObject({ event: 'status.updated', data: { id, status: 'in_transit' } });
+    expect(arrived.headers['x-service-delivery-attempt']).toBe('1');
+    expect(await until(async () => ((await deliveryOf(id))[0]?.state === 'delivered' ? deliveryOf(id) : undefined), 'delivered')).toEqual([
+      { state: 'delivered', attempts: 1 },
+    ]);
+    const status = await request(h.baseUrl, `/v1/status/${id}`, { headers: bearer(key) });
+    expect(status.body.status).toBe('in_transit');
+  }, 90_000);
+
+  it('during the HTTP attempt, so that it cannot be recorded: once back, the same event is sent again as attempt 1', async () => {
+    await startWorker(randomId('worker-f'), workerUrl);
+    const id = await register();
+    let releaseHeld!: () => void;
+    const held = new Promise<number>((resolve) => (releaseHeld = () => resolve(200)));
+    receiver.respond = (n) => (requestsFor(id).length === 1 && n === receiver.requests.length ? held : 200);
+    await postEvent(id, 'in_transit');
+    await until(() => requestsFor(id).length === 1, 'the first attempt to arrive');
+    await outage();
+    try {
+      // Answered, but the worker cannot record the attempt: the run fails and Temporal retries it.
+      releaseHeld();
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(await deliveryOf(id)).toEqual([{ state: 'pending', attempts: 0 }]);
+    } finally {
+      await recover();
+    }
+    const [before, after] = await until(() => (requestsFor(id).length >= 2 ? requestsFor(id) : undefined), 'the attempt again');
+    expect(after.headers['x-service-event-id']).toBe(before.headers['x-service-event-id']);
+    expect(after.body.equals(before.body)).toBe(true);
+    expect([before.headers['x-service-delivery-attempt'], after.headers['x-service-delivery-attempt']]).toEqual(['1', '1']);
+    expect(verify(after.body, after.headers['x-service-signature'] as string, secret)).toBe(true);
+    expect(await until(async () => ((await deliveryOf(id))[0]?.state === 'delivered' ? deliveryOf(id) : undefined), 'delivered')).toEqual([
+      { state: 'delivered', attempts: 1 },
+    ]);
   }, 90_000);
 });
