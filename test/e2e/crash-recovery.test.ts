@@ -194,6 +194,11 @@ describe('the database unreachable from the worker loses no webhook event', () =
   async function outage(): Promise<void> {
     await h.pool.query(`ALTER ROLE ${role} NOLOGIN`);
     await h.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, [role]);
+    // pg_terminate_backend only signals: wait until the sessions are really gone.
+    await until(async () => {
+      const { rows } = await h.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1`, [role]);
+      return rows[0].n === 0;
+    }, 'the worker role to have no session left');
   }
   const recover = () => h.pool.query(`ALTER ROLE ${role} LOGIN`);
 
