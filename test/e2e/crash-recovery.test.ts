@@ -16,6 +16,7 @@ import { bearer, registrationFor, request } from '../api/http.js';
 import { randomId, requireTestEnv, startHarness, type Harness } from '../support/harness.js';
 import { whenReady } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WORKER = path.join(ROOT, 'test', 'support', 'worker-process.ts');
@@ -55,16 +56,6 @@ async function kill(worker: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 async function register(): Promise<string> {
   const id = randomUUID();
   const registered = await request(h.baseUrl, '/v1/dispatches', { method: 'POST', headers: bearer(key), body: registrationFor(id) });
@@ -82,6 +73,26 @@ async function postEvent(id: string, status: string) {
 }
 
 const requestsFor = (id: string) => receiver.requests.filter((r) => JSON.parse(r.body.toString('utf8')).data.id === id);
+
+/** Posts an in_transit event and holds its first webhook attempt open; returns once it has arrived, with the means to answer it 200. */
+async function postAndHoldFirstAttempt(id: string): Promise<() => void> {
+  let release!: () => void;
+  const held = new Promise<number>((resolve) => (release = () => resolve(200)));
+  receiver.respond = (n) => (requestsFor(id).length === 1 && n === receiver.requests.length ? held : 200);
+  await postEvent(id, 'in_transit');
+  await until(() => requestsFor(id).length === 1, 'the first attempt to arrive');
+  return release;
+}
+
+/** The state and attempts of the dispatch's status.updated delivery. */
+const deliveryOf = async (id: string) =>
+  (
+    await h.pool.query(
+      `SELECT d.state, d.attempts FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+        WHERE ev.dispatch_id = $1 AND ev.type = 'status.updated'`,
+      [id],
+    )
+  ).rows;
 
 beforeAll(async () => {
   h = await startHarness({ worker: false, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
@@ -106,12 +117,8 @@ describe('a worker killed with SIGKILL loses no webhook event', () => {
   it('during the HTTP attempt: the next worker sends the same event again, with the same id, body and attempt number', async () => {
     const first = await startWorker(randomId('worker-a'));
     const id = await register();
-    let releaseHeld!: () => void;
-    const held = new Promise<number>((resolve) => (releaseHeld = () => resolve(200)));
     // The first request is held open: the worker is killed while it waits for the answer.
-    receiver.respond = (n) => (requestsFor(id).length === 1 && n === receiver.requests.length ? held : 200);
-    await postEvent(id, 'in_transit');
-    await until(() => requestsFor(id).length === 1, 'the first attempt to arrive');
+    const releaseHeld = await postAndHoldFirstAttempt(id);
 
     await kill(first);
     releaseHeld();
@@ -124,11 +131,7 @@ describe('a worker killed with SIGKILL loses no webhook event', () => {
     expect([before.headers['x-service-delivery-attempt'], after.headers['x-service-delivery-attempt']]).toEqual(['1', '1']);
     expect(verify(after.body, after.headers['x-service-signature'] as string, secret)).toBe(true);
     const delivery = await until(async () => {
-      const { rows } = await h.pool.query(
-        `SELECT d.state, d.attempts FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
-          WHERE ev.dispatch_id = $1 AND ev.type = 'status.updated'`,
-        [id],
-      );
+      const rows = await deliveryOf(id);
       return rows[0]?.state === 'delivered' ? rows : undefined;
     }, 'the delivery to be recorded as delivered');
     expect(delivery).toEqual([{ state: 'delivered', attempts: 1 }]);
@@ -202,15 +205,6 @@ describe('the database unreachable from the worker loses no webhook event', () =
   }
   const recover = () => h.pool.query(`ALTER ROLE ${role} LOGIN`);
 
-  const deliveryOf = async (id: string) =>
-    (
-      await h.pool.query(
-        `SELECT d.state, d.attempts FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
-          WHERE ev.dispatch_id = $1 AND ev.type = 'status.updated'`,
-        [id],
-      )
-    ).rows;
-
   it('before the carrier event: once the database is back, the event is projected once and delivered as attempt 1', async () => {
     await startWorker(randomId('worker-e'), workerUrl);
     const id = await register();
@@ -237,11 +231,7 @@ describe('the database unreachable from the worker loses no webhook event', () =
   it('during the HTTP attempt, so that it cannot be recorded: once back, the same event is sent again as attempt 1', async () => {
     await startWorker(randomId('worker-f'), workerUrl);
     const id = await register();
-    let releaseHeld!: () => void;
-    const held = new Promise<number>((resolve) => (releaseHeld = () => resolve(200)));
-    receiver.respond = (n) => (requestsFor(id).length === 1 && n === receiver.requests.length ? held : 200);
-    await postEvent(id, 'in_transit');
-    await until(() => requestsFor(id).length === 1, 'the first attempt to arrive');
+    const releaseHeld = await postAndHoldFirstAttempt(id);
     await outage();
     try {
       // Answered, but the worker cannot record the attempt: the run fails and Temporal retries it.

@@ -19,6 +19,7 @@ import { createWorker } from '../../worker/create-worker.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
 import { randomId, requireTestEnv, testLogger } from '../support/env.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { until } from '../support/until.js';
 import { insertIssuer, registerDispatch, registration, signalCarrierEvent, testPool } from '../support/workflow-env.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'temporal-restart-'));
@@ -35,16 +36,6 @@ let nativeConnection: NativeConnection;
 const taskQueue = randomId('restart');
 
 const startServer = () => startDevServer({ cliPath: requireTestEnv('TEST_TEMPORAL_CLI'), port, dbFilename });
-
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 beforeAll(async () => {
   port = await freePort();
