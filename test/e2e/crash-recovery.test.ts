@@ -16,6 +16,7 @@ import { bearer, registrationFor, request } from '../api/http.js';
 import { randomId, requireTestEnv, startHarness, type Harness } from '../support/harness.js';
 import { whenReady } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { statusUpdatedDeliveries, untilDelivered } from '../support/deliveries.js';
 import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -25,6 +26,7 @@ let h: Harness;
 let receiver: Receiver;
 let key: string;
 let secret: string;
+let issuerId: string;
 const workers: ChildProcess[] = [];
 
 /** Starts the product's worker in its own process, on the harness's task queue. */
@@ -84,20 +86,12 @@ async function postAndHoldFirstAttempt(id: string): Promise<() => void> {
   return release;
 }
 
-/** The state and attempts of the dispatch's status.updated delivery. */
-const deliveryOf = async (id: string) =>
-  (
-    await h.pool.query(
-      `SELECT d.state, d.attempts FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
-        WHERE ev.dispatch_id = $1 AND ev.type = 'status.updated'`,
-      [id],
-    )
-  ).rows;
+const deliveryOf = (id: string) => statusUpdatedDeliveries(h.pool, issuerId, id);
 
 beforeAll(async () => {
   h = await startHarness({ worker: false, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
   receiver = await startReceiver();
-  const issuerId = await h.createIssuer('Crash Test Issuer');
+  issuerId = await h.createIssuer('Crash Test Issuer');
   key = (await h.createKey(issuerId)).key;
   const created = await createWebhookEndpoint(h.pool, { issuerId, url: receiver.url, events: ['status.updated'] });
   if (!created.ok) throw new Error(created.reason);
@@ -130,10 +124,7 @@ describe('a worker killed with SIGKILL loses no webhook event', () => {
     // Attempt 1 never got an answer it could record, so it is attempt 1 again.
     expect([before.headers['x-service-delivery-attempt'], after.headers['x-service-delivery-attempt']]).toEqual(['1', '1']);
     expect(verify(after.body, after.headers['x-service-signature'] as string, secret)).toBe(true);
-    const delivery = await until(async () => {
-      const rows = await deliveryOf(id);
-      return rows[0]?.state === 'delivered' ? rows : undefined;
-    }, 'the delivery to be recorded as delivered');
+    const delivery = await untilDelivered(h.pool, issuerId, id);
     expect(delivery).toEqual([{ state: 'delivered', attempts: 1 }]);
   }, 90_000);
 
@@ -221,9 +212,7 @@ describe('the database unreachable from the worker loses no webhook event', () =
     const [arrived] = await until(() => (requestsFor(id).length >= 1 ? requestsFor(id) : undefined), 'the webhook');
     expect(JSON.parse(arrived.body.toString('utf8'))).toMatchObject({ event: 'status.updated', data: { id, status: 'in_transit' } });
     expect(arrived.headers['x-service-delivery-attempt']).toBe('1');
-    expect(await until(async () => ((await deliveryOf(id))[0]?.state === 'delivered' ? deliveryOf(id) : undefined), 'delivered')).toEqual([
-      { state: 'delivered', attempts: 1 },
-    ]);
+    expect(await untilDelivered(h.pool, issuerId, id)).toEqual([{ state: 'delivered', attempts: 1 }]);
     const status = await request(h.baseUrl, `/v1/status/${id}`, { headers: bearer(key) });
     expect(status.body.status).toBe('in_transit');
   }, 90_000);
@@ -246,8 +235,6 @@ describe('the database unreachable from the worker loses no webhook event', () =
     expect(after.body.equals(before.body)).toBe(true);
     expect([before.headers['x-service-delivery-attempt'], after.headers['x-service-delivery-attempt']]).toEqual(['1', '1']);
     expect(verify(after.body, after.headers['x-service-signature'] as string, secret)).toBe(true);
-    expect(await until(async () => ((await deliveryOf(id))[0]?.state === 'delivered' ? deliveryOf(id) : undefined), 'delivered')).toEqual([
-      { state: 'delivered', attempts: 1 },
-    ]);
+    expect(await untilDelivered(h.pool, issuerId, id)).toEqual([{ state: 'delivered', attempts: 1 }]);
   }, 90_000);
 });

@@ -19,6 +19,7 @@ import { createWorker } from '../../worker/create-worker.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
 import { randomId, requireTestEnv, testLogger } from '../support/env.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { statusUpdatedDeliveries, untilDelivered } from '../support/deliveries.js';
 import { until } from '../support/until.js';
 import { insertIssuer, registerDispatch, registration, signalCarrierEvent, testPool } from '../support/workflow-env.js';
 
@@ -80,14 +81,7 @@ describe('the Temporal server killed while a webhook retry waits in it', () => {
     await signalCarrierEvent(client, reg.id, { status: 'in_transit', occurred_at: '2026-11-21T09:00:00Z', event_id: 'restart-1' });
     await connection.close();
 
-    const attemptOf = async () =>
-      (
-        await pool.query<{ state: string; attempts: number }>(
-          `SELECT d.state, d.attempts FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
-            WHERE ev.dispatch_id = $1 AND ev.type = 'status.updated'`,
-          [reg.id],
-        )
-      ).rows;
+    const attemptOf = () => statusUpdatedDeliveries(pool, issuerId, reg.id);
     // The failed first attempt is recorded; its retry now waits in Temporal.
     await until(async () => ((await attemptOf())[0]?.attempts === 1 ? true : undefined), 'the first attempt to be recorded');
     expect(await attemptOf()).toEqual([{ state: 'pending', attempts: 1 }]);
@@ -103,8 +97,6 @@ describe('the Temporal server killed while a webhook retry waits in it', () => {
     expect(second.body.equals(first.body)).toBe(true);
     expect([first.headers['x-service-delivery-attempt'], second.headers['x-service-delivery-attempt']]).toEqual(['1', '2']);
     expect(verify(second.body, second.headers['x-service-signature'] as string, secret)).toBe(true);
-    expect(await until(async () => ((await attemptOf())[0]?.state === 'delivered' ? attemptOf() : undefined), 'delivered')).toEqual([
-      { state: 'delivered', attempts: 2 },
-    ]);
+    expect(await untilDelivered(pool, issuerId, reg.id)).toEqual([{ state: 'delivered', attempts: 2 }]);
   }, 120_000);
 });
