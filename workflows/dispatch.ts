@@ -23,7 +23,14 @@ import {
 import type { Activities } from '../activities/index.js';
 import type { Prediction } from '../domain/prediction.js';
 import type { StatusRecord } from '../domain/schemas.js';
-import { applyCarrierEvent, initialState, type DispatchState, type EventEffect, type WebhookEventType } from '../domain/state-machine.js';
+import {
+  applyCarrierEvent,
+  applyCarrierEventLegacy,
+  initialState,
+  type DispatchState,
+  type EventEffect,
+  type WebhookEventType,
+} from '../domain/state-machine.js';
 import {
   carrierEventSignal,
   predictionRefreshSignal,
@@ -52,6 +59,12 @@ const { writeProjection, recordCarrierEventEffects } = proxyActivities<Activitie
 const { writeProjection: writeProjectionLocally } = proxyLocalActivities<Activities>(PROJECTION_ACTIVITY_OPTIONS);
 /** Runs recorded before this change wrote the projection as a regular activity; they replay so. */
 const PROJECTION_AS_LOCAL_ACTIVITY = 'projection-as-local-activity';
+/**
+ * Runs recorded before DESIGN.md §6 folded events in arrival order (an event older than the current
+ * status was stale, so a scan dated before registration was lost); they replay so. From this patch
+ * on the status is a function of the set of events.
+ */
+const ORDER_INDEPENDENT_STATUS = 'order-independent-status';
 
 // One activity per (webhook event, endpoint); see delivery-options.ts for its retry policy.
 const { deliverWebhook } = proxyActivities<Activities>(DELIVERY_ACTIVITY_OPTIONS);
@@ -180,7 +193,9 @@ class Dispatch {
     let unrecorded: Array<{ dedupeKey: string; effect: EventEffect }> = [];
     while (this.pending.length > 0) {
       const event = this.pending.shift()!;
-      const transition = applyCarrierEvent(this.state, event);
+      const transition = patched(ORDER_INDEPENDENT_STATUS)
+        ? applyCarrierEvent(this.state, event)
+        : applyCarrierEventLegacy(this.state, event);
       unrecorded.push({ dedupeKey: event.dedupeKey, effect: transition.effect });
       log.info('carrier event', {
         dedupeKey: event.dedupeKey,
@@ -190,8 +205,9 @@ class Dispatch {
         from: this.state.status,
         to: transition.state.status,
       });
+      // Every accepted event joins the set the status is derived from, even one that changes nothing.
+      this.state = transition.state;
       if (transition.effect === 'applied' || transition.effect === 'exception_repeated') {
-        this.state = transition.state;
         await this.project(unrecorded, transition.events);
         unrecorded = [];
       }

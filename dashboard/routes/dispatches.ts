@@ -20,10 +20,12 @@ import { ownedOr404, tenantRoute } from '../tenancy.js';
 const EFFECTS: Record<EventEffect, string> = {
   applied: 'Applied: changed the status',
   exception_repeated: 'New exception (status unchanged)',
-  stale: 'Ignored: older than the current status',
+  stale: 'Counted, no change: older than the latest exception or status',
   after_delivery: 'Ignored: the card was delivered',
-  backward: 'Ignored: would move the card backwards',
+  backward: 'Counted, no change: below the current status',
   unchanged: 'No change: already in this status',
+  workflow_closed: 'Refused (409): the dispatch was closed without delivery',
+  rejected: 'Refused: the service could not apply it (see the operator log)',
 };
 
 // Carrier feeds and webhook attempts are seconds apart: the minute of render.ts `time` is too coarse.
