@@ -98,6 +98,8 @@ const EXCEPTION_BUSINESS_DAYS: Readonly<Record<ExceptionReason, TransitRange>> =
   lost: [3, 7],
   returned: [3, 7],
   other: [3, 5],
+  // The service's own reason: long overdue, as good as lost until the carrier says otherwise.
+  overdue: [3, 7],
 };
 
 /** Deliveries to a postal code needed before a window earns Medium, then High confidence. */

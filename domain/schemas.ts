@@ -2,6 +2,7 @@
 // events and error body (DESIGN.md §3). Types are inferred from these; the OpenAPI document is
 // generated from them, so the code, the docs and the webhook consumer kit cannot drift apart.
 import { z } from 'zod';
+import { DISPATCH_DATE_RULE, OCCURRED_AT_RULE } from './input-bounds.js';
 
 export const DISPATCH_STATUSES = ['dispatched', 'in_transit', 'out_for_delivery', 'delivered', 'exception'] as const;
 export const dispatchStatus = z.enum(DISPATCH_STATUSES).meta({ id: 'DispatchStatus' });
@@ -17,14 +18,25 @@ export type RecommendedAction = z.infer<typeof recommendedAction>;
 
 export const EXCEPTION_REASONS = ['failed_attempt', 'postal_delay', 'address_issue', 'damaged', 'lost', 'returned', 'other'] as const;
 export const exceptionReason = z.enum(EXCEPTION_REASONS);
-export type ExceptionReason = z.infer<typeof exceptionReason>;
+/** Reasons the service decides itself (DESIGN §6 "Overdue cards"); a carrier cannot send them. */
+export const SERVICE_EXCEPTION_REASONS = ['overdue'] as const;
+/** Every reason a dispatch in exception can hold: the carrier's (`carrierEventBody.reason`) and the service's. */
+export type ExceptionReason = z.infer<typeof exceptionReason> | (typeof SERVICE_EXCEPTION_REASONS)[number];
+
+// Patterns here are also the OpenAPI document's (api/openapi.ts), read by generated clients and by
+// validators in other languages: they use neither flags nor \d, \s or \w (whose meaning differs
+// between regex engines), so every engine accepts exactly what the server accepts.
 
 /** A UUID of version 4 (RFC 9562 variant), any letter case. */
-export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+export const UUID_V4 = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 export const uuidV4 = z.string().regex(UUID_V4, 'must be a UUID v4');
 
-/** ISO 8601 timestamp with a time zone (Z or ±hh:mm). */
-export const isoTimestamp = z.iso.datetime({ offset: true });
+const ZOD_DATETIME = z.iso.datetime({ offset: true });
+/**
+ * ISO 8601 (RFC 3339) timestamp with a time zone: Z or any ±hh:mm offset up to ±23:59, which the
+ * service turns into UTC before anything else sees it (Postgres itself takes no offset beyond ±15:59).
+ */
+export const isoTimestamp = ZOD_DATETIME.meta({ override: { pattern: ZOD_DATETIME.def.checks?.length ? undefined : undefined } });
 /** ISO 8601 calendar date without time, e.g. 2026-11-24. */
 export const isoDate = z.iso.date();
 

@@ -9,7 +9,7 @@ import { describe, it, expect } from '@jest/globals';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderSuggestion, SUPPORTED_LOCALES } from '../../domain/messages.js';
-import { CONFIDENCE_LEVELS, DISPATCH_STATUSES, EXCEPTION_REASONS } from '../../domain/schemas.js';
+import { CONFIDENCE_LEVELS, DISPATCH_STATUSES, EXCEPTION_REASONS, SERVICE_EXCEPTION_REASONS } from '../../domain/schemas.js';
 
 /** The window shapes a message can take; the last one shows "1st" forms and Italian elision. */
 const WINDOWS = [
@@ -29,7 +29,7 @@ function tableFor(language: string): string {
     'Windows: ' + WINDOWS.map(({ label }, index) => `(${index + 1}) ${label}`).join('; ') + '.',
   ];
   for (const status of DISPATCH_STATUSES) {
-    for (const reason of status === 'exception' ? EXCEPTION_REASONS : [undefined]) {
+    for (const reason of status === 'exception' ? [...EXCEPTION_REASONS, ...SERVICE_EXCEPTION_REASONS] : [undefined]) {
       for (const confidence of CONFIDENCE_LEVELS) {
         lines.push('', `## ${status}${reason ? ` · ${reason}` : ''} · ${confidence}`, '');
         const texts = WINDOWS.map(

@@ -3,7 +3,10 @@
 // which language is chosen is tested in locale.test.ts.
 import { describe, it, expect } from '@jest/globals';
 import { renderSuggestion, SUPPORTED_LOCALES, type SuggestionInput } from '../../domain/messages.js';
-import { CONFIDENCE_LEVELS, DISPATCH_STATUSES, EXCEPTION_REASONS } from '../../domain/schemas.js';
+import { CONFIDENCE_LEVELS, DISPATCH_STATUSES, EXCEPTION_REASONS, SERVICE_EXCEPTION_REASONS } from '../../domain/schemas.js';
+
+/** Every reason a dispatch in exception can hold: the carrier's and the service's own (`overdue`). */
+const ALL_EXCEPTION_REASONS = [...EXCEPTION_REASONS, ...SERVICE_EXCEPTION_REASONS];
 
 const NOV_24_TO_26 = { min: '2026-11-24', max: '2026-11-26' };
 
@@ -151,17 +154,48 @@ describe('exception wording', () => {
 
   it('has a distinct message for every reason in every language', () => {
     for (const requestedLocale of SUPPORTED_LOCALES) {
-      const messages = EXCEPTION_REASONS.map((exceptionReason) => message({ ...exception, exceptionReason, requestedLocale }));
-      expect(new Set(messages).size).toBe(EXCEPTION_REASONS.length);
+      const messages = ALL_EXCEPTION_REASONS.map((exceptionReason) => message({ ...exception, exceptionReason, requestedLocale }));
+      expect(new Set(messages).size).toBe(ALL_EXCEPTION_REASONS.length);
     }
   });
 
   it('asks to contact support for every reason in every language', () => {
     for (const requestedLocale of SUPPORTED_LOCALES) {
-      for (const exceptionReason of EXCEPTION_REASONS) {
+      for (const exceptionReason of ALL_EXCEPTION_REASONS) {
         expect(message({ ...exception, exceptionReason, requestedLocale })).toContain(CONTACT_SUPPORT[requestedLocale]);
       }
     }
+  });
+
+  // The service's own reason (DESIGN §6 "Overdue cards"): no carrier said what happened, so the
+  // message says only that the card is late beyond its window, in every language.
+  it.each([
+    ['en', 'Your card has not arrived within the expected time. Please contact support to check on it or have it replaced.'],
+    ['fr', 'Votre carte n’est pas arrivée dans les délais prévus. Contactez le service client pour faire le point ou la faire remplacer.'],
+    [
+      'de',
+      'Ihre Karte ist nicht im erwarteten Zeitraum angekommen. Bitte wenden Sie sich an den Kundenservice, um nachzuforschen oder eine Ersatzkarte zu erhalten.',
+    ],
+    [
+      'es',
+      'Tu tarjeta no ha llegado en el plazo previsto. Ponte en contacto con atención al cliente para comprobar qué ha pasado o pedir una tarjeta nueva.',
+    ],
+    [
+      'it',
+      'La tua carta non è arrivata nei tempi previsti. Contatta il servizio clienti per verificare la spedizione o richiederne una nuova.',
+    ],
+    [
+      'nl',
+      'Je kaart is niet binnen de verwachte tijd aangekomen. Neem contact op met de klantenservice om dit na te gaan of een nieuwe kaart aan te vragen.',
+    ],
+    ['pt', 'O seu cartão não chegou dentro do prazo previsto. Contacte o apoio ao cliente para verificar o envio ou pedir um cartão novo.'],
+    ['pl', 'Twoja karta nie dotarła w przewidywanym terminie. Skontaktuj się z obsługą klienta, aby to sprawdzić lub zamówić nową kartę.'],
+    ['sv', 'Ditt kort har inte kommit fram inom den förväntade tiden. Kontakta kundtjänst för att undersöka saken eller få ett nytt kort.'],
+    ['da', 'Dit kort er ikke nået frem inden for den forventede tid. Kontakt kundeservice for at undersøge sagen eller få et nyt kort.'],
+  ] as const)('says in %s that an overdue card has not arrived in time and asks to contact support', (requestedLocale, expected) => {
+    const rendered = render({ ...exception, exceptionReason: 'overdue', requestedLocale });
+    expect(rendered.recommended_message).toBe(expected);
+    expect(rendered.recommended_action).toBe('ContactSupport');
   });
 
   it('uses the generic exception message when the reason is unknown', () => {
@@ -251,7 +285,7 @@ describe('every message', () => {
   const cases = SUPPORTED_LOCALES.flatMap((requestedLocale) =>
     DISPATCH_STATUSES.flatMap((status) =>
       CONFIDENCE_LEVELS.flatMap((confidence) =>
-        (status === 'exception' ? EXCEPTION_REASONS : [undefined]).map((exceptionReason) => ({
+        (status === 'exception' ? ALL_EXCEPTION_REASONS : [undefined]).map((exceptionReason) => ({
           requestedLocale,
           status,
           confidence,
