@@ -5,7 +5,8 @@
 // How a window is made for a card on its way (dispatched, in transit):
 // 1. Levels: the destination's postal code, its postal prefix (postalPrefixOf) and its country, each
 //    with a histogram of transit times in business days of the country. A country with fewer than
-//    MIN_COUNTRY_HISTORY deliveries has no usable history: the foundation's default table answers.
+//    MIN_COUNTRY_HISTORY deliveries has no usable history: the foundation's default table answers,
+//    moved by a declared delay like any other window (step 5).
 // 2. Shrinkage: the predictive distribution is Bayesian, a Dirichlet prior centred on the parent level
 //    with the weight of κ deliveries: p_prefix = (h_prefix + κ_p·p_country) / (n_prefix + κ_p),
 //    p_code = (h_code + κ_c·p_prefix) / (n_code + κ_c). κ is estimated from the country's own data
@@ -27,10 +28,11 @@
 // 5. Conditions: a slowdown (recent median transit of the most specific area with enough recent
 //    deliveries above its long-run median, confirmed by a sign test: slowdownDays) moves the window
 //    later; an operator-declared delay of N days moves it N later and, since N is an estimate,
-//    widens each end by ⌈N·DECLARED_DELAY_UNCERTAINTY⌉.
+//    widens each end by ⌈N·DECLARED_DELAY_UNCERTAINTY⌉, whether the window comes from history or from
+//    the default table (DESIGN.md §6 "Conditions without history").
 // 6. Status narrowing (delivered, out for delivery, exception) is the foundation's, unchanged.
 import { addBusinessDays, businessDayOnOrAfter, laterDate, utcDateOf } from './calendar.js';
-import { notInThePast, predict, type Prediction, type PredictionInput } from './prediction.js';
+import { LOW_CONFIDENCE_EXTRA_DAYS, notInThePast, predict, transitRangeFor, type Prediction, type PredictionInput } from './prediction.js';
 import type { ConfidenceLevel } from './schemas.js';
 import {
   addNormalNoise,
@@ -269,33 +271,48 @@ export function operatorDelayDays(delays: readonly OperatorDelay[], postalPrefix
 
 /**
  * The prediction for a dispatch from its destination's transit statistics; the foundation's table
- * when the country has too little history. Same input and output as domain/prediction.ts `predict`.
+ * when the country has too little history, moved by a declared delay all the same. Same input and
+ * output as domain/prediction.ts `predict`.
  */
 export function predictFromHistory(input: PredictionInput, stats: TransitStatistics | null): Prediction {
   const country = input.destination.country_code.toUpperCase();
   const foundation = predict(input);
   const countryHistory = stats ? total(stats.country.fit) + total(stats.country.calibration) : 0;
-  if (!stats || countryHistory < MIN_COUNTRY_HISTORY || total(stats.country.fit) === 0) return foundation;
+  const hasHistory = stats !== null && countryHistory >= MIN_COUNTRY_HISTORY && total(stats.country.fit) > 0;
+  const declared = stats ? operatorDelayDays(stats.operatorDelays, postalPrefixOf(input.destination.postal_code, country), input.today) : 0; // prettier-ignore
+  if (!hasHistory && declared === 0) return foundation;
+  // Without history the window is the foundation's (its table, Low), with no slowdown to read.
+  const transit = hasHistory ? { ...transitDays(stats), slowdown: slowdownDays(stats) } : { ...defaultTransitDays(country), slowdown: 0 };
   switch (input.state.status) {
     case 'delivered':
     case 'out_for_delivery':
       return foundation;
     case 'exception': {
-      // The foundation's exception window, never ending before the history says the card could arrive.
-      const inTransit = inTransitPrediction(input, stats, country);
+      // The foundation's exception window, never ending before the card could arrive in transit.
+      const inTransit = inTransitPrediction(input, transit, declared, country);
       return { window: { min: foundation.window.min, max: laterDate(foundation.window.max, inTransit.window.max) }, confidence: 'Low' };
     }
     case 'dispatched':
     case 'in_transit':
-      return inTransitPrediction(input, stats, country);
+      return inTransitPrediction(input, transit, declared, country);
   }
 }
 
-function inTransitPrediction(input: PredictionInput, stats: TransitStatistics, country: string): Prediction {
-  const { days, confidence } = transitDays(stats);
-  const prefix = postalPrefixOf(input.destination.postal_code, country);
-  const declared = operatorDelayDays(stats.operatorDelays, prefix, input.today);
-  const shift = slowdownDays(stats) + declared;
+/** The foundation's window in business days (its table, widened as a Low window), for a country without usable history. */
+function defaultTransitDays(country: string): { days: [number, number]; confidence: ConfidenceLevel } {
+  const [min, max] = transitRangeFor(country);
+  return { days: [min, max + LOW_CONFIDENCE_EXTRA_DAYS], confidence: 'Low' };
+}
+
+/** The window from the dispatch date: the transit days, moved by the slowdown and the declared delay (step 5). */
+function inTransitPrediction(
+  input: PredictionInput,
+  transit: { days: [number, number]; confidence: ConfidenceLevel; slowdown: number },
+  declared: number,
+  country: string,
+): Prediction {
+  const { days, confidence } = transit;
+  const shift = transit.slowdown + declared;
   const spread = Math.ceil(declared * DECLARED_DELAY_UNCERTAINTY);
   const start = businessDayOnOrAfter(utcDateOf(input.dispatchDate), country);
   const window = {

@@ -495,6 +495,38 @@ describe('carrier conditions', () => {
   });
 });
 
+describe('carrier conditions without history (the default table)', () => {
+  const noHistory = (operatorDelays: TransitStatistics['operatorDelays'] = []) =>
+    stats({ postalCode: level([]), postalPrefix: level([]), country: level([]), operatorDelays });
+
+  it('moves the default table’s window by a declared delay, widened by a third of it each side, as a history window is', () => {
+    // FR's table says 2–4 business days, a Low window 2 more at the late end: 2–6.
+    expect(windowDays(predictFromHistory(input(), noHistory()))).toEqual([2, 6]);
+    expect(windowDays(predictFromHistory(input(), noHistory([{ postalPrefix: null, delayDays: 3, until: null }])))).toEqual([2 + 3 - 1, 6 + 3 + 1]); // prettier-ignore
+    expect(predictFromHistory(input(), noHistory([{ postalPrefix: null, delayDays: 3, until: null }])).confidence).toBe('Low');
+  });
+
+  it('applies a prefix delay without history only to that prefix, and not after its end date', () => {
+    expect(predictFromHistory(input(), noHistory([{ postalPrefix: '69', delayDays: 3, until: null }]))).toEqual(predict(input()));
+    expect(windowDays(predictFromHistory(input(), noHistory([{ postalPrefix: '75', delayDays: 2, until: null }])))).toEqual([2 + 2 - 1, 6 + 2 + 1]); // prettier-ignore
+    const ended = noHistory([{ postalPrefix: null, delayDays: 3, until: '2026-11-19' }]);
+    expect(predictFromHistory(input(), ended)).toEqual(predict(input()));
+  });
+
+  it('moves the default table’s window when the country has too little history to replace it', () => {
+    const sparse = stats({ postalCode: level([]), postalPrefix: level([]), country: level(repeat(3, 29)), operatorDelays: [{ postalPrefix: null, delayDays: 3, until: null }] }); // prettier-ignore
+    expect(windowDays(predictFromHistory(input(), sparse))).toEqual([4, 10]);
+  });
+
+  it('never lets an exception window end before the delayed default window', () => {
+    const delayed = noHistory([{ postalPrefix: null, delayDays: 6, until: null }]);
+    const inTransit = predictFromHistory(input(), delayed);
+    const exception = predictFromHistory(input({ status: 'exception', exceptionReason: 'failed_attempt' }), delayed);
+    expect(exception.window.max >= inTransit.window.max).toBe(true);
+    expect(exception.window.max > predict(input({ status: 'exception', exceptionReason: 'failed_attempt' })).window.max).toBe(true);
+  });
+});
+
 describe('status narrowing (the foundation’s rules)', () => {
   it('is the delivery date once delivered', () => {
     const delivered = predictFromHistory(input({ status: 'delivered', statusSince: '2026-11-24T15:00:00.000Z' }, '2026-11-25'), stats());
