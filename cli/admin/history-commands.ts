@@ -1,16 +1,18 @@
 // `history import FILE.csv`: loads past deliveries into the transit history the prediction model
 // learns from (DESIGN.md "Predictions"). The file (header `postal_code,country_code,dispatch_date,
 // delivered_date`) is streamed through csv-parse and into one COPY, so its size does not matter;
-// each row's transit is counted in business days of its destination country. A bad row is reported
-// by its line number on stderr and skipped; every other row is imported.
+// each row's transit is counted in business days of its destination country. The dates are ISO 8601
+// dates or timestamps (the API's own format), a timestamp counting as its UTC calendar date as the
+// service's own deliveries do. A refused row is reported by its line number and reason on stderr;
+// every other row is imported, and the command exits non-zero unless --allow-errors (DESIGN.md §6).
 import { MultiBar, Presets } from 'cli-progress';
 import { parse } from 'csv-parse';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { copyTransitHistory, type TransitRecord } from '../../db/history.js';
-import { businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
-import { countryCode, isoDate } from '../../domain/schemas.js';
+import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../../domain/calendar.js';
+import { countryCode, isoDate, isoTimestamp } from '../../domain/schemas.js';
 import { CliError, output, withDatabase } from './context.js';
 
 const HEADER = ['postal_code', 'country_code', 'dispatch_date', 'delivered_date'] as const;
@@ -33,16 +35,35 @@ function checkCountry(code: string): string | null {
   return knownCountries.get(code) ?? null;
 }
 
+/**
+ * Calendar days from dispatch to delivery beyond which a row is refused: no card is still on its way
+ * after four months, so such a row is a typing error or a lost card found again, not a transit time
+ * (and counting business days across centuries would stall the import).
+ */
+export const MAX_TRANSIT_CALENDAR_DAYS = 120;
+
+/** A YYYY-MM-DD date as given, or the UTC calendar date of an ISO 8601 timestamp; null for anything else. */
+function calendarDateOf(value: string): string | null {
+  if (isoDate.safeParse(value).success) return value;
+  return isoTimestamp.safeParse(value).success ? utcDateOf(value) : null;
+}
+
 /** The row as a transit record, or why it cannot be one. */
 export function toTransitRecord(record: CsvRecord): TransitRecord | { reason: string } {
   for (const field of HEADER) if (!record[field]) return { reason: `missing ${field}` };
-  const { postal_code: postalCode, dispatch_date: dispatchDate, delivered_date: deliveredDate } = record as Required<CsvRecord>;
+  const { postal_code: postalCode } = record as Required<CsvRecord>;
   const country = checkCountry(record.country_code as string);
   if (!country) return { reason: `unknown country_code "${record.country_code}"` };
   if (postalCode.length > 16) return { reason: 'postal_code longer than 16 characters' };
-  if (!isoDate.safeParse(dispatchDate).success) return { reason: `dispatch_date "${dispatchDate}" is not a YYYY-MM-DD date` };
-  if (!isoDate.safeParse(deliveredDate).success) return { reason: `delivered_date "${deliveredDate}" is not a YYYY-MM-DD date` };
-  if (deliveredDate < dispatchDate) return { reason: `delivered_date ${deliveredDate} is before dispatch_date ${dispatchDate}` };
+  const dispatchDate = calendarDateOf(record.dispatch_date as string);
+  if (!dispatchDate) return { reason: `dispatch_date "${record.dispatch_date}" is not an ISO 8601 date or timestamp` };
+  const deliveredDate = calendarDateOf(record.delivered_date as string);
+  if (!deliveredDate) return { reason: `delivered_date "${record.delivered_date}" is not an ISO 8601 date or timestamp` };
+  if (deliveredDate < dispatchDate)
+    return { reason: `delivered_date ${deliveredDate} is before dispatch_date ${dispatchDate} (UTC dates)` };
+  const calendarDays = (Date.parse(deliveredDate) - Date.parse(dispatchDate)) / 86_400_000;
+  if (calendarDays > MAX_TRANSIT_CALENDAR_DAYS)
+    return { reason: `transit of ${calendarDays} days is implausible (more than ${MAX_TRANSIT_CALENDAR_DAYS})` };
   // Counted like a prediction: from the first business day on or after dispatch (mail handed over
   // on a Saturday starts moving on Monday), in the destination country's business days.
   const businessDays = businessDaysBetween(businessDayOnOrAfter(dispatchDate, country), deliveredDate, country);
@@ -112,13 +133,22 @@ export function registerHistoryCommands(program: Command): void {
   history
     .command('import')
     .description('import past deliveries from a CSV file (postal_code,country_code,dispatch_date,delivered_date)')
-    .argument('<file>', 'CSV file with a header row')
-    .action(async (file: string, _raw: unknown, command: Command) => {
+    .argument('<file>', 'CSV file with a header row; dates as YYYY-MM-DD or ISO 8601 timestamps')
+    .option('--allow-errors', 'exit 0 even when rows were refused (they are still listed)')
+    .action(async (file: string, options: { allowErrors?: boolean }, command: Command) => {
       const summary = await importFile(file);
       output(command, summary, () =>
         summary.skipped === 0
           ? `Imported ${summary.imported} deliveries from ${file}`
           : `Imported ${summary.imported} deliveries from ${file}; skipped ${summary.skipped} bad rows (listed above by line number)`,
       );
+      // The summary is printed either way; a partial import is a failure unless the operator accepts it.
+      if (summary.skipped > 0 && !options.allowErrors) {
+        const rows = (n: number) => `${n} ${n === 1 ? 'row' : 'rows'}`;
+        process.stderr.write(
+          `error: ${rows(summary.skipped)} refused (listed above by line number); the ${summary.imported} valid ${summary.imported === 1 ? 'row was' : 'rows were'} imported. Fix them, or pass --allow-errors to accept a partial import\n`,
+        );
+        process.exitCode = 1;
+      }
     });
 }

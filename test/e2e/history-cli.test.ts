@@ -57,7 +57,7 @@ describe('history import', () => {
     ]);
   });
 
-  it('reports bad rows by line number on stderr, skips them and imports the rest', async () => {
+  it('reports refused rows by line number and reason, imports the rest, and exits non-zero', async () => {
     const file = csv('bad.csv', [
       'postal_code,country_code,dispatch_date,delivered_date',
       '1010,AT,2026-03-02,2026-03-04',
@@ -67,20 +67,78 @@ describe('history import', () => {
       '1050,AT,2026-03-02',
       ',AT,2026-03-02,2026-03-04',
       '1060,AT,2026-03-03,2026-03-05',
+      '1070,AT,2026-03-02T10:00:00Z,2026-03-02T01:00:00+02:00',
+      '1080,AT,2025-01-02,2026-03-04',
+      '1090,AT,2026-03-02T25:00:00Z,2026-03-04',
     ]);
     const result = await runCli(['history', 'import', file, '--json']);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(1);
     const summary = JSON.parse(result.stdout) as { imported: number; skipped: number; errors: Array<{ line: number; reason: string }> };
-    expect(summary).toMatchObject({ imported: 2, skipped: 5 });
-    expect(summary.errors.map((e) => e.line)).toEqual([3, 4, 5, 6, 7]);
+    expect(summary).toMatchObject({ imported: 2, skipped: 8 });
+    expect(summary.errors.map((e) => e.line)).toEqual([3, 4, 5, 6, 7, 9, 10, 11]);
     expect(summary.errors[0].reason).toMatch(/unknown country_code "XX"/);
-    expect(summary.errors[1].reason).toMatch(/dispatch_date "2026-02-30" is not a YYYY-MM-DD date/);
-    expect(summary.errors[2].reason).toMatch(/before dispatch_date/);
+    expect(summary.errors[1].reason).toMatch(/dispatch_date "2026-02-30" is not an ISO 8601 date or timestamp/);
+    expect(summary.errors[2].reason).toMatch(/delivered_date 2026-03-04 is before dispatch_date 2026-03-05/);
     expect(summary.errors[3].reason).toMatch(/missing delivered_date/);
     expect(summary.errors[4].reason).toMatch(/missing postal_code/);
-    for (const line of [3, 4, 5, 6, 7]) expect(result.stderr).toMatch(new RegExp(`^line ${line}: .*skipped$`, 'm'));
+    // A timestamp counts by its UTC date: 01:00 at +02:00 on 2 March is 23:00 UTC on 1 March.
+    expect(summary.errors[5]).toEqual({ line: 9, reason: 'delivered_date 2026-03-01 is before dispatch_date 2026-03-02 (UTC dates)' });
+    expect(summary.errors[6].reason).toMatch(/transit of 426 days is implausible \(more than 120\)/);
+    expect(summary.errors[7].reason).toMatch(/dispatch_date "2026-03-02T25:00:00Z" is not an ISO 8601 date or timestamp/);
+    for (const line of [3, 4, 5, 6, 7, 9, 10, 11]) expect(result.stderr).toMatch(new RegExp(`^line ${line}: .*skipped$`, 'm'));
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(
+      'error: 8 rows refused (listed above by line number); the 2 valid rows were imported. Fix them, or pass --allow-errors to accept a partial import',
+    );
     expect((await rowsFor('AT')).map((r) => r.postal_code)).toEqual(['1010', '1060']);
   });
+
+  it('exits 0 with --allow-errors when rows were refused, still listing them', async () => {
+    const file = csv('allow.csv', ['postal_code,country_code,dispatch_date,delivered_date', '11000,RS,2026-03-02,2026-03-04', '11000,RS,2026-03-05,2026-03-04']); // prettier-ignore
+    const result = await runCli(['history', 'import', file, '--allow-errors', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ imported: 1, skipped: 1, errors: [{ line: 3 }] });
+    expect(result.stderr).toMatch(/^line 3: .*skipped$/m);
+  });
+
+  it('imports ISO 8601 timestamps (the API’s format) in both date columns, each as its UTC calendar date', async () => {
+    const file = csv('timestamps.csv', [
+      'postal_code,country_code,dispatch_date,delivered_date',
+      '111 22,SE,2026-03-02T09:15:00Z,2026-03-04T16:40:00Z',
+      // 00:30 at +02:00 on Tuesday 3 March is Monday 2 March in UTC; 23:10 at -05:00 on Wednesday 4
+      // is Thursday 5 in UTC: three business days.
+      '111 22,SE,2026-03-03T00:30:00.123+02:00,2026-03-04T23:10:00-05:00',
+      '111 22,SE,2026-03-02,2026-03-04T08:00:00.5+01:00',
+    ]);
+    const result = await runCli(['history', 'import', file, '--json']);
+    expect(JSON.parse(result.stdout)).toEqual({ imported: 3, skipped: 0, errors: [] });
+    expect(result.code).toBe(0);
+    const { rows } = await pool.query<{ dispatch: string; delivered: string; business_days: number }>(
+      "SELECT dispatch_date::text AS dispatch, delivered_date::text AS delivered, business_days FROM transit_history WHERE country_code = 'SE' ORDER BY id",
+    );
+    expect(rows).toEqual([
+      { dispatch: '2026-03-02', delivered: '2026-03-04', business_days: 2 },
+      { dispatch: '2026-03-02', delivered: '2026-03-05', business_days: 3 },
+      { dispatch: '2026-03-02', delivered: '2026-03-04', business_days: 2 },
+    ]);
+  });
+
+  it('imports every row of a 20,000-row file in timestamp format', async () => {
+    const lines = ['postal_code,country_code,dispatch_date,delivered_date'];
+    const start = Date.UTC(2025, 0, 6, 7, 45, 12, 345);
+    for (let i = 0; i < 20_000; i += 1) {
+      const dispatched = start + (i % 500) * 86_400_000 + (i % 7) * 3_600_000;
+      const delivered = dispatched + (1 + (i % 5)) * 86_400_000;
+      const offset = i % 2 === 0 ? 'Z' : '+02:00';
+      const stamp = (ms: number) => (offset === 'Z' ? new Date(ms).toISOString() : `${new Date(ms + 7_200_000).toISOString().slice(0, -1)}+02:00`); // prettier-ignore
+      lines.push(`${110 + (i % 90)} 00,CZ,${stamp(dispatched)},${stamp(delivered)}`);
+    }
+    const result = await runCli(['history', 'import', csv('timestamps-large.csv', lines), '--json'], 120_000);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ imported: 20_000, skipped: 0, errors: [] });
+    const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM transit_history WHERE country_code = 'CZ'");
+    expect(rows[0].n).toBe(20_000);
+  }, 180_000);
 
   it('refuses a file whose first line is not the header, importing nothing', async () => {
     const file = csv('noheader.csv', ['7000,CH,2026-03-02,2026-03-04']);
