@@ -1,0 +1,71 @@
+// DESIGN.md §6 "Conditions without history", end to end: on a database with no transit history at
+// all (created and migrated for this file), an operator's `conditions set` (the CLI as a subprocess)
+// moves the window of the next registration through the API (real worker, Temporal, Postgres), as
+// it would a window learnt from history.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { migrate } from '../../db/migrate.js';
+import { createPool, type Pool } from '../../db/pool.js';
+import { addBusinessDays, businessDayOnOrAfter } from '../../domain/calendar.js';
+import { bearer, request } from '../api/http.js';
+import { runCli } from '../support/cli.js';
+import { requireTestEnv } from '../support/env.js';
+import { startHarness, type Harness } from '../support/harness.js';
+
+const DATABASE = `cds_conditions_${randomUUID().slice(0, 8)}`;
+let admin: Pool;
+let databaseUrl: string;
+let h: Harness;
+let key: string;
+
+beforeAll(async () => {
+  admin = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 1, applicationName: 'test-conditions-without-history' });
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
+  url.pathname = `/${DATABASE}`;
+  databaseUrl = url.toString();
+  await migrate(databaseUrl);
+  h = await startHarness({ env: { DATABASE_URL: databaseUrl } });
+  key = (await h.createKey(await h.createIssuer('Conditions Issuer'))).key;
+}, 60_000);
+
+afterAll(async () => {
+  await h?.stop();
+  await admin?.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin?.end();
+});
+
+async function registeredWindow(postalCode: string): Promise<{ min: string; max: string }> {
+  const res = await request(h.baseUrl, '/v1/dispatches', {
+    headers: bearer(key),
+    body: { id: randomUUID(), destination: { postal_code: postalCode, country_code: 'FR' } },
+  });
+  expect(res.status).toBe(201);
+  return res.body.prediction.delivery_window as { min: string; max: string };
+}
+
+/** The window the default table gives a dispatch registered today: `days` business days after its first business day. */
+function windowOf(days: [number, number]): { min: string; max: string } {
+  const start = businessDayOnOrAfter(new Date().toISOString().slice(0, 10), 'FR');
+  return { min: addBusinessDays(start, days[0], 'FR'), max: addBusinessDays(start, days[1], 'FR') };
+}
+
+describe('a declared delay on a database without history', () => {
+  it('moves the default table’s window of its country by the delay, widened by a third of it each side', async () => {
+    const { rows } = await h.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM transit_history');
+    expect(rows[0].n).toBe(0);
+    // FR's default table: 2–4 business days, 2 more at the late end for a Low window.
+    expect(await registeredWindow('75011')).toEqual(windowOf([2, 6]));
+    const set = await runCli(['conditions', 'set', '--country', 'FR', '--delay-days', '3', '--json'], { DATABASE_URL: databaseUrl });
+    expect(set.code).toBe(0);
+    expect(await registeredWindow('75011')).toEqual(windowOf([2 + 3 - 1, 6 + 3 + 1]));
+  }, 60_000);
+
+  it('moves only the windows of the postal prefix a delay names', async () => {
+    const set = await runCli(['conditions', 'set', '--country', 'FR', '--postal-prefix', '13', '--delay-days', '6', '--json'], { DATABASE_URL: databaseUrl }); // prettier-ignore
+    expect(set.code).toBe(0);
+    // Marseille gets the worse of the country's 3 days and its prefix's 6; Paris keeps the country's 3.
+    expect(await registeredWindow('13001')).toEqual(windowOf([2 + 6 - 2, 6 + 6 + 2]));
+    expect(await registeredWindow('75011')).toEqual(windowOf([2 + 3 - 1, 6 + 3 + 1]));
+  }, 60_000);
+});
