@@ -116,6 +116,7 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date;
         dispatchId: reg.id,
         issuerId: reg.issuerId,
         mode: reg.mode,
+        version: input.version,
         events: types.map((type) => ({ type, timestamp, data: record, idempotencyKey: `${reg.id}:${input.version}:${type}` })),
       });
       log.info('projection written', { dispatchId: reg.id, version: input.version, status: state.status, written, webhookEvents: types });

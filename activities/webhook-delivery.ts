@@ -11,9 +11,20 @@
 // Temporal's policy and sends the same number again, so the spec's 1..6 and its schedule count
 // HTTP attempts only. The workflow's retry policy must therefore be unlimited, with a
 // startToCloseTimeout comfortably above WEBHOOK_TIMEOUT_MS (it is also how fast a crash is noticed).
+//
+// One driver per pending delivery (DESIGN.md §6): each run first claims the delivery
+// (db/webhooks.ts claimDelivery) as `<workflowId>/<activityId>`, or as the replay's token when a
+// redelivery workflow passes one. A run that finds the delivery driven by someone else (a replay
+// took over its waiting retry, or the reconciler re-drove it) returns `superseded` without sending,
+// so the dispatch workflow completes. The reconciler (reconcileOrphanedDeliveries, below, run by a
+// Temporal Schedule) re-drives pending deliveries whose driver is overdue: see README "Webhooks".
+import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
-import { loadDelivery, markDeliverySkipped, recordDeliveryAttempt } from '../db/webhooks.js';
+import { addReplayProgress, failReplay, loadReplayPage, type ReplayCursor, type ReplayFilterInput } from '../db/webhook-replay.js';
+import { claimDelivery, claimOrphanedDeliveries, markDeliverySkipped, recordDeliveryAttempt } from '../db/webhooks.js';
+import { REDELIVERY_WORKFLOW_TYPE, type RedeliveryInput } from '../workflows/definitions.js';
 import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';
 import { checkWebhookUrl, postToCheckedAddress } from '../platform/ssrf-guard.js';
@@ -21,10 +32,18 @@ import { checkWebhookUrl, postToCheckedAddress } from '../platform/ssrf-guard.js
 export interface DeliverWebhookInput {
   eventId: string;
   endpointId: string;
+  /**
+   * A redelivery's token. With `takeOver` (a replay) the run takes the delivery from any other
+   * driver; without it (the reconciler, which claimed the delivery already) it drives only a
+   * delivery nobody else holds. Absent: the run's own identity, `<workflowId>/<activityId>`.
+   */
+  driver?: string;
+  takeOver?: boolean;
 }
 
 export interface DeliverWebhookResult {
-  outcome: 'delivered' | 'undeliverable' | 'skipped';
+  /** superseded: another driver holds the delivery (a replay or the reconciler); nothing was sent. */
+  outcome: 'delivered' | 'undeliverable' | 'skipped' | 'superseded';
   /** The attempt number this run ended on (1-based, as sent in X-Service-Delivery-Attempt). */
   attempts: number;
 }
@@ -34,17 +53,23 @@ const HEARTBEAT_EVERY_MS = 2000;
 
 type DeliveryConfig = Pick<Config, 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>;
 
-export function createWebhookDeliveryActivities(deps: { pool: Pool; config: DeliveryConfig; now?: () => Date }) {
+export function createWebhookDeliveryActivities(deps: { pool: Pool; config: DeliveryConfig; temporal?: Client; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
   const schedule = deps.config.WEBHOOK_RETRY_SCHEDULE;
 
   return {
     async deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookResult> {
       const { eventId, endpointId } = input;
-      const delivery = await loadDelivery(deps.pool, eventId, endpointId);
+      const info = Context.current().info;
+      const driver = input.driver ?? `${info.workflowExecution?.workflowId}/${info.activityId}`;
+      const delivery = await claimDelivery(deps.pool, eventId, endpointId, { driver, takeOver: input.takeOver === true });
       if (!delivery) {
         log.warn('webhook delivery not found', { eventId, endpointId });
         return { outcome: 'skipped', attempts: 0 };
+      }
+      if (delivery === 'superseded') {
+        log.info('webhook delivery superseded: another driver holds it', { eventId, endpointId, driver });
+        return { outcome: 'superseded', attempts: 0 };
       }
       const attempt = delivery.attempts + 1;
       const run = Context.current().info.attempt;
@@ -94,7 +119,7 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
       const delivered = error === undefined;
       const retriesLeft = attempt <= schedule.length;
       const state = delivered ? 'delivered' : retriesLeft ? 'pending' : 'undeliverable';
-      await recordDeliveryAttempt(deps.pool, {
+      const stillDriving = await recordDeliveryAttempt(deps.pool, {
         eventId,
         endpointId,
         attempt,
@@ -105,7 +130,13 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
         responseHead,
         requestHeaders,
         state,
+        driver,
+        retryDelayMs: state === 'pending' ? schedule[attempt - 1] : 0,
       });
+      if (!stillDriving) {
+        log.info('webhook delivery taken over during its attempt', { eventId, endpointId, attempt });
+        return { outcome: 'superseded', attempts: attempt };
+      }
 
       if (delivered) return { outcome: 'delivered', attempts: attempt };
       if (retriesLeft) {
@@ -117,6 +148,46 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
       }
       log.warn('webhook undeliverable', { eventId, endpointId, attempts: attempt, error });
       return { outcome: 'undeliverable', attempts: attempt };
+    },
+
+    /** One page of a replay's matching deliveries (keys only: the workflow never holds the whole list). */
+    async loadReplayPage(input: { filter: ReplayFilterInput; after?: ReplayCursor; limit: number }) {
+      return loadReplayPage(deps.pool, input);
+    },
+
+    /** Adds a page's outcomes to the replay's progress row (webhook_replays). */
+    async recordReplayProgress(input: { replayId: string; delivered: number; failed: number; skipped: number; done: boolean }) {
+      await addReplayProgress(deps.pool, input.replayId, input);
+    },
+
+    async failReplay(input: { replayId: string }) {
+      await failReplay(deps.pool, input.replayId);
+    },
+
+    /**
+     * The reconciler (DESIGN.md §6): claims pending deliveries with no running driver (overdue by
+     * more than `graceMs`) in batches of `batchSize` and starts a redelivery workflow for each batch,
+     * driving all of it at once. A batch whose start fails keeps its claim only for the run budget;
+     * the next reconcile finds it again.
+     */
+    async reconcileOrphanedDeliveries(input: { graceMs: number; batchSize: number; maxBatches: number }): Promise<{ redriven: number }> {
+      if (!deps.temporal) throw new Error('the reconciler needs a Temporal client');
+      const { taskQueue } = Context.current().info;
+      let redriven = 0;
+      for (let batch = 0; batch < input.maxBatches; batch += 1) {
+        const token = `reconcile-${randomUUID()}`;
+        const deliveries = await claimOrphanedDeliveries(deps.pool, { driver: token, graceMs: input.graceMs, limit: input.batchSize });
+        if (deliveries.length === 0) break;
+        await deps.temporal.workflow.start(REDELIVERY_WORKFLOW_TYPE, {
+          workflowId: token,
+          taskQueue,
+          args: [{ replayId: token, keys: deliveries, takeOver: false } satisfies RedeliveryInput],
+        });
+        log.warn('pending webhook deliveries without a running driver re-driven', { workflowId: token, count: deliveries.length });
+        redriven += deliveries.length;
+        Context.current().heartbeat();
+      }
+      return { redriven };
     },
   };
 }

@@ -18,7 +18,7 @@ import { resolveTemporalCli } from '../platform/temporal-cli.js';
 import { startDevServer, type RunningDevServer } from '../platform/temporal-dev-server.js';
 import { createWorker } from '../worker/create-worker.js';
 import { installTemporalRuntime } from '../worker/runtime.js';
-import { ensurePredictionRefreshSchedule } from '../worker/schedules.js';
+import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule } from '../worker/schedules.js';
 import { ensureDemoIssuer } from './demo.js';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
 
@@ -136,6 +136,7 @@ async function main(): Promise<void> {
     intervalMs: config.PREDICTION_REFRESH_INTERVAL,
     logger,
   });
+  await ensureDeliveryReconcileSchedule(temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
   const temporalUiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;
   const api = await startApi({
     // The dashboard links each dispatch to its workflow in the UI, the dev server's one included.

@@ -1,29 +1,179 @@
 // Replay of webhook deliveries an operator or an issuer asks for (`deliveries replay`, the
-// dashboard's delivery log): the chosen deliveries go back to pending with their attempt count
-// reset, and the caller starts a redelivery workflow for exactly the pairs returned
-// (api/redelivery.ts). Deliveries of any state qualify: recovering a range is also how a consumer
-// gets back events it acknowledged and then lost, or missed while its endpoint was disabled.
-// Removed and disabled (paused) endpoints are left out: nothing would be sent to them.
+// dashboard's delivery log). Nothing is reset here: the redelivery workflow (workflows/redelivery.ts)
+// reads the matching deliveries a page at a time (keyset on the event's creation time and id) and
+// its delivery activity takes each one over only when it is about to drive it (db/webhooks.ts
+// claimDelivery). Each replay has a progress row (webhook_replays) that the workflow moves page by
+// page. Deliveries of any state qualify: recovering a range is also how a consumer gets back events
+// it acknowledged and then lost, or missed while its endpoint was disabled. Removed and disabled
+// (paused) endpoints are left out: nothing would be sent to them.
 import type { Pool, PoolClient } from './pool.js';
+
+type Db = Pool | PoolClient;
 
 /** One event (to every endpoint it went to, or only to `endpointId`), or an endpoint's events created in [since, until). */
 export type ReplayFilter = { eventId: string; endpointId?: string } | { endpointId: string; since: Date; until: Date };
 
-export async function resetDeliveriesForReplay(
-  db: Pool | PoolClient,
-  filter: ReplayFilter,
-): Promise<Array<{ eventId: string; endpointId: string }>> {
-  const byEvent = 'eventId' in filter;
-  const { rows } = await db.query<{ event_id: string; endpoint_id: string }>(
-    `UPDATE webhook_deliveries AS d
-        SET state = 'pending', attempts = 0, skipped_reason = NULL
-       FROM webhook_events ev, webhook_endpoints e
-      WHERE ev.id = d.event_id AND e.id = d.endpoint_id AND e.disabled_at IS NULL AND e.paused_at IS NULL
-        AND ${byEvent ? 'd.event_id = $1 AND ($2::text IS NULL OR d.endpoint_id = $2)' : 'd.endpoint_id = $1 AND ev.created_at >= $2 AND ev.created_at < $3'}
-      RETURNING d.event_id, d.endpoint_id`,
-    byEvent ? [filter.eventId, filter.endpointId ?? null] : [filter.endpointId, filter.since, filter.until],
+/** The filter as the workflow carries it (JSON: dates as ISO strings). */
+export type ReplayFilterInput = { eventId: string; endpointId?: string } | { endpointId: string; since: string; until: string };
+
+/** Where the next page starts: after this (event creation time, event id, endpoint id). */
+export interface ReplayCursor {
+  createdAt: string;
+  eventId: string;
+  endpointId: string;
+}
+
+export function toFilterInput(filter: ReplayFilter): ReplayFilterInput {
+  return 'eventId' in filter
+    ? filter
+    : { endpointId: filter.endpointId, since: filter.since.toISOString(), until: filter.until.toISOString() };
+}
+
+function where(filter: ReplayFilterInput): { sql: string; values: unknown[] } {
+  const base = 'e.disabled_at IS NULL AND e.paused_at IS NULL';
+  return 'eventId' in filter
+    ? {
+        sql: `${base} AND d.event_id = $1 AND ($2::text IS NULL OR d.endpoint_id = $2)`,
+        values: [filter.eventId, filter.endpointId ?? null],
+      }
+    : {
+        sql: `${base} AND d.endpoint_id = $1 AND ev.created_at >= $2 AND ev.created_at < $3`,
+        values: [filter.endpointId, filter.since, filter.until],
+      };
+}
+
+const FROM = `FROM webhook_deliveries d
+  JOIN webhook_events ev ON ev.id = d.event_id
+  JOIN webhook_endpoints e ON e.id = d.endpoint_id`;
+
+/** How many deliveries the filter matches now. */
+export async function countReplayMatches(db: Db, filter: ReplayFilter): Promise<number> {
+  const w = where(toFilterInput(filter));
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n ${FROM} WHERE ${w.sql}`, w.values);
+  return rows[0].n;
+}
+
+/** One page of the matching deliveries after `after`, in (event creation time, event id, endpoint id) order. */
+export async function loadReplayPage(
+  db: Db,
+  input: { filter: ReplayFilterInput; after?: ReplayCursor; limit: number },
+): Promise<{ deliveries: Array<{ eventId: string; endpointId: string }>; next?: ReplayCursor }> {
+  const w = where(input.filter);
+  const n = w.values.length;
+  const { rows } = await db.query<{ event_id: string; endpoint_id: string; created_at: string }>(
+    `SELECT d.event_id, d.endpoint_id, to_char(ev.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at
+     ${FROM}
+      WHERE ${w.sql}
+        AND ($${n + 1}::timestamptz IS NULL OR (ev.created_at, d.event_id, d.endpoint_id) > ($${n + 1}, $${n + 2}, $${n + 3}))
+      ORDER BY ev.created_at, d.event_id, d.endpoint_id
+      LIMIT $${n + 4}`,
+    [...w.values, input.after?.createdAt ?? null, input.after?.eventId ?? null, input.after?.endpointId ?? null, input.limit],
   );
-  return rows
-    .map((row) => ({ eventId: row.event_id, endpointId: row.endpoint_id }))
-    .sort((a, b) => a.eventId.localeCompare(b.eventId) || a.endpointId.localeCompare(b.endpointId));
+  const last = rows.at(-1);
+  return {
+    deliveries: rows.map((row) => ({ eventId: row.event_id, endpointId: row.endpoint_id })),
+    next:
+      last && rows.length === input.limit
+        ? { createdAt: last.created_at, eventId: last.event_id, endpointId: last.endpoint_id }
+        : undefined,
+  };
+}
+
+// ---------- progress (webhook_replays) ----------
+
+export interface ReplayProgress {
+  id: string;
+  endpointId: string | null;
+  eventId: string | null;
+  since: Date | null;
+  until: Date | null;
+  status: 'running' | 'completed' | 'failed';
+  /** Deliveries the filter matched when the replay started. */
+  total: number;
+  /** Deliveries driven to a settled outcome so far (delivered + failed + skipped). */
+  sent: number;
+  delivered: number;
+  /** Undeliverable after the replay's attempts. */
+  failed: number;
+  /** Not sent: endpoint disabled or unsubscribed meanwhile, or taken over by a later replay. */
+  skipped: number;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+export async function createReplay(db: Db, input: { id: string; filter: ReplayFilter; total: number }): Promise<void> {
+  const f = input.filter;
+  await db.query(`INSERT INTO webhook_replays (id, endpoint_id, event_id, since, until, total) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    input.id,
+    f.endpointId ?? null,
+    'eventId' in f ? f.eventId : null,
+    'since' in f ? f.since : null,
+    'until' in f ? f.until : null,
+    input.total,
+  ]);
+}
+
+/** Adds one page's outcomes; `done` completes the replay. Idempotent per page only through the workflow's history (called once per page). */
+export async function addReplayProgress(
+  db: Db,
+  id: string,
+  page: { delivered: number; failed: number; skipped: number; done: boolean },
+): Promise<void> {
+  await db.query(
+    `UPDATE webhook_replays
+        SET delivered = delivered + $2, failed = failed + $3, skipped = skipped + $4, sent = sent + $2 + $3 + $4,
+            status = CASE WHEN $5 THEN 'completed' ELSE status END, completed_at = CASE WHEN $5 THEN now() END
+      WHERE id = $1`,
+    [id, page.delivered, page.failed, page.skipped, page.done],
+  );
+}
+
+export async function failReplay(db: Db, id: string): Promise<void> {
+  await db.query(`UPDATE webhook_replays SET status = 'failed', completed_at = now() WHERE id = $1 AND status = 'running'`, [id]);
+}
+
+function toProgress(row: Record<string, never>): ReplayProgress {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    since: row.since,
+    until: row.until,
+    status: row.status,
+    total: row.total,
+    sent: row.sent,
+    delivered: row.delivered,
+    failed: row.failed,
+    skipped: row.skipped,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  };
+}
+
+export async function getReplay(db: Db, id: string): Promise<ReplayProgress | undefined> {
+  const { rows } = await db.query(`SELECT * FROM webhook_replays WHERE id = $1`, [id]);
+  return rows[0] ? toProgress(rows[0]) : undefined;
+}
+
+/** The endpoint's most recent replays, newest first (the dashboard's delivery log). */
+export async function listReplays(db: Db, endpointId: string, limit = 5): Promise<ReplayProgress[]> {
+  const { rows } = await db.query(`SELECT * FROM webhook_replays WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [
+    endpointId,
+    limit,
+  ]);
+  return rows.map(toProgress);
+}
+
+/** The state of one event's deliveries to enabled endpoints (what `deliveries replay --event-id` reports). */
+export async function eventDeliveries(
+  db: Db,
+  eventId: string,
+  endpointId?: string,
+): Promise<Array<{ eventId: string; endpointId: string; state: string; attempts: number }>> {
+  const w = where({ eventId, endpointId });
+  const { rows } = await db.query(
+    `SELECT d.event_id, d.endpoint_id, d.state, d.attempts ${FROM} WHERE ${w.sql} ORDER BY d.endpoint_id`,
+    w.values,
+  );
+  return rows.map((row) => ({ eventId: row.event_id, endpointId: row.endpoint_id, state: row.state, attempts: row.attempts }));
 }

@@ -29,13 +29,26 @@ export interface NewWebhookEvent {
  * dispatch's mode, that subscribed to its type, in one statement (all or nothing). Returns the (event, endpoint) pairs to
  * deliver, in input order. A paused (disabled) endpoint gets its delivery already `skipped`, so
  * nothing is sent, yet a replay of the time range can recover the event once it is enabled again. Events whose idempotency key already exists are not created again: their
- * existing deliveries are returned (endpoints added since are not added to an old event).
+ * existing deliveries are returned (endpoints added since are not added to an old event). With
+ * `version`, the pending deliveries of the version's other events come too (a retried write whose
+ * list differs from the first run's orphans none; DESIGN.md §6).
  */
 export async function createWebhookEvents(
   db: Db,
-  input: { dispatchId: string; issuerId: string; mode: 'live' | 'test'; events: NewWebhookEvent[] },
+  input: {
+    dispatchId: string;
+    issuerId: string;
+    mode: 'live' | 'test';
+    events: NewWebhookEvent[];
+    /**
+     * The projection version the events belong to (their keys start with `<dispatchId>:<version>:`):
+     * every pending delivery of that version is returned, also those of events an earlier run of
+     * the same write made and this run did not decide again (the prediction depends on the clock).
+     */
+    version?: number;
+  },
 ): Promise<Array<{ eventId: string; endpointId: string }>> {
-  if (input.events.length === 0) return [];
+  if (input.events.length === 0 && input.version === undefined) return [];
   const ids = input.events.map(() => newId('evt'));
   const bodies = input.events.map((event) => Buffer.from(buildWebhookBody(event), 'utf8'));
   const { rows } = await db.query<{ event_id: string; endpoint_id: string }>({
@@ -61,7 +74,12 @@ export async function createWebhookEvents(
      SELECT d.event_id, d.endpoint_id, i.ord FROM input i
        JOIN webhook_events ev ON ev.idempotency_key = i.idempotency_key AND ev.id <> i.id
        JOIN webhook_deliveries d ON d.event_id = ev.id
-     ORDER BY ord, endpoint_id`,
+     UNION
+     SELECT d.event_id, d.endpoint_id, NULL FROM webhook_events ev
+       JOIN webhook_deliveries d ON d.event_id = ev.id AND d.state = 'pending'
+      WHERE $9::text IS NOT NULL AND ev.dispatch_id = $1 AND left(ev.idempotency_key, length($9)) = $9
+        AND array_position($8::text[], ev.idempotency_key) IS NULL
+     ORDER BY ord NULLS LAST, event_id, endpoint_id`,
     values: [
       input.dispatchId,
       input.issuerId,
@@ -71,6 +89,7 @@ export async function createWebhookEvents(
       input.events.map((event) => event.timestamp),
       bodies,
       input.events.map((event) => event.idempotencyKey ?? null),
+      input.version === undefined ? null : `${input.dispatchId}:${input.version}:`,
     ],
   });
   return rows.map((row) => ({ eventId: row.event_id, endpointId: row.endpoint_id }));
@@ -121,6 +140,95 @@ export async function loadDelivery(db: Db, eventId: string, endpointId: string):
   };
 }
 
+/**
+ * Who drives a delivery (DESIGN.md §6): `own` claims it only when nobody else drives it (the
+ * dispatch workflow's activity, or a reconciler run that already claimed it); `replay` takes it
+ * over from any other driver. A replay that takes over a settled delivery starts a new cycle
+ * (pending, 0 attempts); one that takes over a waiting retry keeps its attempts, so the next
+ * attempt is numbered after the last one and the schedule goes on from there.
+ */
+export interface DriverClaim {
+  driver: string;
+  takeOver: boolean;
+}
+
+/** How long a run may hold a delivery before it must touch it again (above the activity's startToCloseTimeout + retry pacing). */
+export const DRIVER_RUN_BUDGET_MS = 2 * 60_000;
+
+/**
+ * Claims the delivery for `claim.driver` and loads what one attempt needs, in one statement.
+ * `superseded`: another driver holds it; undefined: no such delivery.
+ */
+export async function claimDelivery(
+  db: Db,
+  eventId: string,
+  endpointId: string,
+  claim: DriverClaim,
+): Promise<DeliveryToSend | 'superseded' | undefined> {
+  const { rows } = await db.query({
+    name: 'webhook-delivery-claim',
+    text: `WITH claimed AS (
+       UPDATE webhook_deliveries d
+          SET driver = $3, driver_due_at = now() + $5 * interval '1 millisecond',
+              state = CASE WHEN $4 AND d.driver IS DISTINCT FROM $3 AND d.state <> 'pending' THEN 'pending' ELSE d.state END,
+              attempts = CASE WHEN $4 AND d.driver IS DISTINCT FROM $3 AND d.state <> 'pending' THEN 0 ELSE d.attempts END,
+              skipped_reason = CASE WHEN $4 AND d.driver IS DISTINCT FROM $3 AND d.state <> 'pending' THEN NULL ELSE d.skipped_reason END
+        WHERE d.event_id = $1 AND d.endpoint_id = $2 AND ($4 OR d.driver IS NULL OR d.driver = $3)
+        RETURNING d.state, d.attempts
+     )
+     SELECT ev.type, ev.body, c.state, c.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
+            e.paused_at IS NOT NULL AS paused, e.secret,
+            CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret,
+            CASE WHEN e.previous_secret_expires_at > now() THEN e.signature_switch_at END AS signature_switch_at
+       FROM claimed c
+       JOIN webhook_events ev ON ev.id = $1
+       JOIN webhook_endpoints e ON e.id = $2`,
+    values: [eventId, endpointId, claim.driver, claim.takeOver, DRIVER_RUN_BUDGET_MS],
+  });
+  const row = rows[0];
+  if (!row) {
+    const exists = await db.query('SELECT 1 FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2', [eventId, endpointId]);
+    return exists.rowCount ? 'superseded' : undefined;
+  }
+  return {
+    eventId,
+    eventType: row.type,
+    body: row.body,
+    state: row.state,
+    attempts: row.attempts,
+    endpoint: {
+      id: endpointId,
+      url: row.url,
+      events: row.events,
+      disabled: row.disabled,
+      paused: row.paused,
+      secrets: { current: row.secret, previous: row.previous_secret ?? undefined, switchAt: row.signature_switch_at ?? undefined },
+    },
+  };
+}
+
+/**
+ * The reconciler's claim (DESIGN.md §6): pending deliveries whose driver should have touched them
+ * more than `graceMs` ago (`driver_due_at`, or the creation time of one never claimed) have no
+ * running driver; up to `limit` of them, oldest first, pass to `driver`, which must start driving
+ * them within the run budget (or they are found again).
+ */
+export async function claimOrphanedDeliveries(
+  db: Db,
+  options: { driver: string; graceMs: number; limit: number },
+): Promise<Array<{ eventId: string; endpointId: string }>> {
+  const { rows } = await db.query<{ event_id: string; endpoint_id: string }>(
+    `UPDATE webhook_deliveries d SET driver = $1, driver_due_at = now() + $4 * interval '1 millisecond'
+      WHERE (d.event_id, d.endpoint_id) IN (
+        SELECT event_id, endpoint_id FROM webhook_deliveries
+         WHERE state = 'pending' AND coalesce(driver_due_at, created_at) < now() - $2 * interval '1 millisecond'
+         ORDER BY coalesce(driver_due_at, created_at) LIMIT $3 FOR UPDATE SKIP LOCKED)
+      RETURNING d.event_id, d.endpoint_id`,
+    [options.driver, options.graceMs, options.limit, DRIVER_RUN_BUDGET_MS],
+  );
+  return rows.map((row) => ({ eventId: row.event_id, endpointId: row.endpoint_id })).sort((a, b) => a.eventId.localeCompare(b.eventId));
+}
+
 export interface AttemptRecord {
   eventId: string;
   endpointId: string;
@@ -134,19 +242,30 @@ export interface AttemptRecord {
   requestHeaders?: Record<string, string>;
   /** The delivery's state after this attempt: delivered, still pending (a retry follows) or undeliverable. */
   state: Exclude<DeliveryState, 'skipped'>;
+  /** The driver that sent it: the state moves only while it still drives the delivery. */
+  driver?: string;
+  /** Pending only: the wait before the next attempt (the driver touches the row again by then + the run budget). */
+  retryDelayMs?: number;
 }
 
-/** Logs one attempt and moves the delivery's counters and state, in one statement. */
-export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Promise<void> {
-  await db.query({
+/**
+ * Logs one attempt and moves the delivery's counters and state, in one statement. False when
+ * another driver took the delivery over meanwhile (the attempt is logged, its state left to the new driver).
+ */
+export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Promise<boolean> {
+  const { rows } = await db.query({
     name: 'delivery-attempt-record',
     text: `WITH attempt AS (
        INSERT INTO delivery_attempts (event_id, endpoint_id, attempt, started_at, duration_ms, status_code, error, response_head,
                                       state_after, request_headers)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      )
-     UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = $4, state = $9
-      WHERE event_id = $1 AND endpoint_id = $2`,
+     UPDATE webhook_deliveries
+        SET attempts = attempts + 1, last_attempt_at = $4,
+            state = CASE WHEN $11::text IS NULL OR driver = $11 THEN $9 ELSE state END,
+            driver_due_at = CASE WHEN $11::text IS NULL OR driver = $11 THEN now() + ($12::bigint + $13) * interval '1 millisecond' ELSE driver_due_at END
+      WHERE event_id = $1 AND endpoint_id = $2
+      RETURNING $11::text IS NULL OR driver = $11 AS driving`,
     values: [
       record.eventId,
       record.endpointId,
@@ -158,8 +277,12 @@ export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Prom
       record.responseHead ?? null,
       record.state,
       record.requestHeaders ? JSON.stringify(record.requestHeaders) : null,
+      record.driver ?? null,
+      record.retryDelayMs ?? 0,
+      DRIVER_RUN_BUDGET_MS,
     ],
   });
+  return rows[0]?.driving ?? false;
 }
 
 export async function markDeliverySkipped(db: Db, eventId: string, endpointId: string, reason: string): Promise<void> {

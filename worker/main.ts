@@ -1,12 +1,12 @@
 // Production entry point of the worker process (docker-compose `worker`): connects to Temporal
-// and Postgres from the environment, makes sure the prediction refresh Schedule exists, and runs
+// and Postgres from the environment, makes sure the prediction refresh and delivery reconcile Schedules exist, and runs
 // the workflows until SIGINT/SIGTERM.
 import { Client } from '@temporalio/client';
 import { loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { openWorker } from './create-worker.js';
 import { installTemporalRuntime } from './runtime.js';
-import { ensurePredictionRefreshSchedule } from './schedules.js';
+import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule } from './schedules.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
@@ -16,11 +16,13 @@ if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
 }
 installTemporalRuntime(logger);
 const { worker, connection, close } = await openWorker(config, { applicationName: 'card-delivery-worker', logger });
-await ensurePredictionRefreshSchedule(new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), {
+const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+await ensurePredictionRefreshSchedule(client, {
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   intervalMs: config.PREDICTION_REFRESH_INTERVAL,
   logger,
 });
+await ensureDeliveryReconcileSchedule(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
 // Worker.run() handles SIGINT/SIGTERM itself: it stops polling and lets running tasks finish.
 await worker.run();

@@ -2,9 +2,10 @@
 // every worker start (worker/main.ts and `npm start`): created when missing, its interval updated
 // when PREDICTION_REFRESH_INTERVAL changed, left alone otherwise. Several workers starting at once
 // agree: the second create fails as already running and finds the interval already set.
+// Also the Schedule of the webhook delivery reconciler (DESIGN.md §6), every RECONCILE_EVERY_MS.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { PREDICTION_REFRESH_WORKFLOW_TYPE } from '../workflows/definitions.js';
+import { PREDICTION_REFRESH_WORKFLOW_TYPE, RECONCILE_DELIVERIES_WORKFLOW_TYPE } from '../workflows/definitions.js';
 
 /**
  * One Schedule per task queue: each deployment sharing a namespace (its own task queue and
@@ -54,5 +55,44 @@ export async function ensurePredictionRefreshSchedule(
     }
   }
   options.logger.info({ scheduleId, intervalMs: options.intervalMs, outcome }, `prediction refresh schedule ${outcome}`);
+  return outcome;
+}
+
+export function deliveryReconcileScheduleId(taskQueue: string): string {
+  return `reconcile-deliveries-${taskQueue}`;
+}
+
+/** How often the reconciler looks for pending deliveries without a running driver. */
+export const RECONCILE_EVERY_MS = 2 * 60_000;
+
+/**
+ * The webhook delivery reconciler's Schedule (README "Webhooks"): every 2 minutes a
+ * reconcileDeliveriesWorkflow re-drives the pending deliveries that have had no running driver for
+ * more than 5 minutes. Created when missing; one per task queue, like the refresh.
+ */
+export async function ensureDeliveryReconcileSchedule(
+  client: Client,
+  options: { taskQueue: string; logger: Logger },
+): Promise<'created' | 'unchanged'> {
+  const scheduleId = deliveryReconcileScheduleId(options.taskQueue);
+  let outcome: 'created' | 'unchanged' = 'created';
+  try {
+    await client.schedule.create({
+      scheduleId,
+      spec: { intervals: [{ every: RECONCILE_EVERY_MS }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: RECONCILE_DELIVERIES_WORKFLOW_TYPE,
+        workflowId: scheduleId,
+        taskQueue: options.taskQueue,
+        args: [{}],
+      },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+    });
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    outcome = 'unchanged';
+  }
+  options.logger.info({ scheduleId, outcome }, `delivery reconcile schedule ${outcome}`);
   return outcome;
 }

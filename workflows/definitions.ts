@@ -83,10 +83,43 @@ export const snapshotQuery = defineQuery<DispatchSnapshot>('snapshot');
 
 export const REDELIVERY_WORKFLOW_TYPE = 'redeliveryWorkflow';
 
-/** Deliveries an operator replays (already reset to pending in the database). */
-export interface RedeliveryInput {
-  deliveries: Array<{ eventId: string; endpointId: string }>;
+export interface DeliveryKey {
+  eventId: string;
+  endpointId: string;
 }
+
+/**
+ * A redelivery run (workflows/redelivery.ts). A replay gives `filter` (one event, or an endpoint's
+ * events of [since, until), dates as ISO strings) and is paged: each run loads one page of keys
+ * after `cursor` through an activity, drives it with bounded concurrency and continues as new with
+ * the next cursor. The reconciler gives `keys` (a small batch it already claimed). `deliveries`:
+ * runs started before paging (already reset to pending in the database).
+ */
+export interface RedeliveryInput {
+  deliveries?: DeliveryKey[];
+  /** The replay's id: its progress row (webhook_replays) and the driver token of its activities. */
+  replayId?: string;
+  filter?: { eventId: string; endpointId?: string } | { endpointId: string; since: string; until: string };
+  cursor?: { createdAt: string; eventId: string; endpointId: string };
+  keys?: DeliveryKey[];
+  /** A replay takes deliveries over from their drivers; the reconciler drives only what it claimed. */
+  takeOver?: boolean;
+  /** Whether a progress row exists for replayId. */
+  progress?: boolean;
+  /** Tests only: the page size (default 500). */
+  pageSize?: number;
+  /** Outcomes of the pages before this run's (carried through continue-as-new). */
+  totals?: RedeliverySummary;
+}
+
+/** Totals of one redelivery run (its result; a paged replay's last run returns the totals of all pages). */
+export interface RedeliverySummary {
+  delivered: number;
+  failed: number;
+  skipped: number;
+}
+
+export const RECONCILE_DELIVERIES_WORKFLOW_TYPE = 'reconcileDeliveriesWorkflow';
 
 export const PREDICTION_REFRESH_WORKFLOW_TYPE = 'predictionRefreshWorkflow';
 

@@ -1,4 +1,4 @@
 // Entry point of the workflow bundle: every workflow the worker runs.
 export { dispatchWorkflow } from './dispatch.js';
 export { predictionRefreshWorkflow } from './prediction-refresh.js';
-export { redeliveryWorkflow } from './redelivery.js';
+export { reconcileDeliveriesWorkflow, redeliveryWorkflow } from './redelivery.js';

@@ -1,13 +1,13 @@
 // `deliveries list`: the webhook delivery log as an operator reads it (DESIGN.md §4): one row per
 // (webhook event, endpoint) with its state (pending, delivered, undeliverable, skipped), attempts and
 // last attempt time. `deliveries replay`: one event again, or an endpoint's events of a time range,
-// through a redelivery workflow on the service's task queue (same signing, same retry schedule;
-// api/redelivery.ts, shared with the dashboard).
+// through a paged redelivery workflow on the service's task queue (same signing, same retry
+// schedule; api/redelivery.ts, shared with the dashboard); `deliveries replay-status` its progress.
 import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { replayDeliveries } from '../../api/redelivery.js';
-import type { ReplayFilter } from '../../db/webhook-replay.js';
+import { eventDeliveries, getReplay, type ReplayFilter, type ReplayProgress } from '../../db/webhook-replay.js';
 import { listDeliveries } from '../../db/webhooks.js';
 import { loadConfig } from '../../platform/config.js';
 import { CliError, iso, output, parseOptions, resolveTemporalAddress, table, withDatabase } from './context.js';
@@ -66,12 +66,12 @@ export function registerDeliveryCommands(program: Command): void {
 
   deliveries
     .command('replay')
-    .description('deliver again one webhook event, or an endpoint’s events created in [since, until)')
+    .description('deliver again one webhook event, or an endpoint’s events created in [since, until), page by page')
     .option('--event-id <id>', 'the event to deliver again (evt_…), to every endpoint it went to')
     .option('--endpoint <id>', 'with --since/--until: recover this endpoint’s events of a time range')
     .option('--since <iso>', 'start of the range (inclusive)')
     .option('--until <iso>', 'end of the range (exclusive)')
-    .option('--wait', 'wait until every replayed delivery has settled and print the outcomes')
+    .option('--wait', 'wait until every replayed delivery has settled and print the totals')
     .action(async (raw: unknown, command: Command) => {
       const options = parseOptions(replayOptions, raw);
       const filter: ReplayFilter = options.eventId
@@ -81,23 +81,60 @@ export function registerDeliveryCommands(program: Command): void {
       const connection = await Connection.connect({ address: resolveTemporalAddress() });
       try {
         const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-        const replay = await withDatabase((pool) => replayDeliveries({ pool, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, filter));
-        if (!replay) throw new CliError('nothing to replay: no delivery matches (or its endpoint was removed or disabled)');
-        const { deliveries, handle } = replay;
-        const outcomes = options.wait ? await handle.result() : undefined;
-        const data = deliveries.map((d, i) => ({
-          event_id: d.eventId,
-          endpoint_id: d.endpointId,
-          ...(outcomes ? { outcome: outcomes[i].outcome, attempts: outcomes[i].attempts } : {}),
-        }));
-        output(command, { id: handle.workflowId, data }, () =>
-          [
-            `Redelivery ${handle.workflowId} started for ${data.length} deliver${data.length === 1 ? 'y' : 'ies'}.`,
-            ...data.map((d) => `  ${d.event_id} → ${d.endpoint_id}${'outcome' in d ? `: ${d.outcome}` : ''}`),
-          ].join('\n'),
-        );
+        await withDatabase(async (pool) => {
+          const replay = await replayDeliveries({ pool, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, filter);
+          if (!replay) throw new CliError('nothing to replay: no delivery matches (or its endpoint was removed or disabled)');
+          if (options.wait) await replay.handle.result();
+          const progress = (await getReplay(pool, replay.id))!;
+          // One event: its deliveries, with their outcome once settled (a range is reported by its totals only).
+          const data = options.eventId
+            ? (await eventDeliveries(pool, options.eventId)).map((d) => ({
+                event_id: d.eventId,
+                endpoint_id: d.endpointId,
+                ...(options.wait ? { outcome: d.state, attempts: d.attempts } : {}),
+              }))
+            : undefined;
+          output(command, { ...progressJson(progress), ...(data ? { data } : {}) }, () =>
+            [
+              progressLine(progress),
+              ...(data ?? []).map((d) => `  ${d.event_id} → ${d.endpoint_id}${'outcome' in d ? `: ${d.outcome}` : ''}`),
+            ].join('\n'),
+          );
+        });
       } finally {
         await connection.close();
       }
     });
+
+  deliveries
+    .command('replay-status')
+    .description('the progress of a replay: deliveries matched, sent, delivered, failed')
+    .requiredOption('--id <id>', 'the replay id (replay-…) that `deliveries replay` printed')
+    .action(async (raw: unknown, command: Command) => {
+      const options = parseOptions(z.object({ id: z.string().trim().min(1, 'must not be empty') }), raw);
+      const progress = await withDatabase((pool) => getReplay(pool, options.id));
+      if (!progress) throw new CliError(`unknown replay: ${options.id}`);
+      output(command, progressJson(progress), () => progressLine(progress));
+    });
+}
+
+function progressJson(p: ReplayProgress) {
+  return {
+    id: p.id,
+    endpoint_id: p.endpointId,
+    event_id: p.eventId,
+    status: p.status,
+    total: p.total,
+    sent: p.sent,
+    delivered: p.delivered,
+    failed: p.failed,
+    skipped: p.skipped,
+    created_at: iso(p.createdAt),
+    completed_at: iso(p.completedAt),
+  };
+}
+
+function progressLine(p: ReplayProgress): string {
+  const what = p.status === 'running' ? 'running' : p.status;
+  return `Replay ${p.id} ${what}: ${p.total} matched, ${p.sent} sent (${p.delivered} delivered, ${p.failed} failed, ${p.skipped} skipped).`;
 }

@@ -1,11 +1,13 @@
 // The delivery log: every attempt to one of the issuer's endpoints, newest first, filtered by event
 // type and outcome and paged by keyset; one event's detail (the exact body sent, each attempt with
 // the headers it carried, its X-Service-Signature among them); replay of one event to this endpoint
-// or of the endpoint's events of a time range (api/redelivery.ts, as `deliveries replay`). The nav's
+// or of the endpoint's events of a time range (api/redelivery.ts, as `deliveries replay`), with the
+// progress of the endpoint's recent replays (matched, sent, delivered, failed). The nav's
 // "Delivery log" lists the endpoints to choose from.
 import type Router from '@koa/router';
 import { replayDeliveries } from '../../api/redelivery.js';
 import { findDelivery, listAttempts, OUTCOMES } from '../../db/delivery-log.js';
+import { listReplays } from '../../db/webhook-replay.js';
 import { findEndpoint, listEndpointsWithHealth } from '../../db/webhook-health.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/state-machine.js';
 import type { DashboardDeps } from '../deps.js';
@@ -43,6 +45,7 @@ export function deliveryLogRoutes(router: Router, { pool, config, temporal }: Da
       const filters = new URLSearchParams({ ...(query.event && { event: query.event }), ...(query.outcome && { outcome: query.outcome }) });
       const nextUrl = page.next ? `${logPath(endpoint.id)}?${new URLSearchParams({ ...Object.fromEntries(filters), before: String(page.next) })}` : undefined; // prettier-ignore
       const replayed = typeof ctx.query.replayed === 'string' ? Number(ctx.query.replayed) : undefined;
+      const replays = await listReplays(pool, endpoint.id);
       const now = new Date();
       renderPage(ctx, 'deliveries', {
         title: 'Delivery log',
@@ -54,6 +57,7 @@ export function deliveryLogRoutes(router: Router, { pool, config, temporal }: Da
         nextUrl,
         firstUrl: query.before ? `${logPath(endpoint.id)}?${filters}` : undefined,
         replayed: Number.isInteger(replayed) ? replayed : undefined,
+        replays,
         error: typeof ctx.query.error === 'string' && ctx.query.error === 'nothing' ? REPLAY_REFUSED : undefined,
         range: { since: utcInputValue(new Date(now.getTime() - 86_400_000)), until: utcInputValue(new Date(now.getTime() + 60_000)) },
       });
@@ -103,7 +107,7 @@ export function deliveryLogRoutes(router: Router, { pool, config, temporal }: Da
       }
       const replay = await replayDeliveries(redelivery, { endpointId: endpoint.id, ...form.data });
       ctx.status = 303;
-      ctx.redirect(`${logPath(endpoint.id)}?${replay ? `replayed=${replay.deliveries.length}` : 'error=nothing'}`);
+      ctx.redirect(`${logPath(endpoint.id)}?${replay ? `replayed=${replay.total}` : 'error=nothing'}`);
     }),
   );
 }
