@@ -3,6 +3,7 @@
 // (1 min, 5 min, 30 min, 2 h, 8 h, then undeliverable) measured on the server's own clock.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { replayDeliveries } from '../../api/redelivery.js';
 import type { Pool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import type { CarrierEventBody } from '../../domain/schemas.js';
@@ -10,6 +11,7 @@ import { type WebhookEventType } from '../../domain/state-machine.js';
 import { type DispatchRegistration, type DispatchWorkflowInput } from '../../workflows/definitions.js';
 import { maybeRecordHistory } from '../support/histories.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { until } from '../support/until.js';
 import {
   registerDispatch,
   signalCarrierEvent,
@@ -123,5 +125,44 @@ describe('retry schedule', () => {
     const { rows } = await pool.query('SELECT state, attempts FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId]);
     expect(rows).toEqual([{ state: 'delivered', attempts: 3 }]);
     await maybeRecordHistory(env.client.workflow.getHandle(reg.id), 'webhook-delivered-at-third-attempt');
+  });
+});
+
+describe('replay of an event whose retry is waiting (DESIGN.md §6)', () => {
+  it('replaces the waiting retry: the next attempt goes out now, numbers strictly increase, six at most; a settled event then starts a new cycle at 1', async () => {
+    let failing = true;
+    const { issuerId, endpointId } = await issuerWithEndpoint(['delivery.completed'], () => (failing ? 500 : 200));
+    const reg = registration(issuerId);
+    await register(reg, { deliveredRetentionMs: 60_000 });
+    await signal(reg.id, { status: 'delivered', occurred_at: '2026-11-21T10:00:00Z', event_id: 'done' });
+    await until(() => receiver!.requests.length >= 1, 'attempt 1');
+    await env.sleep('70 seconds');
+    await until(() => receiver!.requests.length >= 2, 'attempt 2');
+    const eventId = String(receiver!.requests[0].headers['x-service-event-id']);
+    // Attempt 3 of the dispatch's own activity is now waiting 5 minutes: replay the event.
+    const replay = await replayDeliveries({ pool, temporal: env.client, taskQueue }, { eventId });
+    expect(replay?.total).toBe(1);
+    await replay!.handle.result();
+    await env.client.workflow.getHandle(reg.id).result();
+
+    const requests = receiver!.requests;
+    expect(requests.map((r) => r.headers['x-service-delivery-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
+    const clock = requests.map((r) => Number(r.note));
+    // The replayed attempt went out before the 5-minute retry it replaced was due, and the schedule went on from it.
+    expect(clock[2] - clock[1]).toBeLessThan(300_000);
+    const gaps = clock.slice(3).map((t, i) => Math.round((t - clock[i + 2]) / 1000));
+    [1800, 7200, 28800].forEach((expected, i) => expect(Math.abs(gaps[i] - expected)).toBeLessThanOrEqual(5));
+    const attempts = await pool.query('SELECT attempt FROM delivery_attempts WHERE endpoint_id = $1 ORDER BY id', [endpointId]);
+    expect(attempts.rows.map((r) => r.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
+    const settled = await pool.query('SELECT state, attempts FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId]);
+    expect(settled.rows).toEqual([{ state: 'undeliverable', attempts: 6 }]);
+
+    // Undeliverable is settled: a replay starts a new cycle at attempt 1.
+    failing = false;
+    const again = await replayDeliveries({ pool, temporal: env.client, taskQueue }, { eventId });
+    await again!.handle.result();
+    expect(receiver!.requests.slice(6).map((r) => r.headers['x-service-delivery-attempt'])).toEqual(['1']);
+    const delivered = await pool.query('SELECT state, attempts FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId]);
+    expect(delivered.rows).toEqual([{ state: 'delivered', attempts: 1 }]);
   });
 });

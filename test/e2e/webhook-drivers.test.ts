@@ -1,0 +1,132 @@
+// DESIGN.md §6 "Webhook events are never orphaned", against the real Temporal dev server and
+// Postgres: a retried projection write returns every pending delivery of its (dispatch, version);
+// the reconciler re-drives a pending delivery nobody drives; a replay touches no delivery before
+// its workflow has started, and none before it is about to drive it.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client, Connection } from '@temporalio/client';
+import { replayDeliveries } from '../../api/redelivery.js';
+import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
+import { getReplay } from '../../db/webhook-replay.js';
+import { createWebhookEvents, type NewWebhookEvent } from '../../db/webhooks.js';
+import type { StatusRecord } from '../../domain/schemas.js';
+import type { WebhookEventType } from '../../domain/state-machine.js';
+import { RECONCILE_DELIVERIES_WORKFLOW_TYPE } from '../../workflows/definitions.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { until } from '../support/until.js';
+
+let h: Harness;
+let receiver: Receiver;
+let issuerId: string;
+let endpointId: string;
+
+beforeAll(async () => {
+  h = await startHarness({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  receiver = await startReceiver();
+  issuerId = await h.createIssuer('Drivers');
+  const created = await createWebhookEndpoint(h.pool, {
+    issuerId,
+    url: receiver.url,
+    events: ['status.updated', 'delivery.predicted', 'delivery.exception'],
+  });
+  if (!created.ok) throw new Error(created.reason);
+  endpointId = created.endpoint.id;
+}, 60_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  await h?.stop();
+});
+
+const record = (id: string) => ({ id, status: 'dispatched' }) as unknown as StatusRecord;
+
+function events(dispatchId: string, version: number, types: WebhookEventType[]): NewWebhookEvent[] {
+  const timestamp = new Date().toISOString();
+  return types.map((type) => ({ type, timestamp, data: record(dispatchId), idempotencyKey: `${dispatchId}:${version}:${type}` }));
+}
+
+const byKey = (rows: Array<{ eventId: string; endpointId: string }>) =>
+  [...rows].sort((a, b) => a.eventId.localeCompare(b.eventId) || a.endpointId.localeCompare(b.endpointId));
+
+/** An event with one delivery to the test endpoint, settled as undeliverable after 6 attempts. */
+async function undeliverableEvent(): Promise<string> {
+  const dispatchId = randomUUID();
+  const [delivery] = await createWebhookEvents(h.pool, { dispatchId, issuerId, mode: 'live', events: events(dispatchId, 1, ['status.updated']) });
+  await h.pool.query(`UPDATE webhook_deliveries SET state = 'undeliverable', attempts = 6 WHERE event_id = $1`, [delivery.eventId]);
+  return delivery.eventId;
+}
+
+const deliveryOf = async (eventId: string) =>
+  (await h.pool.query('SELECT state, attempts, driver FROM webhook_deliveries WHERE event_id = $1', [eventId])).rows[0];
+
+describe('a retried projection write (createWebhookEvents)', () => {
+  it('returns every pending delivery of its (dispatch, version), also those of events only an earlier run decided', async () => {
+    const dispatchId = randomUUID();
+    const first = await createWebhookEvents(h.pool, {
+      dispatchId,
+      issuerId,
+      mode: 'live',
+      version: 3,
+      events: events(dispatchId, 3, ['status.updated', 'delivery.predicted']),
+    });
+    expect(first).toHaveLength(2);
+    // The retry no longer decides delivery.predicted (the prediction moved with the clock).
+    const retry = await createWebhookEvents(h.pool, { dispatchId, issuerId, mode: 'live', version: 3, events: events(dispatchId, 3, ['status.updated']) }); // prettier-ignore
+    expect(byKey(retry)).toEqual(byKey(first));
+    const empty = await createWebhookEvents(h.pool, { dispatchId, issuerId, mode: 'live', version: 3, events: [] });
+    expect(byKey(empty)).toEqual(byKey(first));
+    // Another version's deliveries are not its own.
+    expect(await createWebhookEvents(h.pool, { dispatchId, issuerId, mode: 'live', version: 4, events: [] })).toEqual([]);
+  });
+});
+
+describe('the reconciler', () => {
+  it('re-drives a pending delivery that has had no running driver for longer than the grace period', async () => {
+    const dispatchId = randomUUID();
+    const [orphan] = await createWebhookEvents(h.pool, { dispatchId, issuerId, mode: 'live', events: events(dispatchId, 1, ['delivery.exception']) }); // prettier-ignore
+    // Nobody ever started its activity, long ago (older than any other test's pending rows).
+    await h.pool.query(`UPDATE webhook_deliveries SET created_at = now() - interval '30 days' WHERE event_id = $1`, [orphan.eventId]);
+    const result = await h.temporal.workflow.execute(RECONCILE_DELIVERIES_WORKFLOW_TYPE, {
+      workflowId: `reconcile-test-${randomUUID()}`,
+      taskQueue: h.taskQueue,
+      args: [{ graceMs: 7 * 86_400_000 }],
+    });
+    expect(result).toEqual({ redriven: 1 });
+    await until(() => receiver.requests.some((r) => r.headers['x-service-event-id'] === orphan.eventId), 'the orphan to be delivered');
+    await until(async () => ((await deliveryOf(orphan.eventId)).state === 'delivered' ? true : undefined), 'the delivery to settle');
+    expect(await deliveryOf(orphan.eventId)).toEqual({ state: 'delivered', attempts: 1, driver: expect.stringMatching(/^reconcile-/) });
+  });
+});
+
+describe('a replay', () => {
+  it('whose workflow cannot be started leaves every delivery as it was and the replay marked failed', async () => {
+    const eventId = await undeliverableEvent();
+    const connection = await Connection.connect({ address: h.config.TEMPORAL_ADDRESS! });
+    const closed = new Client({ connection });
+    await connection.close();
+    const progress: string[] = [];
+    await expect(
+      replayDeliveries({ pool: h.pool, temporal: closed, taskQueue: h.taskQueue }, { eventId }).catch(async (error) => {
+        const { rows } = await h.pool.query(`SELECT id FROM webhook_replays WHERE event_id = $1`, [eventId]);
+        for (const row of rows) progress.push((await getReplay(h.pool, row.id))!.status);
+        throw error;
+      }),
+    ).rejects.toThrow();
+    expect(await deliveryOf(eventId)).toEqual({ state: 'undeliverable', attempts: 6, driver: null });
+    expect(progress).toEqual(['failed']);
+  });
+
+  it('resets no delivery before it drives it: undriven deliveries stay undeliverable', async () => {
+    const eventId = await undeliverableEvent();
+    // A task queue no worker polls: the replay starts, and nothing drives its deliveries.
+    const replay = await replayDeliveries({ pool: h.pool, temporal: h.temporal, taskQueue: `idle-${randomUUID()}` }, { eventId });
+    try {
+      expect(replay?.total).toBe(1);
+      expect((await getReplay(h.pool, replay!.id))?.status).toBe('running');
+      expect(await deliveryOf(eventId)).toEqual({ state: 'undeliverable', attempts: 6, driver: null });
+    } finally {
+      await replay?.handle.terminate('test over');
+    }
+  });
+});
