@@ -19,7 +19,6 @@ import { until } from '../support/until.js';
 let h: Harness;
 let receiver: Receiver;
 let issuerId: string;
-let endpointId: string;
 
 beforeAll(async () => {
   h = await startHarness({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
@@ -31,7 +30,6 @@ beforeAll(async () => {
     events: ['status.updated', 'delivery.predicted', 'delivery.exception'],
   });
   if (!created.ok) throw new Error(created.reason);
-  endpointId = created.endpoint.id;
 }, 60_000);
 
 afterAll(async () => {
@@ -52,7 +50,12 @@ const byKey = (rows: Array<{ eventId: string; endpointId: string }>) =>
 /** An event with one delivery to the test endpoint, settled as undeliverable after 6 attempts. */
 async function undeliverableEvent(): Promise<string> {
   const dispatchId = randomUUID();
-  const [delivery] = await createWebhookEvents(h.pool, { dispatchId, issuerId, mode: 'live', events: events(dispatchId, 1, ['status.updated']) });
+  const [delivery] = await createWebhookEvents(h.pool, {
+    dispatchId,
+    issuerId,
+    mode: 'live',
+    events: events(dispatchId, 1, ['status.updated']),
+  });
   await h.pool.query(`UPDATE webhook_deliveries SET state = 'undeliverable', attempts = 6 WHERE event_id = $1`, [delivery.eventId]);
   return delivery.eventId;
 }
