@@ -9,6 +9,10 @@
 -- delivery past it by more than a few minutes has no running driver, and the reconciler re-drives it.
 ALTER TABLE webhook_deliveries ADD COLUMN driver text;
 ALTER TABLE webhook_deliveries ADD COLUMN driver_due_at timestamptz;
+-- Retries already waiting when this runs have no due time yet: give them the longest wait of the
+-- default schedule (8 h) plus the run budget, so the reconciler does not take them over early.
+UPDATE webhook_deliveries SET driver_due_at = coalesce(last_attempt_at, created_at) + interval '8 hours 2 minutes'
+ WHERE state = 'pending' AND attempts > 0;
 CREATE INDEX webhook_deliveries_pending_due_idx ON webhook_deliveries ((coalesce(driver_due_at, created_at))) WHERE state = 'pending';
 
 -- One row per replay (CLI `deliveries replay`, the dashboard's replays): what it matched when it
