@@ -2,7 +2,9 @@
 // server (persisted in .data/, Web UI on 8233) and an embedded Postgres (.data/postgres), migrates,
 // runs the worker and the API in this process, and on first run creates a demo issuer and API key.
 // With TEMPORAL_ADDRESS and DATABASE_URL set it starts only the worker and the API (production shape).
-// Ctrl-C stops everything cleanly; a restart keeps all data.
+// Ctrl-C stops everything cleanly; a restart keeps all data. It supervises the Postgres and the
+// dev server it started: one that exits is started again (and the launcher says so); one that cannot
+// be started stops everything with a one-line reason on stderr and exit code 1, never a half-alive service.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +15,7 @@ import { migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
 import { dashboardBaseUrl, loadConfig, type Config } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
-import { startPostgres, type RunningPostgres } from '../platform/postgres.js';
+import { freePort, startPostgres, type RunningPostgres } from '../platform/postgres.js';
 import { resolveTemporalCli } from '../platform/temporal-cli.js';
 import { startDevServer, type RunningDevServer } from '../platform/temporal-dev-server.js';
 import { createWorker } from '../worker/create-worker.js';
@@ -52,6 +54,8 @@ async function shutdown(reason: string, code = 0): Promise<never> {
       }
     }
     logger.info('stopped');
+    // The reason, on one line, where a terminal shows it whatever LOG_LEVEL says.
+    if (code !== 0) process.stderr.write(`npm start: ${reason}\n`);
   }
   logger.flush(() => process.exit(code));
   return new Promise<never>(() => {});
@@ -62,12 +66,77 @@ process.removeAllListeners('SIGINT');
 process.removeAllListeners('SIGTERM');
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
+// Whatever fails later than start-up stops everything with its reason, never as a bare stack trace.
+process.on('uncaughtException', (error) => {
+  logger.fatal({ err: error }, 'unexpected error');
+  void shutdown(`unexpected error: ${firstLine(error)}`, 1);
+});
+process.on('unhandledRejection', (error) => {
+  logger.fatal({ err: error }, 'unexpected error');
+  void shutdown(`unexpected error: ${firstLine(error)}`, 1);
+});
 
 try {
   await main();
 } catch (error) {
   logger.fatal({ err: error }, (error as Error).message);
-  await shutdown('start-up failed', 1);
+  await shutdown(`could not start: ${firstLine(error)}`, 1);
+}
+
+/** An error's message on one line: its first line, with the next one when the first ends in ':'. */
+function firstLine(error: unknown): string {
+  const lines = (error instanceof Error ? error.message : String(error))
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  return lines[0]?.endsWith(':') && lines[1] ? `${lines[0]} ${lines[1]}` : (lines[0] ?? 'unknown error');
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * Watches a part this launcher started (`exited` settles only when it ends on its own) and starts it
+ * again, with the same ports and data, so the worker and the API reconnect to it. A part that cannot
+ * be started again within about a minute, or that ends more than 5 times in 10 minutes, stops
+ * everything with exit code 1.
+ */
+function supervise<T extends { exited: Promise<Exit>; stop(): Promise<void> }>(
+  part: string,
+  first: T,
+  restart: () => Promise<T>,
+  replaced: (next: T) => void,
+): void {
+  const restarts: number[] = [];
+  void (async () => {
+    let current = first;
+    for (;;) {
+      const exit = await current.exited;
+      if (stopping) return;
+      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+      const now = Date.now();
+      while (restarts.length > 0 && restarts[0] < now - 10 * 60_000) restarts.shift();
+      if (restarts.length >= 5) return void shutdown(`${part} exited (${how}), the sixth time in 10 minutes; not restarting it again`, 1);
+      restarts.push(now);
+      logger.warn({ exit }, `${part} exited (${how}); restarting`);
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          current = await restart();
+          break;
+        } catch (error) {
+          if (stopping) return;
+          if (attempt >= 20) return void shutdown(`${part} exited (${how}) and could not be started again: ${firstLine(error)}`, 1);
+          logger.warn({ err: error, attempt }, `${part} did not start again; retrying in 3 s`);
+          await new Promise((resolve) => setTimeout(resolve, 3000));
+        }
+      }
+      if (stopping) return void (await current.stop());
+      replaced(current);
+      logger.warn(`${part} restarted`);
+    }
+  })();
 }
 
 async function main(): Promise<void> {
@@ -77,25 +146,32 @@ async function main(): Promise<void> {
   let postgres: RunningPostgres | undefined;
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
-    postgres = await startPostgres({ dataDir: path.join(DATA_DIR, 'postgres'), logger });
+    // One port for the cluster's whole life: a restarted cluster is where the pool looks for it.
+    const port = await freePort();
+    const startOurPostgres = async () => startPostgres({ dataDir: path.join(DATA_DIR, 'postgres'), port, logger });
+    postgres = await startOurPostgres();
     stops.push(() => postgres!.stop());
     databaseUrl = postgres.url;
+    supervise('embedded Postgres', postgres, startOurPostgres, (next) => (postgres = next));
   }
 
   let devServer: RunningDevServer | undefined;
   let temporalAddress = config.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
     const cliPath = await resolveTemporalCli(logger);
-    devServer = await startDevServer({
-      cliPath,
-      port: DEV_SERVER_PORT,
-      uiPort: DEV_SERVER_UI_PORT,
-      dbFilename: path.join(DATA_DIR, 'temporal.sqlite'),
-      namespace: config.TEMPORAL_NAMESPACE,
-      logger,
-    });
+    const startOurDevServer = () =>
+      startDevServer({
+        cliPath,
+        port: DEV_SERVER_PORT,
+        uiPort: DEV_SERVER_UI_PORT,
+        dbFilename: path.join(DATA_DIR, 'temporal.sqlite'),
+        namespace: config.TEMPORAL_NAMESPACE,
+        logger,
+      });
+    devServer = await startOurDevServer();
     stops.push(() => devServer!.stop());
     temporalAddress = devServer.address;
+    supervise('Temporal dev server', devServer, startOurDevServer, (next) => (devServer = next));
   }
 
   await migrate(databaseUrl, logger);

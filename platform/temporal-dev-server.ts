@@ -22,6 +22,8 @@ export interface RunningDevServer {
   address: string;
   uiUrl?: string;
   child: ChildProcess;
+  /** Settles when the server exits without stop() being called. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
 }
 
@@ -58,15 +60,27 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exited = false;
-  if (pidFile && child.pid) writeFileSync(pidFile, String(child.pid));
-  child.once('exit', () => {
+  let stopping = false;
+  let spawnError: Error | undefined;
+  // A binary that cannot be run (EACCES, ENOENT) ends the start-up below, never as an unhandled error.
+  child.once('error', (error) => {
+    spawnError = error;
     exited = true;
-    if (pidFile) rmSync(pidFile, { force: true });
   });
+  if (pidFile && child.pid) writeFileSync(pidFile, String(child.pid));
   // Never outlive the process that started it, whatever way that process ends short of SIGKILL.
-  process.once('exit', () => {
+  const onProcessExit = () => {
     if (!exited) child.kill('SIGKILL');
-  });
+  };
+  process.once('exit', onProcessExit);
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = true;
+      if (pidFile) rmSync(pidFile, { force: true });
+      process.removeListener('exit', onProcessExit);
+      resolve({ code, signal });
+    }),
+  );
 
   const address = `127.0.0.1:${options.port}`;
   const deadline = Date.now() + 60_000;
@@ -74,6 +88,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     if (exited) {
       // A Go panic puts its reason first and a long stack after it: show both ends.
       const tail = output.join('').slice(-2000);
+      if (spawnError) throw new Error(`Temporal dev server could not be started: ${spawnError.message}`);
       throw new Error(
         `Temporal dev server exited during start-up:\n${head}${tail.startsWith(head) ? tail.slice(head.length) : `\n…\n${tail}`}`,
       );
@@ -96,8 +111,10 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     address,
     uiUrl: options.uiPort ? `http://localhost:${options.uiPort}` : undefined,
     child,
+    exited: exit.then((result) => (stopping ? new Promise<never>(() => {}) : result)),
     stop: () =>
       new Promise<void>((resolve) => {
+        stopping = true;
         if (exited) return resolve();
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
         child.once('exit', () => {

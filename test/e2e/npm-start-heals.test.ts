@@ -1,0 +1,134 @@
+// `npm start` supervises the parts it started: the embedded Postgres or the Temporal dev server
+// killed under it with SIGKILL is started again (the launcher says so), on the same ports and data,
+// and the API serves authenticated requests again, instead of answering 401 to strangers and
+// failing everything else.
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { freePort } from '../../platform/postgres.js';
+import { whenReady, type Started } from '../support/processes.js';
+import { until } from '../support/until.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
+let dataDir: string;
+let api: string;
+let key: string;
+let launched: Started;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'cds-heal-'));
+  chmodSync(dataDir, 0o755);
+  // Other processes on the machine may take a port picked as free before the launcher binds it:
+  // such a start is tried again on fresh ports.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await launch();
+    } catch (error) {
+      if (attempt >= 3 || !/address already in use/.test(String(error))) throw error;
+    }
+  }
+}, 540_000);
+
+async function launch(): Promise<void> {
+  const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CDS_TOOL_CACHE: process.env.CDS_TOOL_CACHE,
+    TEMPORAL_CLI_PATH: process.env.TEST_TEMPORAL_CLI,
+    CDS_DATA_DIR: dataDir,
+    CDS_RUNTIME_FILE: path.join(dataDir, 'runtime.json'),
+    PORT: String(ports.api),
+    TEMPORAL_DEV_SERVER_PORT: String(ports.temporal),
+    TEMPORAL_DEV_SERVER_UI_PORT: String(ports.ui),
+    LOG_LEVEL: 'warn',
+  };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  const child = spawn(TSX, ['cli/start.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  launched = await whenReady(child, 'Press Ctrl-C to stop.', 'npm start');
+  api = `http://127.0.0.1:${ports.api}`;
+  key = /API key:\s+(cds_live_\w+)/.exec(launched.output())![1];
+}
+
+afterAll(async () => {
+  if (launched?.child.exitCode === null) {
+    launched.child.kill('SIGINT');
+    await launched.exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+/** A dispatch registered with the printed key (the API, Temporal, the worker and Postgres at work). */
+async function register(): Promise<string | undefined> {
+  try {
+    const res = await fetch(`${api}/v1/dispatches`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ destination: { postal_code: '75011', country_code: 'FR' } }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    return res.status === 201 ? ((await res.json()) as { id: string }).id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function statusOf(id: string): Promise<number> {
+  const res = await fetch(`${api}/v1/status/${id}`, { headers: { Authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(15_000) });
+  return res.status;
+}
+
+function pidIn(file: string): number {
+  return Number(readFileSync(file, 'utf8').split('\n')[0]);
+}
+
+describe('npm start heals a part killed under it', () => {
+  it('restarts the embedded Postgres killed with SIGKILL; the key then registers and reads dispatches again', async () => {
+    const before = await until(register, 'a registration before the kill');
+    const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+    const postmaster = pidIn(pidFile);
+    process.kill(postmaster, 'SIGKILL');
+
+    await until(() => launched.output().includes('embedded Postgres exited (signal SIGKILL); restarting'), 'the restart notice', 30_000);
+    const after = await until(register, 'a registration after the restart', 120_000);
+    expect(await statusOf(after)).toBe(200);
+    expect(await statusOf(before)).toBe(200);
+    expect(pidIn(pidFile)).not.toBe(postmaster);
+    expect(launched.child.exitCode).toBeNull();
+  }, 200_000);
+
+  it('restarts the Temporal dev server killed with SIGKILL; the key then registers dispatches again', async () => {
+    await until(register, 'a registration before the kill');
+    const pidFile = path.join(dataDir, 'temporal.sqlite.pid');
+    const server = pidIn(pidFile);
+    process.kill(server, 'SIGKILL');
+
+    await until(() => launched.output().includes('Temporal dev server exited (signal SIGKILL); restarting'), 'the restart notice', 30_000);
+    const after = await until(register, 'a registration after the restart', 120_000);
+    expect(await statusOf(after)).toBe(200);
+    expect(launched.child.exitCode).toBeNull();
+  }, 200_000);
+
+  it('stops the restarted parts on Ctrl-C and exits 0', async () => {
+    const postmaster = pidIn(path.join(dataDir, 'postgres', 'postmaster.pid'));
+    const server = pidIn(path.join(dataDir, 'temporal.sqlite.pid'));
+    launched.child.kill('SIGINT');
+    expect(await launched.exited).toBe(0);
+    expect(alive(postmaster)).toBe(false);
+    expect(alive(server)).toBe(false);
+  }, 60_000);
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
