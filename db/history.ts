@@ -1,10 +1,12 @@
 // Writes of the transit history the prediction model learns from (DESIGN.md "Predictions"): the bulk
-// write of `history import` (one COPY, streamed) and the service's own completed deliveries. The
-// reads behind a prediction are in db/transit-statistics.ts.
+// write of `history import` (one COPY, streamed) and the service's own completed deliveries, which
+// join only within plausibility bounds and keep their issuer (DESIGN.md §6 "Shared history is not an
+// attack surface"). The reads behind a prediction are in db/transit-statistics.ts.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import { normalisePostalCode, postalPrefixOf } from '../domain/prediction-model.js';
+import { MIN_COUNTRY_HISTORY, normalisePostalCode, postalPrefixOf } from '../domain/prediction-model.js';
+import { LOOK_BACK_DAYS } from './transit-statistics.js';
 import type { Pool } from './pool.js';
 
 /** One delivery, already validated and counted in business days of the destination country. */
@@ -77,15 +79,49 @@ export async function copyTransitHistory(
   }
 }
 
+/** A service delivery may take at most this many times the country's 99th percentile transit... */
+export const PLAUSIBLE_TRANSIT_FACTOR = 3;
+/** ...and never less than this many business days (a country whose mail nearly always takes a day). */
+export const PLAUSIBLE_TRANSIT_FLOOR_DAYS = 5;
+/** Without MIN_COUNTRY_HISTORY deliveries to compare with, at most six weeks of business days. */
+export const PLAUSIBLE_TRANSIT_CAP_DAYS = 30;
+/**
+ * The country's norm is read from its latest this many deliveries, from the index alone
+ * (transit_history_recent_idx): a large country costs the same as a small one.
+ */
+const NORM_SAMPLE = 10_000;
+
 /**
  * A delivery the service itself saw completed joins the history (DESIGN.md "Predictions"), once per
- * dispatch however often the activity is retried.
+ * dispatch however often the activity is retried, with the issuer of its dispatch (whose row the
+ * first projection wrote before any carrier event could arrive; a delivery recorded without a
+ * dispatch row, which only a test does, has none). It joins only within plausibility bounds
+ * (DESIGN.md §6 "Shared history is not an attack surface"): delivered on or after its dispatch date,
+ * and in at most PLAUSIBLE_TRANSIT_FACTOR × the 99th percentile transit of the country's deliveries
+ * from every other source (so an issuer cannot raise its own bound), never below
+ * PLAUSIBLE_TRANSIT_FLOOR_DAYS; at most PLAUSIBLE_TRANSIT_CAP_DAYS where fewer than
+ * MIN_COUNTRY_HISTORY deliveries say what normal is. An implausible delivery still completes its
+ * dispatch; it only teaches the model nothing. Returns whether the row was added.
  */
-export async function recordServiceDelivery(pool: Pool, dispatchId: string, row: TransitRecord): Promise<void> {
+export async function recordServiceDelivery(pool: Pool, dispatchId: string, row: TransitRecord): Promise<boolean> {
   const code = normalisePostalCode(row.postalCode, row.countryCode);
-  await pool.query(
-    `INSERT INTO transit_history (postal_code, country_code, postal_prefix, dispatch_date, delivered_date, business_days, source, dispatch_id)
-     VALUES ($1, $2, $3, $4, $5, $6, 'service', $7) ON CONFLICT (dispatch_id) DO NOTHING`,
+  const { rowCount } = await pool.query(
+    `INSERT INTO transit_history (postal_code, country_code, postal_prefix, dispatch_date, delivered_date, business_days, source, dispatch_id, issuer_id)
+     SELECT $1, $2, $3, $4::date, $5::date, $6, 'service', x.id, d.issuer_id
+       FROM (SELECT $7::uuid AS id) x
+       LEFT JOIN dispatches d ON d.id = x.id
+       CROSS JOIN LATERAL (
+         SELECT count(*) AS n, percentile_disc(0.99) WITHIN GROUP (ORDER BY business_days) AS p99
+           FROM (SELECT business_days FROM transit_history h
+                  WHERE h.country_code = $2 AND h.delivered_date >= current_date - ${LOOK_BACK_DAYS}
+                    AND (d.issuer_id IS NULL OR h.issuer_id IS DISTINCT FROM d.issuer_id)
+                  ORDER BY h.delivered_date DESC LIMIT ${NORM_SAMPLE}) latest
+       ) norm
+      WHERE $5::date >= $4::date
+        AND $6 <= CASE WHEN norm.n >= ${MIN_COUNTRY_HISTORY} THEN greatest(${PLAUSIBLE_TRANSIT_FACTOR} * norm.p99, ${PLAUSIBLE_TRANSIT_FLOOR_DAYS})
+                       ELSE ${PLAUSIBLE_TRANSIT_CAP_DAYS} END
+     ON CONFLICT (dispatch_id) DO NOTHING`,
     [code, row.countryCode, postalPrefixOf(code, row.countryCode), row.dispatchDate, row.deliveredDate, row.businessDays, dispatchId],
   );
+  return rowCount === 1;
 }

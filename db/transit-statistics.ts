@@ -20,15 +20,37 @@ export const MAX_TRANSIT_DAYS = 60;
 /** The history rows of a level in the look-back period ($today is the statement's date parameter). */
 export const inLookBack = (today: string) => `dispatch_date >= ${today}::date - ${LOOK_BACK_DAYS} AND delivered_date <= ${today}::date`;
 
-// From a `levels` CTE (level, country_code, key, dispatch_date, delivered_date, business_days), each
-// level split by dispatch date into the older 75 % (fit) and the newest 25 % (held out for
-// calibration), as histograms of business days (dispatches younger than MATURITY_DAYS left out);
-// and each level's long-run and recent medians and how many recent deliveries were slower than the
-// norm. Every step is partitioned by level, so a level's numbers do not depend on which other
-// levels the statement reads. The postal code and prefix levels are read with it; the country
-// level's statement computes the same from counts, and is tested against it.
+/**
+ * Which of an area's recent deliveries count (DESIGN.md §6 "Shared history is not an attack
+ * surface"): every imported one, and of each issuer's, its latest up to as many as every other
+ * source of the area's recent deliveries has together, so no issuer weighs more than half of them
+ * however many it records. (If an issuer is cut, every other has at least its count, so the bound
+ * holds after the cut too.) Over rows with `partition` columns, `issuer_id`, `delivered_date`,
+ * `business_days` and an `is_recent` flag. Ties in the order differ in no counted column, so the
+ * statistics do not depend on which of them is kept.
+ */
+export const countedAsRecent = (partition: string) => `
+  is_recent AND (issuer_id IS NULL OR
+    count(*) FILTER (WHERE is_recent) OVER (PARTITION BY ${partition}, issuer_id ORDER BY delivered_date DESC, business_days ROWS UNBOUNDED PRECEDING)
+      <= count(*) FILTER (WHERE is_recent) OVER (PARTITION BY ${partition})
+       - count(*) FILTER (WHERE is_recent) OVER (PARTITION BY ${partition}, issuer_id))`;
+
+// From a `levels` CTE (level, country_code, key, issuer_id, dispatch_date, delivered_date,
+// business_days), each level split by dispatch date into the older 75 % (fit) and the newest 25 %
+// (held out for calibration), as histograms of business days (dispatches younger than MATURITY_DAYS
+// left out); and each level's long-run and recent medians and how many recent deliveries were slower
+// than the norm, each issuer's recent ones capped (countedAsRecent). Every step is partitioned by
+// level, so a level's numbers do not depend on which other levels the statement reads. The postal
+// code and prefix levels are read with it; the country level's statement computes the same from
+// counts, and is tested against it.
 export const levelStatistics = (today: string) => `
-daily AS (
+flagged AS (
+  SELECT level, country_code, key, issuer_id, delivered_date, business_days, delivered_date > ${today}::date - ${RECENT_DAYS} AS is_recent
+  FROM levels
+), counted AS (
+  SELECT level, country_code, key, business_days, ${countedAsRecent('level, country_code, key')} AS recent
+  FROM flagged
+), daily AS (
   SELECT level, country_code, key, dispatch_date, business_days, count(*) AS n
   FROM levels WHERE dispatch_date < ${today}::date - ${MATURITY_DAYS} GROUP BY level, country_code, key, dispatch_date, business_days
 ), ranked AS (
@@ -44,11 +66,11 @@ daily AS (
   FROM ranked GROUP BY level, country_code, key, business_days
 ), medians AS (
   SELECT level, country_code, key, percentile_cont(0.5) WITHIN GROUP (ORDER BY business_days) AS long_run_median,
-         percentile_cont(0.5) WITHIN GROUP (ORDER BY business_days) FILTER (WHERE delivered_date > ${today}::date - ${RECENT_DAYS}) AS recent_median
-  FROM levels GROUP BY level, country_code, key
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY business_days) FILTER (WHERE recent) AS recent_median
+  FROM counted GROUP BY level, country_code, key
 ), recent_by_days AS (
-  SELECT level, country_code, key, business_days, count(*) FILTER (WHERE delivered_date > ${today}::date - ${RECENT_DAYS}) AS recent
-  FROM levels GROUP BY level, country_code, key, business_days
+  SELECT level, country_code, key, business_days, count(*) FILTER (WHERE recent) AS recent
+  FROM counted GROUP BY level, country_code, key, business_days
 ), summaries AS (
   -- From the per-day counts rather than the rows again: a join of every row with its median was
   -- the slowest step of the query on a large country.
@@ -101,8 +123,16 @@ WITH area AS NOT MATERIALIZED (
   SELECT country_code, postal_prefix, postal_code, dispatch_date, delivered_date, least(business_days, ${MAX_TRANSIT_DAYS}) AS business_days
   FROM transit_history WHERE country_code = ANY ($1::text[]) AND ${inLookBack('$2')}
 ), daily AS (
-  SELECT country_code, dispatch_date, business_days, count(*) AS n, count(*) FILTER (WHERE delivered_date > $2::date - ${RECENT_DAYS}) AS recent
-  FROM area GROUP BY country_code, dispatch_date, business_days
+  SELECT country_code, dispatch_date, business_days, count(*) AS n FROM area GROUP BY country_code, dispatch_date, business_days
+), recent_counted AS (
+  -- The recent deliveries with their issuer, through their own index (transit_history_recent_idx)
+  -- rather than with every row of the look-back period, each issuer's capped (countedAsRecent).
+  SELECT country_code, business_days, ${countedAsRecent('country_code')} AS recent
+  FROM (SELECT country_code, issuer_id, delivered_date, least(business_days, ${MAX_TRANSIT_DAYS}) AS business_days, true AS is_recent
+          FROM transit_history
+         WHERE country_code = ANY ($1::text[]) AND ${inLookBack('$2')} AND delivered_date > $2::date - ${RECENT_DAYS}) recent_rows
+), recent_by_days AS (
+  SELECT country_code, business_days, count(*) AS recent FROM recent_counted WHERE recent GROUP BY country_code, business_days
 ), code_moments AS (
   SELECT country_code, postal_prefix, count(*) AS n, sum(x) AS s, sum(x * x) AS ss
   FROM (SELECT country_code, postal_prefix, postal_code, least(business_days, ${MOMENT_CAP_DAYS}) AS x FROM area WHERE dispatch_date < $2::date - ${MATURITY_DAYS}) mature
@@ -116,7 +146,9 @@ WITH area AS NOT MATERIALIZED (
          coalesce(sum(n) FILTER (WHERE held_out), 0) AS calibration
   FROM ranked GROUP BY country_code, business_days
 ), by_days AS (
-  SELECT country_code, business_days, sum(n) AS n, sum(recent) AS recent FROM daily GROUP BY country_code, business_days
+  SELECT d.country_code, d.business_days, d.n, coalesce(r.recent, 0) AS recent
+  FROM (SELECT country_code, business_days, sum(n) AS n FROM daily GROUP BY country_code, business_days) d
+  LEFT JOIN recent_by_days r USING (country_code, business_days)
 ), cumulative AS (
   SELECT country_code, business_days, recent, sum(n) OVER up_to AS n_through, sum(n) OVER country AS n_total,
          sum(recent) OVER up_to AS recent_through, sum(recent) OVER country AS recent_total
@@ -140,11 +172,11 @@ const AREA_SQL = `
 WITH targets AS (
   SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text[]) AS t (country_code, postal_code, postal_prefix)
 ), levels AS (
-  SELECT 'prefix' AS level, h.country_code, h.postal_prefix AS key, h.dispatch_date, h.delivered_date, least(h.business_days, ${MAX_TRANSIT_DAYS}) AS business_days
+  SELECT 'prefix' AS level, h.country_code, h.postal_prefix AS key, h.issuer_id, h.dispatch_date, h.delivered_date, least(h.business_days, ${MAX_TRANSIT_DAYS}) AS business_days
   FROM transit_history h JOIN (SELECT DISTINCT country_code, postal_prefix FROM targets) t USING (country_code, postal_prefix)
   WHERE ${inLookBack('$4')}
   UNION ALL
-  SELECT 'code', h.country_code, h.postal_code, h.dispatch_date, h.delivered_date, least(h.business_days, ${MAX_TRANSIT_DAYS})
+  SELECT 'code', h.country_code, h.postal_code, h.issuer_id, h.dispatch_date, h.delivered_date, least(h.business_days, ${MAX_TRANSIT_DAYS})
   FROM transit_history h JOIN (SELECT DISTINCT country_code, postal_code FROM targets) t USING (country_code, postal_code)
   WHERE ${inLookBack('$4')}
 ), ${levelStatistics('$4')}

@@ -6,8 +6,9 @@
 // countries, which no other test file uses.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { copyTransitHistory, type TransitRecord } from '../../db/history.js';
+import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { loadCountryStatistics } from '../../db/transit-statistics.js';
+import { loadCountryStatistics, loadTransitStatistics } from '../../db/transit-statistics.js';
 import { prng } from '../../bench/prediction-quality/network.js';
 import { loadCountryStatisticsReference } from '../support/country-statistics-reference.js';
 import { requireTestEnv } from '../support/env.js';
@@ -68,6 +69,16 @@ function generatedHistory(countryCode: string, seed: number, rows: number): Tran
 
 const asJson = (statistics: Map<string, unknown>) => JSON.stringify([...statistics]);
 
+/** Deliveries the service recorded for an issuer's dispatches (as recordServiceDelivery writes them). */
+async function insertForIssuer(issuerId: string, rows: TransitRecord[]): Promise<void> {
+  for (const row of rows)
+    await pool.query(
+      `INSERT INTO transit_history (postal_code, country_code, postal_prefix, dispatch_date, delivered_date, business_days, source, issuer_id)
+       VALUES ($1, $2, $3, $4, $5, $6, 'service', $7)`,
+      [row.postalCode, row.countryCode, row.postalCode.slice(0, 2), row.dispatchDate, row.deliveredDate, row.businessDays, issuerId],
+    );
+}
+
 describe('the country statement over counts', () => {
   it('reads exactly what the per-level statement reads over every row, for several countries and days', async () => {
     await insert([...generatedHistory('IS', 1, 3000), ...generatedHistory('CY', 2, 1200), ...generatedHistory('SM', 3, 150)]);
@@ -76,6 +87,44 @@ describe('the country statement over counts', () => {
       const reference = await loadCountryStatisticsReference(pool, countries, day);
       expect(reference.get('IS')!.country.recent.count).toBeGreaterThan(0);
       expect(asJson(await loadCountryStatistics(pool, countries, day))).toBe(asJson(reference));
+    }
+  });
+
+  it('caps each issuer’s recent deliveries exactly as the per-level statement does', async () => {
+    await insert(generatedHistory('FO', 4, 800));
+    const [big, small] = [(await createIssuer(pool, 'Big')).id, (await createIssuer(pool, 'Small')).id];
+    const random = prng(5);
+    await insertForIssuer(big, Array.from({ length: 300 }, () => delivery('FO', `${100 + Math.floor(random() * 3)}`, 2 + Math.floor(random() * 15), 1 + Math.floor(random() * 9)))); // prettier-ignore
+    await insertForIssuer(
+      small,
+      Array.from({ length: 7 }, (_, i) => delivery('FO', '100', 3 + i, 2 + (i % 3))),
+    );
+    for (const day of [today, daysBefore(today, 5)]) {
+      const reference = await loadCountryStatisticsReference(pool, ['FO'], day);
+      expect(asJson(await loadCountryStatistics(pool, ['FO'], day))).toBe(asJson(reference));
+    }
+  });
+
+  it('counts no issuer for more than every other source of an area’s recent deliveries together', async () => {
+    // 20 recent imported deliveries to one Greenland code, one issuer's 60, another's 5: the first
+    // counts for 25 (the others' 20 + 5), the second in full.
+    await insert(Array.from({ length: 20 }, (_, i) => delivery('GL', '3900', 5 + (i % 10), 2)));
+    const [big, small] = [(await createIssuer(pool, 'Big')).id, (await createIssuer(pool, 'Small')).id];
+    await insertForIssuer(
+      big,
+      Array.from({ length: 60 }, (_, i) => delivery('GL', '3900', 10 + (i % 5), 9)),
+    );
+    await insertForIssuer(
+      small,
+      Array.from({ length: 5 }, () => delivery('GL', '3900', 6, 3)),
+    );
+    const country = (await loadCountryStatistics(pool, ['GL'], today)).get('GL')!;
+    const area = await loadTransitStatistics(pool, { countryCode: 'GL', postalCode: '3900', today });
+    for (const level of [country.country, area.postalPrefix, area.postalCode]) {
+      expect(level.recent.count).toBe(20 + 25 + 5);
+      // Sorted: 20 × 2, 5 × 3, 25 × 9: half are the first issuer's, so the median is the mean of 3
+      // and 9, not the 9 its uncapped 60 would make it.
+      expect(level.recent.median).toBe(6);
     }
   });
 

@@ -17,10 +17,10 @@ import {
 
 const REFERENCE_COUNTRY_SQL = `
 WITH area AS (
-  SELECT country_code, postal_code, postal_prefix, dispatch_date, delivered_date, least(business_days, ${MAX_TRANSIT_DAYS}) AS business_days
+  SELECT country_code, postal_code, postal_prefix, issuer_id, dispatch_date, delivered_date, least(business_days, ${MAX_TRANSIT_DAYS}) AS business_days
   FROM transit_history WHERE country_code = ANY ($1::text[]) AND ${inLookBack('$2')}
 ), levels AS (
-  SELECT 'country' AS level, country_code, '' AS key, dispatch_date, delivered_date, business_days FROM area
+  SELECT 'country' AS level, country_code, '' AS key, issuer_id, dispatch_date, delivered_date, business_days FROM area
 ), ${levelStatistics('$2')}, code_moments AS (
   SELECT country_code, postal_prefix, count(*) AS n, sum(x) AS s, sum(x * x) AS ss
   FROM (SELECT country_code, postal_prefix, postal_code, least(business_days, ${MOMENT_CAP_DAYS}) AS x
