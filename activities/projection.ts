@@ -3,7 +3,7 @@
 // suggestion and the versioned projection row; a delivered live dispatch joins the transit history.
 // Idempotent: a retry writes the same version, which the monotonic upsert accepts once and ignores
 // after.
-import { log } from '@temporalio/activity';
+import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
 import { recordEventEffects } from '../db/carrier-events.js';
 import { upsertProjection } from '../db/projection.js';
@@ -51,82 +51,119 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date;
   const countryStatistics = deps.countryStatistics ?? new CountryStatisticsCache(deps.pool);
   return {
     async writeProjection(input: ProjectionInput): Promise<ProjectionResult> {
-      const { registration: reg, state } = input;
-      const predictionInput = {
-        dispatchDate: reg.dispatchDate,
-        destination: reg.destination,
-        state,
-        today: now().toISOString().slice(0, 10),
-      };
-      // Delivered and out-for-delivery windows come from the carrier's scan, never from history.
-      const usesHistory = state.status === 'dispatched' || state.status === 'in_transit' || state.status === 'exception';
-      const statistics = usesHistory
-        ? await loadTransitStatistics(
-            deps.pool,
-            { countryCode: reg.destination.country_code, postalCode: reg.destination.postal_code, today: predictionInput.today },
-            countryStatistics.source(input.statisticsAsOf),
-          )
-        : null;
-      const prediction = predictFromHistory(predictionInput, statistics);
-      // A test-mode delivery is whatever the issuer's test helper said: it must not teach the live model.
-      if (state.status === 'delivered' && reg.mode === 'live') await recordDelivery(deps.pool, reg, state.statusSince);
-      const suggestion = renderSuggestion({
-        status: state.status,
-        window: prediction.window,
-        confidence: prediction.confidence,
-        exceptionReason: state.exceptionReason,
-        registeredLocale: reg.locale,
-        countryCode: reg.destination.country_code,
-      });
-      const record = buildStatusRecord({
-        id: reg.id,
-        status: state.status,
-        dispatchDate: reg.dispatchDate,
-        destination: reg.destination,
-        prediction,
-        suggestion,
-      });
-      const written = await upsertProjection(deps.pool, {
-        id: reg.id,
-        issuerId: reg.issuerId,
-        mode: reg.mode,
-        version: input.version,
-        status: state.status,
-        dispatchDate: reg.dispatchDate,
-        postalCode: reg.destination.postal_code,
-        countryCode: reg.destination.country_code,
-        locale: reg.locale,
-        carrier: reg.carrier,
-        trackingNumber: reg.trackingNumber,
-        reference: reg.reference,
-        registration: reg.fingerprint,
-        windowMin: prediction.window.min,
-        windowMax: prediction.window.max,
-        confidenceLevel: prediction.confidence,
-        exceptionReason: state.exceptionReason,
-        record,
-      });
-      await recordEventEffects(deps.pool, reg.id, input.eventEffects);
-      const types = [...(input.webhookEvents ?? [])];
-      if (predictionChanged(input.previousPrediction, prediction)) types.push('delivery.predicted');
-      // The body is stored once, with its timestamp fixed now; a retry of this activity finds the
-      // events it already made by their idempotency keys.
-      const timestamp = now().toISOString();
-      const deliveries = await createWebhookEvents(deps.pool, {
-        dispatchId: reg.id,
-        issuerId: reg.issuerId,
-        mode: reg.mode,
-        version: input.version,
-        events: types.map((type) => ({ type, timestamp, data: record, idempotencyKey: `${reg.id}:${input.version}:${type}` })),
-      });
-      log.info('projection written', { dispatchId: reg.id, version: input.version, status: state.status, written, webhookEvents: types });
-      return { record, prediction, written, deliveries };
+      try {
+        return await writeProjection(input);
+      } catch (error) {
+        throw failFastIfDeterministic(error, input);
+      }
     },
 
     async recordCarrierEventEffects(input: { dispatchId: string; eventEffects: ProjectionInput['eventEffects'] }): Promise<void> {
       await recordEventEffects(deps.pool, input.dispatchId, input.eventEffects);
     },
   };
+
+  async function writeProjection(input: ProjectionInput): Promise<ProjectionResult> {
+    const { registration: reg, state } = input;
+    const predictionInput = {
+      dispatchDate: reg.dispatchDate,
+      destination: reg.destination,
+      state,
+      today: now().toISOString().slice(0, 10),
+    };
+    // Delivered and out-for-delivery windows come from the carrier's scan, never from history.
+    const usesHistory = state.status === 'dispatched' || state.status === 'in_transit' || state.status === 'exception';
+    const statistics = usesHistory
+      ? await loadTransitStatistics(
+          deps.pool,
+          { countryCode: reg.destination.country_code, postalCode: reg.destination.postal_code, today: predictionInput.today },
+          countryStatistics.source(input.statisticsAsOf),
+        )
+      : null;
+    const prediction = predictFromHistory(predictionInput, statistics);
+    // A test-mode delivery is whatever the issuer's test helper said: it must not teach the live model.
+    if (state.status === 'delivered' && reg.mode === 'live') await recordDelivery(deps.pool, reg, state.statusSince);
+    const suggestion = renderSuggestion({
+      status: state.status,
+      window: prediction.window,
+      confidence: prediction.confidence,
+      exceptionReason: state.exceptionReason,
+      registeredLocale: reg.locale,
+      countryCode: reg.destination.country_code,
+    });
+    const record = buildStatusRecord({
+      id: reg.id,
+      status: state.status,
+      dispatchDate: reg.dispatchDate,
+      destination: reg.destination,
+      prediction,
+      suggestion,
+    });
+    const written = await upsertProjection(deps.pool, {
+      id: reg.id,
+      issuerId: reg.issuerId,
+      mode: reg.mode,
+      version: input.version,
+      status: state.status,
+      dispatchDate: reg.dispatchDate,
+      postalCode: reg.destination.postal_code,
+      countryCode: reg.destination.country_code,
+      locale: reg.locale,
+      carrier: reg.carrier,
+      trackingNumber: reg.trackingNumber,
+      reference: reg.reference,
+      registration: reg.fingerprint,
+      windowMin: prediction.window.min,
+      windowMax: prediction.window.max,
+      confidenceLevel: prediction.confidence,
+      exceptionReason: state.exceptionReason,
+      record,
+    });
+    await recordEventEffects(deps.pool, reg.id, input.eventEffects);
+    const types = [...(input.webhookEvents ?? [])];
+    if (predictionChanged(input.previousPrediction, prediction)) types.push('delivery.predicted');
+    // The body is stored once, with its timestamp fixed now; a retry of this activity finds the
+    // events it already made by their idempotency keys.
+    const timestamp = now().toISOString();
+    const deliveries = await createWebhookEvents(deps.pool, {
+      dispatchId: reg.id,
+      issuerId: reg.issuerId,
+      mode: reg.mode,
+      version: input.version,
+      events: types.map((type) => ({ type, timestamp, data: record, idempotencyKey: `${reg.id}:${input.version}:${type}` })),
+    });
+    log.info('projection written', { dispatchId: reg.id, version: input.version, status: state.status, written, webhookEvents: types });
+    return { record, prediction, written, deliveries };
+  }
+}
+
+/** The failure type the dispatch workflow recognises as "this change can never be projected". */
+export const PROJECTION_REJECTED = 'ProjectionRejected';
+
+/**
+ * DESIGN.md §6 "Deterministic failures fail fast": an error that a retry cannot fix (a date the
+ * calendar cannot represent, a value Postgres refuses as data) becomes a non-retryable failure, so
+ * the workflow refuses the change and says so instead of retrying it forever. Everything else (the
+ * database down, a timeout) stays retryable: an accepted carrier event is never dropped.
+ */
+function failFastIfDeterministic(error: unknown, input: ProjectionInput): unknown {
+  if (!isDeterministic(error)) return error;
+  const message = `cannot project dispatch ${input.registration.id} version ${input.version}: ${(error as Error).message}`;
+  log.error('projection rejected', {
+    dispatchId: input.registration.id,
+    version: input.version,
+    status: input.state.status,
+    error: String(error),
+  });
+  return ApplicationFailure.nonRetryable(message, PROJECTION_REJECTED);
+}
+
+function isDeterministic(error: unknown): boolean {
+  if (error instanceof RangeError) return true;
+  // SQLSTATE class 22 is "data exception" (an invalid or out-of-range value, a NUL byte in text),
+  // class 23 "integrity constraint violation": the same row is refused again on every retry.
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
 }
 
 /** The service's own completed live delivery joins the transit history (once per dispatch). */

@@ -12,7 +12,7 @@ import { registrationBody, type StatusRecord } from '../domain/schemas.js';
 import { normaliseTimestamp } from '../domain/state-machine.js';
 import type { Config } from '../platform/config.js';
 import type { DispatchRegistration } from '../workflows/definitions.js';
-import { conflict, parseOrBadRequest } from './errors.js';
+import { badRequest, conflict, parseOrBadRequest } from './errors.js';
 import { canonicalJson, registrationFingerprint } from './fingerprint.js';
 import type { ApiKey } from './key-cache.js';
 import { registerDispatch } from './temporal.js';
@@ -60,6 +60,8 @@ export async function register(deps: RegistrationDeps, key: ApiKey, registration
     throw conflict(`dispatch id ${registration.id} has already been used`);
   }
   if (result.outcome === 'conflict') throw conflict(result.reason);
+  // A body that passed validation yet can never be projected (DESIGN.md §6): refused, not wedged.
+  if (result.outcome === 'rejected') throw badRequest(`this dispatch cannot be registered: ${result.reason}`);
   return { outcome: result.outcome, id: registration.id, record: result.record };
 }
 

@@ -68,9 +68,15 @@ export function addBusinessDays(date: string, n: number, country?: string): stri
 }
 
 /** How many business days lie in (from, to]: the n with addBusinessDays(from, n) = to when `to` is a business day. */
+/** Ten years: far beyond any delivery, far below a span that takes noticeable time to count. */
+const MAX_COUNTED_SPAN_DAYS = 3660;
+
 export function businessDaysBetween(from: string, to: string, country?: string): number {
   const start = toEpochDay(from);
   const end = toEpochDay(to);
+  // Counting day by day is linear in the span: a span no transit can have (a date in year 9999)
+  // is refused at once rather than computed for minutes (DESIGN.md §6 "fail fast").
+  if (end - start > MAX_COUNTED_SPAN_DAYS) throw new RangeError(`${from} → ${to} is longer than any transit time`);
   let count = 0;
   for (let day = start + 1; day <= end; day += 1) if (isWorkingDay(day, country)) count += 1;
   return count;

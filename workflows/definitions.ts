@@ -50,7 +50,14 @@ export interface CarrierEventInput extends CarrierEventBody {
   dedupeKey: string;
 }
 
-export type RegisterOutcome = { outcome: 'created' | 'existing'; record: StatusRecord } | { outcome: 'conflict'; reason: string };
+/**
+ * `rejected`: the dispatch can never be projected (DESIGN.md §6 "Deterministic failures fail
+ * fast"); its workflow has ended and the id cannot be registered again.
+ */
+export type RegisterOutcome =
+  | { outcome: 'created' | 'existing'; record: StatusRecord }
+  | { outcome: 'conflict'; reason: string }
+  | { outcome: 'rejected'; reason: string };
 
 export const registerUpdate = defineUpdate<RegisterOutcome, [DispatchRegistration]>('register');
 export const carrierEventSignal = defineSignal<[CarrierEventInput]>('carrierEvent');

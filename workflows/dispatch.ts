@@ -8,6 +8,8 @@
 // class; handlers are registered first; the main loop waits on a condition, folds pending carrier
 // events, then continues as new with plain-object state when Temporal suggests it.
 import {
+  ActivityFailure,
+  ApplicationFailure,
   allHandlersFinished,
   condition,
   continueAsNew,
@@ -66,6 +68,9 @@ const PROJECTION_AS_LOCAL_ACTIVITY = 'projection-as-local-activity';
  */
 const ORDER_INDEPENDENT_STATUS = 'order-independent-status';
 
+/** activities/projection.ts PROJECTION_REJECTED (not imported: that module is not workflow code). */
+const PROJECTION_REJECTED = 'ProjectionRejected';
+
 // One activity per (webhook event, endpoint); see delivery-options.ts for its retry policy.
 const { deliverWebhook } = proxyActivities<Activities>(DELIVERY_ACTIVITY_OPTIONS);
 
@@ -86,6 +91,10 @@ class Dispatch {
   refreshRequested?: PredictionRefreshRequest;
   /** Webhook deliveries started and not yet settled (delivered, undeliverable or skipped). */
   deliveriesInFlight = 0;
+  /** Why the first projection was refused for good; the run then ends (DESIGN.md §6). */
+  rejected?: string;
+  /** The last carrier event whose change could not be projected, shown to operators. */
+  lastRejection?: string;
 
   constructor(input: DispatchWorkflowInput) {
     this.registration = input.registration;
@@ -135,7 +144,8 @@ class Dispatch {
     if (candidate.fingerprint !== own.fingerprint) {
       return { outcome: 'conflict', reason: 'this dispatch id was already registered with a different body' };
     }
-    await condition(() => this.record !== undefined);
+    await condition(() => this.record !== undefined || this.rejected !== undefined);
+    if (this.record === undefined) return { outcome: 'rejected', reason: this.rejected! };
     const outcome = this.registeredOnce ? 'existing' : 'created';
     this.registeredOnce = true;
     return { outcome, record: this.record! };
@@ -206,9 +216,19 @@ class Dispatch {
         to: transition.state.status,
       });
       // Every accepted event joins the set the status is derived from, even one that changes nothing.
+      const previous = this.state;
       this.state = transition.state;
       if (transition.effect === 'applied' || transition.effect === 'exception_repeated') {
-        await this.project(unrecorded, transition.events);
+        const reason = await refusedForGood(() => this.project(unrecorded, transition.events));
+        if (reason !== undefined) {
+          // The change can never be projected: the card stays as it was and the event says why.
+          log.error('carrier event rejected: its change cannot be projected', { dedupeKey: event.dedupeKey, reason });
+          this.state = previous;
+          unrecorded[unrecorded.length - 1] = { dedupeKey: event.dedupeKey, effect: 'rejected' };
+          this.lastRejection = `${event.dedupeKey}: ${reason}`;
+          this.publish();
+          continue;
+        }
         unrecorded = [];
       }
     }
@@ -232,6 +252,7 @@ class Dispatch {
         `**Delivery window:** ${window}`,
         `**Destination:** ${this.registration.destination.country_code} ${this.registration.destination.postal_code}`,
         `**Projection version:** ${this.version}`,
+        ...(this.lastRejection ? [`**Last rejected carrier event:** ${this.lastRejection}`] : []),
       ].join('\n\n'),
     );
   }
@@ -245,6 +266,19 @@ class Dispatch {
       seenEventKeys: [...this.seenEventKeys].slice(-MAX_SEEN_EVENT_KEYS),
       registeredOnce: this.registeredOnce,
     };
+  }
+}
+
+/** Runs `write`; the reason when the projection refused it for good, undefined when it succeeded. */
+async function refusedForGood(write: () => Promise<void>): Promise<string | undefined> {
+  try {
+    await write();
+    return undefined;
+  } catch (error) {
+    // A regular activity's failure arrives as an ActivityFailure around it, a local one's as itself.
+    const failure = error instanceof ActivityFailure ? error.cause : error;
+    if (failure instanceof ApplicationFailure && failure.type === PROJECTION_REJECTED) return failure.message;
+    throw error;
   }
 }
 
@@ -262,8 +296,15 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
   // A run hands over to the next only when nothing is left in it: no handler, no delivery.
   const canContinueAsNew = () => shouldContinueAsNew() && dispatch.deliveriesInFlight === 0 && allHandlersFinished();
 
-  if (dispatch.record === undefined) await dispatch.project([]);
-  else dispatch.publish();
+  if (dispatch.record === undefined) {
+    dispatch.rejected = await refusedForGood(() => dispatch.project([]));
+    if (dispatch.rejected !== undefined) {
+      // Nothing was projected, so nothing can follow: answer the registration and end the run.
+      log.error('registration rejected: its first projection cannot be written', { reason: dispatch.rejected });
+      await condition(allHandlersFinished);
+      return { status: 'rejected', version: 0 };
+    }
+  } else dispatch.publish();
 
   for (;;) {
     const woken = () => dispatch.pending.length > 0 || dispatch.refreshRequested !== undefined || canContinueAsNew();

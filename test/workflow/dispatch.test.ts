@@ -72,7 +72,7 @@ describe('registration', () => {
     const row = await projection(reg.id);
     expect(row.version).toBe(1);
     expect(row.status).toBe('dispatched');
-    expect(row.record).toEqual(result.outcome === 'conflict' ? undefined : result.record);
+    expect(row.record).toEqual('record' in result ? result.record : undefined);
   });
 
   it('answers a repeated identical registration with existing and the same record', async () => {
