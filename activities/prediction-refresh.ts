@@ -5,6 +5,14 @@
 // dispatches whose window or confidence changed. Each of those writes a new projection version and
 // emits delivery.predicted itself; an unchanged dispatch gets no signal, so its history does not grow.
 //
+// Overdue cards (DESIGN §6): the window a card is judged by is the one predicted when its current
+// status began (the dispatch date, or the carrier's latest scan), before it slides past today. Once
+// that window's max has passed, the sliding window is re-estimated at most once per business day
+// (the destination's calendar, counted on the run's time); once it is OVERDUE_BUSINESS_DAYS
+// business days behind, the card gets the service's own carrier event, exception `overdue`, logged
+// in carrier_events and signalled like a carrier's (status.updated + delivery.exception come from
+// the workflow's usual fold), and the refresh never loads it again (db/prediction-refresh.ts).
+//
 // Progress (the last page done and the counts) is heartbeated, so a retried attempt resumes after
 // the last finished page instead of starting over.
 //
@@ -12,13 +20,23 @@
 // loaded since the attempt began serve every page), and a signal carries when the ones its dispatch
 // was compared with were loaded, so the projection write it causes reads none older.
 import { Context, log } from '@temporalio/activity';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { CountryStatisticsCache } from '../db/country-statistics-cache.js';
 import type { Pool } from '../db/pool.js';
+import { insertCarrierEvent } from '../db/carrier-events.js';
 import { claimRefreshes, loadRefreshCandidates, type RefreshCandidate } from '../db/prediction-refresh.js';
 import { destinationKey, loadTransitStatisticsFor } from '../db/transit-statistics.js';
+import { addBusinessDays, businessDayOnOrAfter, utcDateOf } from '../domain/calendar.js';
 import { predictFromHistory } from '../domain/prediction-model.js';
-import { predictionRefreshSignal, type PredictionRefreshSummary } from '../workflows/definitions.js';
+import type { ExceptionReason } from '../domain/schemas.js';
+import { dedupeKey } from '../domain/state-machine.js';
+import type { Config } from '../platform/config.js';
+import {
+  carrierEventSignal,
+  predictionRefreshSignal,
+  type CarrierEventInput,
+  type PredictionRefreshSummary,
+} from '../workflows/definitions.js';
 import { predictionChanged } from './projection.js';
 
 /** Dispatches per page: one statistics query serves a page's destinations. */
@@ -26,8 +44,14 @@ const PAGE_SIZE = 1000;
 /** Signals in flight at once: enough to hide round trips, few enough to spare the Temporal frontend. */
 const SIGNAL_CONCURRENCY = 20;
 
+/** DESIGN §6's default, when the worker's configuration does not say. */
+const DEFAULT_OVERDUE_BUSINESS_DAYS = 10;
+
 export interface PredictionRefreshInput {
-  /** The run's time (ISO): its claims carry it, and the once-per-hour rule is counted from it. */
+  /**
+   * The run's time (ISO): its claims carry it, the once-per-hour and once-per-business-day rules
+   * are counted from it, and an overdue card's exception occurs at it.
+   */
   runAt: string;
 }
 
@@ -35,19 +59,37 @@ interface Progress extends PredictionRefreshSummary {
   afterId: string | null;
 }
 
+/**
+ * The service's own carrier event for an overdue card: the same signal as a carrier's, with the
+ * service's reason, which carriers cannot send (`carrierEventBody.reason` does not list it).
+ */
+type OverdueEvent = Omit<CarrierEventInput, 'reason'> & { reason: Extract<ExceptionReason, 'overdue'> };
+
+/** What the run decided for a page's candidates. */
+interface PageVerdicts {
+  /** Changed and due for re-estimation, each with when its country's statistics were loaded. */
+  changed: Map<string, string>;
+  /** Overdue, each with the max of the window it is judged by. */
+  overdue: Map<string, string>;
+}
+
 export function createPredictionRefreshActivities(deps: {
   pool: Pool;
   temporal: Client;
   countryStatistics: CountryStatisticsCache;
+  config?: Pick<Config, 'OVERDUE_BUSINESS_DAYS'>;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
+  const overdueBusinessDays = deps.config?.OVERDUE_BUSINESS_DAYS ?? DEFAULT_OVERDUE_BUSINESS_DAYS;
 
   /**
-   * The candidates whose recomputed prediction differs from the one their projection holds, each
-   * with when its country's statistics were loaded (no earlier than `attemptStart`).
+   * The page's verdicts: the candidates overdue on the run's day, and, among the others, those whose
+   * recomputed prediction differs from the one their projection holds and that are due for it (a
+   * passed window once per business day), each with when its country's statistics were loaded (no
+   * earlier than `attemptStart`).
    */
-  async function changedAmong(candidates: RefreshCandidate[], attemptStart: string): Promise<Map<string, string>> {
+  async function judge(candidates: RefreshCandidate[], attemptStart: string, runAt: string): Promise<PageVerdicts> {
     // `today` as the projection activity takes it, so both compute the same window.
     const today = now().toISOString().slice(0, 10);
     const destinations = candidates.map((c) => ({ countryCode: c.destination.country_code, postalCode: c.destination.postal_code }));
@@ -58,19 +100,53 @@ export function createPredictionRefreshActivities(deps: {
       today,
       deps.countryStatistics.source(attemptStart, loadedAt),
     );
-    const changed = new Map<string, string>();
+    const runDay = utcDateOf(runAt);
+    const verdicts: PageVerdicts = { changed: new Map(), overdue: new Map() };
     candidates.forEach((c, i) => {
       const stats = statistics.get(destinationKey(destinations[i]))!;
-      const next = predictFromHistory({ dispatchDate: c.dispatchDate, destination: c.destination, state: c.state, today }, stats);
-      if (predictionChanged(c.prediction, next)) changed.set(c.id, loadedAt.get(destinations[i].countryCode.toUpperCase())!);
+      const country = c.destination.country_code;
+      const input = { dispatchDate: c.dispatchDate, destination: c.destination, state: c.state, today };
+      // The window as predicted the day the status began: before it passed, nothing slid it.
+      const statusDay = utcDateOf(c.state.statusSince);
+      const judgedMax = predictFromHistory({ ...input, today: statusDay < today ? statusDay : today }, stats).window.max;
+      if (addBusinessDays(judgedMax, overdueBusinessDays, country) < runDay) {
+        verdicts.overdue.set(c.id, judgedMax);
+        return;
+      }
+      if (judgedMax < runDay && refreshedThisBusinessDay(c.refreshedAt, runAt, country)) return;
+      const next = predictFromHistory(input, stats);
+      if (predictionChanged(c.prediction, next)) verdicts.changed.set(c.id, loadedAt.get(destinations[i].countryCode.toUpperCase())!);
     });
-    return changed;
+    return verdicts;
   }
 
   /** Signals one dispatch; false when it has no running workflow to receive it. */
   async function signal(dispatch: { id: string; version: number }, statisticsAsOf: string): Promise<boolean> {
+    return received(() =>
+      deps.temporal.workflow.getHandle(dispatch.id).signal(predictionRefreshSignal, { version: dispatch.version, statisticsAsOf }),
+    );
+  }
+
+  /**
+   * Logs and signals an overdue card's exception, as the API does a carrier's event: logged first,
+   * so the workflow's fold finds the row to record its effect on, and only for a running workflow,
+   * so a dispatch nothing can move (closed, or on another cluster) gets no event nobody will judge.
+   * The event's id names the window it was judged by, so a repeat (a retried attempt) is the same
+   * event, deduplicated by both.
+   */
+  async function signalOverdue(dispatchId: string, judgedMax: string, runAt: string): Promise<boolean> {
+    const handle = deps.temporal.workflow.getHandle(dispatchId);
+    if (!(await isRunning(handle))) return false;
+    const body = { status: 'exception', reason: 'overdue', occurred_at: runAt, event_id: `overdue:${judgedMax}` } as const;
+    await insertCarrierEvent(deps.pool, dispatchId, dedupeKey(body), body);
+    const event: OverdueEvent = { ...body, dedupeKey: dedupeKey(body) };
+    return received(() => handle.signal<[OverdueEvent]>(carrierEventSignal.name, event));
+  }
+
+  /** Sends a signal; false when the dispatch has no running workflow to receive it. */
+  async function received(send: () => Promise<void>): Promise<boolean> {
     try {
-      await deps.temporal.workflow.getHandle(dispatch.id).signal(predictionRefreshSignal, { version: dispatch.version, statisticsAsOf });
+      await send();
       return true;
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return false;
@@ -88,29 +164,43 @@ export function createPredictionRefreshActivities(deps: {
         changed: 0,
         signalled: 0,
         missing: 0,
+        overdue: 0,
       };
+      // Heartbeat details of an attempt made before overdue cards existed have no count for them.
+      progress.overdue ??= 0;
       for (;;) {
         const page = await loadRefreshCandidates(deps.pool, { runAt: input.runAt, afterId: progress.afterId, limit: PAGE_SIZE });
         if (page.length === 0) break;
-        const changed = await changedAmong(page, attemptStart);
+        const { changed, overdue } = await judge(page, attemptStart, input.runAt);
         // A retried attempt claims its own claims again (same runAt) and repeats this page's signals;
-        // the workflow keeps one pending refresh, so a repeated signal changes nothing.
+        // the workflow keeps one pending refresh and deduplicates carrier events by their key, so a
+        // repeated signal changes nothing. A claim also makes sure no carrier event has moved the
+        // dispatch on since it was judged (same version).
         const claimed = await claimRefreshes(
           deps.pool,
           input.runAt,
-          page.filter((c) => changed.has(c.id)),
+          page.filter((c) => changed.has(c.id) || overdue.has(c.id)),
         );
         let missing = 0;
+        let signalledOverdue = 0;
         for (let i = 0; i < claimed.length; i += SIGNAL_CONCURRENCY) {
           const batch = claimed.slice(i, i + SIGNAL_CONCURRENCY);
-          const received = await Promise.all(batch.map((dispatch) => signal(dispatch, changed.get(dispatch.id)!)));
+          const received = await Promise.all(
+            batch.map((dispatch) =>
+              overdue.has(dispatch.id)
+                ? signalOverdue(dispatch.id, overdue.get(dispatch.id)!, input.runAt)
+                : signal(dispatch, changed.get(dispatch.id)!),
+            ),
+          );
           missing += received.filter((ok) => !ok).length;
+          signalledOverdue += batch.filter((dispatch, j) => received[j] && overdue.has(dispatch.id)).length;
           context.heartbeat(progress);
         }
         progress.considered += page.length;
         progress.changed += changed.size;
         progress.signalled += claimed.length - missing;
         progress.missing += missing;
+        progress.overdue! += signalledOverdue;
         progress.afterId = page[page.length - 1].id;
         context.heartbeat(progress);
       }
@@ -119,4 +209,23 @@ export function createPredictionRefreshActivities(deps: {
       return summary;
     },
   };
+}
+
+/**
+ * True when a refresh already claimed the dispatch on the run's business day (the destination's
+ * calendar: a weekend or holiday belongs to the next business day), by another run than this one.
+ */
+function refreshedThisBusinessDay(refreshedAt: string | null, runAt: string, country: string): boolean {
+  if (refreshedAt === null || Date.parse(refreshedAt) === Date.parse(runAt)) return false;
+  return businessDayOnOrAfter(utcDateOf(refreshedAt), country) >= businessDayOnOrAfter(utcDateOf(runAt), country);
+}
+
+/** Whether the dispatch's workflow is running (false when it is closed or unknown here). */
+async function isRunning(handle: WorkflowHandle): Promise<boolean> {
+  try {
+    return (await handle.describe()).status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
 }

@@ -1,12 +1,20 @@
 // The carrier event log, written by the API as each event arrives (before the workflow is
 // signalled), so that no accepted event is lost and duplicates are recognised at the door; read
 // back, with what the workflow did with each, by the dashboard's dispatch page.
-import type { CarrierEventBody } from '../domain/schemas.js';
+import type { CarrierEventBody, ExceptionReason } from '../domain/schemas.js';
 import type { EventEffect } from '../domain/state-machine.js';
 import type { Pool } from './pool.js';
 
-/** Records the event; returns false when an event with the same dedupe key was already recorded. */
-export async function insertCarrierEvent(pool: Pool, dispatchId: string, dedupeKey: string, event: CarrierEventBody): Promise<boolean> {
+/**
+ * Records the event; returns false when an event with the same dedupe key was already recorded.
+ * The service's own events (the prediction refresh's `overdue`) are logged here too.
+ */
+export async function insertCarrierEvent(
+  pool: Pool,
+  dispatchId: string,
+  dedupeKey: string,
+  event: Omit<CarrierEventBody, 'reason'> & { reason?: ExceptionReason },
+): Promise<boolean> {
   const { rowCount } = await pool.query({
     name: 'carrier-event-insert',
     text: `INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location)

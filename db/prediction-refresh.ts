@@ -1,6 +1,9 @@
 // Queries of the hourly prediction refresh (activities/prediction-refresh.ts): a page of the
-// dispatches not yet delivered, with what their prediction was computed from, and the claim that
-// makes a refresh happen at most once per hour per dispatch.
+// dispatches not yet delivered and not overdue, with what their prediction was computed from, and
+// the claim that makes a refresh happen at most once per hour per dispatch.
+//
+// A dispatch in exception `overdue` (DESIGN §6 "Overdue cards") has left the refresh: it is never
+// loaded again, so never signalled, until a carrier event moves it out of that exception.
 //
 // The once-per-hour rule lives here, in `prediction_refreshed_at`: a dispatch claimed less than
 // REFRESH_MIN_GAP before the run's time is neither loaded nor claimed, so it costs no signal and no
@@ -22,6 +25,8 @@ export interface RefreshCandidate {
   destination: { postal_code: string; country_code: string };
   state: DispatchState;
   prediction: Prediction;
+  /** When a refresh last claimed it (ISO), if ever: a passed window is re-estimated once per business day. */
+  refreshedAt: string | null;
 }
 
 interface CandidateRow {
@@ -33,19 +38,24 @@ interface CandidateRow {
   country_code: string;
   exception_reason: ExceptionReason | null;
   status_since: Date | null;
+  prediction_refreshed_at: Date | null;
   window_min: string;
   window_max: string;
   confidence_level: ConfidenceLevel;
 }
 
+/** The dispatches the refresh looks after: not delivered, not overdue (the partial index's predicate). */
+const REFRESHED = `d.status <> 'delivered' AND d.exception_reason IS DISTINCT FROM 'overdue'`;
+
 const NOT_CLAIMED_WITHIN_AN_HOUR = `(prediction_refreshed_at IS NULL
   OR prediction_refreshed_at <= $1::timestamptz - interval '${REFRESH_MIN_GAP}' OR prediction_refreshed_at = $1::timestamptz)`;
 
 /**
- * The next page (in id order, after `afterId`) of dispatches not delivered and not refreshed within
- * the hour before `runAt`. Only an out-for-delivery card's window depends on when its status began
- * (today's scan, or an earlier one: domain/prediction.ts), so only for those is the time read back
- * from the carrier event log; the other states' windows need the dispatch date alone.
+ * The next page (in id order, after `afterId`) of dispatches not delivered, not overdue and not
+ * refreshed within the hour before `runAt`. When the current status began is read back from the
+ * carrier event log (the latest event that set or renewed it; the dispatch date when none): an
+ * out-for-delivery card's window depends on it (today's scan, or an earlier one:
+ * domain/prediction.ts), and every card's overdue clock counts from the window predicted then.
  */
 export async function loadRefreshCandidates(
   pool: Pool,
@@ -53,13 +63,11 @@ export async function loadRefreshCandidates(
 ): Promise<RefreshCandidate[]> {
   const { rows } = await pool.query<CandidateRow>(
     `SELECT d.id, d.version, d.status, d.dispatch_date, d.postal_code, d.country_code, d.exception_reason,
-            d.window_min, d.window_max, d.confidence_level,
-            CASE WHEN d.status = 'out_for_delivery' THEN
-              (SELECT max(e.occurred_at) FROM carrier_events e
-                WHERE e.dispatch_id = d.id AND e.status = 'out_for_delivery' AND e.effect = 'applied')
-            END AS status_since
+            d.window_min, d.window_max, d.confidence_level, d.prediction_refreshed_at,
+            (SELECT max(e.occurred_at) FROM carrier_events e
+              WHERE e.dispatch_id = d.id AND e.status = d.status AND e.effect IN ('applied', 'exception_repeated')) AS status_since
        FROM dispatches d
-      WHERE d.status <> 'delivered' AND d.id > coalesce($2::uuid, '00000000-0000-0000-0000-000000000000') AND ${NOT_CLAIMED_WITHIN_AN_HOUR}
+      WHERE ${REFRESHED} AND d.id > coalesce($2::uuid, '00000000-0000-0000-0000-000000000000') AND ${NOT_CLAIMED_WITHIN_AN_HOUR}
       ORDER BY d.id
       LIMIT $3`,
     [query.runAt, query.afterId, query.limit],
@@ -75,14 +83,15 @@ export async function loadRefreshCandidates(
       destination: { postal_code: row.postal_code, country_code: row.country_code },
       state,
       prediction: { window: { min: row.window_min, max: row.window_max }, confidence: row.confidence_level },
+      refreshedAt: row.prediction_refreshed_at?.toISOString() ?? null,
     };
   });
 }
 
 /**
- * Claims dispatches for this run, each only if its projection is still the version the prediction
- * was compared with (a newer version already holds a fresh prediction) and no other run claimed it
- * within the hour. Returns those claimed, with that version.
+ * Claims dispatches for this run (to re-estimate, or to make overdue), each only if its projection
+ * is still the version the run judged (a newer version already holds fresher news, e.g. a carrier
+ * event) and no other run claimed it within the hour. Returns those claimed, with that version.
  */
 export async function claimRefreshes(
   pool: Pool,
@@ -93,7 +102,7 @@ export async function claimRefreshes(
   const { rows } = await pool.query<{ id: string; version: number }>(
     `UPDATE dispatches d SET prediction_refreshed_at = $1::timestamptz
        FROM unnest($2::uuid[], $3::bigint[]) AS c (id, version)
-      WHERE d.id = c.id AND d.version = c.version AND d.status <> 'delivered' AND ${NOT_CLAIMED_WITHIN_AN_HOUR}
+      WHERE d.id = c.id AND d.version = c.version AND ${REFRESHED} AND ${NOT_CLAIMED_WITHIN_AN_HOUR}
       RETURNING d.id, d.version`,
     [runAt, dispatches.map((d) => d.id), dispatches.map((d) => d.version)],
   );

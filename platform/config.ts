@@ -51,6 +51,12 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
   PREDICTION_REFRESH_INTERVAL: duration.default(3_600_000),
+  /**
+   * A card not delivered this many business days (its destination's calendar) after its window's
+   * max enters exception `overdue` and leaves the refresh (DESIGN §6 "Overdue cards"). At most a
+   * year of business days: a larger value would mean "never", which hides lost cards.
+   */
+  OVERDUE_BUSINESS_DAYS: z.coerce.number().int().min(1).max(260).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** How long an API process may trust a cached API-key lookup; revocation takes effect within it. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),

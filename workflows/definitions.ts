@@ -140,4 +140,9 @@ export interface PredictionRefreshSummary {
   signalled: number;
   /** Signalled but without a running workflow (closed, or not on this Temporal cluster). */
   missing: number;
+  /**
+   * Not delivered OVERDUE_BUSINESS_DAYS business days after their window, claimed and signalled into
+   * exception `overdue` (DESIGN §6 "Overdue cards"). Absent from runs before overdue cards existed.
+   */
+  overdue?: number;
 }
