@@ -152,7 +152,7 @@ describe('overdue cards', () => {
     expect((await projection(id)).status).toBe('dispatched');
   });
 
-  it('leaves a card whose window passed fewer than 10 business days ago in its status', async () => {
+  it('leaves in its status a card dispatched nine days ago, its window not yet 10 business days behind', async () => {
     const id = await registerDispatchedDaysAgo(9);
     await refresh();
     expect((await projection(id)).status).toBe('dispatched');
