@@ -2,7 +2,7 @@
 // the worker and the API; the printed key registers a dispatch and reads its status; the workflow
 // is visible in Temporal filtered by DispatchStatus; Ctrl-C stops everything; a restart keeps the data.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -151,4 +151,21 @@ describe('npm start with nothing configured', () => {
       expect(await stop(second)).toBe(0);
     }
   }, 180_000);
+});
+
+describe('npm start when a part cannot start', () => {
+  it('stops with exit code 1 and the reason on one line on stderr', async () => {
+    const notExecutable = path.join(dataDir, 'temporal');
+    writeFileSync(notExecutable, '', { mode: 0o644 });
+    const child = spawn(TSX, ['cli/start.ts'], {
+      cwd: ROOT,
+      env: { ...env, CDS_DATA_DIR: path.join(dataDir, 'broken'), TEMPORAL_CLI_PATH: notExecutable },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+    expect(code).toBe(1);
+    expect(stderr).toBe(`npm start: could not start: TEMPORAL_CLI_PATH=${notExecutable} is not an executable file\n`);
+  }, 120_000);
 });
