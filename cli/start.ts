@@ -195,7 +195,7 @@ async function main(): Promise<void> {
   const workerRun = worker.run();
   workerRun.catch((error) => {
     logger.fatal({ err: error }, 'worker failed');
-    void shutdown('worker failed', 1);
+    void shutdown(`worker failed: ${firstLine(error)}`, 1);
   });
   stops.push(async () => {
     // The worker reacts to SIGINT/SIGTERM by itself; shut it down only if it has not started to.
