@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { findDispatch, type DispatchRow } from '../db/dispatches.js';
 import type { Pool } from '../db/pool.js';
-import { registrationBody, type StatusRecord } from '../domain/schemas.js';
-import { normaliseTimestamp } from '../domain/state-machine.js';
+import { dispatchDateProblem } from '../domain/input-bounds.js';
+import { registrationBody, toUtc, type StatusRecord } from '../domain/schemas.js';
 import type { Config } from '../platform/config.js';
 import type { DispatchRegistration } from '../workflows/definitions.js';
 import { badRequest, conflict, parseOrBadRequest } from './errors.js';
@@ -30,14 +30,16 @@ export interface Registered {
   record: string | StatusRecord;
 }
 
-/** Validates a registration body (400 naming the field) into what the workflow receives. */
-export function parseRegistration(body: unknown, key: ApiKey): DispatchRegistration {
+/** Validates a registration body (400 naming the field, DESIGN.md §6 time bounds included) into what the workflow receives. */
+export function parseRegistration(body: unknown, key: ApiKey, now = new Date()): DispatchRegistration {
   const parsed = parseOrBadRequest(registrationBody, body);
+  const outOfBounds = parsed.dispatch_date && dispatchDateProblem(parsed.dispatch_date, now);
+  if (outOfBounds) throw badRequest(`dispatch_date: ${outOfBounds}`);
   return {
     id: parsed.id ?? randomUUID(),
     issuerId: key.issuerId,
     mode: key.mode,
-    dispatchDate: parsed.dispatch_date ? normaliseTimestamp(parsed.dispatch_date) : new Date().toISOString(),
+    dispatchDate: parsed.dispatch_date ? toUtc(parsed.dispatch_date) : now.toISOString(),
     destination: parsed.destination,
     locale: parsed.locale,
     carrier: parsed.carrier,

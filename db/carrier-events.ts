@@ -25,8 +25,16 @@ export async function insertCarrierEvent(
   return rowCount === 1;
 }
 
-/** Sets the effect of an event nobody else will judge (e.g. its workflow has closed). */
-export async function setCarrierEventEffect(pool: Pool, dispatchId: string, dedupeKey: string, effect: EventEffect): Promise<void> {
+/**
+ * Sets the effect of an event nobody else will judge, because its workflow has closed: `after_delivery`
+ * (delivered), `workflow_closed` (terminated or failed undelivered, DESIGN.md §6 "Closed dispatches").
+ */
+export async function setCarrierEventEffect(
+  pool: Pool,
+  dispatchId: string,
+  dedupeKey: string,
+  effect: Extract<EventEffect, 'after_delivery'> | 'workflow_closed',
+): Promise<void> {
   await pool.query({
     name: 'carrier-event-effect',
     text: 'UPDATE carrier_events SET effect = $3 WHERE dispatch_id = $1 AND dedupe_key = $2 AND effect IS NULL',

@@ -9,6 +9,7 @@ export interface DispatchRow {
   issuerId: string;
   mode: 'live' | 'test';
   status: DispatchStatus;
+  dispatchDate: Date;
   windowMin: string;
   windowMax: string;
   confidenceLevel: ConfidenceLevel;
@@ -25,7 +26,7 @@ export interface DispatchRow {
 // sends it without parsing and re-serialising.
 const BY_ID = {
   name: 'dispatch-by-id',
-  text: `SELECT id, issuer_id, mode, status, window_min, window_max, confidence_level, exception_reason,
+  text: `SELECT id, issuer_id, mode, status, dispatch_date, window_min, window_max, confidence_level, exception_reason,
                 country_code, locale, registration, record::text AS record_json
            FROM dispatches WHERE id = $1`,
 };
@@ -53,6 +54,7 @@ export async function findDispatch(pool: Pool, id: string): Promise<DispatchRow 
     issuerId: row.issuer_id,
     mode: row.mode,
     status: row.status,
+    dispatchDate: row.dispatch_date,
     windowMin: row.window_min,
     windowMax: row.window_max,
     confidenceLevel: row.confidence_level,
@@ -78,9 +80,9 @@ export interface DispatchListFilter {
   mode: 'live' | 'test';
   status?: DispatchStatus;
   countryCode?: string;
-  /** Inclusive lower bound of created_at, ISO 8601. */
+  /** Inclusive lower bound of created_at, ISO 8601 with any offset RFC 3339 allows and any year 0000–9999. */
   createdAfter?: string;
-  /** Exclusive upper bound of created_at, ISO 8601. */
+  /** Exclusive upper bound of created_at, as createdAfter. */
   createdBefore?: string;
   /** Page size; the caller bounds it. */
   limit: number;
@@ -125,8 +127,8 @@ export async function listDispatches(pool: Pool, filter: DispatchListFilter): Pr
     filter.mode,
     filter.status ?? null,
     filter.countryCode ?? null,
-    filter.createdAfter ?? null,
-    filter.createdBefore ?? null,
+    comparableInstant(filter.createdAfter),
+    comparableInstant(filter.createdBefore),
     filter.after?.createdAt ?? null,
     filter.after?.id ?? null,
     // One row more than asked tells whether another page exists.
@@ -141,6 +143,19 @@ export async function listDispatches(pool: Pool, filter: DispatchListFilter): Pr
   }));
   const last = items.at(-1);
   return { items, next: rows.length > filter.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined };
+}
+
+const EARLIEST_COMPARED = Date.UTC(1970, 0, 1);
+const LATEST_COMPARED = Date.UTC(9999, 11, 31);
+
+/**
+ * The instant as Postgres can take it: in UTC (Postgres refuses an offset beyond ±15:59, RFC 3339
+ * allows ±23:59), and moved to 1970 or 9999 when beyond them (Postgres has no year 0, and no dispatch
+ * was created outside them, so the filter means the same).
+ */
+function comparableInstant(iso: string | undefined): string | null {
+  if (iso === undefined) return null;
+  return new Date(Math.min(Math.max(Date.parse(iso), EARLIEST_COMPARED), LATEST_COMPARED)).toISOString();
 }
 
 const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;

@@ -31,32 +31,87 @@ export type ExceptionReason = z.infer<typeof exceptionReason> | (typeof SERVICE_
 export const UUID_V4 = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 export const uuidV4 = z.string().regex(UUID_V4, 'must be a UUID v4');
 
-const ZOD_DATETIME = z.iso.datetime({ offset: true });
+const zodDatetime = z.iso.datetime({ offset: true });
 /**
- * ISO 8601 (RFC 3339) timestamp with a time zone: Z or any ±hh:mm offset up to ±23:59, which the
- * service turns into UTC before anything else sees it (Postgres itself takes no offset beyond ±15:59).
+ * ISO 8601 (RFC 3339) timestamp with a time zone: Z or any ±hh:mm offset up to ±23:59. Callers turn
+ * it into UTC (`toUtc`) before it goes anywhere else: Postgres takes no offset beyond ±15:59.
  */
-export const isoTimestamp = ZOD_DATETIME.meta({ override: { pattern: ZOD_DATETIME.def.checks?.length ? undefined : undefined } });
+export const isoTimestamp = zodDatetime.meta({ pattern: asciiDigits(zodDatetime._zod.pattern!.source) });
+
+/** The same instant in UTC (`…Z`, milliseconds); years before 0001 or after 9999 come out in extended form. */
+export const toUtc = (timestamp: string) => new Date(timestamp).toISOString();
+
+function asciiDigits(pattern: string): string {
+  return pattern.replaceAll('\\d', '[0-9]');
+}
+
+/** C0 controls, DEL and C1 controls: refused in every string field (Postgres cannot store NUL in text). */
+const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
+const CONTROL_CHARACTER_MESSAGE = 'must not contain control characters (U+0000–U+001F, U+007F–U+009F)';
+/** What String.prototype.trim() removes (ECMAScript WhiteSpace and LineTerminator), as a class body. */
+const TRIMMED = '\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+
+const codePoints = (text: string) => [...text].length;
+
+/**
+ * Free text of `min`–`max` characters without control characters. The length is counted in
+ * characters (code points), as JSON Schema's minLength/maxLength count them, not in UTF-16 units.
+ * With `visible`, it must hold a character that trim() keeps, and it is trimmed.
+ */
+export function plainText(min: number, max: number, options: { visible?: boolean } = {}) {
+  const pattern = options.visible
+    ? `^[^\\u0000-\\u001f\\u007f-\\u009f]*[^${TRIMMED}][^\\u0000-\\u001f\\u007f-\\u009f]*$`
+    : NO_CONTROL_CHARACTERS;
+  const text = z
+    .string()
+    .regex(new RegExp(NO_CONTROL_CHARACTERS, 'u'), CONTROL_CHARACTER_MESSAGE)
+    .refine((value) => codePoints(value) >= min && codePoints(value) <= max, `must be ${min} to ${max} characters long`)
+    .refine((value) => !options.visible || value.trim() !== '', 'must not be blank')
+    .meta({ minLength: min, maxLength: max, pattern });
+  return options.visible ? text.transform((value) => value.trim()) : text;
+}
 /** ISO 8601 calendar date without time, e.g. 2026-11-24. */
 export const isoDate = z.iso.date();
+
+/** The assigned ISO 3166-1 alpha-2 codes, as Intl knows them (unknown codes have no name; ZZ is "unknown region"). */
+export const ASSIGNED_COUNTRY_CODES: readonly string[] = (() => {
+  const names = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  return [...letters].flatMap((a) => [...letters].map((b) => a + b)).filter((code) => code !== 'ZZ' && names.of(code) !== undefined);
+})();
+const assignedCountryCodes = new Set(ASSIGNED_COUNTRY_CODES);
+
+/** Any letter case: each code as `[Ff][Rr]`, so that the document states exactly what the server takes. */
+const COUNTRY_CODE_PATTERN = `^(?:${ASSIGNED_COUNTRY_CODES.map((code) => [...code].map((c) => `[${c}${c.toLowerCase()}]`).join('')).join('|')})$`;
 
 export const countryCode = z
   .string()
   .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
   .transform((code) => code.toUpperCase())
-  .refine((code) => isAssignedRegion(code), 'must be an assigned ISO 3166-1 alpha-2 country code');
+  .refine((code) => assignedCountryCodes.has(code), 'must be an assigned ISO 3166-1 alpha-2 country code')
+  .meta({
+    pattern: COUNTRY_CODE_PATTERN,
+    description: 'an assigned ISO 3166-1 alpha-2 country code, in any letter case (stored upper-cased)',
+    example: 'FR',
+  });
 
-function isAssignedRegion(code: string): boolean {
-  // Intl knows the assigned ISO 3166-1 regions; unknown codes come back unchanged.
-  const name = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' }).of(code);
-  return name !== undefined && code !== 'ZZ';
-}
+/**
+ * The BCP 47 tags taken (UTS 35 Unicode locale identifiers, the syntax Intl implements): a language of
+ * 2–3 or 5–8 letters, an optional script, region and variant, and an optional `-u-` extension of
+ * keywords. Only what the syntax alone decides: two variants or two extensions are left out, since
+ * Intl refuses a repeated one.
+ */
+const BCP47_PATTERN =
+  '^(?:[A-Za-z]{2,3}|[A-Za-z]{5,8})(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|[0-9]{3}))?(?:-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))?' +
+  '(?:-[Uu](?:-[A-Za-z0-9][A-Za-z](?:-[A-Za-z0-9]{3,8})*)+)?$';
 
 /** BCP 47 language tag, canonicalised (e.g. `fr-ca` → `fr-CA`). */
 export const localeTag = z
   .string()
   .min(2)
   .max(35)
+  .regex(new RegExp(BCP47_PATTERN), 'must be a BCP 47 language tag, e.g. en-GB')
+  .meta({ pattern: BCP47_PATTERN, description: 'a BCP 47 language tag, e.g. en-GB', example: 'en-GB' })
   .transform((tag, ctx) => {
     try {
       return Intl.getCanonicalLocales(tag)[0];
@@ -68,7 +123,7 @@ export const localeTag = z
 
 export const destination = z
   .object({
-    postal_code: z.string().trim().min(1).max(16),
+    postal_code: plainText(1, 16, { visible: true }),
     country_code: countryCode,
   })
   .strict();
@@ -104,12 +159,14 @@ export type StatusRecord = z.infer<typeof statusRecord>;
 export const registrationBody = z
   .object({
     id: uuidV4.optional().transform((id) => id?.toLowerCase()),
-    dispatch_date: isoTimestamp.optional(),
+    dispatch_date: isoTimestamp.optional().meta({
+      description: `when the card left; ${DISPATCH_DATE_RULE} (else 400). Default: now`,
+    }),
     destination,
     locale: localeTag.optional(),
-    carrier: z.string().min(1).max(100).optional(),
-    tracking_number: z.string().min(1).max(100).optional(),
-    reference: z.string().min(1).max(200).optional(),
+    carrier: plainText(1, 100).optional(),
+    tracking_number: plainText(1, 100).optional(),
+    reference: plainText(1, 200).optional(),
   })
   .strict()
   .meta({ id: 'DispatchRegistration' });
@@ -121,10 +178,10 @@ export type Registration = z.output<typeof registrationBody>;
 export const carrierEventBody = z
   .object({
     status: dispatchStatus,
-    occurred_at: isoTimestamp,
-    event_id: z.string().min(1).max(200).optional(),
+    occurred_at: isoTimestamp.meta({ description: `when the carrier saw it; ${OCCURRED_AT_RULE} (else 400)` }),
+    event_id: plainText(1, 200).optional(),
     reason: exceptionReason.optional(),
-    location: z.string().min(1).max(200).optional(),
+    location: plainText(1, 200).optional(),
   })
   .strict()
   .meta({ id: 'CarrierEvent' });
@@ -169,15 +226,23 @@ export const dispatchListQuery = z
     status: dispatchStatus.optional().meta({ description: 'only dispatches currently in this status' }),
     country_code: countryCode.optional().meta({ description: 'only dispatches to this destination country (ISO 3166-1 alpha-2)' }),
     created_after: isoTimestamp.optional().meta({ description: 'only dispatches registered at or after this instant' }),
-    created_before: isoTimestamp.optional().meta({ description: 'only dispatches registered before this instant' }),
+    created_before: isoTimestamp.optional().meta({ description: 'only dispatches registered before this instant; must be later than created_after' }), // prettier-ignore
     limit: z
       .string()
-      .regex(/^\d{1,6}$/, 'must be a whole number')
+      .regex(/^[0-9]{1,6}$/, 'must be a whole number')
       .transform(Number)
       .pipe(z.number().min(1).max(LIST_LIMIT_MAX))
       .optional()
-      .meta({ description: `page size, 1–${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT})` }),
-    cursor: z.string().min(1).max(200).optional().meta({ description: 'the `next_cursor` of the previous page (opaque)' }),
+      .meta({
+        description: `page size, 1–${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT})`,
+        // A query parameter is text on the wire; the document says what that text must be.
+        override: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, pattern: undefined },
+      }),
+    cursor: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,200}$/, 'not a cursor this API returned; pass next_cursor unchanged')
+      .optional()
+      .meta({ description: 'the `next_cursor` of the previous page, unchanged (opaque: only a cursor this API returned is valid)' }),
   })
   .strict()
   .refine((q) => !q.created_after || !q.created_before || Date.parse(q.created_after) < Date.parse(q.created_before), {

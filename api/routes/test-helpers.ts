@@ -22,12 +22,13 @@ import {
   type DispatchStatus,
   type TestHelperAction,
 } from '../../domain/schemas.js';
+import { latestOccurredAt } from '../../domain/input-bounds.js';
 import { applyCarrierEvent, type EventEffect } from '../../domain/state-machine.js';
 import { conflict, forbidden, parseOrBadRequest, serviceUnavailable } from '../errors.js';
 import { requireScope } from '../middleware/auth.js';
 import { optionalJsonBody } from '../middleware/json-body.js';
 import { checkAccess, dispatchIdParam } from './access.js';
-import { acceptCarrierEvent } from './events.js';
+import { acceptCarrierEvent, checkEventTime } from './events.js';
 
 const STATUS_OF: Record<TestHelperAction, DispatchStatus> = {
   ship: 'in_transit',
@@ -54,17 +55,22 @@ export function testHelperRoutes(router: Router, deps: { pool: Pool; temporal: C
     const reason = reasonFor(action, ctx.request.body);
     const row = checkAccess(key, id, await findDispatch(deps.pool, id));
 
-    // At or after the event that set the current status, so that the event is never stale.
-    const occurredAt = new Date(Math.max(Date.now(), (await earliestFreshEventTime(deps.pool, id))?.getTime() ?? 0)).toISOString();
+    // Later than the event that set the current status (a forward scan leaves exception only when it
+    // is later, DESIGN.md §6), so that the event is never stale, and never past the latest
+    // occurred_at a carrier event may carry (DESIGN.md §6 time bounds).
+    const now = new Date();
+    const statusSince = (await earliestFreshEventTime(deps.pool, id)) ?? row.dispatchDate;
+    const occurredAt = new Date(Math.min(Math.max(now.getTime(), statusSince.getTime() + 1), latestOccurredAt(now).getTime())).toISOString(); // prettier-ignore
     const event: CarrierEventBody = {
       status: STATUS_OF[action],
       occurred_at: occurredAt,
       event_id: `test_helper:${action}:${randomUUID()}`,
       reason,
     };
-    const current = { status: row.status, statusSince: occurredAt, exceptionReason: row.exceptionReason ?? undefined };
+    const current = { status: row.status, statusSince: statusSince.toISOString(), exceptionReason: row.exceptionReason ?? undefined };
     refuseIneffective(action, row.status, applyCarrierEvent(current, event).effect);
 
+    checkEventTime(event, row.dispatchDate, now);
     const { dedupeKey } = await acceptCarrierEvent(deps, id, event);
     refuseIneffective(action, row.status, await folded(deps.pool, id, dedupeKey));
     ctx.type = 'application/json';

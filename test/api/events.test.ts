@@ -1,5 +1,6 @@
 // POST /v1/dispatches/{id}/events (DESIGN.md §3): 202 with duplicate false/true, 404, 403, 400
-// naming the field, and events for a dispatch whose workflow has already closed.
+// naming the field, and events for a dispatch whose workflow has already closed (delivered: 202;
+// terminated or failed undelivered: 409).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { carrierEventEffect, insertCarrierEvent } from '../../db/carrier-events.js';
@@ -8,6 +9,16 @@ import { startHarness, type Harness } from '../support/harness.js';
 import { bearer, registrationFor, request, type TestResponse } from './http.js';
 
 let h: Harness;
+
+// Dates relative to today, within the time bounds of DESIGN.md §6.
+const DAY = 86_400_000;
+const daysAgo = (days: number) => new Date(Date.now() - days * DAY).toISOString();
+const DISPATCH_DATE = daysAgo(20);
+const SCAN_AT = daysAgo(19);
+/** SCAN_AT written with a +01:00 offset. */
+const SCAN_AT_PLUS_ONE_HOUR_OFFSET = `${new Date(Date.parse(SCAN_AT) + 3_600_000).toISOString().slice(0, 23)}+01:00`;
+const DELIVERED_AT = daysAgo(18);
+const LATE_AT = daysAgo(17);
 let key: string;
 let otherIssuerKey: string;
 let testModeKey: string;
@@ -19,7 +30,7 @@ async function registered(): Promise<string> {
   const id = randomUUID();
   const res = await request(h.baseUrl, '/v1/dispatches', {
     headers: bearer(key),
-    body: registrationFor(id, { dispatch_date: '2026-11-01T08:00:00Z' }),
+    body: registrationFor(id, { dispatch_date: DISPATCH_DATE }),
   });
   expect(res.status).toBe(201);
   return id;
@@ -50,7 +61,7 @@ afterAll(async () => {
 describe('POST /v1/dispatches/{id}/events', () => {
   it('returns 202 with duplicate false and moves the dispatch on', async () => {
     const id = await registered();
-    const res = await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z', event_id: 'evt-1' });
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: SCAN_AT, event_id: 'evt-1' });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ accepted: true, duplicate: false });
     const status = await statusUntil(id, (r) => r.body.status === 'in_transit');
@@ -59,24 +70,22 @@ describe('POST /v1/dispatches/{id}/events', () => {
 
   it('returns 202 with duplicate true for a repeated event_id', async () => {
     const id = await registered();
-    expect((await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z', event_id: 'evt-7' })).body.duplicate).toBe(
-      false,
-    );
-    const res = await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z', event_id: 'evt-7' });
+    expect((await postEvent(id, { status: 'in_transit', occurred_at: SCAN_AT, event_id: 'evt-7' })).body.duplicate).toBe(false);
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: SCAN_AT, event_id: 'evt-7' });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ accepted: true, duplicate: true });
   });
 
   it('returns 202 with duplicate true for the same status and occurred_at without event_id', async () => {
     const id = await registered();
-    await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T10:00:00+01:00' });
-    const res = await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z' });
+    await postEvent(id, { status: 'in_transit', occurred_at: SCAN_AT_PLUS_ONE_HOUR_OFFSET });
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: SCAN_AT });
     expect(res.body).toEqual({ accepted: true, duplicate: true });
   });
 
   it('still moves the dispatch on when a retried event was stored by a request that stopped before signalling (an API crash)', async () => {
     const id = await registered();
-    const event = { status: 'in_transit' as const, occurred_at: '2026-11-02T09:00:00Z', event_id: 'crashed-before-signal' };
+    const event = { status: 'in_transit' as const, occurred_at: SCAN_AT, event_id: 'crashed-before-signal' };
     // What the first request left behind when its process died between the insert and the signal.
     expect(await insertCarrierEvent(h.pool, id, dedupeKey(event), event)).toBe(true);
     const res = await postEvent(id, event);
@@ -88,39 +97,39 @@ describe('POST /v1/dispatches/{id}/events', () => {
 
   it('records the event in carrier_events', async () => {
     const id = await registered();
-    await postEvent(id, { status: 'exception', reason: 'postal_delay', occurred_at: '2026-11-02T09:00:00Z', location: 'Paris' });
+    await postEvent(id, { status: 'exception', reason: 'postal_delay', occurred_at: SCAN_AT, location: 'Paris' });
     const { rows } = await h.pool.query('SELECT status, reason, location FROM carrier_events WHERE dispatch_id = $1', [id]);
     expect(rows).toEqual([{ status: 'exception', reason: 'postal_delay', location: 'Paris' }]);
   });
 
   it('returns 404 for an unknown dispatch', async () => {
-    const res = await postEvent(randomUUID(), { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z' });
+    const res = await postEvent(randomUUID(), { status: 'in_transit', occurred_at: SCAN_AT });
     expect(res.status).toBe(404);
     expect(res.body.error).toBe('not_found');
   });
 
   it("returns 403 for another issuer's dispatch", async () => {
     const id = await registered();
-    const res = await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z' }, otherIssuerKey);
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: SCAN_AT }, otherIssuerKey);
     expect(res.status).toBe(403);
     expect(res.body.error).toBe('forbidden');
   });
 
   it('returns 404 to a key of the other mode', async () => {
     const id = await registered();
-    const res = await postEvent(id, { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z' }, testModeKey);
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: SCAN_AT }, testModeKey);
     expect(res.status).toBe(404);
   });
 
   it('returns 400 when the id is not a UUID v4', async () => {
-    const res = await postEvent('12345', { status: 'in_transit', occurred_at: '2026-11-02T09:00:00Z' });
+    const res = await postEvent('12345', { status: 'in_transit', occurred_at: SCAN_AT });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/^id: /);
   });
 
   it('returns 400 naming status when it is not a known status', async () => {
     const id = await registered();
-    const res = await postEvent(id, { status: 'lost_in_space', occurred_at: '2026-11-02T09:00:00Z' });
+    const res = await postEvent(id, { status: 'lost_in_space', occurred_at: SCAN_AT });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/^status: /);
   });
@@ -134,7 +143,7 @@ describe('POST /v1/dispatches/{id}/events', () => {
 
   it('returns 400 naming reason when it is not a known exception reason', async () => {
     const id = await registered();
-    const res = await postEvent(id, { status: 'exception', reason: 'aliens', occurred_at: '2026-11-02T09:00:00Z' });
+    const res = await postEvent(id, { status: 'exception', reason: 'aliens', occurred_at: SCAN_AT });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/^reason: /);
   });
@@ -150,7 +159,7 @@ describe('events for a dispatch whose workflow has closed', () => {
 
   beforeAll(async () => {
     id = await registered();
-    expect((await postEvent(id, { status: 'delivered', occurred_at: '2026-11-03T12:00:00Z' })).status).toBe(202);
+    expect((await postEvent(id, { status: 'delivered', occurred_at: DELIVERED_AT })).status).toBe(202);
     await statusUntil(id, (r) => r.body.status === 'delivered');
     // Retention is 1 s: wait until Temporal reports the workflow closed.
     const deadline = Date.now() + 15_000;
@@ -163,7 +172,7 @@ describe('events for a dispatch whose workflow has closed', () => {
   });
 
   it('accepts a late event with 202 and records it as after_delivery', async () => {
-    const res = await postEvent(id, { status: 'exception', reason: 'damaged', occurred_at: '2026-11-04T12:00:00Z', event_id: 'late-1' });
+    const res = await postEvent(id, { status: 'exception', reason: 'damaged', occurred_at: LATE_AT, event_id: 'late-1' });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ accepted: true, duplicate: false });
     const { rows } = await h.pool.query('SELECT effect FROM carrier_events WHERE dispatch_id = $1 AND event_id = $2', [id, 'late-1']);
@@ -173,9 +182,35 @@ describe('events for a dispatch whose workflow has closed', () => {
   it('answers a repeated registration from the projection with 200', async () => {
     const res = await request(h.baseUrl, '/v1/dispatches', {
       headers: bearer(key),
-      body: registrationFor(id, { dispatch_date: '2026-11-01T08:00:00Z' }),
+      body: registrationFor(id, { dispatch_date: DISPATCH_DATE }),
     });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('delivered');
+  });
+});
+
+describe('events for a dispatch whose workflow closed without delivery (DESIGN.md §6 "Closed dispatches")', () => {
+  let id: string;
+
+  beforeAll(async () => {
+    id = await registered();
+    // An operator terminates the workflow: the card was never delivered.
+    await h.temporal.workflow.getHandle(id).terminate('closed by an operator in a test');
+  });
+
+  it('answers 409 conflict saying the dispatch is closed, and keeps the event with effect workflow_closed', async () => {
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: SCAN_AT, event_id: 'after-terminate-1' });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ error: 'conflict', message: expect.stringMatching(/closed.*not delivered|not delivered.*closed/) });
+    const { rows } = await h.pool.query('SELECT status, effect FROM carrier_events WHERE dispatch_id = $1 AND event_id = $2', [
+      id,
+      'after-terminate-1',
+    ]);
+    expect(rows).toEqual([{ status: 'in_transit', effect: 'workflow_closed' }]);
+  });
+
+  it('answers 409 again when the same event is sent again', async () => {
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: SCAN_AT, event_id: 'after-terminate-1' });
+    expect(res.status).toBe(409);
   });
 });

@@ -3,6 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { openApiJson } from '../../api/openapi.js';
+import { countryCode, localeTag } from '../../domain/schemas.js';
 
 const document = () => JSON.parse(openApiJson());
 
@@ -79,5 +80,74 @@ describe('GET /v1/openapi.json document', () => {
     expect(components.schemas.DispatchBatchItemResult.properties.result.enum).toEqual(['created', 'existing', 'error']);
     const action = paths['/v1/test_helpers/dispatches/{id}/{action}'].post.parameters.find((p: { name: string }) => p.name === 'action');
     expect(action.schema.enum).toEqual(['ship', 'out_for_delivery', 'deliver', 'fail', 'return']);
+  });
+});
+
+describe('the document states the rules the server enforces (issue 11 point 12)', () => {
+  const registration = () => document().components.schemas.DispatchRegistration;
+  const listParameter = (name: string) =>
+    document().paths['/v1/dispatches'].get.parameters.find((p: { name: string }) => p.name === name).schema;
+  const matches = (schema: { pattern: string }, value: string) => new RegExp(schema.pattern, 'u').test(value);
+
+  it('country_code: exactly the assigned ISO 3166-1 alpha-2 codes the server takes, in any letter case ("AA" is not one)', () => {
+    const documented = registration().properties.destination.properties.country_code;
+    expect(listParameter('country_code').pattern).toBe(documented.pattern);
+    const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+    for (const a of letters) {
+      for (const b of letters) {
+        for (const code of [a + b, (a + b).toLowerCase(), a + b.toLowerCase()]) {
+          expect([code, matches(documented, code)]).toEqual([code, countryCode.safeParse(code).success]);
+        }
+      }
+    }
+    expect(matches(documented, 'AA')).toBe(false);
+    expect(matches(documented, 'Ga')).toBe(true);
+  });
+
+  it('locale: a BCP 47 pattern that refuses "00" and takes what the server takes', () => {
+    const documented = registration().properties.locale;
+    const samples = [
+      'en',
+      'fr-CA',
+      'fr-ca',
+      'zh-Hant-TW',
+      'es-419',
+      'en-GB-u-ca-buddhist',
+      'de-DE-1996',
+      '00',
+      'e',
+      'en_GB',
+      'fr-\u0000',
+      'english-GB',
+    ];
+    for (const tag of samples) expect([tag, matches(documented, tag)]).toEqual([tag, localeTag.safeParse(tag).success]);
+    expect(matches(documented, '00')).toBe(false);
+  });
+
+  it('limit: an integer from 1 to 100', () => {
+    expect(listParameter('limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+  });
+
+  it('every free-text field refuses control characters and counts its length in characters', () => {
+    const fields = registration().properties;
+    const event = document().components.schemas.CarrierEvent.properties;
+    const texts = [
+      fields.carrier,
+      fields.tracking_number,
+      fields.reference,
+      fields.destination.properties.postal_code,
+      event.event_id,
+      event.location,
+    ];
+    for (const schema of texts) {
+      expect(matches(schema, 'AB\u0000CD')).toBe(false);
+      expect(matches(schema, 'La Poste 𝒞')).toBe(true);
+      expect(schema.maxLength).toBeGreaterThan(0);
+    }
+  });
+
+  it('describes the time bounds that JSON Schema cannot state, on dispatch_date and occurred_at', () => {
+    expect(registration().properties.dispatch_date.description).toMatch(/90 days.*1 day/);
+    expect(document().components.schemas.CarrierEvent.properties.occurred_at.description).toMatch(/7 days.*15 minutes/);
   });
 });

@@ -1,0 +1,178 @@
+// What the edge refuses (DESIGN.md §6 "Time bounds", issue 11 points 4 and 12): a dispatch_date or an
+// occurred_at outside its bounds, a timestamp whose offset Postgres cannot take, a control character in
+// a string field. Each is a 400 `bad_request` naming the field, answered at once, never a 500 or a
+// registration that waits on a wedged workflow.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startHarness, type Harness } from '../support/harness.js';
+import { bearer, registrationFor, request } from './http.js';
+
+let h: Harness;
+let key: string;
+
+const DAY = 86_400_000;
+const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
+
+const register = (body: unknown) => request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body });
+const postEvent = (id: string, body: unknown) => request(h.baseUrl, `/v1/dispatches/${id}/events`, { headers: bearer(key), body });
+
+async function registered(dispatchDate: string): Promise<string> {
+  const id = randomUUID();
+  const res = await register(registrationFor(id, { dispatch_date: dispatchDate }));
+  expect(res.status).toBe(201);
+  return id;
+}
+
+beforeAll(async () => {
+  h = await startHarness();
+  key = (await h.createKey(await h.createIssuer('Bounds Issuer'))).key;
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('dispatch_date must lie within [now − 90 days, now + 1 day]', () => {
+  it.each([
+    ['in year 9999 (it wedged a workflow)', '9999-12-30T00:00:00Z'],
+    ['two days ahead', at(2 * DAY)],
+    ['91 days ago', at(-91 * DAY)],
+  ])('refuses a dispatch_date %s with 400 naming dispatch_date', async (_, dispatchDate) => {
+    const res = await register(registrationFor(randomUUID(), { dispatch_date: dispatchDate }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/^dispatch_date: .*90 days.*1 day/) });
+  });
+
+  it.each([
+    ['89 days ago', at(-89 * DAY)],
+    ['23 hours ahead', at(23 * 3_600_000)],
+  ])('accepts a dispatch_date %s', async (_, dispatchDate) => {
+    const res = await register(registrationFor(randomUUID(), { dispatch_date: dispatchDate }));
+    expect(res.status).toBe(201);
+  });
+
+  it('refuses an out-of-bounds batch item with bad_request naming dispatch_date, and registers the others', async () => {
+    const res = await request(h.baseUrl, '/v1/dispatches/batch', {
+      headers: bearer(key),
+      body: { dispatches: [registrationFor(randomUUID(), { dispatch_date: '9999-12-30T00:00:00Z' }), registrationFor(randomUUID())] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results[0]).toMatchObject({ result: 'error', error: { error: 'bad_request', message: expect.stringMatching(/^dispatch_date: /) } }); // prettier-ignore
+    expect(res.body.results[1].result).toBe('created');
+  });
+});
+
+describe("a carrier event's occurred_at must lie within [dispatch_date − 7 days, now + 15 minutes]", () => {
+  let id: string;
+  let dispatchDate: string;
+
+  beforeAll(async () => {
+    dispatchDate = at(-10 * DAY);
+    id = await registered(dispatchDate);
+  });
+
+  it('refuses an occurred_at in 2099 (it froze the card) with 400 naming occurred_at, and records nothing', async () => {
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: '2099-01-01T00:00:00Z' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/^occurred_at: .*15 minutes/) });
+    const { rows } = await h.pool.query('SELECT 1 FROM carrier_events WHERE dispatch_id = $1', [id]);
+    expect(rows).toEqual([]);
+  });
+
+  it('refuses an occurred_at 20 minutes ahead', async () => {
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: at(20 * 60_000) });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^occurred_at: /);
+  });
+
+  it('refuses an occurred_at more than 7 days before the dispatch date', async () => {
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: new Date(Date.parse(dispatchDate) - 8 * DAY).toISOString() });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^occurred_at: .*7 days/);
+  });
+
+  it('accepts an occurred_at 6 days before the dispatch date, and one 10 minutes ahead', async () => {
+    expect((await postEvent(id, { status: 'in_transit', occurred_at: new Date(Date.parse(dispatchDate) - 6 * DAY).toISOString() })).status).toBe(202); // prettier-ignore
+    expect((await postEvent(id, { status: 'out_for_delivery', occurred_at: at(10 * 60_000) })).status).toBe(202);
+  });
+
+  it('checks the dispatch first: an unknown dispatch is 404 whatever its occurred_at', async () => {
+    const res = await postEvent(randomUUID(), { status: 'in_transit', occurred_at: '2099-01-01T00:00:00Z' });
+    expect(res.status).toBe(404);
+  });
+});
+
+describe('what fuzzing found (issue 11 point 12)', () => {
+  it('refuses "occurred_at":"0519-06-17T20:40:40.791786+21:27" with 400, not 500', async () => {
+    const id = await registered(at(-DAY));
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: '0519-06-17T20:40:40.791786+21:27' });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^occurred_at: /);
+  });
+
+  it('takes an in-bounds occurred_at written with a +20:00 offset (beyond what Postgres takes), as the instant it names', async () => {
+    const id = await registered(at(-DAY));
+    const instant = new Date(Math.floor((Date.now() - 3_600_000) / 1000) * 1000);
+    const wallClock = new Date(instant.getTime() + 20 * 3_600_000).toISOString().slice(0, 19);
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: `${wallClock}+20:00`, event_id: 'offset-20' });
+    expect(res.status).toBe(202);
+    const { rows } = await h.pool.query('SELECT occurred_at FROM carrier_events WHERE dispatch_id = $1', [id]);
+    expect(rows.map((row) => row.occurred_at.toISOString())).toEqual([instant.toISOString()]);
+  });
+
+  it('lists with created_before=1979-04-02T23:30:47.23-19:47&country_code=Ga: 200 and an empty page, not 500', async () => {
+    const res = await request(
+      h.baseUrl,
+      `/v1/dispatches?created_before=${encodeURIComponent('1979-04-02T23:30:47.23-19:47')}&country_code=Ga`,
+      {
+        headers: bearer(key),
+      },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: [], next_cursor: null });
+  });
+
+  it('takes created_after with any offset RFC 3339 allows, and filters by the instant it names', async () => {
+    const id = await registered(at(-DAY));
+    // 23:59 ahead of UTC: the instant is almost a day earlier than its wall-clock reading.
+    const wallClock = new Date(Date.now() + DAY - 3_600_000).toISOString().slice(0, 19);
+    const res = await request(h.baseUrl, `/v1/dispatches?limit=100&created_after=${encodeURIComponent(`${wallClock}+23:59`)}`, {
+      headers: bearer(key),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((record: { id: string }) => record.id)).toContain(id);
+  });
+
+  it('refuses a tracking_number holding a NUL character with 400 naming it, at once (it wedged a workflow)', async () => {
+    const res = await register(registrationFor(randomUUID(), { tracking_number: 'AB\u0000CD' }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^tracking_number: .*control character/);
+  });
+
+  it.each([
+    ['destination.postal_code', { destination: { postal_code: '750\u000111', country_code: 'FR' } }],
+    ['carrier', { carrier: 'La\u0007Poste' }],
+    ['reference', { reference: 'ref\u007f' }],
+    ['locale', { locale: 'fr\u0000' }],
+  ])('refuses a control character in %s', async (field, overrides) => {
+    const res = await register(registrationFor(randomUUID(), overrides));
+    expect(res.status).toBe(400);
+    expect(res.body.message.startsWith(`${field}: `)).toBe(true);
+  });
+
+  it.each([
+    ['event_id', { event_id: 'e\u0000' }],
+    ['location', { location: 'Paris\nHub' }],
+  ])('refuses a control character in a carrier event %s', async (field, overrides) => {
+    const id = await registered(at(-DAY));
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: at(0), ...overrides });
+    expect(res.status).toBe(400);
+    expect(res.body.message.startsWith(`${field}: `)).toBe(true);
+  });
+
+  it('counts the length of a string field in characters, as the document does, not in UTF-16 units', async () => {
+    // 100 characters outside the Basic Multilingual Plane: maxLength 100 allows it (200 UTF-16 units).
+    const res = await register(registrationFor(randomUUID(), { carrier: '𝒞'.repeat(100) }));
+    expect(res.status).toBe(201);
+  });
+});
