@@ -18,6 +18,7 @@ import {
   testHelperFailBody,
   uuidV4,
 } from '../domain/schemas.js';
+import { DISPATCH_DATE_RULE, OCCURRED_AT_RULE } from '../domain/input-bounds.js';
 import { BODY_LIMIT } from './middleware/json-body.js';
 import { BATCH_BODY_LIMIT } from './routes/batch.js';
 
@@ -84,6 +85,10 @@ const register: ZodOpenApiOperationObject = {
       content: json(statusRecord),
     },
     ...bodyErrors(),
+    '400': error(
+      `invalid JSON or a field that fails validation (\`dispatch_date\` ${DISPATCH_DATE_RULE}); ` +
+        'the message names the field (`bad_request`)',
+    ),
     '403': error('the key lacks `dispatches:write` (`forbidden`)'),
     '409': error('the id was registered with a different body, or by another issuer (`conflict`)'),
     '503': error('the workflow service is unreachable (`service_unavailable`)'),
@@ -104,8 +109,16 @@ const postEvent: ZodOpenApiOperationObject = {
       content: json(carrierEventAccepted),
     },
     ...bodyErrors(),
+    '400': error(
+      `invalid JSON or a field that fails validation (\`occurred_at\` ${OCCURRED_AT_RULE}); ` +
+        'the message names the field (`bad_request`)',
+    ),
     '403': error('the dispatch belongs to another issuer, or the key lacks `events:write` (`forbidden`)'),
     '404': error('no dispatch with this id for this key (`not_found`)'),
+    '409': error(
+      "the dispatch's workflow has closed without delivery (terminated by an operator, or failed): the event is recorded with effect " +
+        '`workflow_closed` but changes nothing (`conflict`)',
+    ),
     '503': error('the workflow service is unreachable (`service_unavailable`)'),
     ...commonErrors,
   },

@@ -150,4 +150,10 @@ describe('the document states the rules the server enforces (issue 11 point 12)'
     expect(registration().properties.dispatch_date.description).toMatch(/90 days.*1 day/);
     expect(document().components.schemas.CarrierEvent.properties.occurred_at.description).toMatch(/7 days.*15 minutes/);
   });
+
+  it('documents the 409 of a carrier event for a dispatch closed without delivery', () => {
+    expect(document().paths['/v1/dispatches/{id}/events'].post.responses['409'].description).toMatch(
+      /closed without delivery.*workflow_closed/,
+    );
+  });
 });

@@ -62,7 +62,7 @@ describe('POST /v1/dispatches', () => {
 
   it('returns 200 with the current record when the same body is sent again', async () => {
     const id = randomUUID();
-    const body = registrationFor(id, { dispatch_date: '2026-11-02T10:00:00Z' });
+    const body = registrationFor(id, { dispatch_date: new Date(Date.now() - 20 * 86_400_000).toISOString() });
     const first = await register(body);
     expect(first.status).toBe(201);
     const again = await register({ ...body, destination: { country_code: 'FR', postal_code: '75011' } });

@@ -14,6 +14,10 @@ let otherIssuerKey: string;
 let testModeKey: string;
 let dispatchId: string;
 
+// Four days ago at 08:30 UTC (within the time bounds of DESIGN.md §6), written with a +01:00 offset.
+const dispatchDate = new Date(Math.floor(Date.now() / 86_400_000 - 4) * 86_400_000 + 8.5 * 3_600_000).toISOString();
+const dispatchDateWithOffset = `${dispatchDate.slice(0, 11)}09:30:00+01:00`;
+
 beforeAll(async () => {
   h = await startHarness();
   const issuer = await h.createIssuer('Status Issuer');
@@ -23,7 +27,7 @@ beforeAll(async () => {
   dispatchId = randomUUID();
   const created = await request(h.baseUrl, '/v1/dispatches', {
     headers: bearer(key),
-    body: registrationFor(dispatchId, { dispatch_date: '2026-11-20T09:30:00+01:00', locale: 'en-GB' }),
+    body: registrationFor(dispatchId, { dispatch_date: dispatchDateWithOffset, locale: 'en-GB' }),
   });
   expect(created.status).toBe(201);
 });
@@ -42,7 +46,7 @@ describe('GET /v1/status/{id}', () => {
     expect(res.body).toMatchObject({
       id: dispatchId,
       status: 'dispatched',
-      dispatch_date: '2026-11-20T08:30:00.000Z',
+      dispatch_date: dispatchDate,
       destination: { postal_code: '75011', country_code: 'FR' },
       ui_suggestion: { recommended_action: 'None' },
     });
