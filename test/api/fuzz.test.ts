@@ -7,7 +7,7 @@
 // Schemathesis comes from PyPI at a pinned version, into a virtualenv in the tool cache
 // (platform/tool-cache.ts), once per machine. Without Python or PyPI this test fails: it never skips.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -112,6 +112,8 @@ describe('Schemathesis against /v1/openapi.json', () => {
       // Not vacuous: the six operations were tested, and the stateful phase ran (one junit test case each).
       expect(operations).toBe(7);
       if (result.code !== 0) throw new Error(`schemathesis found failures (exit ${result.code}):\n${result.output.slice(-20_000)}`);
+      // Kept when it fails (output.txt, junit.xml), for a closer look.
+      rmSync(reportDir, { recursive: true, force: true });
     },
     // Install on a fresh machine (~1 min) + the run's time budget + its last requests.
     (MAX_TIME_SECONDS + 120) * 1000,
