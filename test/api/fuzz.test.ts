@@ -44,9 +44,10 @@ function installSchemathesis(): string {
 }
 
 /** Runs a command without blocking this process (the API under test answers from it). */
-function runAsync(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+function runAsync(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // In `cwd`, so that schemathesis's own cache (.schemathesis/) is not written into the checkout.
+    const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -103,6 +104,7 @@ describe('Schemathesis against /v1/openapi.json', () => {
           '--no-color',
         ],
         { ...process.env, SCHEMATHESIS_HOOKS: 'schemathesis_hooks', PYTHONPATH: hooksDir },
+        reportDir,
       );
       writeFileSync(path.join(reportDir, 'output.txt'), result.output);
       const junitPath = path.join(reportDir, 'junit.xml');
