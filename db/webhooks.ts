@@ -123,21 +123,7 @@ export async function loadDelivery(db: Db, eventId: string, endpointId: string):
   });
   const row = rows[0];
   if (!row) return undefined;
-  return {
-    eventId,
-    eventType: row.type,
-    body: row.body,
-    state: row.state,
-    attempts: row.attempts,
-    endpoint: {
-      id: endpointId,
-      url: row.url,
-      events: row.events,
-      disabled: row.disabled,
-      paused: row.paused,
-      secrets: { current: row.secret, previous: row.previous_secret ?? undefined, switchAt: row.signature_switch_at ?? undefined },
-    },
-  };
+  return deliveryToSend(eventId, endpointId, row);
 }
 
 /**
@@ -190,21 +176,7 @@ export async function claimDelivery(
     const exists = await db.query('SELECT 1 FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2', [eventId, endpointId]);
     return exists.rowCount ? 'superseded' : undefined;
   }
-  return {
-    eventId,
-    eventType: row.type,
-    body: row.body,
-    state: row.state,
-    attempts: row.attempts,
-    endpoint: {
-      id: endpointId,
-      url: row.url,
-      events: row.events,
-      disabled: row.disabled,
-      paused: row.paused,
-      secrets: { current: row.secret, previous: row.previous_secret ?? undefined, switchAt: row.signature_switch_at ?? undefined },
-    },
-  };
+  return deliveryToSend(eventId, endpointId, row);
 }
 
 /**
@@ -323,4 +295,38 @@ export async function listDeliveries(
     attempts: row.attempts,
     lastAttemptAt: row.last_attempt_at,
   }));
+}
+
+/** The columns both delivery reads above select. */
+interface DeliveryRow {
+  type: WebhookEventType;
+  body: Buffer;
+  state: DeliveryState;
+  attempts: number;
+  url: string;
+  events: WebhookEventType[];
+  disabled: boolean;
+  paused: boolean;
+  secret: string;
+  previous_secret: string | null;
+  signature_switch_at: Date | null;
+}
+
+/** A row of either delivery read as what an attempt needs. */
+function deliveryToSend(eventId: string, endpointId: string, row: DeliveryRow): DeliveryToSend {
+  return {
+    eventId,
+    eventType: row.type,
+    body: row.body,
+    state: row.state,
+    attempts: row.attempts,
+    endpoint: {
+      id: endpointId,
+      url: row.url,
+      events: row.events,
+      disabled: row.disabled,
+      paused: row.paused,
+      secrets: { current: row.secret, previous: row.previous_secret ?? undefined, switchAt: row.signature_switch_at ?? undefined },
+    },
+  };
 }

@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort } from '../../platform/postgres.js';
-import { whenReady, type Started } from '../support/processes.js';
+import { freeLauncherPorts, launcherEnv, whenReady, type Started } from '../support/processes.js';
 import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -35,20 +34,8 @@ beforeAll(async () => {
 }, 540_000);
 
 async function launch(): Promise<void> {
-  const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    CDS_TOOL_CACHE: process.env.CDS_TOOL_CACHE,
-    TEMPORAL_CLI_PATH: process.env.TEST_TEMPORAL_CLI,
-    CDS_DATA_DIR: dataDir,
-    CDS_RUNTIME_FILE: path.join(dataDir, 'runtime.json'),
-    PORT: String(ports.api),
-    TEMPORAL_DEV_SERVER_PORT: String(ports.temporal),
-    TEMPORAL_DEV_SERVER_UI_PORT: String(ports.ui),
-    LOG_LEVEL: 'warn',
-  };
-  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  const ports = await freeLauncherPorts();
+  const env = launcherEnv(ports, dataDir);
   const child = spawn(TSX, ['cli/start.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   launched = await whenReady(child, 'Press Ctrl-C to stop.', 'npm start');
   api = `http://127.0.0.1:${ports.api}`;

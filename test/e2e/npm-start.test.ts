@@ -9,8 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
-import { freePort } from '../../platform/postgres.js';
-import { whenReady, type Started } from '../support/processes.js';
+import { freeLauncherPorts, launcherEnv, whenReady, type Started } from '../support/processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -43,20 +42,8 @@ function portOpen(port: number): Promise<boolean> {
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'cds-start-'));
   chmodSync(dataDir, 0o755);
-  ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
-  env = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    CDS_TOOL_CACHE: process.env.CDS_TOOL_CACHE,
-    TEMPORAL_CLI_PATH: process.env.TEST_TEMPORAL_CLI,
-    CDS_DATA_DIR: dataDir,
-    CDS_RUNTIME_FILE: path.join(dataDir, 'runtime.json'),
-    PORT: String(ports.api),
-    TEMPORAL_DEV_SERVER_PORT: String(ports.temporal),
-    TEMPORAL_DEV_SERVER_UI_PORT: String(ports.ui),
-    LOG_LEVEL: 'warn',
-  };
-  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  ports = await freeLauncherPorts();
+  env = launcherEnv(ports, dataDir);
 });
 
 afterAll(() => {

@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort, relocatedClusterDir } from '../../platform/postgres.js';
-import { whenReady, type Started } from '../support/processes.js';
+import { relocatedClusterDir } from '../../platform/postgres.js';
+import { freeLauncherPorts, launcherEnv, whenReady, type Started } from '../support/processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const asRoot = process.getuid?.() === 0;
@@ -49,19 +49,9 @@ const asRoot = process.getuid?.() === 0;
 
   it('serves the printed key: a dispatch registered with it reads back through GET /v1/status/{id}', async () => {
     expect(statSync(work).mode & 0o777).toBe(0o700);
-    const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
+    const ports = await freeLauncherPorts();
     // No CDS_DATA_DIR: the point is the default `.data` inside the private folder.
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      CDS_TOOL_CACHE: process.env.CDS_TOOL_CACHE,
-      TEMPORAL_CLI_PATH: process.env.TEST_TEMPORAL_CLI,
-      PORT: String(ports.api),
-      TEMPORAL_DEV_SERVER_PORT: String(ports.temporal),
-      TEMPORAL_DEV_SERVER_UI_PORT: String(ports.ui),
-      LOG_LEVEL: 'warn',
-    };
-    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+    const env = launcherEnv(ports);
     // Its own process group, as in a terminal: the Ctrl-C at the end reaches npm and the launcher.
     const child = spawn('npm', ['start'], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     started = await whenReady(child, 'Press Ctrl-C to stop.', 'npm start');

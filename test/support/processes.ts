@@ -3,9 +3,41 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../platform/postgres.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+/** The ports an `npm start` under test listens on, all free when picked. */
+export interface LauncherPorts {
+  api: number;
+  temporal: number;
+  ui: number;
+}
+
+export async function freeLauncherPorts(): Promise<LauncherPorts> {
+  return { api: await freePort(), temporal: await freePort(), ui: await freePort() };
+}
+
+/**
+ * The environment of an `npm start` under test: exactly what a new user's shell would give it, plus
+ * its ports, the test run's Temporal CLI and tool cache, and (when given) its own data folder.
+ */
+export function launcherEnv(ports: LauncherPorts, dataDir?: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CDS_TOOL_CACHE: process.env.CDS_TOOL_CACHE,
+    TEMPORAL_CLI_PATH: process.env.TEST_TEMPORAL_CLI,
+    ...(dataDir === undefined ? {} : { CDS_DATA_DIR: dataDir, CDS_RUNTIME_FILE: path.join(dataDir, 'runtime.json') }),
+    PORT: String(ports.api),
+    TEMPORAL_DEV_SERVER_PORT: String(ports.temporal),
+    TEMPORAL_DEV_SERVER_UI_PORT: String(ports.ui),
+    LOG_LEVEL: 'warn',
+  };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  return env;
+}
 
 export interface Started {
   child: ChildProcess;
