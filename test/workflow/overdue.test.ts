@@ -119,11 +119,27 @@ async function signals(id: string, name: string): Promise<number> {
 
 const historyLength = async (id: string) => (await env.client.workflow.getHandle(id).describe()).historyLength;
 
-/** A dispatch made overdue by one refresh run; returns once its projection says so. */
+/**
+ * A dispatch made overdue by one refresh run; returns once its workflow has finished with it: the
+ * event's effect recorded (the same activity writes the projection first, so the status alone is
+ * not enough on a busy machine) and its history no longer growing.
+ */
 async function overdueDispatch(): Promise<string> {
   const id = await registerDispatchedDaysAgo(40);
   await refresh();
   await untilStatus(id, 'exception');
+  await until(async () => {
+    const { rows } = await pool.query("SELECT 1 FROM carrier_events WHERE dispatch_id = $1 AND effect = 'applied'", [id]);
+    return rows.length === 1;
+  }, `the overdue event of ${id} to be recorded applied`);
+  let length = await historyLength(id);
+  await until(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const now = await historyLength(id);
+    const still = now === length;
+    length = now;
+    return still;
+  }, `the history of ${id} to stop growing`);
   return id;
 }
 
