@@ -3,7 +3,7 @@
 // (≤ 5 s), so a revocation reaches every API process within that time. Garbage never reaches the
 // database: the key's format and checksum are checked first (domain/api-keys.ts).
 import { hashesEqual, parseKey, type KeyMode, type Scope } from '../domain/api-keys.js';
-import { findApiKeyByLookup, touchApiKey, type ApiKeyRow } from '../db/api-keys.js';
+import { findApiKeyByLookup, touchApiKey, type ApiKeyRow } from '../db/issuers.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../platform/logger.js';
 

@@ -1,6 +1,6 @@
 // What every dashboard route module receives.
 import type { Client } from '@temporalio/client';
-import type { SessionLifetime } from '../db/dashboard-sessions.js';
+import type { SessionLifetime } from '../db/dashboard.js';
 import type { Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';

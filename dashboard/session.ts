@@ -6,7 +6,7 @@
 // browser into an attacker's account.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import { createSession, deleteSession, resumeSession, type ActiveSession, type SessionLifetime } from '../db/dashboard-sessions.js';
+import { createSession, deleteSession, resumeSession, type ActiveSession, type SessionLifetime } from '../db/dashboard.js';
 import type { Pool } from '../db/pool.js';
 import { csrfRejected } from './errors.js';
 

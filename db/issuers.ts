@@ -1,6 +1,6 @@
-// Issuers and their API keys as the operator manages them (admin CLI, `npm start`'s demo issuer).
-// A key is shown once, at creation; only its lookup prefix and SHA-256 are stored (DESIGN.md §3).
-// The API's per-request key lookup lives in db/api-keys.ts.
+// Tables: issuers, api_keys. Issuers and their API keys as the operator manages them (admin CLI,
+// `npm start`'s demo issuer), and the API's per-request key lookup. A key is shown once, at
+// creation; only its lookup prefix and SHA-256 are stored (DESIGN.md §3).
 import { randomBytes } from 'node:crypto';
 import { generateKey, type KeyMode, type Scope } from '../domain/api-keys.js';
 import type { Pool, PoolClient } from './pool.js';
@@ -159,4 +159,38 @@ export async function revokeApiKey(
   );
   if (rows.length === 0) return undefined;
   return { id: rows[0].id, revokedAt: rows[0].revoked_at, alreadyRevoked: rows[0].already_revoked };
+}
+
+// ---- The API's per-request key lookup (auth middleware): find a key row by its lookup prefix, and
+// note that a key was used.
+
+export interface ApiKeyRow {
+  id: string;
+  issuerId: string;
+  keyHash: Buffer;
+  scopes: Scope[];
+  mode: KeyMode;
+  revokedAt: Date | null;
+}
+
+export async function findApiKeyByLookup(pool: Pool, lookup: string): Promise<ApiKeyRow | undefined> {
+  const { rows } = await pool.query({
+    name: 'api-key-by-lookup',
+    text: 'SELECT id, issuer_id, key_hash, scopes, mode, revoked_at FROM api_keys WHERE lookup = $1',
+    values: [lookup],
+  });
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    issuerId: row.issuer_id,
+    keyHash: row.key_hash,
+    scopes: row.scopes,
+    mode: row.mode,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export async function touchApiKey(pool: Pool, keyId: string): Promise<void> {
+  await pool.query({ name: 'api-key-touch', text: 'UPDATE api_keys SET last_used_at = now() WHERE id = $1', values: [keyId] });
 }

@@ -4,7 +4,7 @@
 // printed. The link's base is DASHBOARD_BASE_URL, else the API's http://localhost:PORT.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { createDashboardUser, EmailTakenError, resetDashboardPassword, type DashboardUser } from '../../db/dashboard-users.js';
+import { createDashboardUser, EmailTakenError, resetDashboardPassword, type DashboardUser } from '../../db/dashboard.js';
 import { SET_PASSWORD_LINK_TTL_MS, setPasswordUrl } from '../../dashboard/passwords.js';
 import { loadConfig, type Config } from '../../platform/config.js';
 import { CliError, output, parseOptions, withDatabase } from './context.js';

@@ -2,7 +2,7 @@
 // an unknown email and a wrong password (no user enumeration); attempts are limited per email + IP.
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { findUserByEmail, findUserByPasswordToken, setPasswordWithToken } from '../../db/dashboard-users.js';
+import { findUserByEmail, findUserByPasswordToken, setPasswordWithToken } from '../../db/dashboard.js';
 import type { DashboardDeps } from '../deps.js';
 import { PageError } from '../errors.js';
 import { HOME } from '../nav.js';

@@ -7,7 +7,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createDashboardUser, setPasswordWithToken } from '../../db/dashboard-users.js';
+import { createDashboardUser, setPasswordWithToken } from '../../db/dashboard.js';
 import { hashPassword, SET_PASSWORD_LINK_TTL_MS } from '../../dashboard/passwords.js';
 import { randomId, startHarness, type Harness } from '../support/harness.js';
 

@@ -2,8 +2,7 @@
 // shape of DESIGN.md §4, a link whose token is stored only as a hash, what a reset ends, and the
 // one-line failures.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { findUserByEmail, findUserByPasswordToken, setPasswordWithToken } from '../../db/dashboard-users.js';
-import { createSession, resumeSession } from '../../db/dashboard-sessions.js';
+import { createSession, findUserByEmail, findUserByPasswordToken, resumeSession, setPasswordWithToken } from '../../db/dashboard.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { hashToken } from '../../domain/opaque-tokens.js';
