@@ -24,7 +24,7 @@ import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@tempor
 import type { CountryStatisticsCache } from '../db/country-statistics-cache.js';
 import type { Pool } from '../db/pool.js';
 import { insertCarrierEvent } from '../db/carrier-events.js';
-import { claimRefreshes, loadRefreshCandidates, type RefreshCandidate } from '../db/prediction-refresh.js';
+import { claimRefreshes, loadRefreshCandidates, type RefreshCandidate } from '../db/predictions.js';
 import { destinationKey, loadTransitStatisticsFor } from '../db/transit-statistics.js';
 import { addBusinessDays, businessDayOnOrAfter, utcDateOf } from '../domain/calendar.js';
 import { predictFromHistory } from '../domain/prediction-model.js';

@@ -6,7 +6,7 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
 import { recordEventEffects } from '../db/carrier-events.js';
-import { upsertProjection } from '../db/projection.js';
+import { upsertProjection } from '../db/dispatches.js';
 import { CountryStatisticsCache } from '../db/country-statistics-cache.js';
 import { recordServiceDelivery } from '../db/history.js';
 import { loadTransitStatistics } from '../db/transit-statistics.js';

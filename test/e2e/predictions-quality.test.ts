@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { migrate } from '../../db/migrate.js';
 import { listPredictions } from '../../db/predictions.js';
-import { upsertProjection, type ProjectionRow } from '../../db/projection.js';
+import { upsertProjection, type ProjectionRow } from '../../db/dispatches.js';
 import { windowBusinessDays } from '../../domain/prediction-quality.js';
 import { bearer, request } from '../api/http.js';
 import { expectOneLineFailure, runCli } from '../support/cli.js';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '../../db/history.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { upsertProjection, type ProjectionRow } from '../../db/projection.js';
+import { upsertProjection, type ProjectionRow } from '../../db/dispatches.js';
 import { loadTransitStatistics } from '../../db/transit-statistics.js';
 import { predictFromHistory, slowdownDays } from '../../domain/prediction-model.js';
 import { requireTestEnv } from '../support/env.js';
