@@ -1,10 +1,14 @@
-// Webhook endpoints: adding one (with its secret, within the per-issuer limit), listing,
-// removing and rotating its secret (DESIGN.md "Webhooks"). Callers: the admin CLI, the dashboard
-// and the endpoint-health read model. Events and deliveries to an endpoint live in db/webhooks.ts.
+// Tables: webhook_endpoints. Adding one (with its secret, within the per-issuer limit), listing,
+// finding, removing and rotating its secret (DESIGN.md "Webhooks"), and the dashboard's settings of
+// one; its synthetic test event is the one webhook event written here (one statement with the
+// endpoint check). Callers: the admin CLI, the dashboard and the endpoint-health read model.
+// Events, deliveries and attempts are written in db/webhooks.ts and read in db/delivery-log.ts.
 import { newId } from './issuers.js';
 import type { Pool, PoolClient } from './pool.js';
+import { sampleStatusRecord, TEST_EVENT_DISPATCH_ID } from '../domain/sample-event.js';
 import { generateSecret } from '../domain/signing.js';
 import type { WebhookEventType } from '../domain/state-machine.js';
+import { buildWebhookBody } from '../domain/webhook-payload.js';
 
 type Db = Pool | PoolClient;
 
@@ -171,5 +175,89 @@ export async function rotateWebhookSecret(
     secret,
     previousSecretExpiresAt: rows[0].previous_secret_expires_at,
     signatureSwitchAt: rows[0].signature_switch_at,
+  };
+}
+
+/** One endpoint of the issuer (paused ones too; removed ones never), without its secret. */
+export async function findEndpoint(db: Db, issuerId: string, id: string): Promise<WebhookEndpointSummary | undefined> {
+  // At most 20 per issuer (MAX_ENDPOINTS_PER_ISSUER): reading them all is the scoped lookup.
+  return (await listWebhookEndpoints(db, { issuerId })).find((endpoint) => endpoint.id === id);
+}
+
+// ---- The dashboard's changes to one endpoint (Settings → Webhooks): its events, disabling (a pause:
+// `paused_at`; removal is `disabled_at`, above) and enabling, and the synthetic test event. Every
+// statement is scoped by the issuer and skips removed endpoints; false or undefined means "not found"
+// for the caller's 404.
+
+/** Replaces the subscribed events. Pending deliveries of a type dropped here are skipped at their next attempt. */
+export async function setEndpointEvents(db: Db, issuerId: string, id: string, events: WebhookEventType[]): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE webhook_endpoints SET events = $3 WHERE id = $1 AND issuer_id = $2 AND disabled_at IS NULL', [
+    id,
+    issuerId,
+    events,
+  ]);
+  return rowCount === 1;
+}
+
+/** Disables (pauses) or enables an endpoint; doing it twice changes nothing. */
+export async function setEndpointPaused(db: Db, issuerId: string, id: string, paused: boolean): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE webhook_endpoints SET paused_at = CASE WHEN $3 THEN coalesce(paused_at, now()) END
+      WHERE id = $1 AND issuer_id = $2 AND disabled_at IS NULL`,
+    [id, issuerId, paused],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * Stores a test event of `type` (a sample status record, marked `test_event`) and one pending
+ * delivery of it to this endpoint only, whatever its subscriptions. The caller starts the delivery.
+ * Undefined when the endpoint is not the issuer's, is removed, or is disabled.
+ */
+export async function createTestEvent(
+  db: Db,
+  issuerId: string,
+  endpointId: string,
+  type: WebhookEventType,
+  now = new Date(),
+): Promise<{ eventId: string; endpointId: string } | undefined> {
+  const eventId = newId('evt');
+  const timestamp = now.toISOString();
+  const body = Buffer.from(buildWebhookBody({ type, timestamp, data: sampleStatusRecord(type, now) }), 'utf8');
+  const { rows } = await db.query<{ endpoint_id: string }>(
+    `WITH endpoint AS (
+       SELECT id, mode FROM webhook_endpoints
+        WHERE id = $1 AND issuer_id = $2 AND disabled_at IS NULL AND paused_at IS NULL AND $4 = ANY (events)
+     ), event AS (
+       INSERT INTO webhook_events (id, dispatch_id, issuer_id, mode, type, timestamp, body, test_event)
+       SELECT $3, $6, $2, mode, $4, $5, $7, true FROM endpoint
+       RETURNING id
+     )
+     INSERT INTO webhook_deliveries (event_id, endpoint_id) SELECT event.id, endpoint.id FROM event, endpoint
+     RETURNING endpoint_id`,
+    [endpointId, issuerId, eventId, type, timestamp, TEST_EVENT_DISPATCH_ID, body],
+  );
+  return rows.length === 1 ? { eventId, endpointId } : undefined;
+}
+
+/** The signing secrets, for "Reveal secret" only: the current one, and the previous one while a rotation's overlap lasts. */
+export async function readEndpointSecrets(
+  db: Db,
+  issuerId: string,
+  id: string,
+): Promise<{ current: string; previous?: string; previousExpiresAt?: Date } | undefined> {
+  const { rows } = await db.query<{ secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null }>(
+    `SELECT secret,
+            CASE WHEN previous_secret_expires_at > now() THEN previous_secret END AS previous_secret,
+            CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at
+       FROM webhook_endpoints WHERE id = $1 AND issuer_id = $2 AND disabled_at IS NULL`,
+    [id, issuerId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    current: row.secret,
+    previous: row.previous_secret ?? undefined,
+    previousExpiresAt: row.previous_secret_expires_at ?? undefined,
   };
 }

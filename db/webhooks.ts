@@ -1,7 +1,9 @@
-// Webhook events and their deliveries (DESIGN.md "Webhooks"). Callers: the projection activity
-// (`createWebhookEvents`: body built once, one delivery per subscribed endpoint), the delivery
-// activity (load what to send, record each attempt, settle the delivery) and the admin CLI's
-// delivery list. Endpoints themselves live in db/webhook-endpoints.ts.
+// Tables: webhook_events, webhook_deliveries, delivery_attempts (the writes). Webhook events and
+// their deliveries (DESIGN.md "Webhooks"). Callers: the projection activity (`createWebhookEvents`:
+// body built once, one delivery per subscribed endpoint) and the delivery activity (load what to
+// send, record each attempt, settle the delivery). Their reads for people (delivery log, endpoint
+// health, a dispatch's events, the CLI's list) are in db/delivery-log.ts; endpoints in
+// db/webhook-endpoints.ts; replays in db/webhook-replay.ts.
 import { newId } from './issuers.js';
 import type { Pool, PoolClient } from './pool.js';
 import type { EndpointSecrets } from '../domain/signing.js';
@@ -263,38 +265,6 @@ export async function markDeliverySkipped(db: Db, eventId: string, endpointId: s
     endpointId,
     reason,
   ]);
-}
-
-export interface DeliverySummary {
-  eventId: string;
-  endpointId: string;
-  event: WebhookEventType;
-  state: DeliveryState;
-  attempts: number;
-  lastAttemptAt: Date | null;
-}
-
-/** Deliveries, newest first. */
-export async function listDeliveries(
-  db: Db,
-  filter: { undeliverable?: boolean; endpointId?: string; limit?: number } = {},
-): Promise<DeliverySummary[]> {
-  const { rows } = await db.query(
-    `SELECT d.event_id, d.endpoint_id, ev.type, d.state, d.attempts, d.last_attempt_at
-       FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
-      WHERE ($1::boolean IS NOT TRUE OR d.state = 'undeliverable') AND ($2::text IS NULL OR d.endpoint_id = $2)
-      ORDER BY d.created_at DESC, d.event_id, d.endpoint_id
-      LIMIT $3`,
-    [filter.undeliverable ?? false, filter.endpointId ?? null, filter.limit ?? 100],
-  );
-  return rows.map((row) => ({
-    eventId: row.event_id,
-    endpointId: row.endpoint_id,
-    event: row.type,
-    state: row.state,
-    attempts: row.attempts,
-    lastAttemptAt: row.last_attempt_at,
-  }));
 }
 
 /** The columns both delivery reads above select. */

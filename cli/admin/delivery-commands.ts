@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { replayDeliveries } from '../../api/redelivery.js';
 import { eventDeliveries, getReplay, type ReplayFilter, type ReplayProgress } from '../../db/webhook-replay.js';
-import { listDeliveries } from '../../db/webhooks.js';
+import { listDeliveries } from '../../db/delivery-log.js';
 import { loadConfig } from '../../platform/config.js';
 import { CliError, iso, output, parseOptions, resolveTemporalAddress, table, withDatabase } from './context.js';
 

@@ -6,9 +6,9 @@
 // "Delivery log" lists the endpoints to choose from.
 import type Router from '@koa/router';
 import { replayDeliveries } from '../../api/redelivery.js';
-import { findDelivery, listAttempts, OUTCOMES } from '../../db/delivery-log.js';
+import { findDelivery, listAttempts, listEndpointsWithHealth, OUTCOMES } from '../../db/delivery-log.js';
 import { listReplays } from '../../db/webhook-replay.js';
-import { findEndpoint, listEndpointsWithHealth } from '../../db/webhook-health.js';
+import { findEndpoint } from '../../db/webhook-endpoints.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/state-machine.js';
 import type { DashboardDeps } from '../deps.js';
 import { renderPage } from '../render.js';

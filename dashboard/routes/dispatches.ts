@@ -4,7 +4,7 @@
 // predictions over time, the webhook events it caused and a link to its workflow in the Temporal UI.
 import type Router from '@koa/router';
 import { listCarrierEvents } from '../../db/carrier-events.js';
-import { listDispatchWebhookEvents } from '../../db/dispatch-webhook-events.js';
+import { listDispatchWebhookEvents } from '../../db/delivery-log.js';
 import { findDispatch, listDispatches } from '../../db/dispatches.js';
 import { listPredictions } from '../../db/predictions.js';
 import { DISPATCH_STATUSES, UUID_V4, type Registration, type StatusRecord } from '../../domain/schemas.js';

@@ -7,9 +7,7 @@
 import type Router from '@koa/router';
 import { startRedelivery } from '../../api/redelivery.js';
 import { waitForAttempts } from '../../db/delivery-log.js';
-import { findEndpoint } from '../../db/webhook-health.js';
-import { createTestEvent, readEndpointSecrets, setEndpointEvents, setEndpointPaused } from '../../db/webhook-settings.js';
-import { rotateWebhookSecret } from '../../db/webhook-endpoints.js';
+import { createTestEvent, findEndpoint, readEndpointSecrets, rotateWebhookSecret, setEndpointEvents, setEndpointPaused } from '../../db/webhook-endpoints.js';
 import type { DashboardDeps } from '../deps.js';
 import { PageError } from '../errors.js';
 import { renderPage } from '../render.js';

@@ -3,8 +3,8 @@
 // response page only), one endpoint's page, and removal after a confirmation. The endpoint's other
 // actions are in webhook-actions.ts, its delivery log in delivery-log.ts.
 import type Router from '@koa/router';
-import { findEndpoint, HEALTH_WINDOW_HOURS, listEndpointsWithHealth } from '../../db/webhook-health.js';
-import { createWebhookEndpoint, MAX_ENDPOINTS_PER_ISSUER, removeWebhookEndpoint } from '../../db/webhook-endpoints.js';
+import { HEALTH_WINDOW_HOURS, listEndpointsWithHealth } from '../../db/delivery-log.js';
+import { createWebhookEndpoint, findEndpoint, MAX_ENDPOINTS_PER_ISSUER, removeWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/state-machine.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
 import type { DashboardDeps } from '../deps.js';

@@ -6,9 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { listApiKeys } from '../../db/issuers.js';
 import { bearer, registrationFor, request } from '../api/http.js';
-import { findEndpoint } from '../../db/webhook-health.js';
-import { createTestEvent } from '../../db/webhook-settings.js';
-import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
+import { createTestEvent, createWebhookEndpoint, findEndpoint } from '../../db/webhook-endpoints.js';
 import { csrfTokenOf, postForm, signIn, startBrowserHarness, type BrowserHarness } from './support.js';
 
 /** Objects that belong to the other issuer. */

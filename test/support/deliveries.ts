@@ -1,6 +1,6 @@
 // What the crash tests check of a dispatch's webhook deliveries, read as the dashboard reads them
-// (db/dispatch-webhook-events.ts): the state and attempts of each status.updated delivery.
-import { listDispatchWebhookEvents } from '../../db/dispatch-webhook-events.js';
+// (db/delivery-log.ts): the state and attempts of each status.updated delivery.
+import { listDispatchWebhookEvents } from '../../db/delivery-log.js';
 import type { Pool } from '../../db/pool.js';
 import { until } from './until.js';
 
