@@ -37,7 +37,7 @@ import {
   type CarrierEventInput,
   type PredictionRefreshSummary,
 } from '../workflows/definitions.js';
-import { predictionChanged } from './projection.js';
+import { predictionChanged } from '../domain/webhook-events.js';
 
 /** Dispatches per page: one statistics query serves a page's destinations. */
 const PAGE_SIZE = 1000;

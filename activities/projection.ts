@@ -1,8 +1,12 @@
-// Activities that turn the dispatch workflow's state into what the outside world reads: the
-// prediction (from transit history and carrier conditions, domain/prediction-model.ts), the ui
-// suggestion and the versioned projection row; a delivered live dispatch joins the transit history.
+// Step 3 of a carrier event's path (HTTP → workflow → projection → webhook): the writes of one
+// version of a dispatch, called by the dispatch workflow (workflows/dispatch.ts, step 2). In order:
+// the prediction (from transit history and carrier conditions, domain/prediction-model.ts) and the
+// ui suggestion, the versioned projection row the API reads, the carrier events' effects, then the
+// webhook events the change fires, decided by domain/webhook-events.ts (step 4); the deliveries it
+// returns are what the workflow hands to activities/webhook-delivery.ts (step 5). A delivered live
+// dispatch also joins the transit history.
 // Idempotent: a retry writes the same version, which the monotonic upsert accepts once and ignores
-// after.
+// after, and finds the webhook events it made by their idempotency keys.
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
 import { recordEventEffects } from '../db/carrier-events.js';
@@ -18,6 +22,7 @@ import { predictFromHistory } from '../domain/prediction-model.js';
 import type { StatusRecord } from '../domain/schemas.js';
 import type { DispatchState, EventEffect, WebhookEventType } from '../domain/state-machine.js';
 import { buildStatusRecord } from '../domain/status-record.js';
+import { webhookEventsFired } from '../domain/webhook-events.js';
 import type { DispatchRegistration } from '../workflows/definitions.js';
 
 export interface ProjectionInput {
@@ -120,19 +125,26 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date;
       record,
     });
     await recordEventEffects(deps.pool, reg.id, input.eventEffects);
-    const types = [...(input.webhookEvents ?? [])];
-    if (predictionChanged(input.previousPrediction, prediction)) types.push('delivery.predicted');
-    // The body is stored once, with its timestamp fixed now; a retry of this activity finds the
-    // events it already made by their idempotency keys.
-    const timestamp = now().toISOString();
+    const events = webhookEventsFired({
+      dispatchId: reg.id,
+      version: input.version,
+      transitionEvents: input.webhookEvents,
+      previousPrediction: input.previousPrediction,
+      prediction,
+      record,
+      timestamp: now().toISOString(),
+    });
+    // Each body is stored once; with `version`, a retried write also gets the deliveries of events
+    // its first run decided and this run did not (the prediction depends on the clock).
     const deliveries = await createWebhookEvents(deps.pool, {
       dispatchId: reg.id,
       issuerId: reg.issuerId,
       mode: reg.mode,
       version: input.version,
-      events: types.map((type) => ({ type, timestamp, data: record, idempotencyKey: `${reg.id}:${input.version}:${type}` })),
+      events,
     });
-    log.info('projection written', { dispatchId: reg.id, version: input.version, status: state.status, written, webhookEvents: types });
+    const webhookEvents = events.map((event) => event.type);
+    log.info('projection written', { dispatchId: reg.id, version: input.version, status: state.status, written, webhookEvents });
     return { record, prediction, written, deliveries };
   }
 }
@@ -179,16 +191,6 @@ async function recordDelivery(pool: Pool, reg: DispatchRegistration, deliveredAt
     // Counted as the window is built: from the first business day on or after dispatch.
     businessDays: businessDaysBetween(businessDayOnOrAfter(dispatchDate, country), deliveredDate, country),
   });
-}
-
-/** A new or revised window or confidence; the first prediction (at registration) counts as new. */
-export function predictionChanged(previous: Prediction | undefined, next: Prediction): boolean {
-  return (
-    previous === undefined ||
-    previous.window.min !== next.window.min ||
-    previous.window.max !== next.window.max ||
-    previous.confidence !== next.confidence
-  );
 }
 
 export type ProjectionActivities = ReturnType<typeof createProjectionActivities>;
