@@ -20,7 +20,7 @@
 // loaded since the attempt began serve every page), and a signal carries when the ones its dispatch
 // was compared with were loaded, so the projection write it causes reads none older.
 import { Context, log } from '@temporalio/activity';
-import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { CountryStatisticsCache } from '../db/country-statistics-cache.js';
 import type { Pool } from '../db/pool.js';
 import { insertCarrierEvent } from '../db/carrier-events.js';
@@ -28,15 +28,10 @@ import { claimRefreshes, loadRefreshCandidates, type RefreshCandidate } from '..
 import { destinationKey, loadTransitStatisticsFor } from '../db/transit-statistics.js';
 import { addBusinessDays, businessDayOnOrAfter, utcDateOf } from '../domain/calendar.js';
 import { predictFromHistory } from '../domain/prediction-model.js';
-import type { ExceptionReason } from '../domain/schemas.js';
 import { dedupeKey } from '../domain/state-machine.js';
 import type { Config } from '../platform/config.js';
-import {
-  carrierEventSignal,
-  predictionRefreshSignal,
-  type CarrierEventInput,
-  type PredictionRefreshSummary,
-} from '../workflows/definitions.js';
+import type { PredictionRefreshSummary, ServiceCarrierEventInput } from '../temporal/contract.js';
+import { isDispatchRunning, signalCarrierEvent, signalRefresh } from '../temporal/client.js';
 import { predictionChanged } from '../domain/webhook-events.js';
 
 /** Dispatches per page: one statistics query serves a page's destinations. */
@@ -58,12 +53,6 @@ export interface PredictionRefreshInput {
 interface Progress extends PredictionRefreshSummary {
   afterId: string | null;
 }
-
-/**
- * The service's own carrier event for an overdue card: the same signal as a carrier's, with the
- * service's reason, which carriers cannot send (`carrierEventBody.reason` does not list it).
- */
-type OverdueEvent = Omit<CarrierEventInput, 'reason'> & { reason: Extract<ExceptionReason, 'overdue'> };
 
 /** What the run decided for a page's candidates. */
 interface PageVerdicts {
@@ -122,9 +111,7 @@ export function createPredictionRefreshActivities(deps: {
 
   /** Signals one dispatch; false when it has no running workflow to receive it. */
   async function signal(dispatch: { id: string; version: number }, statisticsAsOf: string): Promise<boolean> {
-    return received(() =>
-      deps.temporal.workflow.getHandle(dispatch.id).signal(predictionRefreshSignal, { version: dispatch.version, statisticsAsOf }),
-    );
+    return signalRefresh(deps.temporal, dispatch.id, { version: dispatch.version, statisticsAsOf });
   }
 
   /**
@@ -135,23 +122,11 @@ export function createPredictionRefreshActivities(deps: {
    * event, deduplicated by both.
    */
   async function signalOverdue(dispatchId: string, judgedMax: string, runAt: string): Promise<boolean> {
-    const handle = deps.temporal.workflow.getHandle(dispatchId);
-    if (!(await isRunning(handle))) return false;
+    if (!(await isDispatchRunning(deps.temporal, dispatchId))) return false;
     const body = { status: 'exception', reason: 'overdue', occurred_at: runAt, event_id: `overdue:${judgedMax}` } as const;
     await insertCarrierEvent(deps.pool, dispatchId, dedupeKey(body), body);
-    const event: OverdueEvent = { ...body, dedupeKey: dedupeKey(body) };
-    return received(() => handle.signal<[OverdueEvent]>(carrierEventSignal.name, event));
-  }
-
-  /** Sends a signal; false when the dispatch has no running workflow to receive it. */
-  async function received(send: () => Promise<void>): Promise<boolean> {
-    try {
-      await send();
-      return true;
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return false;
-      throw error;
-    }
+    const event: ServiceCarrierEventInput = { ...body, dedupeKey: dedupeKey(body) };
+    return signalCarrierEvent(deps.temporal, dispatchId, event);
   }
 
   return {
@@ -218,14 +193,4 @@ export function createPredictionRefreshActivities(deps: {
 function refreshedThisBusinessDay(refreshedAt: string | null, runAt: string, country: string): boolean {
   if (refreshedAt === null || Date.parse(refreshedAt) === Date.parse(runAt)) return false;
   return businessDayOnOrAfter(utcDateOf(refreshedAt), country) >= businessDayOnOrAfter(utcDateOf(runAt), country);
-}
-
-/** Whether the dispatch's workflow is running (false when it is closed or unknown here). */
-async function isRunning(handle: WorkflowHandle): Promise<boolean> {
-  try {
-    return (await handle.describe()).status.name === 'RUNNING';
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
 }

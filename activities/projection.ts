@@ -23,7 +23,7 @@ import type { StatusRecord } from '../domain/schemas.js';
 import type { DispatchState, EventEffect, WebhookEventType } from '../domain/state-machine.js';
 import { buildStatusRecord } from '../domain/status-record.js';
 import { webhookEventsFired } from '../domain/webhook-events.js';
-import type { DispatchRegistration } from '../workflows/definitions.js';
+import type { DispatchRegistration } from '../temporal/contract.js';
 
 export interface ProjectionInput {
   registration: DispatchRegistration;

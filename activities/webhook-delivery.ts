@@ -1,5 +1,3 @@
-// Step 5, the last, of a carrier event's path (HTTP → workflow → projection → webhook): the POST of
-// a webhook event that domain/webhook-events.ts (step 4) decided and activities/projection.ts stored.
 // The webhook delivery activity: one run per (webhook event, endpoint), started by the dispatch
 // workflow (DESIGN.md §1 "Webhook delivery"). Each attempt re-checks the URL (SSRF guard), POSTs the
 // stored body bytes with fresh signatures, and records itself in delivery_attempts — Temporal's
@@ -26,10 +24,10 @@ import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
 import { addReplayProgress, failReplay, loadReplayPage, type ReplayCursor, type ReplayFilterInput } from '../db/webhook-replay.js';
 import { claimDelivery, claimOrphanedDeliveries, markDeliverySkipped, recordDeliveryAttempt } from '../db/webhooks.js';
-import { REDELIVERY_WORKFLOW_TYPE, type RedeliveryInput } from '../workflows/definitions.js';
 import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';
 import { checkWebhookUrl, postToCheckedAddress } from '../platform/ssrf-guard.js';
+import { startRedelivery } from '../temporal/client.js';
 
 export interface DeliverWebhookInput {
   eventId: string;
@@ -180,11 +178,7 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
         const token = `reconcile-${randomUUID()}`;
         const deliveries = await claimOrphanedDeliveries(deps.pool, { driver: token, graceMs: input.graceMs, limit: input.batchSize });
         if (deliveries.length === 0) break;
-        await deps.temporal.workflow.start(REDELIVERY_WORKFLOW_TYPE, {
-          workflowId: token,
-          taskQueue,
-          args: [{ replayId: token, keys: deliveries, takeOver: false } satisfies RedeliveryInput],
-        });
+        await startRedelivery(deps.temporal, taskQueue, deliveries, { workflowId: token, takeOver: false });
         log.warn('pending webhook deliveries without a running driver re-driven', { workflowId: token, count: deliveries.length });
         redriven += deliveries.length;
         Context.current().heartbeat();

@@ -1,8 +1,10 @@
 // Errors as values: any layer of the API throws an ApiError naming the HTTP status and the
 // error code of the spec / DESIGN.md §3; the error renderer middleware is the one place that turns
-// them (and anything unexpected) into the `{ error, message }` body.
+// them (and anything unexpected) into the `{ error, message }` body. Errors of the layers below
+// that have an HTTP meaning (Temporal unavailable) get it here, in `asApiError`.
 import type { z, ZodError } from 'zod';
 import type { ErrorCode } from '../domain/schemas.js';
+import { TemporalUnavailable } from '../temporal/client.js';
 
 export class ApiError extends Error {
   constructor(
@@ -24,6 +26,13 @@ export const forbidden = (message: string) => new ApiError(403, 'forbidden', mes
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
 export const serviceUnavailable = (message: string) => new ApiError(503, 'service_unavailable', message);
+
+/** The ApiError an error stands for: itself, 503 for Temporal unavailable; undefined when unexpected. */
+export function asApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof TemporalUnavailable) return serviceUnavailable(error.message);
+  return undefined;
+}
 
 export const dispatchNotFound = (id: string) =>
   notFound(`no dispatch ${id}; check the id (a newly registered dispatch may take up to 60 seconds to appear)`);

@@ -11,11 +11,11 @@ import type { Pool } from '../db/pool.js';
 import { dispatchDateProblem } from '../domain/input-bounds.js';
 import { registrationBody, toUtc, type StatusRecord } from '../domain/schemas.js';
 import type { Config } from '../platform/config.js';
-import type { DispatchRegistration } from '../workflows/definitions.js';
+import type { DispatchRegistration } from '../temporal/contract.js';
 import { badRequest, conflict, parseOrBadRequest } from './errors.js';
 import { canonicalJson, registrationFingerprint } from './fingerprint.js';
 import type { ApiKey } from './key-cache.js';
-import { registerDispatch } from './temporal.js';
+import { registerDispatch } from '../temporal/client.js';
 
 export interface RegistrationDeps {
   pool: Pool;
@@ -49,12 +49,16 @@ export function parseRegistration(body: unknown, key: ApiKey, now = new Date()):
   };
 }
 
-/** Registers a validated dispatch; throws 409 conflict or 503 service_unavailable as ApiErrors. */
+/** Registers a validated dispatch; throws 409 conflict as an ApiError, TemporalUnavailable (503) from the client. */
 export async function register(deps: RegistrationDeps, key: ApiKey, registration: DispatchRegistration): Promise<Registered> {
   const existing = await findDispatch(deps.pool, registration.id);
   if (existing) return answerRepeat(key, registration, existing);
 
-  const result = await registerDispatch(deps.temporal, deps.config, registration);
+  const result = await registerDispatch(deps.temporal, {
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    registration,
+    options: { deliveredRetentionMs: deps.config.DELIVERED_RETENTION },
+  });
   if (result.outcome === 'closed') {
     // The id belongs to a workflow that has completed: only its projection can still answer.
     const row = await findDispatch(deps.pool, registration.id);

@@ -17,7 +17,7 @@ import { dashboardBaseUrl, loadConfig, type Config } from '../platform/config.js
 import { createLogger } from '../platform/logger.js';
 import { freePort, startPostgres, type RunningPostgres } from '../platform/postgres.js';
 import { resolveTemporalCli } from '../platform/temporal-cli.js';
-import { startDevServer, type RunningDevServer } from '../platform/temporal-dev-server.js';
+import { startDevServer, type RunningDevServer } from '../temporal/dev-server.js';
 import { createWorker } from '../worker/create-worker.js';
 import { installTemporalRuntime } from '../worker/runtime.js';
 import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule } from '../worker/schedules.js';

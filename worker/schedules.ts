@@ -5,7 +5,7 @@
 // Also the Schedule of the webhook delivery reconciler (DESIGN.md §6), every RECONCILE_EVERY_MS.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { PREDICTION_REFRESH_WORKFLOW_TYPE, RECONCILE_DELIVERIES_WORKFLOW_TYPE } from '../workflows/definitions.js';
+import { PREDICTION_REFRESH_WORKFLOW_TYPE, RECONCILE_DELIVERIES_WORKFLOW_TYPE } from '../temporal/contract.js';
 
 /**
  * One Schedule per task queue: each deployment sharing a namespace (its own task queue and

@@ -3,7 +3,7 @@
 // stays a handful of events however many dispatches there are.
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { PredictionRefreshSummary } from './definitions.js';
+import type { PredictionRefreshSummary } from '../temporal/contract.js';
 
 // The activity heartbeats after every page and every batch of signals: a lost worker is noticed
 // within the heartbeat timeout, and the retry resumes after the last finished page.

@@ -12,7 +12,7 @@
 // pass a small batch of keys instead.
 import { ApplicationFailure, continueAsNew, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { DeliveryKey, RedeliveryInput, RedeliverySummary } from './definitions.js';
+import type { DeliveryKey, RedeliveryInput, RedeliverySummary } from '../temporal/contract.js';
 import { DELIVERY_ACTIVITY_OPTIONS } from './delivery-options.js';
 
 const { deliverWebhook } = proxyActivities<Activities>(DELIVERY_ACTIVITY_OPTIONS);

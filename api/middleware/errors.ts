@@ -5,7 +5,7 @@
 import type { Context, Middleware } from 'koa';
 import type { ErrorBody } from '../../domain/schemas.js';
 import type { Logger } from '../../platform/logger.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, asApiError, notFound } from '../errors.js';
 
 export function renderErrors(logger: Logger): Middleware {
   return async (ctx, next) => {
@@ -24,7 +24,8 @@ export function renderErrors(logger: Logger): Middleware {
 }
 
 function toApiError(error: unknown, ctx: Context, logger: Logger): ApiError {
-  if (error instanceof ApiError) return error;
+  const known = asApiError(error);
+  if (known) return known;
   logger.error({ err: error, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
   return new ApiError(500, 'internal_error', 'unexpected server error; retry with exponential backoff');
 }

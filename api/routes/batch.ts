@@ -11,7 +11,7 @@ import type Router from '@koa/router';
 import { z } from 'zod';
 import { batchOf, type BatchItemResult } from '../../domain/schemas.js';
 import type { Logger } from '../../platform/logger.js';
-import { ApiError, parseOrBadRequest } from '../errors.js';
+import { asApiError, parseOrBadRequest } from '../errors.js';
 import { requireScope } from '../middleware/auth.js';
 import type { ApiKey } from '../key-cache.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -80,14 +80,15 @@ async function registerItem(
     const registered = await register(deps, key, registration);
     return { result: registered.outcome, id: registered.id };
   } catch (error) {
-    if (!(error instanceof ApiError)) deps.logger.error({ err: error, request_id: requestId, dispatch_id: id }, 'batch item failed');
+    if (!asApiError(error)) deps.logger.error({ err: error, request_id: requestId, dispatch_id: id }, 'batch item failed');
     return { result: 'error', id, error: itemError(error) };
   }
 }
 
 /** What POST /v1/dispatches would have answered, as `{ error, message }`. */
 function itemError(error: unknown): NonNullable<ItemOutcome['error']> {
-  if (error instanceof ApiError) return { error: error.code, message: error.message };
+  const known = asApiError(error);
+  if (known) return { error: known.code, message: known.message };
   return { error: 'internal_error', message: 'unexpected server error; retry this item' };
 }
 

@@ -1,5 +1,3 @@
-// Step 1 of a carrier event's path (HTTP → workflow → projection → webhook; step 2 is
-// workflows/dispatch.ts).
 // POST /v1/dispatches/{id}/events: a carrier status event. The event is recorded in carrier_events
 // first (its dedupe key makes a repeat a no-op there), then the dispatch workflow is signalled —
 // always, even for a repeat, so that a crash between the insert and the signal loses nothing; the
@@ -19,7 +17,7 @@ import { dedupeKey } from '../../domain/state-machine.js';
 import { badRequest, conflict, parseOrBadRequest } from '../errors.js';
 import { requireScope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { signalCarrierEvent } from '../temporal.js';
+import { signalCarrierEvent } from '../../temporal/client.js';
 import { checkAccess, dispatchIdParam } from './access.js';
 
 export function eventRoutes(router: Router, deps: { pool: Pool; temporal: Client }): void {

@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../../db/pool.js';
 import { serviceUnavailable } from '../errors.js';
-import { temporalReachable } from '../temporal.js';
+import { temporalReachable } from '../../temporal/client.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
 

@@ -21,7 +21,7 @@ import { predict } from '../../domain/prediction.js';
 import type { ConfidenceLevel } from '../../domain/schemas.js';
 import { freePort, startPostgres } from '../../platform/postgres.js';
 import { resolveTemporalCli } from '../../platform/temporal-cli.js';
-import { startDevServer } from '../../platform/temporal-dev-server.js';
+import { startDevServer } from '../../temporal/dev-server.js';
 import { firstJsonLine, REPO_ROOT, startScript, stopChild } from '../status-read/processes.js';
 import { inParallel } from '../webhook-latency/load.js';
 import { buildNetwork, DISRUPTION, heldOut, history, prng, type HeldOutDispatch } from './network.js';

@@ -9,7 +9,7 @@
 // costs one more workflow task before the POST can be scheduled — or the same first activity run as
 // a local activity, inside the workflow task, which is what the dispatch workflow could do instead.
 import { condition, defineSignal, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { COUNTRY_CODE, DISPATCH_STATUS, ISSUER_ID } from '../../workflows/search-attributes.js';
+import { COUNTRY_CODE, DISPATCH_STATUS, ISSUER_ID } from '../../temporal/search-attributes.js';
 import type { MinimalActivities } from './minimal-worker.js';
 
 export interface Shape {

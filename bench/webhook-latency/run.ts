@@ -17,7 +17,7 @@ import { createPool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { freePort, startPostgres } from '../../platform/postgres.js';
 import { resolveTemporalCli } from '../../platform/temporal-cli.js';
-import { startDevServer } from '../../platform/temporal-dev-server.js';
+import { startDevServer } from '../../temporal/dev-server.js';
 import { firstJsonLine, postgresCpuSeconds, processCpuSeconds, REPO_ROOT, startScript, stopChild } from '../status-read/processes.js';
 import { median } from '../status-read/report.js';
 import { databasePoints, historyEventsPerSignal, historyPoints, summariseBreakdown } from './breakdown.js';

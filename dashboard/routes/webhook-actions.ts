@@ -5,9 +5,16 @@
 // record through the redelivery workflow and the delivery activity, so it lands in the log like
 // any other; the answer waits for its first attempt and opens that event in the log.
 import type Router from '@koa/router';
-import { startRedelivery } from '../../api/redelivery.js';
 import { waitForAttempts } from '../../db/delivery-log.js';
-import { createTestEvent, findEndpoint, readEndpointSecrets, rotateWebhookSecret, setEndpointEvents, setEndpointPaused } from '../../db/webhook-endpoints.js';
+import {
+  createTestEvent,
+  findEndpoint,
+  readEndpointSecrets,
+  rotateWebhookSecret,
+  setEndpointEvents,
+  setEndpointPaused,
+} from '../../db/webhook-endpoints.js';
+import { startRedelivery } from '../../temporal/client.js';
 import type { DashboardDeps } from '../deps.js';
 import { PageError } from '../errors.js';
 import { renderPage } from '../render.js';

@@ -14,7 +14,7 @@ import type { Pool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { loadConfig } from '../../platform/config.js';
 import { freePort } from '../../platform/postgres.js';
-import { startDevServer, type RunningDevServer } from '../../platform/temporal-dev-server.js';
+import { startDevServer, type RunningDevServer } from '../../temporal/dev-server.js';
 import { createWorker } from '../../worker/create-worker.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
 import { randomId, requireTestEnv, testLogger } from '../support/env.js';

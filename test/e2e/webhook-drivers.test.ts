@@ -5,13 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
-import { replayDeliveries } from '../../api/redelivery.js';
+import { replayDeliveries } from '../../temporal/replay.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { getReplay } from '../../db/webhook-replay.js';
 import { createWebhookEvents, type NewWebhookEvent } from '../../db/webhooks.js';
 import type { StatusRecord } from '../../domain/schemas.js';
 import type { WebhookEventType } from '../../domain/state-machine.js';
-import { RECONCILE_DELIVERIES_WORKFLOW_TYPE } from '../../workflows/definitions.js';
+import { RECONCILE_DELIVERIES_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { until } from '../support/until.js';

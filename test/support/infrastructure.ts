@@ -10,7 +10,7 @@ import { migrate } from '../../db/migrate.js';
 import { createLogger } from '../../platform/logger.js';
 import { freePort, startPostgres } from '../../platform/postgres.js';
 import { resolveTemporalCli } from '../../platform/temporal-cli.js';
-import { startDevServer } from '../../platform/temporal-dev-server.js';
+import { startDevServer } from '../../temporal/dev-server.js';
 import { resolveTestServer } from '../../platform/test-server.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 

@@ -8,18 +8,13 @@ import { createActivities } from '../../activities/index.js';
 import { copyTransitHistory, type TransitRecord } from '../../db/history.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { loadConfig, type Config } from '../../platform/config.js';
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { CarrierEventBody } from '../../domain/schemas.js';
 import { dedupeKey } from '../../domain/state-machine.js';
-import {
-  carrierEventSignal,
-  DISPATCH_WORKFLOW_TYPE,
-  registerUpdate,
-  type DispatchRegistration,
-  type DispatchWorkflowInput,
-} from '../../workflows/definitions.js';
+import * as temporalClient from '../../temporal/client.js';
+import type { DispatchRegistration, DispatchWorkflowInput, RegisterOutcome } from '../../temporal/contract.js';
+import { SEARCH_ATTRIBUTES } from '../../temporal/search-attributes.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import { randomId, requireTestEnv, testLogger } from './env.js';
 
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
@@ -121,27 +116,26 @@ export async function seedTransitHistory(pool: Pool, countryCode: string, postal
   );
 }
 
-/** Registers a dispatch as the API does: update-with-start of its workflow. */
-export function registerDispatch(
+/**
+ * Registers a dispatch through the API's own client call (temporal/client.ts); an id whose
+ * workflow has closed is an error here (the API answers it from the projection instead).
+ */
+export async function registerDispatch(
   client: Client,
   taskQueue: string,
   reg: DispatchRegistration,
   options: DispatchWorkflowInput['options'] = {},
-) {
-  return client.workflow.executeUpdateWithStart(registerUpdate, {
-    args: [reg],
-    startWorkflowOperation: new WithStartWorkflowOperation(DISPATCH_WORKFLOW_TYPE, {
-      workflowId: reg.id,
-      taskQueue,
-      args: [{ registration: reg, options } satisfies DispatchWorkflowInput],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    }),
-  });
+): Promise<RegisterOutcome> {
+  const result = await temporalClient.registerDispatch(client, { taskQueue, registration: reg, options });
+  if (result.outcome === 'closed') throw new Error(`dispatch ${reg.id}: its workflow has closed, the id cannot be registered again`);
+  return result;
 }
 
-/** Sends a carrier event as the API does, with its dedupe key. */
+/** Sends a carrier event through the API's own client call, with its dedupe key; a closed workflow is an error here. */
 export async function signalCarrierEvent(client: Client, id: string, event: CarrierEventBody): Promise<void> {
-  await client.workflow.getHandle(id).signal(carrierEventSignal, { ...event, dedupeKey: dedupeKey(event) });
+  if (!(await temporalClient.signalCarrierEvent(client, id, { ...event, dedupeKey: dedupeKey(event) }))) {
+    throw new Error(`dispatch ${id}: its workflow has closed`);
+  }
 }
 
 export interface TimeSkippingTestbed {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { insertCarrierEvent } from '../../db/carrier-events.js';
 import type { CarrierEventBody } from '../../domain/schemas.js';
 import { dedupeKey } from '../../domain/state-machine.js';
-import { carrierEventSignal, snapshotQuery, type RegisterOutcome } from '../../workflows/definitions.js';
+import { carrierEventSignal, snapshotQuery, type RegisterOutcome } from '../../temporal/contract.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { until } from '../support/until.js';
 import { registerDispatch, registration } from '../support/workflow-env.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Pool } from '../../db/pool.js';
 import type { CarrierEventBody } from '../../domain/schemas.js';
-import { snapshotQuery, type DispatchRegistration, type DispatchWorkflowInput } from '../../workflows/definitions.js';
+import { snapshotQuery, type DispatchRegistration, type DispatchWorkflowInput } from '../../temporal/contract.js';
 import { maybeRecordHistory } from '../support/histories.js';
 import {
   registerDispatch,

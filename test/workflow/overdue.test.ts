@@ -13,7 +13,7 @@ import { setCarrierCondition } from '../../db/conditions.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { businessDayOnOrAfter, nextBusinessDay } from '../../domain/calendar.js';
-import { PREDICTION_REFRESH_WORKFLOW_TYPE, type PredictionRefreshSummary } from '../../workflows/definitions.js';
+import { PREDICTION_REFRESH_WORKFLOW_TYPE, type PredictionRefreshSummary } from '../../temporal/contract.js';
 import { requireTestEnv } from '../support/env.js';
 import { until } from '../support/until.js';
 import {

@@ -10,11 +10,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { clearCarrierConditions, setCarrierCondition } from '../../db/conditions.js';
 import type { Pool } from '../../db/pool.js';
-import {
-  PREDICTION_REFRESH_WORKFLOW_TYPE,
-  type PredictionRefreshRequest,
-  type PredictionRefreshSummary,
-} from '../../workflows/definitions.js';
+import { PREDICTION_REFRESH_WORKFLOW_TYPE, type PredictionRefreshRequest, type PredictionRefreshSummary } from '../../temporal/contract.js';
 import {
   insertIssuer,
   registerDispatch,

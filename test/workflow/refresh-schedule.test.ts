@@ -8,7 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { setCarrierCondition } from '../../db/conditions.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { PREDICTION_REFRESH_WORKFLOW_TYPE } from '../../workflows/definitions.js';
+import { PREDICTION_REFRESH_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import { ensurePredictionRefreshSchedule, predictionRefreshScheduleId } from '../../worker/schedules.js';
 import { randomId, requireTestEnv, testLogger } from '../support/env.js';
 import { startEntryPoint, type Started } from '../support/processes.js';

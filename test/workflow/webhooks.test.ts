@@ -3,12 +3,12 @@
 // (1 min, 5 min, 30 min, 2 h, 8 h, then undeliverable) measured on the server's own clock.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { replayDeliveries } from '../../api/redelivery.js';
+import { replayDeliveries } from '../../temporal/replay.js';
 import type { Pool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import type { CarrierEventBody } from '../../domain/schemas.js';
 import { type WebhookEventType } from '../../domain/state-machine.js';
-import { type DispatchRegistration, type DispatchWorkflowInput } from '../../workflows/definitions.js';
+import { type DispatchRegistration, type DispatchWorkflowInput } from '../../temporal/contract.js';
 import { maybeRecordHistory } from '../support/histories.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { until } from '../support/until.js';

@@ -1,10 +1,12 @@
-// The workflows' public surface: the dispatch workflow's input, registration update, carrier-event
-// and prediction-refresh signals and status query, and the other workflows' types and inputs.
-// Imported by the workflows themselves and by their clients (API, activities, schedule), so both
-// sides agree on names and payloads. No Node APIs here: this file is bundled into workflows.
+// The Temporal contract: the workflows' public surface — the dispatch workflow's input,
+// registration update, carrier-event and prediction-refresh signals and status query, and the other
+// workflows' types and inputs. Imported by the workflows themselves and by the one client that
+// calls them (temporal/client.ts), so both sides agree on names and payloads. The registered names
+// must never change: recorded histories replay by them. No Node APIs here: this file is bundled
+// into workflows.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Prediction } from '../domain/prediction.js';
-import type { CarrierEventBody, StatusRecord } from '../domain/schemas.js';
+import type { CarrierEventBody, ExceptionReason, StatusRecord } from '../domain/schemas.js';
 import type { DispatchState } from '../domain/state-machine.js';
 
 export const DISPATCH_WORKFLOW_TYPE = 'dispatchWorkflow';
@@ -49,6 +51,12 @@ export interface DispatchWorkflowInput {
 export interface CarrierEventInput extends CarrierEventBody {
   dedupeKey: string;
 }
+
+/**
+ * A carrier event the service sends itself on the same signal: exception `overdue`, a reason no
+ * carrier may send (activities/prediction-refresh.ts).
+ */
+export type ServiceCarrierEventInput = Omit<CarrierEventInput, 'reason'> & { reason: Extract<ExceptionReason, 'overdue'> };
 
 /**
  * `rejected`: the dispatch can never be projected (DESIGN.md §6 "Deterministic failures fail

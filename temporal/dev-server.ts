@@ -4,8 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
-import { stopLeftover } from './tool-cache.js';
+import { stopLeftover } from '../platform/tool-cache.js';
+import { SEARCH_ATTRIBUTES } from './search-attributes.js';
 
 export interface DevServerOptions {
   cliPath: string;

@@ -1,0 +1,207 @@
+// The one Temporal client every caller uses (API, dashboard, operator CLI, activities, tests): each
+// call of the contract (temporal/contract.ts) written once, with its id reuse policy and its
+// deadline. Temporal unreachable, or too slow to answer, is thrown as TemporalUnavailable (the API
+// answers it with 503 service_unavailable, api/errors.ts); a workflow that has closed is a result,
+// never an error.
+import { randomUUID } from 'node:crypto';
+import {
+  isGrpcDeadlineError,
+  isGrpcServiceError,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import {
+  carrierEventSignal,
+  DISPATCH_WORKFLOW_TYPE,
+  predictionRefreshSignal,
+  REDELIVERY_WORKFLOW_TYPE,
+  registerUpdate,
+  snapshotQuery,
+  type CarrierEventInput,
+  type DeliveryKey,
+  type DispatchRegistration,
+  type DispatchSnapshot,
+  type DispatchWorkflowInput,
+  type PredictionRefreshRequest,
+  type RedeliveryInput,
+  type RedeliverySummary,
+  type RegisterOutcome,
+  type ServiceCarrierEventInput,
+} from './contract.js';
+
+/** How long a call may wait on Temporal before it gives up with TemporalUnavailable. */
+export const TEMPORAL_DEADLINE_MS = 10_000;
+const GRPC_UNAVAILABLE = 14;
+const GRPC_DEADLINE_EXCEEDED = 4;
+
+/** Temporal could not be reached, or did not answer within the deadline: worth retrying shortly. */
+export class TemporalUnavailable extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('the workflow service is unavailable; retry shortly', options);
+    this.name = 'TemporalUnavailable';
+  }
+}
+
+export type RegisterResult = RegisterOutcome | { outcome: 'closed' };
+
+/** A redelivery run as its starters see it (they never pass the pre-paging `deliveries`). */
+type RedeliveryWorkflow = (input: RedeliveryInput) => Promise<RedeliverySummary>;
+export type RedeliveryHandle = WorkflowHandle<RedeliveryWorkflow>;
+
+/**
+ * Registers a dispatch: update-with-start of its workflow (a running one is reused; an id whose
+ * workflow has completed is never started again). The workflow's answer, or `closed` when the id
+ * belongs to a workflow that has already completed.
+ */
+export async function registerDispatch(
+  temporal: Client,
+  request: { taskQueue: string; registration: DispatchRegistration; options?: DispatchWorkflowInput['options'] },
+): Promise<RegisterResult> {
+  const { registration, options } = request;
+  const input: DispatchWorkflowInput = { registration, ...(options ? { options } : {}) };
+  const start = new WithStartWorkflowOperation(DISPATCH_WORKFLOW_TYPE, {
+    workflowId: registration.id,
+    taskQueue: request.taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+  });
+  try {
+    return await withDeadline(temporal, () =>
+      temporal.workflow.executeUpdateWithStart(registerUpdate, { args: [registration], startWorkflowOperation: start }),
+    );
+  } catch (error) {
+    if (causes(error).some((c) => c instanceof WorkflowExecutionAlreadyStartedError)) return { outcome: 'closed' };
+    throw translate(error);
+  }
+}
+
+/** Signals a carrier event; false when the workflow has closed (delivered and retention over, or ended). */
+export function signalCarrierEvent(
+  temporal: Client,
+  dispatchId: string,
+  event: CarrierEventInput | ServiceCarrierEventInput,
+): Promise<boolean> {
+  return signalOpen(temporal, dispatchId, (handle) =>
+    handle.signal<[CarrierEventInput | ServiceCarrierEventInput]>(carrierEventSignal.name, event),
+  );
+}
+
+/** Asks a dispatch to recompute its prediction (the hourly refresh); false when its workflow has closed. */
+export function signalRefresh(temporal: Client, dispatchId: string, request: PredictionRefreshRequest): Promise<boolean> {
+  return signalOpen(temporal, dispatchId, (handle) => handle.signal(predictionRefreshSignal, request));
+}
+
+/** The dispatch workflow's own view of its state; undefined when no such workflow exists. */
+export async function querySnapshot(temporal: Client, dispatchId: string): Promise<DispatchSnapshot | undefined> {
+  try {
+    return await withDeadline(temporal, () => temporal.workflow.getHandle(dispatchId).query(snapshotQuery));
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw translate(error);
+  }
+}
+
+/** Whether the dispatch's workflow is running (false when it is closed or unknown here). */
+export async function isDispatchRunning(temporal: Client, dispatchId: string): Promise<boolean> {
+  try {
+    return (await withDeadline(temporal, () => temporal.workflow.getHandle(dispatchId).describe())).status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw translate(error);
+  }
+}
+
+/**
+ * Starts a redelivery workflow (workflows/redelivery.ts) driving a few known deliveries now. By
+ * default (a dashboard test event) it takes them over from any other driver; the reconciler drives
+ * only what it claimed, under its own token as the workflow id.
+ */
+export function startRedelivery(
+  temporal: Client,
+  taskQueue: string,
+  deliveries: DeliveryKey[],
+  options: { workflowId?: string; takeOver?: boolean } = {},
+): Promise<RedeliveryHandle> {
+  const workflowId = options.workflowId ?? `redeliver-${randomUUID()}`;
+  return startRedeliveryWorkflow(temporal, taskQueue, workflowId, {
+    replayId: workflowId,
+    keys: deliveries,
+    takeOver: options.takeOver ?? true,
+  });
+}
+
+/** Starts a paged replay (its progress row already recorded under `replayId`, also its workflow id). */
+export function startReplay(
+  temporal: Client,
+  request: { taskQueue: string; replayId: string; filter: NonNullable<RedeliveryInput['filter']>; pageSize?: number },
+): Promise<RedeliveryHandle> {
+  const { replayId, filter, pageSize } = request;
+  return startRedeliveryWorkflow(temporal, request.taskQueue, replayId, {
+    replayId,
+    filter,
+    takeOver: true,
+    progress: true,
+    ...(pageSize ? { pageSize } : {}),
+  });
+}
+
+/** For /readyz: can this process reach the Temporal frontend? */
+export async function temporalReachable(temporal: Client, timeoutMs: number): Promise<boolean> {
+  try {
+    await temporal.withDeadline(Date.now() + timeoutMs, () => temporal.workflowService.getSystemInfo({}));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function startRedeliveryWorkflow(
+  temporal: Client,
+  taskQueue: string,
+  workflowId: string,
+  input: RedeliveryInput,
+): Promise<RedeliveryHandle> {
+  try {
+    return await withDeadline(temporal, () =>
+      temporal.workflow.start<RedeliveryWorkflow>(REDELIVERY_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input] }),
+    );
+  } catch (error) {
+    throw translate(error);
+  }
+}
+
+async function signalOpen(temporal: Client, dispatchId: string, send: (handle: WorkflowHandle) => Promise<void>): Promise<boolean> {
+  try {
+    await withDeadline(temporal, () => send(temporal.workflow.getHandle(dispatchId)));
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw translate(error);
+  }
+}
+
+function withDeadline<T>(temporal: Client, fn: () => Promise<T>): Promise<T> {
+  return temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, fn);
+}
+
+function translate(error: unknown): unknown {
+  return isUnavailable(error) ? new TemporalUnavailable({ cause: error }) : error;
+}
+
+function isUnavailable(error: unknown): boolean {
+  if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isGrpcDeadlineError(error)) return true;
+  return causes(error).some(
+    (cause) => isGrpcServiceError(cause) && (cause.code === GRPC_UNAVAILABLE || cause.code === GRPC_DEADLINE_EXCEEDED),
+  );
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = error; current && chain.length < 10; current = (current as { cause?: unknown }).cause) chain.push(current);
+  return chain;
+}

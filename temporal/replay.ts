@@ -1,0 +1,50 @@
+// Replaying stored webhook deliveries, outside any dispatch workflow: a redelivery workflow
+// (workflows/redelivery.ts, started by temporal/client.ts) runs the same delivery activity, signing
+// and retry schedule. Shared by the operator CLI's `deliveries replay` and the dashboard (replay one
+// event, replay a time range); a dashboard test event starts one directly (temporal/client.ts
+// startRedelivery).
+//
+// Nothing is reset before the workflow has started: a replay only records its progress row and
+// starts the workflow, which takes each delivery over when it is about to drive it (a waiting
+// retry goes on from its last attempt number; a settled delivery starts a new cycle at attempt 1).
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { Pool } from '../db/pool.js';
+import { countReplayMatches, createReplay, failReplay, toFilterInput, type ReplayFilter } from '../db/webhook-replay.js';
+import { startReplay, type RedeliveryHandle } from './client.js';
+
+export interface StartedReplay {
+  /** The replay's id: its progress row (db/webhook-replays.ts getReplay) and its workflow id. */
+  id: string;
+  /** Deliveries the filter matched at the start. */
+  total: number;
+  handle: RedeliveryHandle;
+}
+
+/**
+ * Starts a paged replay of the deliveries the filter matches. Undefined when nothing matches (no
+ * such delivery, or its endpoint is removed or disabled). When the workflow cannot be started the
+ * progress row is marked failed and the error is thrown; no delivery has been touched.
+ */
+export async function replayDeliveries(
+  deps: { pool: Pool; temporal: Client; taskQueue: string },
+  filter: ReplayFilter,
+  options: { pageSize?: number } = {},
+): Promise<StartedReplay | undefined> {
+  const total = await countReplayMatches(deps.pool, filter);
+  if (total === 0) return undefined;
+  const id = `replay-${randomUUID()}`;
+  await createReplay(deps.pool, { id, filter, total });
+  try {
+    const handle = await startReplay(deps.temporal, {
+      taskQueue: deps.taskQueue,
+      replayId: id,
+      filter: toFilterInput(filter),
+      pageSize: options.pageSize,
+    });
+    return { id, total, handle };
+  } catch (error) {
+    await failReplay(deps.pool, id);
+    throw error;
+  }
+}
