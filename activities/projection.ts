@@ -31,7 +31,7 @@ export interface ProjectionInput {
   version: number;
   /** Effects of the carrier events folded into this version, recorded in the carrier event log. */
   eventEffects: Array<{ dedupeKey: string; effect: EventEffect }>;
-  /** Webhook events the transition fired (delivery.predicted is added here when the window changes). */
+  /** Webhook events the transition fired (domain/webhook-events.ts adds delivery.predicted when the window changes). */
   webhookEvents?: WebhookEventType[];
   /** The prediction of the previous version; absent at registration. */
   previousPrediction?: Prediction;
