@@ -11,7 +11,7 @@
 // (the destination's calendar, counted on the run's time); once it is OVERDUE_BUSINESS_DAYS
 // business days behind, the card gets the service's own carrier event, exception `overdue`, logged
 // in carrier_events and signalled like a carrier's (status.updated + delivery.exception come from
-// the workflow's usual fold), and the refresh never loads it again (db/prediction-refresh.ts).
+// the workflow's usual fold), and the refresh never loads it again (db/predictions.ts).
 //
 // Progress (the last page done and the counts) is heartbeated, so a retried attempt resumes after
 // the last finished page instead of starting over.

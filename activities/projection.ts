@@ -12,7 +12,7 @@ import type { Pool } from '../db/pool.js';
 import { recordEventEffects } from '../db/carrier-events.js';
 import { upsertProjection } from '../db/dispatches.js';
 import { CountryStatisticsCache } from '../db/country-statistics-cache.js';
-import { recordServiceDelivery } from '../db/history.js';
+import { recordServiceDelivery } from '../db/transit-history.js';
 import { loadTransitStatistics } from '../db/transit-statistics.js';
 import { createWebhookEvents } from '../db/webhooks.js';
 import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../domain/calendar.js';

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
-import { addReplayProgress, failReplay, loadReplayPage, type ReplayCursor, type ReplayFilterInput } from '../db/webhook-replay.js';
+import { addReplayProgress, failReplay, loadReplayPage, type ReplayCursor, type ReplayFilterInput } from '../db/webhook-replays.js';
 import { claimDelivery, claimOrphanedDeliveries, markDeliverySkipped, recordDeliveryAttempt } from '../db/webhooks.js';
 import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';

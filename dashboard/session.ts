@@ -1,5 +1,5 @@
 // Sessions and CSRF for the dashboard. The session cookie holds a random id (the database keeps its
-// hash, db/dashboard-sessions.ts); it is HttpOnly, SameSite=Lax, and Secure with the __Host- prefix
+// hash, db/dashboard.ts); it is HttpOnly, SameSite=Lax, and Secure with the __Host- prefix
 // when the dashboard is served over https. Every POST must carry a synchronizer token in `_csrf`:
 // the session's own token, or, before sign-in (sign-in and set-password forms), the token of a
 // short-lived SameSite=Strict cookie, so a cross-site form can neither act as the user nor sign the

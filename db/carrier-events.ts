@@ -1,3 +1,4 @@
+// Tables: carrier_events (reads dispatches only for the dispatch date).
 // The carrier event log, written by the API as each event arrives (before the workflow is
 // signalled), so that no accepted event is lost and duplicates are recognised at the door; read
 // back, with what the workflow did with each, by the dashboard's dispatch page.

@@ -1,3 +1,4 @@
+// Tables: carrier_conditions (read for predictions by db/transit-statistics.ts).
 // Carrier conditions an operator declares (`conditions set|list|clear`, DESIGN.md §4): a delay in
 // business days for a country or one postal prefix of it, optionally until a date. Cleared
 // conditions are kept (cleared_at) so what the model knew at a given time can be reconstructed.

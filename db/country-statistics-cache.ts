@@ -1,3 +1,4 @@
+// Tables: none of its own (a per-process cache over db/transit-statistics.ts).
 // A per-process cache of the expensive part of a prediction's inputs: each country's level and
 // area moments (db/transit-statistics.ts loadCountryStatistics), which read every delivery to the
 // country in the look-back period (about 0.3 s for 150,000 of them, bench/transit-statistics) and

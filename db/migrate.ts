@@ -1,3 +1,4 @@
+// Tables: all, through db/migrations (and node-pg-migrate's pgmigrations).
 // Applies the SQL migrations in db/migrations with node-pg-migrate. Safe to run from several
 // processes at once (node-pg-migrate takes an advisory lock and waits for it).
 import { fileURLToPath } from 'node:url';

@@ -1,3 +1,4 @@
+// Tables: none (the connection pool every db/ module takes).
 // Creates the pg connection pool every process uses. One place that knows how we talk to Postgres.
 // Statements on a hot path (the API's reads, the projection write, webhook events and attempts) are
 // named, so each connection parses them once: bench/webhook-latency measured Postgres at 3.3–3.5 ms

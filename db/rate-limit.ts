@@ -1,3 +1,4 @@
+// Tables: rate_limit_windows.
 // Fixed one-minute rate-limit windows shared by every API process (DESIGN.md §3), as two
 // statements. Each counter write runs with synchronous_commit off (set for its own transaction only,
 // inside the statement, so it costs no extra round trip): losing a few counts in a crash is

@@ -1,3 +1,4 @@
+// Tables: transit_history and carrier_conditions (the reads behind a prediction).
 // `loadTransitStatistics(For)`: what domain/prediction-model.ts needs for one destination, or for
 // many at once (the bulk prediction refresh), read from the transit history and carrier conditions.
 //

@@ -3,7 +3,7 @@
 // body built once, one delivery per subscribed endpoint) and the delivery activity (load what to
 // send, record each attempt, settle the delivery). Their reads for people (delivery log, endpoint
 // health, a dispatch's events, the CLI's list) are in db/delivery-log.ts; endpoints in
-// db/webhook-endpoints.ts; replays in db/webhook-replay.ts.
+// db/webhook-endpoints.ts; replays in db/webhook-replays.ts.
 import { newId } from './issuers.js';
 import type { Pool, PoolClient } from './pool.js';
 import type { EndpointSecrets } from '../domain/signing.js';

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
-import { countReplayMatches, createReplay, failReplay, toFilterInput, type ReplayFilter } from '../db/webhook-replay.js';
+import { countReplayMatches, createReplay, failReplay, toFilterInput, type ReplayFilter } from '../db/webhook-replays.js';
 import { startReplay, type RedeliveryHandle } from './client.js';
 
 export interface StartedReplay {

@@ -15,6 +15,6 @@ const { refreshPredictions } = proxyActivities<Activities>({
 
 export async function predictionRefreshWorkflow(): Promise<PredictionRefreshSummary> {
   // The run's own start time: the same on every retry of the activity, so a retry recognises the
-  // claims it made (db/prediction-refresh.ts).
+  // claims it made (db/predictions.ts).
   return refreshPredictions({ runAt: new Date(workflowInfo().runStartTime.getTime()).toISOString() });
 }

@@ -5,7 +5,7 @@
 // handful of cards, transit log-normal per prefix with a long tail. Seeded, so every run reads the
 // same rows; written straight through copyTransitHistory (the COPY `history import` ends in).
 import { addBusinessDays, businessDayOnOrAfter } from '../../domain/calendar.js';
-import type { TransitRecord } from '../../db/history.js';
+import type { TransitRecord } from '../../db/transit-history.js';
 import { prng } from '../prediction-quality/network.js';
 
 export interface CountryPlan {

@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { COUNTRY_STATISTICS_TTL_MS, CountryStatisticsCache } from '../../db/country-statistics-cache.js';
-import { copyTransitHistory } from '../../db/history.js';
+import { copyTransitHistory } from '../../db/transit-history.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool } from '../../db/pool.js';
 import { loadCountryStatistics, loadTransitStatistics, type CountryStatistics } from '../../db/transit-statistics.js';

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { replayDeliveries } from '../../temporal/replay.js';
-import { eventDeliveries, getReplay, type ReplayFilter, type ReplayProgress } from '../../db/webhook-replay.js';
+import { eventDeliveries, getReplay, type ReplayFilter, type ReplayProgress } from '../../db/webhook-replays.js';
 import { listDeliveries } from '../../db/delivery-log.js';
 import { loadConfig } from '../../platform/config.js';
 import { CliError, iso, output, parseOptions, resolveTemporalAddress, table, withDatabase } from './context.js';

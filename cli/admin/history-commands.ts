@@ -10,7 +10,7 @@ import { parse } from 'csv-parse';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { copyTransitHistory, type TransitRecord } from '../../db/history.js';
+import { copyTransitHistory, type TransitRecord } from '../../db/transit-history.js';
 import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../../domain/calendar.js';
 import { countryCode, isoDate, isoTimestamp } from '../../domain/schemas.js';
 import { CliError, output, withDatabase } from './context.js';

@@ -7,7 +7,7 @@
 import type Router from '@koa/router';
 import { replayDeliveries } from '../../temporal/replay.js';
 import { findDelivery, listAttempts, listEndpointsWithHealth, OUTCOMES } from '../../db/delivery-log.js';
-import { listReplays } from '../../db/webhook-replay.js';
+import { listReplays } from '../../db/webhook-replays.js';
 import { findEndpoint } from '../../db/webhook-endpoints.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/state-machine.js';
 import type { DashboardDeps } from '../deps.js';

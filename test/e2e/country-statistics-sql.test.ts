@@ -5,7 +5,7 @@
 // and area moments alike, compared as JSON so a last-bit difference fails. Each test uses its own
 // countries, which no other test file uses.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { copyTransitHistory, type TransitRecord } from '../../db/history.js';
+import { copyTransitHistory, type TransitRecord } from '../../db/transit-history.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { loadCountryStatistics, loadTransitStatistics } from '../../db/transit-statistics.js';

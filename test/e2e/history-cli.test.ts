@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { recordServiceDelivery } from '../../db/history.js';
+import { recordServiceDelivery } from '../../db/transit-history.js';
 import { loadTransitStatistics } from '../../db/transit-statistics.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { expectOneLineFailure, runCli as runCliProcess } from '../support/cli.js';

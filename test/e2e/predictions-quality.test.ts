@@ -78,7 +78,7 @@ async function projected(id: string, status: string): Promise<void> {
 }
 
 /**
- * The delivery on `date` as the service records its own (db/history.ts, source `service`). The
+ * The delivery on `date` as the service records its own (db/transit-history.ts, source `service`). The
  * windows predicted at registration lie in the future, and a carrier event may not be dated more
  * than 15 minutes ahead (DESIGN.md §6), so these deliveries are written where the report reads them;
  * the carrier-event path into the history is the next describe's test.

@@ -1,12 +1,12 @@
 // DESIGN.md §6 "Shared history is not an attack surface", against the real test Postgres: the
 // service's own deliveries join the transit history only within plausibility bounds and with the
-// issuer of their dispatch (db/history.ts recordServiceDelivery), and no issuer weighs more than
+// issuer of their dispatch (db/transit-history.ts recordServiceDelivery), and no issuer weighs more than
 // every other source of an area's recent history together, so one issuer recording many slow
 // deliveries cannot move everybody's window (db/transit-statistics.ts). Each test uses its own
 // country, which no other test file uses.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '../../db/history.js';
+import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '../../db/transit-history.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { upsertProjection, type ProjectionRow } from '../../db/dispatches.js';

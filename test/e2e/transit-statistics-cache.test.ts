@@ -12,7 +12,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createProjectionActivities, type ProjectionResult } from '../../activities/projection.js';
 import { clearCarrierConditions, setCarrierCondition } from '../../db/conditions.js';
 import { COUNTRY_STATISTICS_TTL_MS, CountryStatisticsCache, MAX_STALENESS_TTLS } from '../../db/country-statistics-cache.js';
-import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '../../db/history.js';
+import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '../../db/transit-history.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { loadTransitStatistics, loadTransitStatisticsFor } from '../../db/transit-statistics.js';
 import { predictFromHistory } from '../../domain/prediction-model.js';

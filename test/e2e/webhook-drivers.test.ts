@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { replayDeliveries } from '../../temporal/replay.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
-import { getReplay } from '../../db/webhook-replay.js';
+import { getReplay } from '../../db/webhook-replays.js';
 import { createWebhookEvents, type NewWebhookEvent } from '../../db/webhooks.js';
 import type { StatusRecord } from '../../domain/schemas.js';
 import type { WebhookEventType } from '../../domain/state-machine.js';

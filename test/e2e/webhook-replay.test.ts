@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { verify, verifyRequest } from '../../consumer-kit/src/index.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
-import { getReplay } from '../../db/webhook-replay.js';
+import { getReplay } from '../../db/webhook-replays.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { runCli } from '../support/cli.js';
 import { startHarness, type Harness } from '../support/harness.js';

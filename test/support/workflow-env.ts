@@ -5,7 +5,7 @@ import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
-import { copyTransitHistory, type TransitRecord } from '../../db/history.js';
+import { copyTransitHistory, type TransitRecord } from '../../db/transit-history.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { loadConfig, type Config } from '../../platform/config.js';
 import type { Client } from '@temporalio/client';

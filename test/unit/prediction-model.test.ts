@@ -79,7 +79,7 @@ interface Delivery {
   days: number;
 }
 
-/** What db/history.ts sums in SQL for the shrinkage weights, on the same rules (deliveries already mature). */
+/** What db/transit-statistics.ts sums in SQL for the shrinkage weights, on the same rules (deliveries already mature). */
 function momentsOf(deliveries: readonly Delivery[]): AreaMoments {
   const byCode = new Map<string, { prefix: string; n: number; s: number }>();
   const m = { deliveries: 0, sum: 0, sumOfSquares: 0, codeSquares: 0, prefixSquares: 0, codeWithinPrefixWeights: 0, codeWeights: 0, prefixWeights: 0 }; // prettier-ignore

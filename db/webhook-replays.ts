@@ -1,3 +1,4 @@
+// Tables: webhook_replays (and the matching webhook_deliveries, read a page at a time).
 // Replay of webhook deliveries an operator or an issuer asks for (`deliveries replay`, the
 // dashboard's delivery log). Nothing is reset here: the redelivery workflow (workflows/redelivery.ts)
 // reads the matching deliveries a page at a time (keyset on the event's creation time and id) and

@@ -1,3 +1,4 @@
+// Tables: transit_history (the writes; db/transit-statistics.ts reads it).
 // Writes of the transit history the prediction model learns from (DESIGN.md "Predictions"): the bulk
 // write of `history import` (one COPY, streamed) and the service's own completed deliveries, which
 // join only within plausibility bounds and keep their issuer (DESIGN.md §6 "Shared history is not an
