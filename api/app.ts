@@ -1,11 +1,11 @@
 // The Koa application: the middleware chain in one visible order, then the routes (DESIGN.md §3).
 // Check order for a request: 401 → 429 → 400 → 404/403. Stateless apart from short-lived caches,
-// so any number of API processes can run against one Postgres and one Temporal.
+// so any number of API processes can run against one Postgres and one Temporal. The HTML pages
+// (the dashboard) are handed in by the composition root, api/server.ts: this module does not know them.
 import type http from 'node:http';
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
-import Koa from 'koa';
-import { dashboard } from '../dashboard/index.js';
+import Koa, { type Middleware } from 'koa';
 import type { Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
@@ -39,7 +39,11 @@ const OPENAPI_PATH = '/v1/openapi.json';
 /** What an app holds that outlives a request; released by `disposeApp`. */
 const resources = new WeakMap<Koa, { limiter: RateLimiter; keys: ApiKeyCache }>();
 
-export function createApp(deps: AppDeps): Koa {
+/**
+ * `pages`: HTML pages with their own sessions, CSRF and error pages (the dashboard), served after
+ * the health routes and before API-key auth, which they do not use.
+ */
+export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): Koa {
   const { config, pool, logger } = deps;
   const keys = new ApiKeyCache(pool, config.API_KEY_CACHE_TTL_MS, logger);
   const limiter = new RateLimiter(pool, config.RATE_LIMIT_PER_MINUTE, logger, config.RATE_LIMIT_LEASE_FROM);
@@ -63,7 +67,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestLog(logger)); // one line per request, never the key
   app.use(renderErrors(logger)); // the one place errors become { error, message }
   app.use(health.routes()); // /healthz, /readyz: no key, no rate limit
-  app.use(dashboard(deps)); // /dashboard: HTML pages with their own sessions, CSRF and error pages
+  if (mounted.pages) app.use(mounted.pages); // /dashboard: HTML pages with their own sessions, CSRF and error pages
   app.use(authenticate(keys)); // resolves the key, if any (cached)
   app.use(countRequest(limiter)); // counts every request; X-RateLimit-* headers
   app.use(requireApiKey([OPENAPI_PATH])); // 401

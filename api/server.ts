@@ -1,7 +1,9 @@
-// Starts the API on a port (0 = any free one) and stops it cleanly: used by main.ts, `npm start`
-// and the test harness.
+// Starts the API and the dashboard on a port (0 = any free one) and stops them cleanly: used by
+// main.ts, `npm start` and the test harness. The composition root of the HTTP side: the one module
+// that imports both the API (./app.ts) and the dashboard (dashboard/index.ts); neither imports the other.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dashboard } from '../dashboard/index.js';
 import { createApp, createRequestHandler, disposeApp, type AppDeps } from './app.js';
 
 export interface RunningApi {
@@ -11,7 +13,7 @@ export interface RunningApi {
 }
 
 export async function startApi(deps: AppDeps & { port?: number; host?: string }): Promise<RunningApi> {
-  const app = createApp(deps);
+  const app = createApp(deps, { pages: dashboard(deps) });
   const server = http.createServer(createRequestHandler(app, deps));
   // Longer than a typical load balancer's idle timeout, so it is the balancer that closes idle connections.
   server.keepAliveTimeout = 65_000;

@@ -1,5 +1,5 @@
 // The issuer dashboard: server-rendered HTML under /dashboard, served by the API's Koa app (mounted
-// in api/app.ts before API-key auth, which it does not use). Its own chain, in order: security
+// by api/server.ts before API-key auth, which it does not use). Its own chain, in order: security
 // headers → HTML error pages → stylesheet → form body → session → CSRF check → public pages
 // (sign-in, set-password) → sign-in required → the issuer's pages (each scoped by tenancy.ts).
 // A new page: a module under routes/ registered in PAGES below, a view under views/, a NAV entry.
@@ -10,7 +10,6 @@ import helmet from 'helmet';
 import type { Middleware, ParameterizedContext } from 'koa';
 import compose from 'koa-compose';
 import { z } from 'zod';
-import type { AppDeps } from '../api/app.js';
 import { dashboardBaseUrl } from '../platform/config.js';
 import type { DashboardDeps } from './deps.js';
 import { pageNotFound, PageError } from './errors.js';
@@ -36,7 +35,10 @@ const PAGES: Array<(router: Router, deps: DashboardDeps) => void> = [
 const STYLESHEET_PATH = `${DASHBOARD_PREFIX}/assets/dashboard.css`;
 const STYLESHEET = readFileSync(new URL('./assets/dashboard.css', import.meta.url));
 
-export function dashboard(app: AppDeps): Middleware {
+/** What the process hands the dashboard: the same services as the API's. */
+export type DashboardServices = Pick<DashboardDeps, 'config' | 'pool' | 'logger' | 'temporal'>;
+
+export function dashboard(app: DashboardServices): Middleware {
   const secure = new URL(dashboardBaseUrl(app.config)).protocol === 'https:';
   const deps: DashboardDeps = {
     ...app,
