@@ -123,7 +123,7 @@ describe('docker-compose.yml', () => {
 
   const composePlugin = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' });
   const composeMissing = composePlugin.status !== 0 ? 'the docker compose plugin is not installed on this machine' : undefined;
-  if (composeMissing) process.stderr.write(`compose.test.ts: skipping \`docker compose config\`: ${composeMissing}\n`);
+  if (composeMissing) process.stderr.write(`compose.unit.test.ts: skipping \`docker compose config\`: ${composeMissing}\n`);
   (composeMissing ? it.skip : it)(
     `is accepted by \`docker compose config\`${composeMissing ? ` (skipped: ${composeMissing})` : ''}`,
     () => {

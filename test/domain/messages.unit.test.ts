@@ -1,6 +1,6 @@
 // UI suggestion rendering (domain/messages.ts): wording per status and confidence, dates per
-// locale, recommended action. Every message of every language is pinned by message-tables.test.ts;
-// which language is chosen is tested in locale.test.ts.
+// locale, recommended action. Every message of every language is pinned by message-tables.unit.test.ts;
+// which language is chosen is tested in locale.unit.test.ts.
 import { describe, it, expect } from '@jest/globals';
 import { renderSuggestion, SUPPORTED_LOCALES, type SuggestionInput } from '../../domain/messages.js';
 import { CONFIDENCE_LEVELS, DISPATCH_STATUSES, EXCEPTION_REASONS, SERVICE_EXCEPTION_REASONS } from '../../domain/schemas.js';

@@ -1,10 +1,10 @@
 // Message tables reviewed once: every status × confidence × exception reason, rendered in every
 // language for fixed windows, must equal the committed table of that language
-// (test/unit/message-tables/<language>.md), which a native reader has checked line by line.
+// (test/domain/message-tables/<language>.md), which a native reader has checked line by line.
 // A catalog or Intl change that alters any message fails here and shows the diff.
 //
 // Regenerate after an intended change, then review the diff of the .md files before committing:
-//   UPDATE_MESSAGE_TABLES=1 NODE_OPTIONS=--experimental-vm-modules npx jest test/unit/message-tables.test.ts
+//   UPDATE_MESSAGE_TABLES=1 NODE_OPTIONS=--experimental-vm-modules npx jest test/domain/message-tables.unit.test.ts
 import { describe, it, expect } from '@jest/globals';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +23,7 @@ function tableFor(language: string): string {
   const lines = [
     `# Message table: ${language}`,
     '',
-    `Rendered with \`?locale=${language}\` by test/unit/message-tables.test.ts. Reviewed line by line;`,
+    `Rendered with \`?locale=${language}\` by test/domain/message-tables.unit.test.ts. Reviewed line by line;`,
     'regenerate with `UPDATE_MESSAGE_TABLES=1` (see the test) and review the diff.',
     '',
     'Windows: ' + WINDOWS.map(({ label }, index) => `(${index + 1}) ${label}`).join('; ') + '.',
