@@ -11,7 +11,7 @@
 //   packages, our I/O folders, temporal/'s client side).
 // - everywhere: no unawaited promise (@typescript-eslint/no-floating-promises, which needs type
 //   information) and no import cycle (import-x/no-cycle).
-// test/unit/layer-rules.test.ts lints the fixtures in test/fixtures/layers/ (one wrong import per rule)
+// test/lint/layer-rules.unit.test.ts lints the fixtures in test/fixtures/layers/ (one wrong import per rule)
 // with this configuration; `eslint .` ignores them. Each layer's globs name the fixtures' copy of
 // its folder, so the test runs the very rules the build runs.
 import { builtinModules } from 'node:module';

@@ -112,7 +112,7 @@ const medianFromCounts = (through: string, total: string) => `
                                  + min(business_days) FILTER (WHERE ${through} > ceil((${total} - 1) / 2.0)))::float8 / 2 END`;
 
 // The countries' level ($1: countries, $2: today) and their area moments: what levelStatistics and
-// per-code sums over the country's rows give (test/e2e/country-statistics-sql.test.ts holds it to
+// per-code sums over the country's rows give (test/db/country-statistics-sql.test.ts holds it to
 // that), but each pass over the rows only counts them, by dispatch day and business days, and by
 // postal code; everything after works on those few thousand counts, the medians from the cumulative
 // counts by business days. Row by row, the rows kept for three passes and the medians' sort spilled

@@ -1,7 +1,7 @@
 // The country level as the generic per-level statement computes it (db/transit-statistics.ts
 // levelStatistics over every row of the country, and the sums by postal code straight from the
 // rows): the statement the country level was read with before it was rewritten over counts. Kept as
-// the reference test/e2e/country-statistics-sql.test.ts compares the rewrite with, and as the
+// the reference test/db/country-statistics-sql.test.ts compares the rewrite with, and as the
 // "before" of bench/transit-statistics.
 import { MATURITY_DAYS, MOMENT_CAP_DAYS } from '../../domain/prediction-model.js';
 import type { Pool } from '../../db/pool.js';
