@@ -1,3 +1,5 @@
+// Step 5, the last, of a carrier event's path (HTTP → workflow → projection → webhook): the POST of
+// a webhook event that domain/webhook-events.ts (step 4) decided and activities/projection.ts stored.
 // The webhook delivery activity: one run per (webhook event, endpoint), started by the dispatch
 // workflow (DESIGN.md §1 "Webhook delivery"). Each attempt re-checks the URL (SSRF guard), POSTs the
 // stored body bytes with fresh signatures, and records itself in delivery_attempts — Temporal's

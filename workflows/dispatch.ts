@@ -1,3 +1,7 @@
+// Step 2 of a carrier event's path (HTTP → workflow → projection → webhook): the carrierEvent
+// signal of api/routes/events.ts (step 1) is folded by domain/state-machine.ts; each change is
+// written by activities/projection.ts (step 3), and each delivery it returns runs
+// activities/webhook-delivery.ts (step 5).
 // The dispatch workflow: one per dispatched card, workflow id = the dispatch UUID. It owns the
 // card's state machine, dedupes carrier events (across continue-as-new), writes the projection the
 // API reads through a versioned activity, delivers the webhook events each change fires (one

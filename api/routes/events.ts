@@ -1,3 +1,5 @@
+// Step 1 of a carrier event's path (HTTP → workflow → projection → webhook; step 2 is
+// workflows/dispatch.ts).
 // POST /v1/dispatches/{id}/events: a carrier status event. The event is recorded in carrier_events
 // first (its dedupe key makes a repeat a no-op there), then the dispatch workflow is signalled —
 // always, even for a repeat, so that a crash between the insert and the signal loses nothing; the
