@@ -1,4 +1,4 @@
-// ESLint (flat config). Besides style, it enforces the layers (README "Architecture"), so that a
+// ESLint (flat config). Besides style, it enforces the layers (docs/architecture.md), so that a
 // wrong import fails `npm run lint` instead of waiting for review:
 // - domain/ is pure: no I/O (database, network, files, processes, Temporal, logging) and none of our
 //   own modules that do I/O. node:crypto and node:zlib are allowed: hashing, HMAC signing, random

@@ -1,11 +1,11 @@
-// The bulk prediction refresh (README "Prediction refresh"), run by the hourly Schedule's workflow:
+// The bulk prediction refresh (docs/predictions.md "Refresh"), run by the hourly Schedule's workflow:
 // recomputes the prediction of every dispatch not yet delivered, page by page with set-based
 // queries (one for the page's dispatches, one for the transit statistics of all their
 // destinations), with the same pure model as the projection activity, and signals only the
 // dispatches whose window or confidence changed. Each of those writes a new projection version and
 // emits delivery.predicted itself; an unchanged dispatch gets no signal, so its history does not grow.
 //
-// Overdue cards (DESIGN §6): the window a card is judged by is the one predicted when its current
+// Overdue cards (docs/states.md "Overdue"): the window a card is judged by is the one predicted when its current
 // status began (the dispatch date, or the carrier's latest scan), before it slides past today. Once
 // that window's max has passed, the sliding window is re-estimated at most once per business day
 // (the destination's calendar, counted on the run's time); once it is OVERDUE_BUSINESS_DAYS
@@ -39,7 +39,7 @@ const PAGE_SIZE = 1000;
 /** Signals in flight at once: enough to hide round trips, few enough to spare the Temporal frontend. */
 const SIGNAL_CONCURRENCY = 20;
 
-/** DESIGN §6's default, when the worker's configuration does not say. */
+/** The default of docs/states.md "Overdue", when the worker's configuration does not say. */
 const DEFAULT_OVERDUE_BUSINESS_DAYS = 10;
 
 export interface PredictionRefreshInput {

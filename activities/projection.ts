@@ -153,7 +153,7 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date;
 export const PROJECTION_REJECTED = 'ProjectionRejected';
 
 /**
- * DESIGN.md §6 "Deterministic failures fail fast": an error that a retry cannot fix (a date the
+ * docs/states.md "Failures that no retry fixes": an error that a retry cannot fix (a date the
  * calendar cannot represent, a value Postgres refuses as data) becomes a non-retryable failure, so
  * the workflow refuses the change and says so instead of retrying it forever. Everything else (the
  * database down, a timeout) stays retryable: an accepted carrier event is never dropped.

@@ -1,7 +1,7 @@
 // Step 5, the last, of a carrier event's path (HTTP → workflow → projection → webhook): the POST of
 // a webhook event that domain/webhook-events.ts (step 4) decided and activities/projection.ts stored.
 // The webhook delivery activity: one run per (webhook event, endpoint), started by the dispatch
-// workflow (DESIGN.md §1 "Webhook delivery"). Each attempt re-checks the URL (SSRF guard), POSTs the
+// workflow (docs/webhooks.md "Delivery and retry schedule"). Each attempt re-checks the URL (SSRF guard), POSTs the
 // stored body bytes with fresh signatures, and records itself in delivery_attempts — Temporal's
 // history keeps only the last attempt. The retry schedule is this activity's: a failed attempt
 // throws a retryable ApplicationFailure whose nextRetryDelay is the schedule's entry for it; after
@@ -14,12 +14,12 @@
 // HTTP attempts only. The workflow's retry policy must therefore be unlimited, with a
 // startToCloseTimeout comfortably above WEBHOOK_TIMEOUT_MS (it is also how fast a crash is noticed).
 //
-// One driver per pending delivery (DESIGN.md §6): each run first claims the delivery
+// One driver per pending delivery (docs/webhooks.md): each run first claims the delivery
 // (db/webhooks.ts claimDelivery) as `<workflowId>/<activityId>`, or as the replay's token when a
 // redelivery workflow passes one. A run that finds the delivery driven by someone else (a replay
 // took over its waiting retry, or the reconciler re-drove it) returns `superseded` without sending,
 // so the dispatch workflow completes. The reconciler (reconcileOrphanedDeliveries, below, run by a
-// Temporal Schedule) re-drives pending deliveries whose driver is overdue: see README "Webhooks".
+// Temporal Schedule) re-drives pending deliveries whose driver is overdue: see docs/webhooks.md.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
@@ -80,7 +80,7 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
       if (delivery.state === 'delivered' || delivery.state === 'undeliverable' || delivery.state === 'skipped') {
         return { outcome: delivery.state, attempts: delivery.attempts };
       }
-      // A paused endpoint's pending retries stop here, at their next attempt (README "Dashboard").
+      // A paused endpoint's pending retries stop here, at their next attempt (docs/operations.md "Dashboard").
       const skipReason = delivery.endpoint.disabled
         ? 'endpoint removed'
         : delivery.endpoint.paused
@@ -167,7 +167,7 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
     },
 
     /**
-     * The reconciler (DESIGN.md §6): claims pending deliveries with no running driver (overdue by
+     * The reconciler (docs/webhooks.md): claims pending deliveries with no running driver (overdue by
      * more than `graceMs`) in batches of `batchSize` and starts a redelivery workflow for each batch,
      * driving all of it at once. A batch whose start fails keeps its claim only for the run budget;
      * the next reconcile finds it again.

@@ -1,4 +1,4 @@
-// The Koa application: the middleware chain in one visible order, then the routes (DESIGN.md §3).
+// The Koa application: the middleware chain in one visible order, then the routes (docs/http-contract.md).
 // Check order for a request: 401 → 429 → 400 → 404/403. Stateless apart from short-lived caches,
 // so any number of API processes can run against one Postgres and one Temporal. The HTML pages
 // (the dashboard) are handed in by the composition root, api/server.ts: this module does not know them.

@@ -1,4 +1,4 @@
-// Registering one dispatch (DESIGN.md §3 "POST /v1/dispatches"), shared by the single call and by
+// Registering one dispatch (docs/http-contract.md "POST /v1/dispatches"), shared by the single call and by
 // each item of a batch so that both behave exactly alike. Registration is update-with-start of the
 // dispatch's workflow. Idempotent: the same id with the same body answers `existing` with the
 // current record; the same id with another body, or another issuer's (or mode's) id, is a 409
@@ -30,7 +30,7 @@ export interface Registered {
   record: string | StatusRecord;
 }
 
-/** Validates a registration body (400 naming the field, DESIGN.md §6 time bounds included) into what the workflow receives. */
+/** Validates a registration body (400 naming the field, docs/http-contract.md "Input bounds" included) into what the workflow receives. */
 export function parseRegistration(body: unknown, key: ApiKey, now = new Date()): DispatchRegistration {
   const parsed = parseOrBadRequest(registrationBody, body);
   const outOfBounds = parsed.dispatch_date && dispatchDateProblem(parsed.dispatch_date, now);
@@ -66,7 +66,7 @@ export async function register(deps: RegistrationDeps, key: ApiKey, registration
     throw conflict(`dispatch id ${registration.id} has already been used`);
   }
   if (result.outcome === 'conflict') throw conflict(result.reason);
-  // A body that passed validation yet can never be projected (DESIGN.md §6): refused, not wedged.
+  // A body that passed validation yet can never be projected (docs/states.md "Failures that no retry fixes"): refused, not wedged.
   if (result.outcome === 'rejected') throw badRequest(`this dispatch cannot be registered: ${result.reason}`);
   return { outcome: result.outcome, id: registration.id, record: result.record };
 }

@@ -28,7 +28,7 @@ export async function insertCarrierEvent(
 
 /**
  * Sets the effect of an event nobody else will judge, because its workflow has closed: `after_delivery`
- * (delivered), `workflow_closed` (terminated or failed undelivered, DESIGN.md §6 "Closed dispatches").
+ * (delivered), `workflow_closed` (terminated or failed undelivered, docs/states.md "Closed dispatches").
  */
 export async function setCarrierEventEffect(
   pool: Pool,

@@ -1,6 +1,6 @@
 // Tables: issuers, api_keys. Issuers and their API keys as the operator manages them (admin CLI,
 // `npm start`'s demo issuer), and the API's per-request key lookup. A key is shown once, at
-// creation; only its lookup prefix and SHA-256 are stored (DESIGN.md §3).
+// creation; only its lookup prefix and SHA-256 are stored (docs/http-contract.md).
 import { randomBytes } from 'node:crypto';
 import { generateKey, type KeyMode, type Scope } from '../domain/api-keys.js';
 import type { Pool, PoolClient } from './pool.js';

@@ -83,7 +83,7 @@ export async function loadRegistrationOutcomes(pool: Pool, filter: QualityFilter
 // yet delivered and not overdue, with what their prediction was computed from, and the claim that
 // makes a refresh happen at most once per hour per dispatch.
 //
-// A dispatch in exception `overdue` (DESIGN §6 "Overdue cards") has left the refresh: it is never
+// A dispatch in exception `overdue` (docs/states.md "Overdue") has left the refresh: it is never
 // loaded again, so never signalled, until a carrier event moves it out of that exception.
 //
 // The once-per-hour rule lives here, in `prediction_refreshed_at`: a dispatch claimed less than

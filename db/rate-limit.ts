@@ -1,5 +1,5 @@
 // Tables: rate_limit_windows.
-// Fixed one-minute rate-limit windows shared by every API process (DESIGN.md §3), as two
+// Fixed one-minute rate-limit windows shared by every API process (docs/http-contract.md), as two
 // statements. Each counter write runs with synchronous_commit off (set for its own transaction only,
 // inside the statement, so it costs no extra round trip): losing a few counts in a crash is
 // acceptable, waiting for a WAL flush on every request is not.

@@ -1,8 +1,8 @@
 // Tables: transit_history (the writes; db/transit-statistics.ts reads it).
-// Writes of the transit history the prediction model learns from (DESIGN.md "Predictions"): the bulk
+// Writes of the transit history the prediction model learns from (docs/predictions.md): the bulk
 // write of `history import` (one COPY, streamed) and the service's own completed deliveries, which
-// join only within plausibility bounds and keep their issuer (DESIGN.md §6 "Shared history is not an
-// attack surface"). The reads behind a prediction are in db/transit-statistics.ts.
+// join only within plausibility bounds and keep their issuer (docs/predictions.md "History and its
+// bounds"). The reads behind a prediction are in db/transit-statistics.ts.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -93,11 +93,11 @@ export const PLAUSIBLE_TRANSIT_CAP_DAYS = 30;
 const NORM_SAMPLE = 10_000;
 
 /**
- * A delivery the service itself saw completed joins the history (DESIGN.md "Predictions"), once per
+ * A delivery the service itself saw completed joins the history (docs/predictions.md), once per
  * dispatch however often the activity is retried, with the issuer of its dispatch (whose row the
  * first projection wrote before any carrier event could arrive; a delivery recorded without a
  * dispatch row, which only a test does, has none). It joins only within plausibility bounds
- * (DESIGN.md §6 "Shared history is not an attack surface"): delivered on or after its dispatch date,
+ * (docs/predictions.md "History and its bounds"): delivered on or after its dispatch date,
  * and in at most PLAUSIBLE_TRANSIT_FACTOR × the 99th percentile transit of the country's deliveries
  * from every other source (so an issuer cannot raise its own bound), never below
  * PLAUSIBLE_TRANSIT_FLOOR_DAYS; at most PLAUSIBLE_TRANSIT_CAP_DAYS where fewer than

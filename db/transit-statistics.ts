@@ -22,8 +22,8 @@ export const MAX_TRANSIT_DAYS = 60;
 export const inLookBack = (today: string) => `dispatch_date >= ${today}::date - ${LOOK_BACK_DAYS} AND delivered_date <= ${today}::date`;
 
 /**
- * Which of an area's recent deliveries count (DESIGN.md §6 "Shared history is not an attack
- * surface"): every imported one, and of each issuer's, its latest up to as many as every other
+ * Which of an area's recent deliveries count (docs/predictions.md "History and its
+ * bounds"): every imported one, and of each issuer's, its latest up to as many as every other
  * source of the area's recent deliveries has together, so no issuer weighs more than half of them
  * however many it records. (If an issuer is cut, every other has at least its count, so the bound
  * holds after the cut too.) Over rows with `partition` columns, `issuer_id`, `delivered_date`,

@@ -1,5 +1,5 @@
 // Tables: webhook_endpoints. Adding one (with its secret, within the per-issuer limit), listing,
-// finding, removing and rotating its secret (DESIGN.md "Webhooks"), and the dashboard's settings of
+// finding, removing and rotating its secret (docs/webhooks.md), and the dashboard's settings of
 // one; its synthetic test event is the one webhook event written here (one statement with the
 // endpoint check). Callers: the admin CLI, the dashboard and the endpoint-health read model.
 // Events, deliveries and attempts are written in db/webhooks.ts and read in db/delivery-log.ts.

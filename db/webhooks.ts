@@ -1,5 +1,5 @@
 // Tables: webhook_events, webhook_deliveries, delivery_attempts (the writes). Webhook events and
-// their deliveries (DESIGN.md "Webhooks"). Callers: the projection activity (`createWebhookEvents`:
+// their deliveries (docs/webhooks.md). Callers: the projection activity (`createWebhookEvents`:
 // body built once, one delivery per subscribed endpoint) and the delivery activity (load what to
 // send, record each attempt, settle the delivery). Their reads for people (delivery log, endpoint
 // health, a dispatch's events, the CLI's list) are in db/delivery-log.ts; endpoints in
@@ -33,7 +33,7 @@ export interface NewWebhookEvent {
  * nothing is sent, yet a replay of the time range can recover the event once it is enabled again. Events whose idempotency key already exists are not created again: their
  * existing deliveries are returned (endpoints added since are not added to an old event). With
  * `version`, the pending deliveries of the version's other events come too (a retried write whose
- * list differs from the first run's orphans none; DESIGN.md §6).
+ * list differs from the first run's orphans none; docs/webhooks.md).
  */
 export async function createWebhookEvents(
   db: Db,
@@ -129,7 +129,7 @@ export async function loadDelivery(db: Db, eventId: string, endpointId: string):
 }
 
 /**
- * Who drives a delivery (DESIGN.md §6): `own` claims it only when nobody else drives it (the
+ * Who drives a delivery (docs/webhooks.md): `own` claims it only when nobody else drives it (the
  * dispatch workflow's activity, or a reconciler run that already claimed it); `replay` takes it
  * over from any other driver. A replay that takes over a settled delivery starts a new cycle
  * (pending, 0 attempts); one that takes over a waiting retry keeps its attempts, so the next
@@ -182,7 +182,7 @@ export async function claimDelivery(
 }
 
 /**
- * The reconciler's claim (DESIGN.md §6): pending deliveries whose driver should have touched them
+ * The reconciler's claim (docs/webhooks.md): pending deliveries whose driver should have touched them
  * more than `graceMs` ago (`driver_due_at`, or the creation time of one never claimed) have no
  * running driver; up to `limit` of them, oldest first, pass to `driver`, which must start driving
  * them within the run budget (or they are found again).

@@ -1,4 +1,4 @@
-// API key format, generation and hashing (DESIGN.md §3). A key is `cds_<mode>_` + 32 random base62
+// API key format, generation and hashing (docs/http-contract.md). A key is `cds_<mode>_` + 32 random base62
 // characters + a 6-character base62 CRC32 of everything before it, so secret scanners can spot a
 // leaked key and a mistyped one is refused without a database lookup. Only the SHA-256 of the key
 // is stored; the first 12 random characters (`lookup`) find the row, and the hashes are then

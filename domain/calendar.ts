@@ -75,7 +75,7 @@ export function businessDaysBetween(from: string, to: string, country?: string):
   const start = toEpochDay(from);
   const end = toEpochDay(to);
   // Counting day by day is linear in the span: a span no transit can have (a date in year 9999)
-  // is refused at once rather than computed for minutes (DESIGN.md §6 "fail fast").
+  // is refused at once rather than computed for minutes (docs/states.md "Failures that no retry fixes").
   if (end - start > MAX_COUNTED_SPAN_DAYS) throw new RangeError(`${from} → ${to} is longer than any transit time`);
   let count = 0;
   for (let day = start + 1; day <= end; day += 1) if (isWorkingDay(day, country)) count += 1;

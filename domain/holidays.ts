@@ -1,5 +1,5 @@
 // National public holidays of a destination country, so transit is counted in that country's
-// business days (DESIGN.md "Predictions"). The rules come from `date-holidays` (maintained rules
+// business days (docs/predictions.md). The rules come from `date-holidays` (maintained rules
 // for about 200 countries, bundled with the package: no network, no clock).
 //
 // Only holidays of type 'public' for the whole country count: regional ones (a German Land, a

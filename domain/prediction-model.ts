@@ -1,4 +1,4 @@
-// The history-based delivery window (DESIGN.md "Predictions"): the drop-in upgrade of the
+// The history-based delivery window (docs/predictions.md): the drop-in upgrade of the
 // foundation's `predict` (domain/prediction.ts). Pure: the caller passes today and the statistics
 // that db/transit-statistics.ts `loadTransitStatistics` reads; nothing here reads a clock or a database.
 //
@@ -29,7 +29,7 @@
 //    deliveries above its long-run median, confirmed by a sign test: slowdownDays) moves the window
 //    later; an operator-declared delay of N days moves it N later and, since N is an estimate,
 //    widens each end by ⌈N·DECLARED_DELAY_UNCERTAINTY⌉, whether the window comes from history or from
-//    the default table (DESIGN.md §6 "Conditions without history").
+//    the default table (docs/predictions.md "Conditions").
 // 6. Status narrowing (delivered, out for delivery, exception) is the foundation's, unchanged.
 import { addBusinessDays, businessDayOnOrAfter, laterDate, utcDateOf } from './calendar.js';
 import { LOW_CONFIDENCE_EXTRA_DAYS, notInThePast, predict, transitRangeFor, type Prediction, type PredictionInput } from './prediction.js';
@@ -89,7 +89,7 @@ export interface TransitStatistics {
 }
 
 /**
- * Coverage each confidence level's window is calibrated to meet (see README "Predictions"): the
+ * Coverage each confidence level's window is calibrated to meet (see docs/predictions.md "Calibration"): the
  * same for every level. The confidence says how much data and how little spread stand behind the
  * window; a lower target for Low would make the least-known windows the narrowest.
  */

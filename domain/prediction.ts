@@ -1,4 +1,4 @@
-// Delivery window prediction (spec "prediction"; DESIGN.md "Predictions"), foundation version.
+// Delivery window prediction (spec "prediction"; docs/predictions.md), foundation version.
 // Pure: the caller passes `today`; nothing here reads a clock, a database or Temporal.
 //
 // How a window is made today:

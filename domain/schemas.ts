@@ -1,5 +1,5 @@
 // The wire contract of the service as zod schemas: the spec's status record, registration, carrier
-// events and error body (DESIGN.md §3). Types are inferred from these; the OpenAPI document is
+// events and error body (docs/http-contract.md). Types are inferred from these; the OpenAPI document is
 // generated from them, so the code, the docs and the webhook consumer kit cannot drift apart.
 import { z } from 'zod';
 import { DISPATCH_DATE_RULE, OCCURRED_AT_RULE } from './input-bounds.js';
@@ -18,7 +18,7 @@ export type RecommendedAction = z.infer<typeof recommendedAction>;
 
 export const EXCEPTION_REASONS = ['failed_attempt', 'postal_delay', 'address_issue', 'damaged', 'lost', 'returned', 'other'] as const;
 export const exceptionReason = z.enum(EXCEPTION_REASONS);
-/** Reasons the service decides itself (DESIGN §6 "Overdue cards"); a carrier cannot send them. */
+/** Reasons the service decides itself (docs/states.md "Overdue"); a carrier cannot send them. */
 export const SERVICE_EXCEPTION_REASONS = ['overdue'] as const;
 /** Every reason a dispatch in exception can hold: the carrier's (`carrierEventBody.reason`) and the service's. */
 export type ExceptionReason = z.infer<typeof exceptionReason> | (typeof SERVICE_EXCEPTION_REASONS)[number];

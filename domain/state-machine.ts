@@ -1,5 +1,5 @@
-// The dispatch state machine (spec "States and transitions" + DESIGN.md §3 "States" and §6
-// "Order-independent status"), as pure functions shared by the workflow and the tests. It decides
+// The dispatch state machine (spec "States and transitions" + docs/states.md,
+// "The status is a function of the set of events"), as pure functions shared by the workflow and the tests. It decides
 // what a carrier event does to a card; it never reads a clock, a database or Temporal.
 //
 // The status is a function of the SET of carrier events accepted, whatever order they arrive in.
@@ -83,7 +83,7 @@ export function dedupeKey(event: Pick<CarrierEventBody, 'event_id' | 'status' | 
   return event.event_id !== undefined ? `id:${event.event_id}` : `at:${event.status}@${normaliseTimestamp(event.occurred_at)}`;
 }
 
-/** Folds one accepted carrier event into the set and derives the status from the set (DESIGN.md §6). */
+/** Folds one accepted carrier event into the set and derives the status from the set (docs/states.md). */
 export function applyCarrierEvent(state: DispatchState, event: CarrierEventBody): Transition {
   if (state.status === 'delivered') return { state, effect: 'after_delivery', events: [] };
   const seen = addEvent(state.seen ?? seenFromLegacyState(state), event);

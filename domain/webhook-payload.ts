@@ -1,4 +1,4 @@
-// The webhook event envelope (spec "Webhook event envelope", DESIGN.md "Webhooks"): its schema, and
+// The webhook event envelope (spec "Webhook event envelope", docs/webhooks.md): its schema, and
 // the one function that turns an event into the exact body bytes stored once and sent on every
 // attempt. `data` is the status record, validated by the same schema as GET /v1/status/{id}, so
 // one parser serves polling and webhooks (the consumer kit imports it from here).

@@ -1,4 +1,4 @@
-// Reads and checks the environment once at start-up into a typed, frozen object (DESIGN.md §5).
+// Reads and checks the environment once at start-up into a typed, frozen object (docs/operations.md "Configuration").
 // Bad configuration stops start-up with a message that names the variable.
 import { z } from 'zod';
 
@@ -53,7 +53,7 @@ const envSchema = z.object({
   PREDICTION_REFRESH_INTERVAL: duration.default(3_600_000),
   /**
    * A card not delivered this many business days (its destination's calendar) after its window's
-   * max enters exception `overdue` and leaves the refresh (DESIGN §6 "Overdue cards"). At most a
+   * max enters exception `overdue` and leaves the refresh (docs/states.md "Overdue"). At most a
    * year of business days: a larger value would mean "never", which hides lost cards.
    */
   OVERDUE_BUSINESS_DAYS: z.coerce.number().int().min(1).max(260).default(10),

@@ -1,4 +1,4 @@
-// Keeps webhook requests from reaching the service's own network (SSRF, DESIGN.md "Webhooks").
+// Keeps webhook requests from reaching the service's own network (SSRF, docs/webhooks.md).
 // `checkWebhookUrl` resolves the host and refuses it unless EVERY address it resolves to is public
 // unicast; `postToCheckedAddress` then connects to the very address that was checked (no second DNS
 // lookup an attacker could answer differently: no DNS rebinding), keeps the Host header and the TLS

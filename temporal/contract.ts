@@ -59,8 +59,8 @@ export interface CarrierEventInput extends CarrierEventBody {
 export type ServiceCarrierEventInput = Omit<CarrierEventInput, 'reason'> & { reason: Extract<ExceptionReason, 'overdue'> };
 
 /**
- * `rejected`: the dispatch can never be projected (DESIGN.md §6 "Deterministic failures fail
- * fast"); its workflow has ended and the id cannot be registered again.
+ * `rejected`: the dispatch can never be projected (docs/states.md "Failures that no retry
+ * fixes"); its workflow has ended and the id cannot be registered again.
  */
 export type RegisterOutcome =
   | { outcome: 'created' | 'existing'; record: StatusRecord }
@@ -150,7 +150,7 @@ export interface PredictionRefreshSummary {
   missing: number;
   /**
    * Not delivered OVERDUE_BUSINESS_DAYS business days after their window, claimed and signalled into
-   * exception `overdue` (DESIGN §6 "Overdue cards"). Absent from runs before overdue cards existed.
+   * exception `overdue` (docs/states.md "Overdue"). Absent from runs before overdue cards existed.
    */
   overdue?: number;
 }

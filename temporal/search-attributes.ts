@@ -1,4 +1,4 @@
-// The custom search attributes operators filter dispatches by in the Temporal UI (DESIGN.md §1).
+// The custom search attributes operators filter dispatches by in the Temporal UI (docs/design.md).
 // They must be registered on the server before a workflow upserts them: `npm start`, the tests and
 // docker-compose register exactly this list. Part of the Temporal contract: bundled into workflows.
 import { defineSearchAttributeKey } from '@temporalio/common';

@@ -1,8 +1,8 @@
-// The Temporal Schedule of the prediction refresh (README "Prediction refresh"), made sure of at
+// The Temporal Schedule of the prediction refresh (docs/predictions.md "Refresh"), made sure of at
 // every worker start (worker/main.ts and `npm start`): created when missing, its interval updated
 // when PREDICTION_REFRESH_INTERVAL changed, left alone otherwise. Several workers starting at once
 // agree: the second create fails as already running and finds the interval already set.
-// Also the Schedule of the webhook delivery reconciler (DESIGN.md §6), every RECONCILE_EVERY_MS.
+// Also the Schedule of the webhook delivery reconciler (docs/webhooks.md "One driver per pending delivery"), every RECONCILE_EVERY_MS.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { PREDICTION_REFRESH_WORKFLOW_TYPE, RECONCILE_DELIVERIES_WORKFLOW_TYPE } from '../temporal/contract.js';
@@ -66,7 +66,7 @@ export function deliveryReconcileScheduleId(taskQueue: string): string {
 export const RECONCILE_EVERY_MS = 2 * 60_000;
 
 /**
- * The webhook delivery reconciler's Schedule (README "Webhooks"): every 2 minutes a
+ * The webhook delivery reconciler's Schedule (docs/webhooks.md): every 2 minutes a
  * reconcileDeliveriesWorkflow re-drives the pending deliveries that have had no running driver for
  * more than 5 minutes. Created when missing; one per task queue, like the refresh.
  */

@@ -66,7 +66,7 @@ const { writeProjection: writeProjectionLocally } = proxyLocalActivities<Activit
 /** Runs recorded before this change wrote the projection as a regular activity; they replay so. */
 const PROJECTION_AS_LOCAL_ACTIVITY = 'projection-as-local-activity';
 /**
- * Runs recorded before DESIGN.md §6 folded events in arrival order (an event older than the current
+ * Runs recorded before the order-independent status (docs/states.md) folded events in arrival order (an event older than the current
  * status was stale, so a scan dated before registration was lost); they replay so. From this patch
  * on the status is a function of the set of events.
  */
@@ -95,7 +95,7 @@ class Dispatch {
   refreshRequested?: PredictionRefreshRequest;
   /** Webhook deliveries started and not yet settled (delivered, undeliverable or skipped). */
   deliveriesInFlight = 0;
-  /** Why the first projection was refused for good; the run then ends (DESIGN.md §6). */
+  /** Why the first projection was refused for good; the run then ends (docs/states.md "Failures that no retry fixes"). */
   rejected?: string;
   /** The last carrier event whose change could not be projected, shown to operators. */
   lastRejection?: string;

@@ -3,7 +3,7 @@
 // pending deliveries. The same delivery activity, signing and schedule as the dispatch workflow; it
 // is its own workflow so replaying works the same whether the dispatch's workflow is open or closed.
 //
-// A replay of any size (DESIGN.md §6): the workflow holds a filter and a cursor, never the list.
+// A replay of any size (docs/webhooks.md "Replays"): the workflow holds a filter and a cursor, never the list.
 // Each run loads one page of keys through an activity, drives it with at most MAX_IN_FLIGHT
 // deliveries in flight (Temporal refuses a task with more than 2,000 pending activities), adds the
 // page's outcomes to the replay's progress row, and continues as new with the next cursor. Each

@@ -1,5 +1,5 @@
 // The one place where errors become responses: `{ error, message }`, plus `request_id` on 5xx
-// (DESIGN.md §3). ApiErrors carry their status and headers; unknown exceptions are logged with
+// (docs/http-contract.md). ApiErrors carry their status and headers; unknown exceptions are logged with
 // their stack and answered with 500 internal_error, never with their message. Unmatched routes
 // (Koa's default 404, the router's 405/501) are turned into the same shape here.
 import type { Context, Middleware } from 'koa';

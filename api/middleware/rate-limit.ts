@@ -1,4 +1,4 @@
-// Rate limiting (DESIGN.md §3). `countRequest` counts every request against its key's window (a
+// Rate limiting (docs/http-contract.md). `countRequest` counts every request against its key's window (a
 // keyless or invalid-key request against its client IP's) and sets the X-RateLimit-* headers, so
 // that every response, errors included, carries them. `enforceRateLimit` answers 429; it runs after
 // the 401 check because the spec orders 401 before 429. The status fast path (api/fast-status.ts)

@@ -1,4 +1,4 @@
-// POST /v1/dispatches/batch (DESIGN.md §3): up to 1,000 registrations in one call. Each item goes
+// POST /v1/dispatches/batch (docs/http-contract.md): up to 1,000 registrations in one call. Each item goes
 // through exactly what POST /v1/dispatches does (api/registration.ts: same validation, same
 // idempotency), and its outcome — created, existing, or the error the single call would have
 // answered — is reported at its index. One bad item never fails the others.
@@ -22,7 +22,7 @@ import { parseRegistration, register, type RegistrationDeps } from '../registrat
 export const BATCH_BODY_LIMIT = '2mb';
 /**
  * Registrations in flight at once per batch. Registration is an update-with-start that waits for
- * the workflow's first projection (~30–60/s on a 2-core machine, DESIGN.md §1); more in parallel
+ * the workflow's first projection (~30–60/s on a 2-core machine); more in parallel
  * would not go faster, only crowd out every other request.
  */
 const BATCH_CONCURRENCY = 8;

@@ -1,4 +1,4 @@
-// POST /v1/dispatches: registers one dispatch (DESIGN.md §3). 201 with Location when created, 200
+// POST /v1/dispatches: registers one dispatch (docs/http-contract.md). 201 with Location when created, 200
 // with the current record when the same body was already registered; the rules live in
 // api/registration.ts, which the batch route (api/routes/batch.ts) shares.
 import type Router from '@koa/router';

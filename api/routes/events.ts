@@ -5,7 +5,7 @@
 // always, even for a repeat, so that a crash between the insert and the signal loses nothing; the
 // workflow dedupes too. The state machine itself lives in the workflow.
 //
-// DESIGN.md §6: an occurred_at outside [dispatch_date − 7 days, now + 15 minutes] is refused with 400
+// docs/http-contract.md "Input bounds" and docs/states.md "Closed dispatches": an occurred_at outside [dispatch_date − 7 days, now + 15 minutes] is refused with 400
 // before anything is recorded; an event for a dispatch whose workflow has closed undelivered
 // (terminated by an operator, failed) is kept with effect `workflow_closed` and answered 409.
 import type Router from '@koa/router';
@@ -36,7 +36,7 @@ export function eventRoutes(router: Router, deps: { pool: Pool; temporal: Client
   });
 }
 
-/** 400 naming occurred_at when it lies outside the time bounds of the dispatch (DESIGN.md §6). */
+/** 400 naming occurred_at when it lies outside the time bounds of the dispatch (docs/http-contract.md "Input bounds"). */
 export function checkEventTime(event: CarrierEventBody, dispatchDate: Date, now = new Date()): void {
   const outOfBounds = occurredAtProblem(event.occurred_at, dispatchDate, now);
   if (outOfBounds) throw badRequest(`occurred_at: ${outOfBounds}`);

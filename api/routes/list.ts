@@ -1,4 +1,4 @@
-// GET /v1/dispatches (DESIGN.md §3): the caller's dispatches of its key's mode, newest first, a
+// GET /v1/dispatches (docs/http-contract.md): the caller's dispatches of its key's mode, newest first, a
 // page at a time with an opaque cursor (keyset on created_at and id, db/dispatches.ts). Every
 // parameter is validated; a bad or unknown one is a 400 that names it.
 import type Router from '@koa/router';

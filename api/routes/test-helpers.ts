@@ -1,4 +1,4 @@
-// POST /v1/test_helpers/dispatches/{id}/{action} (DESIGN.md §3 "Test mode"): lets an issuer move a
+// POST /v1/test_helpers/dispatches/{id}/{action} (docs/http-contract.md "Test mode"): lets an issuer move a
 // test-mode dispatch on without a carrier, as Stripe Issuing's and Increase's test helpers do, so
 // that every webhook can be tried. Test keys only (a live key → 403); the dispatch is checked by the
 // rule every dispatch route shares (access.ts: the other mode's id → 404, another issuer's → 403). The action
@@ -56,8 +56,8 @@ export function testHelperRoutes(router: Router, deps: { pool: Pool; temporal: C
     const row = checkAccess(key, id, await findDispatch(deps.pool, id));
 
     // Later than the event that set the current status (a forward scan leaves exception only when it
-    // is later, DESIGN.md §6), so that the event is never stale, and never past the latest
-    // occurred_at a carrier event may carry (DESIGN.md §6 time bounds).
+    // is later, docs/http-contract.md "Input bounds"), so that the event is never stale, and never past the latest
+    // occurred_at a carrier event may carry (docs/http-contract.md "Input bounds").
     const now = new Date();
     const statusSince = (await earliestFreshEventTime(deps.pool, id)) ?? row.dispatchDate;
     const occurredAt = new Date(Math.min(Math.max(now.getTime(), statusSince.getTime() + 1), latestOccurredAt(now).getTime())).toISOString(); // prettier-ignore

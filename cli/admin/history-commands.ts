@@ -1,10 +1,10 @@
 // `history import FILE.csv`: loads past deliveries into the transit history the prediction model
-// learns from (DESIGN.md "Predictions"). The file (header `postal_code,country_code,dispatch_date,
+// learns from (docs/predictions.md). The file (header `postal_code,country_code,dispatch_date,
 // delivered_date`) is streamed through csv-parse and into one COPY, so its size does not matter;
 // each row's transit is counted in business days of its destination country. The dates are ISO 8601
 // dates or timestamps (the API's own format), a timestamp counting as its UTC calendar date as the
 // service's own deliveries do. A refused row is reported by its line number and reason on stderr;
-// every other row is imported, and the command exits non-zero unless --allow-errors (DESIGN.md §6).
+// every other row is imported, and the command exits non-zero unless --allow-errors (docs/predictions.md "History and its bounds").
 import { MultiBar, Presets } from 'cli-progress';
 import { parse } from 'csv-parse';
 import { createReadStream } from 'node:fs';

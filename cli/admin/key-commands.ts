@@ -1,6 +1,6 @@
 // `key create`, `key list` and `key revoke`: an issuer's API keys. A new key is printed exactly once
 // and only its lookup prefix and hash are stored, so a lost key is revoked and replaced, never
-// recovered. Revocation reaches every API process within its key cache TTL (≤ 5 s, DESIGN.md §3).
+// recovered. Revocation reaches every API process within its key cache TTL (≤ 5 s, docs/http-contract.md).
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../db/issuers.js';

@@ -1,5 +1,5 @@
 // `predictions quality [--since DATE] [--issuer ID]`: how good the service's own predictions turned
-// out (issue 5 "Evidence"). For every live dispatch the service saw delivered, the window it
+// out (docs/predictions.md "Quality"). For every live dispatch the service saw delivered, the window it
 // predicted at registration (the prediction log's version 1) against the actual delivery date, per
 // confidence level: how many, the share delivered inside the window (coverage, with its 95 %
 // interval) beside the level's target, and the median window width in business days of the

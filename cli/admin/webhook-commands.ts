@@ -1,4 +1,4 @@
-// `webhook add|list|remove|rotate-secret`: an issuer's webhook endpoints (DESIGN.md §4 "Webhooks"),
+// `webhook add|list|remove|rotate-secret`: an issuer's webhook endpoints (docs/operations.md "Operator CLI"),
 // live or test mode (`add --test`: only test-mode dispatches' events, as Stripe's test endpoints).
 // A new secret is printed exactly once (at `add` and at `rotate-secret`). URLs go through the SSRF
 // guard when added (and again before every delivery). Rotation keeps the old secret valid in

@@ -1,5 +1,5 @@
 -- Up Migration
--- Prediction inputs (DESIGN.md "Predictions"): the transit history the model learns from (imported
+-- Prediction inputs (docs/predictions.md): the transit history the model learns from (imported
 -- CSV files and, later, the service's own completed deliveries) and the carrier conditions an
 -- operator declares. Transit is stored already counted in business days of the destination country
 -- (domain/calendar.ts), so the model's query is plain SQL over integers.

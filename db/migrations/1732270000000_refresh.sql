@@ -1,5 +1,5 @@
 -- Up Migration
--- The hourly prediction refresh (README "Prediction refresh"): when the refresh last claimed each
+-- The hourly prediction refresh (docs/predictions.md "Refresh"): when the refresh last claimed each
 -- dispatch. The bulk query skips a dispatch claimed less than an hour before, so no dispatch is
 -- refreshed twice within an hour, and one that is skipped costs no signal and no workflow history.
 

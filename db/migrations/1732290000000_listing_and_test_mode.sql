@@ -1,5 +1,5 @@
 -- Up Migration
--- GET /v1/dispatches and test mode (DESIGN.md §3 "GET /v1/dispatches (list)", "Test mode").
+-- GET /v1/dispatches and test mode (docs/http-contract.md "GET /v1/dispatches (list)", "Test mode").
 --
 -- The list reads one issuer's dispatches of one mode, newest first, by keyset on (created_at, id);
 -- the foundation's dispatches_issuer_created_idx serves it unfiltered. A filter on status or

@@ -1,5 +1,5 @@
 -- Up Migration
--- Issue 11 (DESIGN.md §6 "Webhook events are never orphaned", "Replays of any size").
+-- docs/webhooks.md "One driver per pending delivery" and "Replays".
 --
 -- Every pending delivery has exactly one driver: the delivery activity of the dispatch workflow
 -- that created it (`<workflowId>/<activityId>`), or the replay / reconciler run that took it over

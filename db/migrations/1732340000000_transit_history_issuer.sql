@@ -1,5 +1,5 @@
 -- Up Migration
--- Shared history is not an attack surface (DESIGN.md §6): each delivery the service records itself
+-- Shared history is not an attack surface (docs/predictions.md "History and its bounds"): each delivery the service records itself
 -- keeps the issuer whose dispatch it was, so no issuer can weigh more than every other source of an
 -- area's recent history together (db/transit-statistics.ts). Imported rows, and service rows
 -- recorded before this migration, have none: the operator vouches for them.

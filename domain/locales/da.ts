@@ -49,7 +49,7 @@ export const da: Catalog = {
     lost: `Dit kort ser ud til at være blevet væk under forsendelsen. ${SUPPORT} for at få et nyt kort.`,
     returned: `Dit kort er sendt retur til afsenderen. ${SUPPORT} for at aftale en ny forsendelse.`,
     other: `Der er opstået et problem med leveringen af dit kort. ${SUPPORT} for at få hjælp.`,
-    // The service's own reason: no delivery scan long after the window (DESIGN §6 "Overdue cards").
+    // The service's own reason: no delivery scan long after the window (docs/states.md "Overdue").
     overdue: `Dit kort er ikke nået frem inden for den forventede tid. ${SUPPORT} for at undersøge sagen eller få et nyt kort.`,
   },
 };

@@ -49,7 +49,7 @@ export const de: Catalog = {
     lost: `Ihre Karte ist auf dem Versandweg offenbar verloren gegangen. ${SUPPORT}, um eine Ersatzkarte zu erhalten.`,
     returned: `Ihre Karte wurde an den Absender zurückgeschickt. ${SUPPORT}, um einen erneuten Versand zu veranlassen.`,
     other: `Bei der Zustellung Ihrer Karte ist ein Problem aufgetreten. ${SUPPORT}, damit wir Ihnen weiterhelfen können.`,
-    // The service's own reason: no delivery scan long after the window (DESIGN §6 "Overdue cards").
+    // The service's own reason: no delivery scan long after the window (docs/states.md "Overdue").
     overdue: `Ihre Karte ist nicht im erwarteten Zeitraum angekommen. ${SUPPORT}, um nachzuforschen oder eine Ersatzkarte zu erhalten.`,
   },
 };

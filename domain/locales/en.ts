@@ -45,7 +45,7 @@ export const en: Catalog = {
     lost: 'Your card seems to have been lost in transit. Please contact support to have it replaced.',
     returned: 'Your card has been returned to the sender. Please contact support to arrange a new delivery.',
     other: 'There is a problem with the delivery of your card. Please contact support for help.',
-    // The service's own reason: no delivery scan long after the window (DESIGN §6 "Overdue cards").
+    // The service's own reason: no delivery scan long after the window (docs/states.md "Overdue").
     overdue: 'Your card has not arrived within the expected time. Please contact support to check on it or have it replaced.',
   },
 };

@@ -49,7 +49,7 @@ export const es: Catalog = {
     lost: `Parece que tu tarjeta se ha perdido durante el envío. ${SUPPORT} para pedir una tarjeta nueva.`,
     returned: `Tu tarjeta se ha devuelto al remitente. ${SUPPORT} para gestionar un nuevo envío.`,
     other: `Ha surgido un problema con la entrega de tu tarjeta. ${SUPPORT} para que podamos ayudarte.`,
-    // The service's own reason: no delivery scan long after the window (DESIGN §6 "Overdue cards").
+    // The service's own reason: no delivery scan long after the window (docs/states.md "Overdue").
     overdue: `Tu tarjeta no ha llegado en el plazo previsto. ${SUPPORT} para comprobar qué ha pasado o pedir una tarjeta nueva.`,
   },
 };

@@ -49,7 +49,7 @@ export const fr: Catalog = {
     lost: 'Votre carte semble avoir été perdue pendant l’acheminement. Contactez le service client pour la faire remplacer.',
     returned: 'Votre carte a été retournée à l’expéditeur. Contactez le service client pour convenir d’un nouvel envoi.',
     other: 'Un problème est survenu lors de la livraison de votre carte. Contactez le service client pour obtenir de l’aide.',
-    // The service's own reason: no delivery scan long after the window (DESIGN §6 "Overdue cards").
+    // The service's own reason: no delivery scan long after the window (docs/states.md "Overdue").
     overdue: 'Votre carte n’est pas arrivée dans les délais prévus. Contactez le service client pour faire le point ou la faire remplacer.',
   },
 };

@@ -52,7 +52,7 @@ export const it: Catalog = {
     lost: `Sembra che la tua carta sia andata persa durante la spedizione. ${SUPPORT} per richiederne una nuova.`,
     returned: `La tua carta è stata restituita al mittente. ${SUPPORT} per organizzare una nuova spedizione.`,
     other: `Si è verificato un problema con la consegna della tua carta. ${SUPPORT} per ricevere assistenza.`,
-    // The service's own reason: no delivery scan long after the window (DESIGN §6 "Overdue cards").
+    // The service's own reason: no delivery scan long after the window (docs/states.md "Overdue").
     overdue: `La tua carta non è arrivata nei tempi previsti. ${SUPPORT} per verificare la spedizione o richiederne una nuova.`,
   },
 };

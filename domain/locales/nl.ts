@@ -44,7 +44,7 @@ export const nl: Catalog = {
     lost: `Je kaart is tijdens de verzending waarschijnlijk zoekgeraakt. ${SUPPORT} om een nieuwe kaart aan te vragen.`,
     returned: `Je kaart is teruggestuurd naar de afzender. ${SUPPORT} om de kaart opnieuw te laten versturen.`,
     other: `Er is een probleem met de bezorging van je kaart. ${SUPPORT} voor hulp.`,
-    // The service's own reason: no delivery scan long after the window (DESIGN §6 "Overdue cards").
+    // The service's own reason: no delivery scan long after the window (docs/states.md "Overdue").
     overdue: `Je kaart is niet binnen de verwachte tijd aangekomen. ${SUPPORT} om dit na te gaan of een nieuwe kaart aan te vragen.`,
   },
 };

@@ -49,7 +49,7 @@ export const pl: Catalog = {
     lost: `Wygląda na to, że Twoja karta zaginęła podczas wysyłki. ${SUPPORT}, aby zamówić nową kartę.`,
     returned: `Twoja karta została zwrócona do nadawcy. ${SUPPORT}, aby ustalić ponowną wysyłkę.`,
     other: `Wystąpił problem z doręczeniem Twojej karty. ${SUPPORT}, aby uzyskać pomoc.`,
-    // The service's own reason: no delivery scan long after the window (DESIGN §6 "Overdue cards").
+    // The service's own reason: no delivery scan long after the window (docs/states.md "Overdue").
     overdue: `Twoja karta nie dotarła w przewidywanym terminie. ${SUPPORT}, aby to sprawdzić lub zamówić nową kartę.`,
   },
 };

@@ -50,7 +50,7 @@ export const pt: Catalog = {
     lost: `Tudo indica que o seu cartão se perdeu durante o envio. ${SUPPORT} para pedir um cartão novo.`,
     returned: `O seu cartão foi devolvido ao remetente. ${SUPPORT} para combinar um novo envio.`,
     other: `Ocorreu um problema com a entrega do seu cartão. ${SUPPORT} para obter ajuda.`,
-    // The service's own reason: no delivery scan long after the window (DESIGN §6 "Overdue cards").
+    // The service's own reason: no delivery scan long after the window (docs/states.md "Overdue").
     overdue: `O seu cartão não chegou dentro do prazo previsto. ${SUPPORT} para verificar o envio ou pedir um cartão novo.`,
   },
 };

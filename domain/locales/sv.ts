@@ -48,7 +48,7 @@ export const sv: Catalog = {
     lost: `Ditt kort verkar ha kommit bort under transporten. ${SUPPORT} för att få ett nytt kort.`,
     returned: `Ditt kort har skickats tillbaka till avsändaren. ${SUPPORT} för att ordna en ny leverans.`,
     other: `Det har uppstått ett problem med leveransen av ditt kort. ${SUPPORT} för att få hjälp.`,
-    // The service's own reason: no delivery scan long after the window (DESIGN §6 "Overdue cards").
+    // The service's own reason: no delivery scan long after the window (docs/states.md "Overdue").
     overdue: `Ditt kort har inte kommit fram inom den förväntade tiden. ${SUPPORT} för att undersöka saken eller få ett nytt kort.`,
   },
 };

@@ -1,4 +1,4 @@
-// The webhook delivery activity (DESIGN.md "Webhooks") against a REAL local HTTP receiver and the
+// The webhook delivery activity (docs/webhooks.md) against a REAL local HTTP receiver and the
 // real test Postgres. Temporal's activity context is played by MockActivityEnvironment (it sets the
 // attempt number); the retry schedule itself is proven by the workflow tests on the time-skipping
 // server. Checks: signatures verify (consumer kit, standardwebhooks), the body and event id are

@@ -1,4 +1,4 @@
-// POST /v1/dispatches/batch (DESIGN.md §3): each item behaves exactly as POST /v1/dispatches
+// POST /v1/dispatches/batch (docs/http-contract.md): each item behaves exactly as POST /v1/dispatches
 // (validation, idempotency, conflicts), results come back in input order, one bad item never
 // fails the others; 1–1,000 items, 413 past the body limit; each item counts against the rate limit.
 import { randomUUID } from 'node:crypto';

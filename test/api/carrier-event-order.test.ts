@@ -1,4 +1,4 @@
-// DESIGN.md §6 "Registration is not a carrier event" and "Order-independent status", black-box:
+// docs/states.md "The status is a function of the set of events", black-box:
 // carrier events go through the API to a running worker, and the status and the webhooks a
 // consumer receives depend on the set of events, not on when the dispatch was registered or in
 // which order the carrier feed sent them.

@@ -1,4 +1,4 @@
-// POST /v1/dispatches/{id}/events (DESIGN.md §3): 202 with duplicate false/true, 404, 403, 400
+// POST /v1/dispatches/{id}/events (docs/http-contract.md): 202 with duplicate false/true, 404, 403, 400
 // naming the field, and events for a dispatch whose workflow has already closed (delivered: 202;
 // terminated or failed undelivered: 409).
 import { randomUUID } from 'node:crypto';
@@ -10,7 +10,7 @@ import { bearer, registrationFor, request, type TestResponse } from './http.js';
 
 let h: Harness;
 
-// Dates relative to today, within the time bounds of DESIGN.md §6.
+// Dates relative to today, within the time bounds of docs/http-contract.md "Input bounds".
 const DAY = 86_400_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY).toISOString();
 const DISPATCH_DATE = daysAgo(20);

@@ -1,4 +1,4 @@
-// The common HTTP contract (DESIGN.md §3): request ids, one error shape, 404/405 for unknown
+// The common HTTP contract (docs/http-contract.md): request ids, one error shape, 404/405 for unknown
 // routes and methods, 500 with request_id, 503 when Temporal is unreachable, /healthz, /readyz.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

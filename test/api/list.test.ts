@@ -1,4 +1,4 @@
-// GET /v1/dispatches (DESIGN.md §3): the caller's dispatches of its key's mode, newest first, with
+// GET /v1/dispatches (docs/http-contract.md): the caller's dispatches of its key's mode, newest first, with
 // filters and cursor pagination that neither repeats nor skips a dispatch, even while new ones are
 // registered; each bad parameter is a 400 that names it.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The OpenAPI document (DESIGN.md §3, STYLE.md): valid OpenAPI 3.1, generated from the zod schemas
+// The OpenAPI document (docs/http-contract.md, STYLE.md): valid OpenAPI 3.1, generated from the zod schemas
 // that validate requests, covering every route, the error shape, the key and the rate-limit headers.
 import { describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';

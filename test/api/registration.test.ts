@@ -1,4 +1,4 @@
-// POST /v1/dispatches (DESIGN.md §3): 201 + Location, idempotent replay, 409 conflicts, validation.
+// POST /v1/dispatches (docs/http-contract.md): 201 + Location, idempotent replay, 409 conflicts, validation.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { statusRecord } from '../../domain/schemas.js';

@@ -1,4 +1,4 @@
-// GET /v1/status/{id} (spec "Endpoints" + DESIGN.md §3), against a real worker, Temporal and Postgres.
+// GET /v1/status/{id} (spec "Endpoints" + docs/http-contract.md), against a real worker, Temporal and Postgres.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { statusRecord } from '../../domain/schemas.js';
@@ -14,7 +14,7 @@ let otherIssuerKey: string;
 let testModeKey: string;
 let dispatchId: string;
 
-// Four days ago at 08:30 UTC (within the time bounds of DESIGN.md §6), written with a +01:00 offset.
+// Four days ago at 08:30 UTC (within the time bounds of docs/http-contract.md "Input bounds"), written with a +01:00 offset.
 const dispatchDate = new Date(Math.floor(Date.now() / 86_400_000 - 4) * 86_400_000 + 8.5 * 3_600_000).toISOString();
 const dispatchDateWithOffset = `${dispatchDate.slice(0, 11)}09:30:00+01:00`;
 

@@ -1,4 +1,4 @@
-// Test mode (DESIGN.md §3 "Test mode"): POST /v1/test_helpers/dispatches/{id}/{action} moves a
+// Test mode (docs/http-contract.md "Test mode"): POST /v1/test_helpers/dispatches/{id}/{action} moves a
 // test-mode dispatch on as a carrier event would and answers with the updated record; webhooks fire
 // to the issuer's test endpoints (a real local receiver) and never to its live ones; live keys,
 // other issuers and the other mode are refused.

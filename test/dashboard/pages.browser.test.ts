@@ -1,5 +1,5 @@
 // Every dashboard page passes axe-core with no serious or critical violation, in the state a user
-// sees it. With UPDATE_SCREENSHOTS=1 this test also refreshes docs/screenshots/ for the README.
+// sees it. With UPDATE_SCREENSHOTS=1 this test also refreshes docs/screenshots/ for docs/operations.md.
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { expectAccessible, saveScreenshot, signIn, startBrowserHarness, type BrowserHarness, type DashboardUser } from './support.js';

@@ -1,4 +1,4 @@
-// The progress of a range replay on the delivery log page (DESIGN.md §6 "Replays of any size"): a
+// The progress of a range replay on the delivery log page (docs/webhooks.md "Replays"): a
 // replay started from the page is listed under "Recent replays" with what it matched and how many
 // it has sent, delivered and failed, until it completes. A real worker and a real local receiver.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

@@ -1,6 +1,6 @@
 // Browser tests of the dashboard: the real service (test/support/harness.ts) driven by Debian's
 // Chromium through playwright-core, headless. Helpers to make a signed-up dashboard user, sign in,
-// post a raw form (for CSRF tests), check a page with axe-core, and save the README's screenshots
+// post a raw form (for CSRF tests), check a page with axe-core, and save the screenshots of docs/operations.md
 // (only with UPDATE_SCREENSHOTS=1, so a test run leaves the work tree clean).
 import { expect } from '@jest/globals';
 import { AxeBuilder } from '@axe-core/playwright';

@@ -1,4 +1,4 @@
-// DESIGN.md §6 "Shared history is not an attack surface", against the real test Postgres: the
+// docs/predictions.md "History and its bounds", against the real test Postgres: the
 // service's own deliveries join the transit history only within plausibility bounds and with the
 // issuer of their dispatch (db/transit-history.ts recordServiceDelivery), and no issuer weighs more than
 // every other source of an area's recent history together, so one issuer recording many slow

@@ -1,4 +1,4 @@
-// docker-compose.yml and the Dockerfile describe the production topology (DESIGN.md §1). No Docker
+// docker-compose.yml and the Dockerfile describe the production topology (docs/design.md). No Docker
 // engine runs here, so these tests read the files: the services, their ports, how api and worker
 // find Postgres and Temporal, the start-up order, and the image's Node version and user.
 import { describe, expect, it } from '@jest/globals';

@@ -167,7 +167,7 @@ describe('exception wording', () => {
     }
   });
 
-  // The service's own reason (DESIGN §6 "Overdue cards"): no carrier said what happened, so the
+  // The service's own reason (docs/states.md "Overdue"): no carrier said what happened, so the
   // message says only that the card is late beyond its window, in every language.
   it.each([
     ['en', 'Your card has not arrived within the expected time. Please contact support to check on it or have it replaced.'],

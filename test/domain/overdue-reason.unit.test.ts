@@ -1,4 +1,4 @@
-// The exception reason `overdue` is the service's own (DESIGN §6 "Overdue cards"): a dispatch can
+// The exception reason `overdue` is the service's own (docs/states.md "Overdue"): a dispatch can
 // hold it, and its messages render it, but a carrier event cannot carry it.
 import { describe, expect, it } from '@jest/globals';
 import { carrierEventBody } from '../../domain/schemas.js';

@@ -1,5 +1,5 @@
 // The dispatch state machine (domain/state-machine.ts), one test per rule in its header comment
-// (spec "States and transitions" + DESIGN.md §3 "States" and §6 "Order-independent status"), then
+// (spec "States and transitions" + docs/states.md "The status is a function of the set of events"), then
 // the rules that must hold for every input, as fast-check properties.
 import { describe, it, expect } from '@jest/globals';
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-// DESIGN.md §6 "Conditions without history", end to end: on a database with no transit history at
+// docs/predictions.md "Conditions", end to end: on a database with no transit history at
 // all (created and migrated for this file), an operator's `conditions set` (the CLI as a subprocess)
 // moves the window of the next registration through the API (real worker, Temporal, Postgres), as
 // it would a window learnt from history.

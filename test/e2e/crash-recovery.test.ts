@@ -1,4 +1,4 @@
-// At-least-once through crashes (issue 4: "a crash of any process at any point loses no event"): the
+// At-least-once through crashes (docs/webhooks.md "Crash guarantees": a crash of any process at any point loses no event): the
 // worker is a real process and is killed with SIGKILL at the two points where an event is most
 // exposed — during the HTTP attempt, and while the projection write (which stores the webhook event)
 // is in flight. A fresh worker must finish the job: the event delivered, with the same id and body,

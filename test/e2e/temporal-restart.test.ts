@@ -1,4 +1,4 @@
-// At-least-once through a crash of the Temporal server itself (issue 4: "a crash of any process at
+// At-least-once through a crash of the Temporal server itself (docs/webhooks.md "Crash guarantees": "a crash of any process at
 // any point loses no event"). The dev server persists to a SQLite file, as `npm start` runs it; a
 // webhook's first attempt fails, so its retry waits in Temporal; the server is killed with SIGKILL
 // and started again on the same file and port. The retry must still come, with the same event id

@@ -1,6 +1,6 @@
 // The webhook and delivery commands of the operator CLI as an operator runs them: a real
 // `tsx cli/admin.ts` subprocess against the migrated test Postgres. Checks the --json contracts of
-// DESIGN.md §4 (`webhook add` → { id, secret, url, events }, lists → { data }), that secrets are
+// docs/operations.md "Operator CLI" (`webhook add` → { id, secret, url, events }, lists → { data }), that secrets are
 // printed once and never listed, the SSRF refusal at `add`, `add --test` endpoints, and rotation.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// OVERDUE_BUSINESS_DAYS (DESIGN §6 "Overdue cards"): how many business days after its window's max
+// OVERDUE_BUSINESS_DAYS (docs/states.md "Overdue"): how many business days after its window's max
 // a card not delivered enters exception `overdue`. Read and checked once at start-up.
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../platform/config.js';

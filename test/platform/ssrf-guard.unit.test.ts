@@ -1,4 +1,4 @@
-// The SSRF guard (DESIGN.md "Webhooks"): which webhook URLs are refused, with literal IPs so no DNS
+// The SSRF guard (docs/webhooks.md): which webhook URLs are refused, with literal IPs so no DNS
 // is needed (plus `localhost`, which every resolver answers locally), and the setting that lifts
 // the private-range refusal for development.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

@@ -1,4 +1,4 @@
-// DESIGN.md §6 "Deterministic failures fail fast", as the last line of defence behind the API's
+// docs/states.md "Failures that no retry fixes", as the last line of defence behind the API's
 // own bounds: a dispatch or carrier event that reaches the workflow yet can never be projected (the
 // calendar cannot count past year 9999) is refused at once and said so, never retried forever.
 // Driven straight through the Temporal client, as a buggy or older API process could, against a

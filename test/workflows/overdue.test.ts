@@ -1,4 +1,4 @@
-// Overdue cards (DESIGN §6): the hourly prediction refresh on the time-skipping test server, with its
+// Overdue cards (docs/states.md "Overdue"): the hourly prediction refresh on the time-skipping test server, with its
 // real activities against a Postgres database of this file's own (a refresh reads every dispatch
 // of its database, and these runs move the refresh's clock days ahead: other files' dispatches must
 // not see them). A card not delivered OVERDUE_BUSINESS_DAYS (10) business days after its window's

@@ -1,4 +1,4 @@
-// DESIGN.md §6 "Webhook events are never orphaned", against the real Temporal dev server and
+// docs/webhooks.md "One driver per pending delivery", against the real Temporal dev server and
 // Postgres: a retried projection write returns every pending delivery of its (dispatch, version);
 // the reconciler re-drives a pending delivery nobody drives; a replay touches no delivery before
 // its workflow has started, and none before it is about to drive it.
