@@ -35,10 +35,15 @@ function csv(name: string, lines: string[]): string {
   return file;
 }
 
-async function rowsFor(country: string) {
+/**
+ * The country's imported rows, or one dispatch's own row: the database is shared with every other
+ * test file, and any of them (the API fuzz test among them) may deliver a dispatch to this country.
+ */
+async function rowsFor(country: string, dispatchId?: string) {
   const { rows } = await pool.query<{ postal_code: string; postal_prefix: string; business_days: number; source: string }>(
-    'SELECT postal_code, postal_prefix, business_days, source FROM transit_history WHERE country_code = $1 ORDER BY id',
-    [country],
+    `SELECT postal_code, postal_prefix, business_days, source FROM transit_history
+      WHERE country_code = $1 AND ($2::uuid IS NULL AND source = 'import' OR dispatch_id = $2::uuid) ORDER BY id`,
+    [country, dispatchId ?? null],
   );
   return rows;
 }
@@ -214,7 +219,7 @@ describe('recordServiceDelivery', () => {
     const row = { postalCode: '00-950', countryCode: 'PL', dispatchDate: '2026-03-02', deliveredDate: '2026-03-04', businessDays: 2 };
     await recordServiceDelivery(pool, dispatchId, row);
     await recordServiceDelivery(pool, dispatchId, row);
-    expect(await rowsFor('PL')).toEqual([{ postal_code: '00950', postal_prefix: '00', business_days: 2, source: 'service' }]);
+    expect(await rowsFor('PL', dispatchId)).toEqual([{ postal_code: '00950', postal_prefix: '00', business_days: 2, source: 'service' }]);
   });
 });
 
