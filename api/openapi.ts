@@ -15,6 +15,7 @@ import {
   registrationBody,
   statusRecord,
   testHelperAction,
+  testHelperEmptyBody,
   testHelperFailBody,
   uuidV4,
 } from '../domain/schemas.js';
@@ -158,28 +159,44 @@ const registerBatch: ZodOpenApiOperationObject = {
   },
 };
 
+const testHelperResponses = {
+  '200': { description: 'the updated status record', headers: rateLimitHeaders, content: json(statusRecord) },
+  ...bodyErrors(),
+  '400': error('`id` is not a UUID v4, `action` is unknown, or the body is invalid (`bad_request`)'),
+  '403': error("a live key, one without `events:write`, or another issuer's dispatch (`forbidden`)"),
+  '404': error('no test-mode dispatch with this id (`not_found`)'),
+  '409': error('the state machine would ignore this action, e.g. `deliver` on a delivered dispatch (`conflict`)'),
+  '503': error('the workflow service is unreachable, or slow to apply the event (`service_unavailable`)'),
+  ...commonErrors,
+};
+
+// One path on the server; two operations in the document, because only `fail` takes a body: a
+// generated client or fuzzer must not send `{ "reason" }` to the other actions (they refuse it).
 const testHelper: ZodOpenApiOperationObject = {
   operationId: 'advanceTestDispatch',
   summary: 'Test mode: move a test dispatch on as a carrier event would',
   description:
-    '`ship` → in_transit, `out_for_delivery`, `deliver` → delivered, `fail` → exception (body `{ "reason" }`, default ' +
-    "`failed_attempt`), `return` → exception with reason `returned`. Webhooks fire to the issuer's test endpoints as for " +
-    'a carrier event; the answer comes once the status record shows the change.',
+    '`ship` → in_transit, `out_for_delivery`, `deliver` → delivered, `return` → exception with reason `returned` ' +
+    "(no body, or `{}`). Webhooks fire to the issuer's test endpoints as for a carrier event; the answer comes once the " +
+    'status record shows the change. `fail` has its own operation.',
   security: [{ bearerAuth: [] }],
   requestParams: {
-    path: dispatchId.extend({ action: testHelperAction.meta({ description: 'what happens to the card' }) }),
+    path: dispatchId.extend({ action: testHelperAction.exclude(['fail']).meta({ description: 'what happens to the card' }) }),
   },
+  requestBody: { required: false, content: json(testHelperEmptyBody) },
+  responses: testHelperResponses,
+};
+
+const testHelperFail: ZodOpenApiOperationObject = {
+  operationId: 'failTestDispatch',
+  summary: 'Test mode: a delivery exception on a test dispatch, as a carrier event would report it',
+  description:
+    "`fail` → exception with the body's `reason` (default `failed_attempt`). Webhooks fire to the issuer's test " +
+    'endpoints as for a carrier event; the answer comes once the status record shows the change.',
+  security: [{ bearerAuth: [] }],
+  requestParams: { path: dispatchId },
   requestBody: { required: false, content: json(testHelperFailBody) },
-  responses: {
-    '200': { description: 'the updated status record', headers: rateLimitHeaders, content: json(statusRecord) },
-    ...bodyErrors(),
-    '400': error('`id` is not a UUID v4, `action` is unknown, or the body is invalid (`bad_request`)'),
-    '403': error("a live key, one without `events:write`, or another issuer's dispatch (`forbidden`)"),
-    '404': error('no test-mode dispatch with this id (`not_found`)'),
-    '409': error('the state machine would ignore this action, e.g. `deliver` on a delivered dispatch (`conflict`)'),
-    '503': error('the workflow service is unreachable, or slow to apply the event (`service_unavailable`)'),
-    ...commonErrors,
-  },
+  responses: testHelperResponses,
 };
 
 let cached: string | undefined;
@@ -213,6 +230,7 @@ export function openApiJson(): string {
         '/v1/dispatches': { get: listDispatches, post: register },
         '/v1/dispatches/batch': { post: registerBatch },
         '/v1/dispatches/{id}/events': { post: postEvent },
+        '/v1/test_helpers/dispatches/{id}/fail': { post: testHelperFail },
         '/v1/test_helpers/dispatches/{id}/{action}': { post: testHelper },
       },
     }),

@@ -21,6 +21,7 @@ describe('GET /v1/openapi.json document', () => {
       '/v1/dispatches/batch',
       '/v1/dispatches/{id}/events',
       '/v1/status/{id}',
+      '/v1/test_helpers/dispatches/{id}/fail',
       '/v1/test_helpers/dispatches/{id}/{action}',
     ]);
     expect(Object.keys(paths['/v1/dispatches']).sort()).toEqual(['get', 'post']);
@@ -79,7 +80,11 @@ describe('GET /v1/openapi.json document', () => {
     expect(components.schemas.DispatchBatch.properties.dispatches).toMatchObject({ minItems: 1, maxItems: 1000 });
     expect(components.schemas.DispatchBatchItemResult.properties.result.enum).toEqual(['created', 'existing', 'error']);
     const action = paths['/v1/test_helpers/dispatches/{id}/{action}'].post.parameters.find((p: { name: string }) => p.name === 'action');
-    expect(action.schema.enum).toEqual(['ship', 'out_for_delivery', 'deliver', 'fail', 'return']);
+    expect(action.schema.enum).toEqual(['ship', 'out_for_delivery', 'deliver', 'return']);
+    // Only fail takes a body: the other actions refuse one, so the document gives them none to send.
+    expect(paths['/v1/test_helpers/dispatches/{id}/{action}'].post.requestBody.content['application/json'].schema).toMatchObject({ additionalProperties: false }); // prettier-ignore
+    expect(paths['/v1/test_helpers/dispatches/{id}/{action}'].post.requestBody.content['application/json'].schema.properties ?? {}).toEqual({}); // prettier-ignore
+    expect(paths['/v1/test_helpers/dispatches/{id}/fail'].post.requestBody.content['application/json'].schema).toBeDefined();
   });
 });
 
