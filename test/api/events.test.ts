@@ -189,7 +189,7 @@ describe('events for a dispatch whose workflow has closed', () => {
   });
 });
 
-describe('events for a dispatch whose workflow closed without delivery (DESIGN.md §6 "Closed dispatches")', () => {
+describe('events for a dispatch whose workflow closed without delivery (docs/states.md "Closed dispatches")', () => {
   let id: string;
 
   beforeAll(async () => {

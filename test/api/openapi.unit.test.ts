@@ -88,7 +88,7 @@ describe('GET /v1/openapi.json document', () => {
   });
 });
 
-describe('the document states the rules the server enforces (issue 11 point 12)', () => {
+describe('the document states the rules the server enforces (what the fuzz run found)', () => {
   const registration = () => document().components.schemas.DispatchRegistration;
   const listParameter = (name: string) =>
     document().paths['/v1/dispatches'].get.parameters.find((p: { name: string }) => p.name === name).schema;

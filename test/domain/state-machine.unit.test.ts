@@ -249,7 +249,7 @@ describe('properties of the state machine', () => {
     );
   });
 
-  it('gives the status the DESIGN §6 rule names for the set', () => {
+  it('gives the status the order-independent rule of docs/states.md names for the set', () => {
     fc.assert(
       fc.property(eventSet, (events) => {
         const at = (e: CarrierEventBody) => Date.parse(e.occurred_at);

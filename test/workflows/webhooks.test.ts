@@ -128,7 +128,7 @@ describe('retry schedule', () => {
   });
 });
 
-describe('replay of an event whose retry is waiting (DESIGN.md §6)', () => {
+describe('replay of an event whose retry is waiting (docs/webhooks.md)', () => {
   it('replaces the waiting retry: the next attempt goes out now, numbers strictly increase, six at most; a settled event then starts a new cycle at 1', async () => {
     let failing = true;
     const { issuerId, endpointId } = await issuerWithEndpoint(['delivery.completed'], () => (failing ? 500 : 200));
