@@ -8,8 +8,13 @@ import { Client, Connection } from '@temporalio/client';
 import { setCarrierCondition } from '../../db/conditions.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { PREDICTION_REFRESH_WORKFLOW_TYPE } from '../../temporal/contract.js';
-import { ensurePredictionRefreshSchedule, predictionRefreshScheduleId } from '../../worker/schedules.js';
+import { PREDICTION_REFRESH_WORKFLOW_TYPE, RECONCILE_DELIVERIES_WORKFLOW_TYPE } from '../../temporal/contract.js';
+import {
+  deliveryReconcileScheduleId,
+  ensurePredictionRefreshSchedule,
+  predictionRefreshScheduleId,
+  RECONCILE_EVERY_MS,
+} from '../../worker/schedules.js';
 import { randomId, requireTestEnv, testLogger } from '../support/env.js';
 import { startEntryPoint, type Started } from '../support/processes.js';
 import { insertIssuer, registerDispatch, registration, seedTransitHistory } from '../support/workflow-env.js';
@@ -47,10 +52,12 @@ beforeAll(async () => {
 afterAll(async () => {
   worker?.child.kill('SIGTERM');
   await worker?.exited;
-  await client?.schedule
-    .getHandle(predictionRefreshScheduleId(taskQueue))
-    .delete()
-    .catch(() => {});
+  for (const id of [predictionRefreshScheduleId(taskQueue), deliveryReconcileScheduleId(taskQueue)]) {
+    await client?.schedule
+      .getHandle(id)
+      .delete()
+      .catch(() => {});
+  }
   await connection?.close();
   await pool?.end();
   await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
@@ -66,6 +73,16 @@ async function eventually<T>(probe: () => Promise<T | undefined>, what: string, 
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+describe('webhook delivery reconciler schedule', () => {
+  it('is created at worker start, every 2 minutes on the task queue of the worker, skipping overlapping runs', async () => {
+    expect(worker.output()).toContain('delivery reconcile schedule created');
+    const description = await client.schedule.getHandle(deliveryReconcileScheduleId(taskQueue)).describe();
+    expect(description.spec.intervals?.map((interval) => interval.every)).toEqual([RECONCILE_EVERY_MS]);
+    expect(description.action).toMatchObject({ type: 'startWorkflow', workflowType: RECONCILE_DELIVERIES_WORKFLOW_TYPE, taskQueue });
+    expect(description.policies.overlap).toBe('SKIP');
+  });
+});
 
 describe('prediction refresh schedule', () => {
   it('is created at worker start with the PREDICTION_REFRESH_INTERVAL interval, skipping overlapping runs', async () => {
