@@ -93,8 +93,11 @@ describe('Schemathesis against /v1/openapi.json', () => {
           String(MAX_TIME_SECONDS),
           '--seed',
           String(SEED),
+          // One worker: with two, schemathesis's threads sometimes end the run with CPython 3.11's
+          // "SystemError: AST constructor recursion depth mismatch" (a thread-safety bug of the
+          // interpreter, gh-106905), which failed 2 of about 8 runs here.
           '--workers',
-          '2',
+          '1',
           '--request-timeout',
           '30',
           '--generation-database',
