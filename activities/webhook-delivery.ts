@@ -74,7 +74,7 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
         return { outcome: 'superseded', attempts: 0 };
       }
       const attempt = delivery.attempts + 1;
-      const run = Context.current().info.attempt;
+      const run = info.attempt;
       if (run > attempt) log.info('webhook delivery resumed after an unrecorded run', { eventId, endpointId, attempt, run });
       // A run that already settled (its result was lost with a crashed worker) does not send again.
       if (delivery.state === 'delivered' || delivery.state === 'undeliverable' || delivery.state === 'skipped') {

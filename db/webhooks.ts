@@ -109,25 +109,6 @@ export interface DeliveryToSend {
   endpoint: { id: string; url: string; events: WebhookEventType[]; disabled: boolean; paused: boolean; secrets: EndpointSecrets };
 }
 
-/** What one delivery attempt needs; undefined when there is no such delivery. */
-export async function loadDelivery(db: Db, eventId: string, endpointId: string): Promise<DeliveryToSend | undefined> {
-  const { rows } = await db.query({
-    name: 'webhook-delivery-load',
-    text: `SELECT ev.type, ev.body, d.state, d.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
-            e.paused_at IS NOT NULL AS paused, e.secret,
-            CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret,
-            CASE WHEN e.previous_secret_expires_at > now() THEN e.signature_switch_at END AS signature_switch_at
-       FROM webhook_deliveries d
-       JOIN webhook_events ev ON ev.id = d.event_id
-       JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE d.event_id = $1 AND d.endpoint_id = $2`,
-    values: [eventId, endpointId],
-  });
-  const row = rows[0];
-  if (!row) return undefined;
-  return deliveryToSend(eventId, endpointId, row);
-}
-
 /**
  * Who drives a delivery (docs/webhooks.md): `own` claims it only when nobody else drives it (the
  * dispatch workflow's activity, or a reconciler run that already claimed it); `replay` takes it
@@ -267,7 +248,7 @@ export async function markDeliverySkipped(db: Db, eventId: string, endpointId: s
   ]);
 }
 
-/** The columns both delivery reads above select. */
+/** The columns claimDelivery selects. */
 interface DeliveryRow {
   type: WebhookEventType;
   body: Buffer;
@@ -282,7 +263,7 @@ interface DeliveryRow {
   signature_switch_at: Date | null;
 }
 
-/** A row of either delivery read as what an attempt needs. */
+/** A claimed delivery row as what an attempt needs. */
 function deliveryToSend(eventId: string, endpointId: string, row: DeliveryRow): DeliveryToSend {
   return {
     eventId,
