@@ -37,6 +37,24 @@ const envSchema = z.object({
    * process. Below it every request waits for its own count, exact across processes.
    */
   RATE_LIMIT_LEASE_FROM: z.coerce.number().int().positive().default(10_000),
+  /**
+   * Requests without a valid API key (none, malformed, forged, revoked) are counted per client IP
+   * in a window of their own, this many a minute; past it they get 429 before any key lookup.
+   */
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  /**
+   * Behind a load balancer or reverse proxy: take the client IP from TRUST_PROXY_HEADER instead of
+   * the socket (Koa's `app.proxy`). Leave false when clients reach the API directly, or any client
+   * could choose its own address by sending the header.
+   */
+  TRUST_PROXY: boolean.default(false),
+  /** The header the trusted proxy sets to the client's address. */
+  TRUST_PROXY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, 'an HTTP header name')
+    .default('X-Forwarded-For'),
+  /** How many proxies stand in front of the API: the client IP is that many entries from the header's end. */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default('1m,5m,30m,2h,8h')
