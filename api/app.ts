@@ -63,6 +63,11 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   testHelperRoutes(v1, deps);
 
   const app = new Koa();
+  // Behind a proxy, ctx.ip is the client's address from its header (docs/security.md); otherwise
+  // the socket's, and the header is ignored, so no client can choose its own address.
+  app.proxy = config.TRUST_PROXY;
+  app.proxyIpHeader = config.TRUST_PROXY_HEADER;
+  app.maxIpsCount = config.TRUST_PROXY_HOPS;
   app.use(requestId()); // X-Request-Id on every response
   app.use(requestLog(logger)); // one line per request, never the key
   app.use(renderErrors(logger)); // the one place errors become { error, message }
