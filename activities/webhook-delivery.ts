@@ -105,10 +105,14 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
       let error: string | undefined;
       let requestHeaders: Record<string, string> | undefined;
       try {
-        const checked = await checkWebhookUrl(delivery.endpoint.url, { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
+        // WEBHOOK_TIMEOUT_MS bounds the whole attempt: resolving the host, then connecting, sending and
+        // reading the status and the body's first bytes in what is left of it.
+        const limitMs = deps.config.WEBHOOK_TIMEOUT_MS;
+        const checked = await checkWebhookUrl(delivery.endpoint.url, { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: limitMs }); // prettier-ignore
         const headers = signedHeaders({ eventId, attempt, body: delivery.body, secrets: delivery.endpoint.secrets, now: startedAt });
         requestHeaders = headers;
-        const response = await postToCheckedAddress(checked, { headers, body: delivery.body, timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS });
+        const timeoutMs = Math.max(1, limitMs - (performance.now() - started));
+        const response = await postToCheckedAddress(checked, { headers, body: delivery.body, timeoutMs, limitMs });
         statusCode = response.statusCode;
         responseHead = response.head;
         if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;

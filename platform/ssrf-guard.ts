@@ -3,7 +3,10 @@
 // unicast; `postToCheckedAddress` then connects to the very address that was checked (no second DNS
 // lookup an attacker could answer differently: no DNS rebinding), keeps the Host header and the TLS
 // server name of the URL, and never follows a redirect (node:http does not). Checked when an
-// endpoint is added and again before every attempt. The range logic is ipaddr.js's.
+// endpoint is added and again before every attempt. The range logic is ipaddr.js's, plus what it
+// does not name: IPv4-compatible IPv6 (::/96, deprecated, routed nowhere), IPv6 outside global
+// unicast 2000::/3, and the cloud host addresses that serve metadata (169.254.169.254, Azure's
+// 168.63.129.16, …). An IPv6 address that embeds an IPv4 one is judged by the IPv4 address.
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -32,7 +35,11 @@ const ALWAYS_REFUSED_V6 = new Set(['unspecified', 'multicast', 'reserved', 'disc
 // Refused unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (development and tests reach 127.0.0.1 receivers).
 const PRIVATE_V4 = new Set(['loopback', 'private', 'linkLocal', 'carrierGradeNat']);
 const PRIVATE_V6 = new Set(['loopback', 'linkLocal', 'uniqueLocal', 'deprecatedSiteLocal']);
-const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '169.254.170.2']);
+// AWS/GCP/Azure/OCI instance metadata, AWS's over IPv6, Alibaba's, AWS ECS task metadata, and Azure's
+// host address 168.63.129.16 (its wire server and DNS: public space, so no range catches it).
+const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '169.254.170.2', '168.63.129.16']);
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /** Why an address is refused, or undefined when a webhook may be sent to it. */
 export function refusalFor(address: string, options: { allowPrivate: boolean }): string | undefined {
@@ -51,6 +58,11 @@ export function refusalFor(address: string, options: { allowPrivate: boolean }):
   const [always, privateRanges] = ip.kind() === 'ipv4' ? [ALWAYS_REFUSED_V4, PRIVATE_V4] : [ALWAYS_REFUSED_V6, PRIVATE_V6];
   if (always.has(range)) return `${address} is in a ${range} range`;
   if (privateRanges.has(range) && !options.allowPrivate) return `${address} is in a ${range} range (allowed only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)`; // prettier-ignore
+  if (ip.kind() === 'ipv6' && range === 'unicast') {
+    const v6 = ip as ipaddr.IPv6;
+    if (v6.match(IPV4_COMPATIBLE)) return `${address} is IPv4-compatible IPv6 (::/96, embeds ${v6.toByteArray().slice(12).join('.')}), deprecated and routed nowhere`; // prettier-ignore
+    if (!v6.match(GLOBAL_UNICAST_V6)) return `${address} is not in the global unicast range 2000::/3`;
+  }
   return undefined;
 }
 
@@ -67,11 +79,22 @@ function embeddedIPv4(ip: ipaddr.IPv6): string | undefined {
   return undefined;
 }
 
+export type HostLookup = (host: string, options: { all: true; verbatim: true }) => Promise<Array<{ address: string; family: number }>>;
+
 /**
  * Checks a webhook URL: http(s) only, no credentials, and every address the host resolves to must
  * be allowed. Returns the address to connect to; throws WebhookUrlRefused otherwise.
  */
-export async function checkWebhookUrl(raw: string, options: { allowPrivate: boolean }): Promise<CheckedUrl> {
+export async function checkWebhookUrl(
+  raw: string,
+  options: {
+    allowPrivate: boolean;
+    /** How long resolving the host may take (the delivery attempt's own limit); unbounded when absent. */
+    timeoutMs?: number;
+    /** The resolver (node:dns lookup); tests pass one that never answers. */
+    lookup?: HostLookup;
+  },
+): Promise<CheckedUrl> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -87,8 +110,10 @@ export async function checkWebhookUrl(raw: string, options: { allowPrivate: bool
     addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
   } else {
     try {
-      addresses = await lookup(host, { all: true, verbatim: true });
+      const resolve: HostLookup = options.lookup ?? ((name, how) => lookup(name, how));
+      addresses = await withinTime(resolve(host, { all: true, verbatim: true }), options.timeoutMs);
     } catch (error) {
+      if (error instanceof TimedOut) throw new WebhookUrlRefused(raw, `cannot resolve ${host} within ${options.timeoutMs} ms`);
       throw new WebhookUrlRefused(raw, `cannot resolve ${host} (${(error as { code?: string }).code ?? 'error'})`);
     }
     if (addresses.length === 0) throw new WebhookUrlRefused(raw, `${host} resolves to no address`);
@@ -100,6 +125,16 @@ export async function checkWebhookUrl(raw: string, options: { allowPrivate: bool
   return { url, address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
 }
 
+class TimedOut extends Error {}
+
+/** The promise's value, or a TimedOut rejection after `ms` (no limit when `ms` is undefined). */
+function withinTime<T>(promise: Promise<T>, ms: number | undefined): Promise<T> {
+  if (ms === undefined) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new TimedOut()), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 export interface PinnedResponse {
   statusCode: number;
   /** The first `headBytes` bytes of the response body. */
@@ -108,12 +143,15 @@ export interface PinnedResponse {
 
 /**
  * POSTs `body` to the checked URL, connecting to the checked address only. `timeoutMs` bounds the
- * whole exchange (connect, request, response status and the first body bytes). Redirects are
- * answers like any other status (not followed). Rejects on a network error or the timeout.
+ * whole exchange (connect, TLS, request, response status and the first `headBytes` body bytes): a
+ * receiver that answers its headers at once and then trickles its body fails at the limit, it is
+ * not waited for. `limitMs` is the limit the error names when the caller spent part of it already
+ * (resolving the host). Redirects are answers like any other status (not followed). Rejects on a
+ * network error or the timeout.
  */
 export function postToCheckedAddress(
   checked: CheckedUrl,
-  request: { headers: Record<string, string>; body: Buffer; timeoutMs: number; headBytes?: number },
+  request: { headers: Record<string, string>; body: Buffer; timeoutMs: number; limitMs?: number; headBytes?: number },
 ): Promise<PinnedResponse> {
   const headBytes = request.headBytes ?? 512;
   const pinnedLookup: LookupFunction = (_hostname, options, callback) => {
@@ -151,7 +189,10 @@ export function postToCheckedAddress(
         res.on('error', (error) => finish(() => reject(error)));
       },
     );
-    const timer = setTimeout(() => finish(() => reject(new Error(`no complete answer within ${request.timeoutMs} ms`))), request.timeoutMs);
+    const timer = setTimeout(
+      () => finish(() => reject(new Error(`no complete answer within ${request.limitMs ?? request.timeoutMs} ms`))),
+      request.timeoutMs,
+    );
     req.on('error', (error) => finish(() => reject(error)));
     req.end(request.body);
   });

@@ -31,13 +31,26 @@ interface Received {
 /** A consumer endpoint: each path answers as told (status, delay); every request is kept. */
 function startReceiver() {
   const received: Received[] = [];
-  const behaviour = new Map<string, { status?: number; delayMs?: number; headers?: Record<string, string> }>();
+  const behaviour = new Map<string, { status?: number; delayMs?: number; headers?: Record<string, string>; trickle?: { everyMs: number; forMs: number } }>(); // prettier-ignore
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
       const how = behaviour.get(req.url ?? '') ?? {};
+      if (how.trickle) {
+        // Headers at once, then the body one byte at a time until `forMs` have passed.
+        const { everyMs, forMs } = how.trickle;
+        res.writeHead(how.status ?? 200, { 'Content-Type': 'text/plain' });
+        const started = Date.now();
+        const drip = setInterval(() => {
+          if (res.destroyed || Date.now() - started >= forMs) {
+            clearInterval(drip);
+            if (!res.destroyed) res.end('.');
+          } else res.write('.');
+        }, everyMs);
+        return;
+      }
       setTimeout(() => {
         if (res.destroyed) return;
         res.writeHead(how.status ?? 200, { 'Content-Type': 'text/plain', ...how.headers });
@@ -268,6 +281,21 @@ describe('deliverWebhook', () => {
     expect(inTime).toEqual({ outcome: 'delivered', attempts: 1 });
     expect(late).toBeInstanceOf(ApplicationFailure);
     expect((await attemptsLogged(pairs[0].eventId, slow.id))[0].error).toMatch(/within 5000 ms/);
+  }, 20_000);
+
+  it('with the real 5 s limit: headers at once then a body trickling past 5 s fail the attempt at 5 s, as a timeout', async () => {
+    const hook = await endpoint('/trickle');
+    receiver.behaviour.set('/trickle', { trickle: { everyMs: 250, forMs: 9000 } });
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    const run = createWebhookDeliveryActivities({ pool, config: configFor({ WEBHOOK_TIMEOUT_MS: '5000' }) });
+    const failure = await attemptDelivery(pair, 1, run);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect((failure as ApplicationFailure).nextRetryDelay).toBe(60_000);
+    const [logged] = await attemptsLogged(pair.eventId, hook.id);
+    expect(logged.error).toMatch(/within 5000 ms/);
+    expect(logged.duration_ms).toBeGreaterThanOrEqual(4900);
+    // Bounded by the limit, not by the body's end at 9 s.
+    expect(logged.duration_ms).toBeLessThan(7000);
   }, 20_000);
 
   it('marks the delivery undeliverable and returns (no throw) when attempt 6 fails', async () => {

@@ -44,6 +44,19 @@ describe('refused targets', () => {
     ['IPv4-mapped IPv6 metadata', 'http://[::ffff:169.254.169.254]/hook', /metadata/],
     ['NAT64 of a private address', 'http://[64:ff9b::a00:1]/hook', /embeds 10\.0\.0\.1.*private/],
     ['6to4 of a loopback address', 'http://[2002:7f00:1::1]/hook', /embeds 127\.0\.0\.1.*loopback/],
+    ['IPv4-compatible IPv6 (::/96) of loopback', 'http://[::7f00:1]/hook', /IPv4-compatible/],
+    ['IPv4-compatible IPv6 (::/96) of the metadata address', 'http://[::a9fe:a9fe]/hook', /IPv4-compatible/],
+    ['IPv4-compatible IPv6 (::/96) written dotted', 'http://[::127.0.0.1]/hook', /IPv4-compatible/],
+    ['IPv4-compatible IPv6 (::/96) of a public address', 'http://[::808:808]/hook', /IPv4-compatible/],
+    ['Azure host address 168.63.129.16 (metadata and DNS)', 'http://168.63.129.16/machine', /metadata/],
+    ['IPv4-mapped Azure host address', 'http://[::ffff:168.63.129.16]/hook', /embeds 168\.63\.129\.16.*metadata/],
+    ['IPv4-mapped CGNAT address', 'http://[::ffff:100.64.0.1]/hook', /embeds 100\.64\.0\.1.*carrierGradeNat/],
+    ['IPv4-translated (::ffff:0:0:0/96) loopback', 'http://[::ffff:0:7f00:1]/hook', /embeds 127\.0\.0\.1.*loopback/],
+    ['NAT64 of the metadata address', 'http://[64:ff9b::a9fe:a9fe]/hook', /embeds 169\.254\.169\.254.*metadata/],
+    ['NAT64 of the Azure host address', 'http://[64:ff9b::a83f:8110]/hook', /embeds 168\.63\.129\.16.*metadata/],
+    ['NAT64 of a CGNAT address', 'http://[64:ff9b::6440:1]/hook', /embeds 100\.64\.0\.1.*carrierGradeNat/],
+    ['CGNAT 100.64/10, its last address', 'http://100.127.255.254/hook', /carrierGradeNat/],
+    ['IPv6 outside global unicast 2000::/3', 'http://[4000::1]/hook', /not in the global unicast range 2000::\/3/],
   ])('refuses %s (%s)', async (_name, url, reason) => {
     expect(await refusal(url)).toMatch(reason);
   });
@@ -81,8 +94,13 @@ describe('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
 
   it('still refuses cloud metadata, multicast and unspecified addresses', async () => {
     expect(await refusal('http://169.254.169.254/', dev)).toMatch(/metadata/);
+    expect(await refusal('http://168.63.129.16/', dev)).toMatch(/metadata/);
     expect(await refusal('http://224.0.0.1/', dev)).toMatch(/multicast/);
     expect(await refusal('http://0.0.0.0:3000/', dev)).toMatch(/unspecified/);
+  });
+
+  it('still refuses IPv4-compatible IPv6 (::/96), which no network routes', async () => {
+    expect(await refusal('http://[::7f00:1]/', dev)).toMatch(/IPv4-compatible/);
   });
 });
 
@@ -107,5 +125,24 @@ describe('postToCheckedAddress', () => {
     expect(response.statusCode).toBe(200);
     expect(response.head.toString()).toBe('ok');
     expect(hosts.at(-1)).toBe(`rebind.invalid:${port}`);
+  });
+});
+
+describe('checkWebhookUrl within a time limit', () => {
+  // DNS is outside the system: a resolver that never answers stands in for one whose server is down.
+  const silentResolver = () => new Promise<Array<{ address: string; family: number }>>(() => {});
+
+  it('gives up resolving the host when timeoutMs has passed, so the attempt stays within WEBHOOK_TIMEOUT_MS', async () => {
+    const started = Date.now();
+    const error = await checkWebhookUrl('https://hooks.example.test/cards', {
+      allowPrivate: false,
+      timeoutMs: 300,
+      lookup: silentResolver,
+    }).then(
+      () => undefined,
+      (failure: unknown) => failure as Error,
+    );
+    expect(error?.message).toMatch(/cannot resolve hooks\.example\.test within 300 ms/);
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 });
