@@ -1,12 +1,16 @@
 // The synthetic event the dashboard's "Send test event" delivers: a status record of the spec's
-// exact shape (so a consumer's parser and signature check run as for a real event), marked as a
-// test where a person or a log would look: the all-zero UUID v4 as the dispatch id, postal code
-// `TEST`, and a message that says so. It concerns no card.
+// exact shape in the same envelope (so a consumer's parser and signature check run as for a real
+// event), marked as a test where a person or a log would look: the nil UUID as the dispatch id,
+// postal code `TEST`, and a message that says so. It concerns no card.
 import type { StatusRecord } from './schemas.js';
 import type { WebhookEventType } from './state-machine.js';
 
-/** The dispatch id of every test event: no real dispatch can have it (ids are random v4). */
-export const TEST_EVENT_DISPATCH_ID = '00000000-0000-4000-8000-000000000000';
+/**
+ * The dispatch id of every test event: the nil UUID (RFC 9562). It is a UUID, so a consumer's parser
+ * takes it, but not a v4 one, and POST /v1/dispatches accepts only v4 ids: no issuer can register a
+ * dispatch with it, so a test event can never be taken for news of a real card.
+ */
+export const TEST_EVENT_DISPATCH_ID = '00000000-0000-0000-0000-000000000000';
 
 const SAMPLE: Record<WebhookEventType, Pick<StatusRecord, 'status'> & { action: StatusRecord['ui_suggestion']['recommended_action'] }> = {
   'status.updated': { status: 'in_transit', action: 'None' },
@@ -36,7 +40,7 @@ export function sampleStatusRecord(type: WebhookEventType, now: Date): StatusRec
     },
     ui_suggestion: {
       locale: 'en-GB',
-      recommended_message: `Test event sent from the dashboard (${type}): no card is involved.`,
+      recommended_message: `Test event sent from the dashboard (${type}): dispatch ${TEST_EVENT_DISPATCH_ID} is the test id, no card is involved.`,
       recommended_action: action,
     },
   };
