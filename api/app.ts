@@ -1,6 +1,8 @@
 // The Koa application: the middleware chain in one visible order, then the routes (docs/http-contract.md).
-// Check order for a request: 401 → 429 → 400 → 404/403. Stateless apart from short-lived caches,
-// so any number of API processes can run against one Postgres and one Temporal. The HTML pages
+// Check order for a request: 401 → 429 → 400 → 404/403, except that a request without a valid key
+// gets its client IP window's 429, once that is used up, rather than 401 (api/request-admission.ts).
+// Stateless apart from short-lived caches, so any number of API processes can run against one
+// Postgres and one Temporal. The HTML pages
 // (the dashboard) are handed in by the composition root, api/server.ts: this module does not know them.
 import type http from 'node:http';
 import Router from '@koa/router';
@@ -13,11 +15,12 @@ import { createFastStatus } from './fast-status.js';
 import { ApiKeyCache } from './key-cache.js';
 import { authenticate, requireApiKey } from './middleware/auth.js';
 import { renderErrors } from './middleware/errors.js';
-import { countRequest, enforceRateLimit } from './middleware/rate-limit.js';
+import { enforceRateLimit, setRateLimitHeaders } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiJson } from './openapi.js';
 import { RateLimiter } from './rate-limiter.js';
+import { RequestAdmission } from './request-admission.js';
 import { batchRoutes } from './routes/batch.js';
 import { dispatchRoutes } from './routes/dispatches.js';
 import { eventRoutes } from './routes/events.js';
@@ -37,7 +40,7 @@ export interface AppDeps {
 const OPENAPI_PATH = '/v1/openapi.json';
 
 /** What an app holds that outlives a request; released by `disposeApp`. */
-const resources = new WeakMap<Koa, { limiter: RateLimiter; keys: ApiKeyCache }>();
+const resources = new WeakMap<Koa, { limiter: RateLimiter; ipLimiter: RateLimiter; keys: ApiKeyCache }>();
 
 /**
  * `pages`: HTML pages with their own sessions, CSRF and error pages (the dashboard), served after
@@ -48,6 +51,10 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   const keys = new ApiKeyCache(pool, config.API_KEY_CACHE_TTL_MS, logger);
   const limiter = new RateLimiter(pool, config.RATE_LIMIT_PER_MINUTE, logger, config.RATE_LIMIT_LEASE_FROM);
   limiter.startCleanup();
+  // Requests without a valid key: per client IP, a window of their own.
+  const ipLimiter = new RateLimiter(pool, config.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE, logger, config.RATE_LIMIT_LEASE_FROM);
+  ipLimiter.startCleanup(false);
+  const admission = new RequestAdmission(keys, limiter, ipLimiter);
 
   const health = healthRouter(deps);
   const v1 = new Router();
@@ -73,14 +80,14 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   app.use(renderErrors(logger)); // the one place errors become { error, message }
   app.use(health.routes()); // /healthz, /readyz: no key, no rate limit
   if (mounted.pages) app.use(mounted.pages); // /dashboard: HTML pages with their own sessions, CSRF and error pages
-  app.use(authenticate(keys)); // resolves the key, if any (cached)
-  app.use(countRequest(limiter)); // counts every request; X-RateLimit-* headers
+  app.use(authenticate(admission)); // resolves the key, if any (cached), and counts the request: key or client IP window
+  app.use(setRateLimitHeaders()); // X-RateLimit-* headers
+  app.use(enforceRateLimit()); // 429 (for a request without a valid key, before its 401)
   app.use(requireApiKey([OPENAPI_PATH])); // 401
-  app.use(enforceRateLimit()); // 429
   app.use(v1.routes()); // 400 → 404/403, per route
   app.use(v1.allowedMethods()); // 405 with Allow
 
-  resources.set(app, { limiter, keys });
+  resources.set(app, { limiter, ipLimiter, keys });
   return app;
 }
 
@@ -105,4 +112,5 @@ export function createRequestHandler(app: Koa, deps: AppDeps): http.RequestListe
 /** Stops the app's background work (old rate-limit windows cleanup). */
 export function disposeApp(app: Koa): void {
   resources.get(app)?.limiter.stopCleanup();
+  resources.get(app)?.ipLimiter.stopCleanup();
 }

@@ -2,10 +2,13 @@
 // decision of api/status-read.ts step by step, as the Koa route does (api/routes/status.ts): request
 // id, API key cache and scope, the shared rate-limit counter (every request counted), the projection
 // read and access check, the answer's headers, and the request log. It only ever answers the
-// success case. Anything else (no or bad key, missing scope, `?locale=`, a refused request, an
-// unknown or foreign dispatch, any failure) falls through to the Koa app, which stays the one place
-// that renders errors; a request already counted carries its admission along so it is not counted
-// twice. Why: Koa's context, router and ten async layers cost about as much CPU as the read itself
+// success case, and only for a key this process has verified before (api/key-cache.ts `classify`):
+// any other header is left to the Koa chain, where api/request-admission.ts makes a client IP's
+// window pay for its lookup. The projection is read only once the request is admitted, so a refused
+// request costs no read. Anything else (no, bad or new key, missing scope, `?locale=`, a refused
+// request, an unknown or foreign dispatch, any failure) falls through to the Koa app, which stays
+// the one place that renders errors; a request already counted carries its admission along so it
+// is not counted twice. Why: Koa's context, router and ten async layers cost about as much CPU as the read itself
 // (bench/status-read/README.md), and this is the endpoint issuers poll.
 import type http from 'node:http';
 import type { Pool } from '../db/pool.js';
@@ -27,18 +30,18 @@ export function createFastStatus(deps: { keys: ApiKeyCache; limiter: RateLimiter
     const param = STATUS_PATH.exec(req.url ?? '')?.[1];
     const id = param && statusIdOf(param);
     if (!id) return false;
-    const auth = await deps.keys.authenticate(req.headers.authorization).catch(() => undefined);
+    const header = req.headers.authorization;
+    if (deps.keys.classify(header) !== 'known') return false;
+    const auth = await deps.keys.authenticate(header).catch(() => undefined);
     const key = statusReader(auth?.key);
     if (!key) return false;
 
-    const row = loadStatus(deps.pool, id, undefined);
-    row.catch(() => undefined); // awaited below only if the request is admitted
     const admission = await deps.limiter.take(rateLimitSubject(key));
     req.fastPath = { admission };
     if (!admission.admitted) return false;
     let body: string;
     try {
-      body = statusBody(key, id, await row, undefined);
+      body = statusBody(key, id, await loadStatus(deps.pool, id, undefined), undefined);
     } catch {
       return false; // unknown, other mode or other issuer, or the read failed: Koa answers
     }

@@ -102,13 +102,19 @@ export class RateLimiter {
     }
   }
 
-  /** Starts deleting ended windows once a minute (any process may; the DELETE is idempotent). */
-  startCleanup(): void {
+  /**
+   * Starts forgetting ended windows once a minute: this process's view of them, and, with
+   * `deleteOldWindows`, their rows (any process may; the DELETE is idempotent and covers every
+   * limiter's subjects, so one limiter per process is enough to run it).
+   */
+  startCleanup(deleteOldWindows = true): void {
     this.cleanupTimer ??= setInterval(() => {
       const windowStart = currentWindow();
-      deleteWindowsBefore(this.pool, windowStart - WINDOW_SECONDS).catch((error) =>
-        this.logger.warn({ err: error }, 'could not delete old rate-limit windows'),
-      );
+      if (deleteOldWindows) {
+        deleteWindowsBefore(this.pool, windowStart - WINDOW_SECONDS).catch((error) =>
+          this.logger.warn({ err: error }, 'could not delete old rate-limit windows'),
+        );
+      }
       for (const [key, subject] of this.subjects) {
         const idle = !subject.writing && subject.waiting.length === 0;
         if (idle && subject.countWindow < windowStart && subject.fullWindow !== windowStart) this.subjects.delete(key);

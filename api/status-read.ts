@@ -5,7 +5,7 @@
 //
 //   1. request id: middleware/request-id.ts `requestIdFor`;
 //   2. auth:       the key from api/key-cache.ts, allowed by `STATUS_READ_SCOPE` (fast path
-//                  `statusReader`; Koa `requireScope(STATUS_READ_SCOPE)`, 401/403);
+//                  `statusReader`; Koa `checkScope(…, STATUS_READ_SCOPE)` after the 400s, 401/403);
 //   3. rate limit: middleware/rate-limit.ts `rateLimitSubject` and `rateLimitHeaders` (a request
 //                  the fast path counted carries its admission to Koa, `FastPathRequest`, and is
 //                  never counted twice);
@@ -56,7 +56,7 @@ export function statusIdOf(param: string): string | undefined {
 
 /**
  * The projection read: only the stored record for a plain read, the whole row when `?locale=`
- * re-renders `ui_suggestion`. Started before the request's admission is known by the fast path.
+ * re-renders `ui_suggestion`. Read only once the request is admitted, on both paths.
  */
 export function loadStatus(pool: Pool, id: string, locale: string | undefined): Promise<DispatchAccessRow | DispatchRow | undefined> {
   return locale === undefined ? findDispatchRecord(pool, id) : findDispatch(pool, id);

@@ -1,21 +1,23 @@
-// Authentication and authorisation. `authenticate` only resolves the key (so that the rate limiter
-// can count a keyless request against its client IP and still set its headers, even when the key
-// lookup itself failed); `requireApiKey` then answers 401 (or rethrows that failure), and
-// `requireScope` 403 for a key without the route's scope.
+// Authentication and authorisation. `authenticate` resolves the key and counts the request, both
+// decided by api/request-admission.ts (a request without a valid key counts against its client IP,
+// and a flood of them is refused before any key lookup); `requireApiKey` then answers 401 (or
+// rethrows the lookup's failure), and `requireScope` 403 for a key without the route's scope.
 import type { Middleware } from 'koa';
 import type { Scope } from '../../domain/api-keys.js';
 import { forbidden, unauthorized } from '../errors.js';
-import type { ApiKeyCache } from '../key-cache.js';
+import type { ApiKey } from '../key-cache.js';
+import type { RequestAdmission } from '../request-admission.js';
+import type { FastPathRequest } from '../status-read.js';
 
-export function authenticate(keys: ApiKeyCache): Middleware {
+export function authenticate(admission: RequestAdmission): Middleware {
   return async (ctx, next) => {
-    try {
-      const result = await keys.authenticate(ctx.get('authorization') || undefined);
-      ctx.state.apiKey = result.key;
-      ctx.state.authProblem = result.problem;
-    } catch (error) {
-      ctx.state.authFailure = error;
-    }
+    // A request the fast path already counted (api/fast-status.ts) is not counted again.
+    const counted = (ctx.req as FastPathRequest).fastPath?.admission;
+    const result = await admission.admit(ctx.get('authorization') || undefined, ctx.ip, counted);
+    ctx.state.apiKey = result.key;
+    ctx.state.authProblem = result.problem;
+    ctx.state.authFailure = result.failure;
+    ctx.state.admission = result.admission;
     await next();
   };
 }
@@ -31,7 +33,13 @@ export function requireApiKey(publicPaths: readonly string[]): Middleware {
 
 export function requireScope(scope: Scope): Middleware {
   return async (ctx, next) => {
-    if (!ctx.state.apiKey?.scopes.includes(scope)) throw forbidden(`this API key lacks the "${scope}" scope`);
+    checkScope(ctx.state.apiKey, scope);
     await next();
   };
+}
+
+/** The key, or 403 when it lacks `scope`: for a route that checks its input (400) first. */
+export function checkScope(key: ApiKey | undefined, scope: Scope): ApiKey {
+  if (!key?.scopes.includes(scope)) throw forbidden(`this API key lacks the "${scope}" scope`);
+  return key;
 }

@@ -1,14 +1,16 @@
-// Rate limiting (docs/http-contract.md). `countRequest` counts every request against its key's window (a
-// keyless or invalid-key request against its client IP's) and sets the X-RateLimit-* headers, so
-// that every response, errors included, carries them. `enforceRateLimit` answers 429; it runs after
-// the 401 check because the spec orders 401 before 429. The status fast path (api/fast-status.ts)
-// counts and sets headers with the same two functions, `rateLimitSubject` and `rateLimitHeaders`.
+// Rate limiting (docs/http-contract.md). Each request was counted by `authenticate`
+// (middleware/auth.ts, deciding with api/request-admission.ts) against its key's window, or its
+// client IP's when it has no valid key. `rateLimitHeaders` sets the X-RateLimit-* headers of that
+// window on every response, errors included; `enforceRateLimit` answers 429. It runs before the 401
+// check: for a request with a valid key the order does not matter (no 401), and for one without,
+// the IP window's 429 once it is used up is the only way to refuse a keyless or forged-key flood.
+// The status fast path (api/fast-status.ts) counts and sets headers with `rateLimitSubject` and
+// `rateLimitHeaders` too.
 import type http from 'node:http';
 import type { Middleware } from 'koa';
 import { ApiError } from '../errors.js';
 import type { ApiKey } from '../key-cache.js';
-import type { Admission, RateLimiter } from '../rate-limiter.js';
-import type { FastPathRequest } from '../status-read.js';
+import type { Admission } from '../rate-limiter.js';
 
 /** What a request is counted against: its key, or its client IP when it has no valid key. */
 export function rateLimitSubject(key: ApiKey | undefined, ip?: string): string {
@@ -23,12 +25,10 @@ export function rateLimitHeaders(headers: http.OutgoingHttpHeaders, admission: A
   return headers;
 }
 
-export function countRequest(limiter: RateLimiter): Middleware {
+/** X-RateLimit-* headers of the window the request counted against, on every response. */
+export function setRateLimitHeaders(): Middleware {
   return async (ctx, next) => {
-    // A request the fast path already counted (api/fast-status.ts) is not counted again.
-    const admission = (ctx.req as FastPathRequest).fastPath?.admission ?? (await limiter.take(rateLimitSubject(ctx.state.apiKey, ctx.ip)));
-    ctx.state.admission = admission;
-    ctx.set(rateLimitHeaders({}, admission) as Record<string, string>);
+    if (ctx.state.admission) ctx.set(rateLimitHeaders({}, ctx.state.admission) as Record<string, string>);
     await next();
   };
 }

@@ -36,6 +36,9 @@ export async function startHarness(options: { env?: Record<string, string>; work
     TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
     TEMPORAL_TASK_QUEUE: taskQueue,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Every test file's keyless requests come from 127.0.0.1 and share its window in the one
+    // Postgres: tests of that limit set it (test/api/unauthenticated-limit.test.ts).
+    RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000',
     ...options.env,
   };
   const config = loadConfig(baseEnv);
