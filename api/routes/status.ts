@@ -2,23 +2,24 @@
 // JSON text (`?locale=` re-renders only `ui_suggestion`). The read decision is api/status-read.ts,
 // shared with the fast path (api/fast-status.ts), which answers successful plain reads before Koa;
 // this route answers the rest, every error included, after the Koa chain has authenticated and
-// counted the request with the same functions.
+// counted the request with the same functions. The path id and `?locale=` are checked (400) before
+// the key's scope (403), in the order of docs/http-contract.md.
 import type Router from '@koa/router';
 import { z } from 'zod';
 import type { Pool } from '../../db/pool.js';
 import { localeTag } from '../../domain/schemas.js';
 import { badRequest, describeZodError } from '../errors.js';
-import { requireScope } from '../middleware/auth.js';
+import { checkScope } from '../middleware/auth.js';
 import { loadStatus, STATUS_READ_SCOPE, statusBody, statusHeaders } from '../status-read.js';
 import { dispatchIdParam } from './access.js';
 
 export const statusQuery = z.object({ locale: localeTag.optional() });
 
 export function statusRoutes(router: Router, pool: Pool): void {
-  router.get('/v1/status/:id', requireScope(STATUS_READ_SCOPE), async (ctx) => {
-    const key = ctx.state.apiKey!;
+  router.get('/v1/status/:id', async (ctx) => {
     const id = dispatchIdParam(ctx.params.id);
     const locale = parseLocale(ctx.query.locale);
+    const key = checkScope(ctx.state.apiKey, STATUS_READ_SCOPE);
     const body = statusBody(key, id, await loadStatus(pool, id, locale), locale);
     ctx.set(statusHeaders({}, body) as Record<string, string>);
     ctx.body = body;
