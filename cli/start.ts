@@ -213,10 +213,11 @@ async function main(): Promise<void> {
     logger,
   });
   await ensureDeliveryReconcileSchedule(temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
+  // The Temporal UI is an operators' tool, not an issuer's: the dashboard links to it only when an
+  // operator set TEMPORAL_UI_URL. The dev server's UI is printed below for the operator at this machine.
   const temporalUiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;
   const api = await startApi({
-    // The dashboard links each dispatch to its workflow in the UI, the dev server's one included.
-    config: temporalUiUrl ? Object.freeze({ ...config, TEMPORAL_UI_URL: temporalUiUrl }) : config,
+    config,
     pool,
     temporal,
     logger: createLogger({ level: config.LOG_LEVEL, name: 'api' }),
@@ -244,6 +245,9 @@ function printBanner(info: { apiUrl: string; temporalUiUrl?: string; demo?: Awai
   if (info.temporalUiUrl) {
     lines.push(
       `  Temporal UI:  ${info.temporalUiUrl}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows?query=${encodeURIComponent('DispatchStatus="dispatched"')}`,
+      config.TEMPORAL_UI_URL
+        ? '                (operators only; the dashboard links dispatches to it: TEMPORAL_UI_URL)'
+        : '                (operators only, on this machine; the dashboard links to it only if you set TEMPORAL_UI_URL)',
     );
   }
   if (info.demo?.key) {

@@ -15,7 +15,7 @@ interface Service {
   build?: { context: string; dockerfile: string };
   command?: string[];
   environment?: Record<string, string>;
-  ports?: string[];
+  ports?: Array<string | number | { target: number; published?: string | number; host_ip?: string }>;
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
   volumes?: string[];
@@ -28,6 +28,24 @@ const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'ut
 
 const APP_SERVICES = ['api', 'worker'] as const;
 
+/**
+ * A service's published ports, short syntax (`[HOST_IP:][PUBLISHED:]TARGET[/PROTOCOL]`, IPv6 host
+ * addresses in brackets) and long syntax (`{ target, published, host_ip }`) alike. An empty host
+ * address means every address of the host.
+ */
+function published(name: string): Array<{ hostIp: string; published: string; target: string }> {
+  return (services[name].ports ?? []).map((port) => {
+    if (typeof port === 'object') return { hostIp: port.host_ip ?? '', published: String(port.published ?? ''), target: String(port.target) }; // prettier-ignore
+    const spec = String(port).replace(/\/(tcp|udp|sctp)$/, '');
+    const match = /^(?:(\[[^\]]+\]|[^:]*):)?(?:([^:]*):)?([^:]+)$/.exec(spec);
+    if (!match) throw new Error(`unreadable port ${spec} of ${name}`);
+    const [, first, second, target] = match;
+    // One colon: PUBLISHED:TARGET; two: HOST_IP:PUBLISHED:TARGET.
+    const [hostIp, publishedPort] = second === undefined ? ['', first ?? ''] : [first ?? '', second];
+    return { hostIp: hostIp.replace(/^\[|\]$/g, ''), published: publishedPort, target };
+  });
+}
+
 describe('docker-compose.yml', () => {
   it('has the production topology: postgres, temporal, temporal-ui, api, worker and the one-shot setup services', () => {
     expect(Object.keys(services)).toEqual(
@@ -35,10 +53,21 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  it('publishes the API on 3000, the Temporal UI on 8233 and the Temporal frontend on 7233', () => {
-    expect(services.api.ports).toContain('3000:3000');
-    expect(services['temporal-ui'].ports).toContain('8233:8080');
-    expect(services.temporal.ports).toContain('7233:7233');
+  it('publishes the API on 3000 on every host address', () => {
+    expect(published('api')).toEqual([{ hostIp: '', published: '3000', target: '3000' }]);
+  });
+
+  it('publishes the Temporal UI (no authentication of its own) on 127.0.0.1 only, for an operator on the host', () => {
+    expect(published('temporal-ui')).toEqual([{ hostIp: '127.0.0.1', published: '8233', target: '8080' }]);
+  });
+
+  it('publishes nothing else: not the Temporal frontend (7233), not Postgres, not the worker', () => {
+    const others = Object.keys(services).filter((name) => name !== 'api' && name !== 'temporal-ui');
+    expect(others.flatMap((name) => published(name).map((port) => ({ name, ...port })))).toEqual([]);
+  });
+
+  it('leaves TEMPORAL_UI_URL unset, so the dashboard links to the Temporal UI only where an operator configured it', () => {
+    for (const name of APP_SERVICES) expect(services[name].environment).not.toHaveProperty('TEMPORAL_UI_URL');
   });
 
   it('pins every pulled image to a version, never latest', () => {

@@ -9,6 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
+import { createDashboardUser, createSession } from '../../db/dashboard.js';
+import { createPool } from '../../db/pool.js';
 import { freeLauncherPorts, launcherEnv, whenReady, type Started } from '../support/processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -93,6 +95,36 @@ describe('npm start with nothing configured', () => {
     // Ctrl-C stopped every child: nothing listens any more.
     expect(await portOpen(ports.api)).toBe(false);
     expect(await portOpen(ports.temporal)).toBe(false);
+  }, 180_000);
+
+  it("does not link the dashboard to the dev server's Temporal UI (an operators' tool), and says so in its start-up output", async () => {
+    const launched = await launch();
+    try {
+      const out = launched.output();
+      // A signed-in dashboard user of the demo issuer (a session made in its database, as sign-in would).
+      const issuerId = /Demo issuer:\s+(iss_\w+)/.exec(out)![1];
+      const { databaseUrl } = JSON.parse(readFileSync(env.CDS_RUNTIME_FILE!, 'utf8')) as { databaseUrl: string };
+      const pool = createPool(databaseUrl, { max: 1, applicationName: 'test-npm-start' });
+      let session: string;
+      try {
+        const { user } = (await createDashboardUser(pool, { issuerId, email: `operator-${Date.now()}@example.test`, tokenTtlMs: 60_000 }))!; // prettier-ignore
+        session = await createSession(pool, user.id, { idleMs: 3_600_000, maxMs: 3_600_000 });
+      } finally {
+        await pool.end();
+      }
+      const page = await fetch(`http://127.0.0.1:${ports.api}/dashboard/dispatches/${dispatchId}`, { headers: { Cookie: `cds_session=${session}` } }); // prettier-ignore
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain(`<code>${dispatchId}</code>`);
+      expect(html).toContain('No Temporal UI address is configured');
+      expect(html).not.toContain('id="workflow-link"');
+      expect(html).not.toContain(`:${ports.ui}`);
+      // The operator at this machine is told where the UI is, and why the dashboard does not link to it.
+      expect(out).toContain(`Temporal UI:  http://localhost:${ports.ui}/namespaces/default/workflows`);
+      expect(out).toContain('the dashboard links to it only if you set TEMPORAL_UI_URL');
+    } finally {
+      expect(await stop(launched)).toBe(0);
+    }
   }, 180_000);
 
   it('keeps all data across a restart and does not print the key again', async () => {
