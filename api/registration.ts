@@ -30,13 +30,16 @@ export interface Registered {
   record: string | StatusRecord;
 }
 
-/** Validates a registration body (400 naming the field, docs/http-contract.md "Input bounds" included) into what the workflow receives. */
-export function parseRegistration(body: unknown, key: ApiKey, now = new Date()): DispatchRegistration {
+/**
+ * Validates a registration body (400 naming the field, docs/http-contract.md "Input bounds" included) into what the workflow receives.
+ * `assignedId` is the id a body without `id` gets (api/idempotency.ts derives one under an Idempotency-Key); random by default.
+ */
+export function parseRegistration(body: unknown, key: ApiKey, now = new Date(), assignedId?: string): DispatchRegistration {
   const parsed = parseOrBadRequest(registrationBody, body);
   const outOfBounds = parsed.dispatch_date && dispatchDateProblem(parsed.dispatch_date, now);
   if (outOfBounds) throw badRequest(`dispatch_date: ${outOfBounds}`);
   return {
-    id: parsed.id ?? randomUUID(),
+    id: parsed.id ?? assignedId ?? randomUUID(),
     issuerId: key.issuerId,
     mode: key.mode,
     dispatchDate: parsed.dispatch_date ? toUtc(parsed.dispatch_date) : now.toISOString(),

@@ -7,11 +7,16 @@
 // other (it stands for the first item); the other items are counted here, all at once, as far as
 // the key's window allows. Items beyond it are not attempted and report `rate_limit_exceeded`;
 // like a refused request, they do not count.
+//
+// Idempotency-Key (api/idempotency.ts): the whole batch's response is replayed, unless some item
+// was not attempted or failed by the service (rate limit, 503, 500): then nothing is kept and the
+// same key may be sent again. Items without `id` get ids derived from the key and their index.
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { batchOf, type BatchItemResult } from '../../domain/schemas.js';
 import type { Logger } from '../../platform/logger.js';
 import { asApiError, parseOrBadRequest } from '../errors.js';
+import { idempotent, idempotentDispatchId, markNotReplayable } from '../idempotency.js';
 import { requireScope } from '../middleware/auth.js';
 import type { ApiKey } from '../key-cache.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -31,8 +36,12 @@ const envelope = batchOf(z.unknown());
 
 type ItemOutcome = Omit<BatchItemResult, 'index'>;
 
+/** Item errors a retry of the same batch may not get again: such a batch's response is not kept for replay. */
+const RETRYABLE = new Set<string | undefined>(['rate_limit_exceeded', 'service_unavailable', 'internal_error']);
+
 export function batchRoutes(router: Router, deps: RegistrationDeps & { limiter: RateLimiter; logger: Logger }): void {
-  router.post('/v1/dispatches/batch', requireScope('dispatches:write'), jsonBody(BATCH_BODY_LIMIT), async (ctx) => {
+  const idempotency = idempotent(deps.pool, deps.logger);
+  router.post('/v1/dispatches/batch', requireScope('dispatches:write'), jsonBody(BATCH_BODY_LIMIT), idempotency, async (ctx) => {
     const key = ctx.state.apiKey!;
     const items = parseOrBadRequest(envelope, ctx.request.body).dispatches;
 
@@ -56,12 +65,13 @@ export function batchRoutes(router: Router, deps: RegistrationDeps & { limiter: 
     const worker = async () => {
       for (let i = next++; i < admitted; i = next++) {
         // Once Temporal is unreachable, the rest would each wait out the deadline for the same answer.
-        outcomes[i] = unavailable ?? (await registerItem(deps, key, items[i], ctx.state.requestId));
+        outcomes[i] = unavailable ?? (await registerItem(deps, key, items[i], ctx.state.requestId, idempotentDispatchId(ctx, i)));
         if (outcomes[i].error?.error === 'service_unavailable') unavailable ??= notAttempted(outcomes[i]);
       }
     };
     await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, admitted) }, worker));
     for (let i = admitted; i < items.length; i++) outcomes[i] = refusal!;
+    if (outcomes.some((outcome) => RETRYABLE.has(outcome.error?.error))) markNotReplayable(ctx);
 
     ctx.body = { results: outcomes.map((outcome, index) => ({ index, ...outcome })) };
   });
@@ -72,10 +82,11 @@ async function registerItem(
   key: ApiKey,
   item: unknown,
   requestId: string,
+  assignedId: string | undefined,
 ): Promise<ItemOutcome> {
   let id: string | undefined;
   try {
-    const registration = parseRegistration(item, key);
+    const registration = parseRegistration(item, key, new Date(), assignedId);
     id = registration.id;
     const registered = await register(deps, key, registration);
     return { result: registered.outcome, id: registered.id };

@@ -1,0 +1,159 @@
+// Idempotency-Key on POST /v1/dispatches and /batch (docs/http-contract.md "Idempotency-Key"), with
+// Stripe's semantics: within 24 hours, the same key with the same request (method, path and the
+// canonical JSON of the body) replays the first response — same status, same body, plus
+// `Idempotent-Replayed: true`; the same key with another request, or while the first is still
+// running, is a 409 conflict. Keys belong to the issuer and mode of the API key that sends them, and
+// live in Postgres (db/idempotency-keys.ts), so the rule holds across API processes.
+//
+// What is kept: every response the route itself answers below 500, its 4xx errors included. Not
+// kept, so the client may retry with the same key: 5xx, and a batch with items not attempted or
+// failed by the service (`markNotReplayable`); also what is refused before the route runs (401, 403
+// for a missing scope, 429, a body that is not JSON, 413, 415).
+//
+// A registration without `id` sent with a key gets an id derived from the key and the request
+// (`idempotentDispatchId`), not a random one: even when a retry takes over a key whose first
+// request died mid-way (db/idempotency-keys.ts IDEMPOTENCY_LOCK_MS), it registers the same id and so
+// never creates a second dispatch.
+import { createHash } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  deleteExpiredIdempotencyKeys,
+  releaseIdempotencyKey,
+  type IdempotencyScope,
+} from '../db/idempotency-keys.js';
+import type { Pool } from '../db/pool.js';
+import type { Logger } from '../platform/logger.js';
+import { asApiError, badRequest, conflict } from './errors.js';
+import { canonicalJson } from './fingerprint.js';
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+/** 1–255 printable ASCII characters (space included). */
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7e]{1,255}$';
+const KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
+/** Response headers a replay repeats (the X-RateLimit-* and X-Request-Id are the replaying request's own). */
+const REPLAYED_HEADERS = ['Location'];
+/** Expired keys are deleted by the API processes themselves, at most this often per process. */
+const CLEANUP_EVERY_MS = 60_000;
+
+interface Held {
+  scope: IdempotencyScope;
+  hash: string;
+  replayable: boolean;
+}
+
+declare module 'koa' {
+  interface DefaultState {
+    /** The Idempotency-Key this request holds, when it sent one. */
+    idempotency?: Held;
+  }
+}
+
+/** SHA-256 of what makes two requests the same: method, path and the body's canonical JSON. */
+export function idempotencyRequestHash(method: string, path: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method} ${path}\n${canonicalJson(body)}`)
+    .digest('hex');
+}
+
+/** The id a registration without `id` gets under an Idempotency-Key: a UUID v4 derived from the key and request. */
+export function idempotentDispatchId(ctx: Context, index = 0): string | undefined {
+  const held = ctx.state.idempotency;
+  if (!held) return undefined;
+  const { issuerId, mode, key } = held.scope;
+  const bytes = createHash('sha256')
+    .update([issuerId, mode, key, held.hash, String(index)].join('\0'))
+    .digest()
+    .subarray(0, 16);
+  bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
+  bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 9562 variant
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The response must not be replayed (a batch item the service could not attempt): the client may retry the key. */
+export function markNotReplayable(ctx: Context): void {
+  if (ctx.state.idempotency) ctx.state.idempotency.replayable = false;
+}
+
+/** The middleware; after the key's scope check and the JSON body parser, before the route. */
+export function idempotent(pool: Pool, logger: Logger): Middleware {
+  let lastCleanup = 0;
+  const cleanup = () => {
+    if (Date.now() - lastCleanup < CLEANUP_EVERY_MS) return;
+    lastCleanup = Date.now();
+    deleteExpiredIdempotencyKeys(pool).catch((error: unknown) => logger.warn({ err: error }, 'expired idempotency keys not deleted'));
+  };
+
+  return async (ctx, next) => {
+    const sent = ctx.headers['idempotency-key'];
+    if (sent === undefined) return next();
+    if (typeof sent !== 'string' || !KEY.test(sent)) {
+      throw badRequest(`${IDEMPOTENCY_HEADER}: must be 1 to 255 printable ASCII characters`);
+    }
+    const apiKey = ctx.state.apiKey!;
+    const scope: IdempotencyScope = { issuerId: apiKey.issuerId, mode: apiKey.mode, key: sent };
+    const hash = idempotencyRequestHash(ctx.method, ctx.path, ctx.request.body);
+    cleanup();
+
+    const claim = await claimIdempotencyKey(pool, scope, hash);
+    if (claim.outcome === 'mismatch') {
+      throw conflict(
+        `${IDEMPOTENCY_HEADER}: this key was used in the last 24 hours for a different request (another body or path); ` +
+          'send a new key for a new request',
+      );
+    }
+    if (claim.outcome === 'in_flight') {
+      throw conflict(`${IDEMPOTENCY_HEADER}: a request with this key is still in progress; retry later`);
+    }
+    if (claim.outcome === 'replay') {
+      ctx.status = claim.response.statusCode;
+      ctx.set(claim.response.headers);
+      ctx.set(REPLAYED_HEADER, 'true');
+      ctx.type = 'application/json';
+      ctx.body = claim.response.body;
+      return;
+    }
+
+    const held: Held = { scope, hash, replayable: true };
+    ctx.state.idempotency = held;
+    try {
+      await next();
+    } catch (error) {
+      const known = asApiError(error);
+      if (known && known.status < 500) {
+        const headers = pick(known.headers);
+        await completeIdempotencyKey(pool, scope, hash, {
+          statusCode: known.status,
+          headers,
+          body: JSON.stringify({ error: known.code, message: known.message }),
+        });
+      } else {
+        await releaseIdempotencyKey(pool, scope, hash).catch(() => undefined);
+      }
+      throw error;
+    }
+    if (ctx.status >= 500 || !held.replayable) {
+      await releaseIdempotencyKey(pool, scope, hash);
+      return;
+    }
+    // Sent as the very text that is stored, so a replay is byte for byte the first answer.
+    const text = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body);
+    ctx.type = 'application/json';
+    ctx.body = text;
+    const headers = pick(Object.fromEntries(REPLAYED_HEADERS.map((name) => [name, ctx.response.get(name)])));
+    try {
+      await completeIdempotencyKey(pool, scope, hash, { statusCode: ctx.status, headers, body: text });
+    } catch (error) {
+      // The work is done and the answer stands. The key stays claimed until its lease ends; a retry
+      // then takes it over and, with the same derived ids, creates nothing twice.
+      logger.warn({ err: error, request_id: ctx.state.requestId }, 'idempotency key response not stored');
+    }
+  };
+}
+
+function pick(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name, value]) => REPLAYED_HEADERS.includes(name) && value));
+}
