@@ -22,6 +22,7 @@ import { openApiJson } from './openapi.js';
 import { RateLimiter } from './rate-limiter.js';
 import { RequestAdmission } from './request-admission.js';
 import { batchRoutes } from './routes/batch.js';
+import { carrierEventRoutes } from './routes/carrier-events.js';
 import { dispatchRoutes } from './routes/dispatches.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRouter } from './routes/health.js';
@@ -65,6 +66,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   statusRoutes(v1, pool);
   dispatchRoutes(v1, deps);
   eventRoutes(v1, deps);
+  carrierEventRoutes(v1, pool);
   listRoutes(v1, pool);
   batchRoutes(v1, { ...deps, limiter });
   testHelperRoutes(v1, deps);

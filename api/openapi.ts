@@ -7,7 +7,9 @@ import {
   batchBody,
   batchResults,
   carrierEventAccepted,
-  carrierEventBody,
+  carrierEventList,
+  carrierEventListQuery,
+  carrierEventRequest,
   dispatchList,
   dispatchListQuery,
   errorBody,
@@ -20,6 +22,7 @@ import {
   uuidV4,
 } from '../domain/schemas.js';
 import { DISPATCH_DATE_RULE, OCCURRED_AT_RULE } from '../domain/input-bounds.js';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from './idempotency.js';
 import { BODY_LIMIT } from './middleware/json-body.js';
 import { BATCH_BODY_LIMIT } from './routes/batch.js';
 
@@ -46,6 +49,23 @@ const bodyErrors = (limit = BODY_LIMIT): ZodOpenApiResponsesObject => ({
   '413': error(`body larger than ${limit} (\`payload_too_large\`)`),
   '415': error('body not sent as application/json (`unsupported_media_type`)'),
 });
+const idempotencyKeyHeader = z.object({
+  [IDEMPOTENCY_HEADER]: z
+    .string()
+    .regex(new RegExp(IDEMPOTENCY_KEY_PATTERN), 'must be 1 to 255 printable ASCII characters')
+    .optional()
+    .meta({
+      description:
+        'makes a retry safe: within 24 hours the same key with the same body replays the first response (with ' +
+        '`Idempotent-Replayed: true`), with another body it is a 409; keys belong to the issuer and mode of the API key',
+      example: 'order-4711',
+    }),
+});
+const replayed = {
+  [REPLAYED_HEADER]: z.literal('true').optional().meta({ description: 'present on a response replayed for an `Idempotency-Key`' }),
+};
+const idempotencyConflict =
+  'the `Idempotency-Key` was used in the last 24 hours with another body, or a request with it is still in progress (`conflict`)';
 const dispatchId = z.object({
   id: uuidV4.meta({ description: 'dispatch id, a UUID v4', example: '7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }),
 });
@@ -71,18 +91,22 @@ const getStatus: ZodOpenApiOperationObject = {
 
 const register: ZodOpenApiOperationObject = {
   operationId: 'registerDispatch',
-  summary: 'Register a dispatch so tracking begins (idempotent by id)',
+  summary: 'Register a dispatch so tracking begins (idempotent by id, and by Idempotency-Key)',
   security: [{ bearerAuth: [] }],
+  requestParams: { header: idempotencyKeyHeader },
   requestBody: { required: true, content: json(registrationBody) },
   responses: {
     '200': {
       description: 'already registered with the same body: the current record',
-      headers: rateLimitHeaders,
+      headers: rateLimitHeaders.extend(replayed),
       content: json(statusRecord),
     },
     '201': {
       description: 'registered; queryable at once',
-      headers: rateLimitHeaders.extend({ Location: z.string().meta({ example: '/v1/status/7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }) }),
+      headers: rateLimitHeaders.extend({
+        Location: z.string().meta({ example: '/v1/status/7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }),
+        ...replayed,
+      }),
       content: json(statusRecord),
     },
     ...bodyErrors(),
@@ -91,7 +115,7 @@ const register: ZodOpenApiOperationObject = {
         'the message names the field (`bad_request`)',
     ),
     '403': error('the key lacks `dispatches:write` (`forbidden`)'),
-    '409': error('the id was registered with a different body, or by another issuer (`conflict`)'),
+    '409': error(`the id was registered with a different body, or by another issuer; or ${idempotencyConflict}`),
     '503': error('the workflow service is unreachable (`service_unavailable`)'),
     ...commonErrors,
   },
@@ -102,7 +126,12 @@ const postEvent: ZodOpenApiOperationObject = {
   summary: 'Report a carrier status event for a dispatch',
   security: [{ bearerAuth: [] }],
   requestParams: { path: dispatchId },
-  requestBody: { required: true, content: json(carrierEventBody) },
+  description:
+    "`vocabulary` (default `service`) says whose statuses `status` holds: the service's five states, EasyPost tracker " +
+    "statuses (`easypost`) or Stripe Issuing card shipping statuses (`stripe_issuing`), mapped to the service's state and " +
+    'exception reason by one table (docs/http-contract.md "Carrier vocabularies"); a `reason` in the body overrides the ' +
+    "mapped one. A status that says nothing about the card (EasyPost's `unknown`, `error`) is refused (400).",
+  requestBody: { required: true, content: json(carrierEventRequest) },
   responses: {
     '202': {
       description: 'accepted; `duplicate` is true for a repeat (same event_id, or same status and occurred_at), which has no effect',
@@ -121,6 +150,24 @@ const postEvent: ZodOpenApiOperationObject = {
         '`workflow_closed` but changes nothing (`conflict`)',
     ),
     '503': error('the workflow service is unreachable (`service_unavailable`)'),
+    ...commonErrors,
+  },
+};
+
+const listCarrierEvents: ZodOpenApiOperationObject = {
+  operationId: 'listCarrierEvents',
+  summary: "A dispatch's carrier events, in the order they arrived, with what each did",
+  description:
+    '`effect` says what the event did to the dispatch (`applied`, `exception_repeated`, `stale`, `backward`, ' +
+    '`unchanged`, `after_delivery`, `workflow_closed`, `rejected`), null until the workflow has folded it. Pagination ' +
+    'is by cursor: pass `next_cursor` as `cursor` until it is null.',
+  security: [{ bearerAuth: [] }],
+  requestParams: { path: dispatchId, query: carrierEventListQuery },
+  responses: {
+    '200': { description: 'one page of carrier events', headers: rateLimitHeaders, content: json(carrierEventList) },
+    '400': error('`id` is not a UUID v4, or a parameter is invalid, repeated or unknown; the message names it (`bad_request`)'),
+    '403': error('the key lacks `status:read` (`forbidden`)'),
+    '404': error("no dispatch with this id for this key's issuer and mode (`not_found`)"),
     ...commonErrors,
   },
 };
@@ -147,14 +194,18 @@ const registerBatch: ZodOpenApiOperationObject = {
   description:
     'Each item is registered exactly as `POST /v1/dispatches` would (same validation, idempotent by id); one bad item ' +
     "never fails the others. Rate limit: a batch counts as one request per item; items beyond what the key's window " +
-    'allows are not attempted and report `rate_limit_exceeded` (and the response carries `Retry-After`).',
+    'allows are not attempted and report `rate_limit_exceeded` (and the response carries `Retry-After`). With an ' +
+    '`Idempotency-Key`, the response is replayed for the same key and body, unless an item was not attempted or failed ' +
+    'with a 5xx error (then the same key may be sent again).',
   security: [{ bearerAuth: [] }],
+  requestParams: { header: idempotencyKeyHeader },
   requestBody: { required: true, content: json(batchBody) },
   responses: {
-    '200': { description: 'one result per item, in input order', headers: rateLimitHeaders, content: json(batchResults) },
+    '200': { description: 'one result per item, in input order', headers: rateLimitHeaders.extend(replayed), content: json(batchResults) },
     ...bodyErrors(BATCH_BODY_LIMIT),
     '400': error(`not \`{ "dispatches": [...] }\` with 1–${BATCH_MAX_ITEMS} items (\`bad_request\`); an invalid item is reported in its result`), // prettier-ignore
     '403': error('the key lacks `dispatches:write` (`forbidden`)'),
+    '409': error(idempotencyConflict),
     ...commonErrors,
   },
 };
@@ -229,7 +280,7 @@ export function openApiJson(): string {
         '/v1/status/{id}': { get: getStatus },
         '/v1/dispatches': { get: listDispatches, post: register },
         '/v1/dispatches/batch': { post: registerBatch },
-        '/v1/dispatches/{id}/events': { post: postEvent },
+        '/v1/dispatches/{id}/events': { get: listCarrierEvents, post: postEvent },
         '/v1/test_helpers/dispatches/{id}/fail': { post: testHelperFail },
         '/v1/test_helpers/dispatches/{id}/{action}': { post: testHelper },
       },

@@ -1,27 +1,49 @@
 // Tables: carrier_events (reads dispatches only for the dispatch date).
 // The carrier event log, written by the API as each event arrives (before the workflow is
 // signalled), so that no accepted event is lost and duplicates are recognised at the door; read
-// back, with what the workflow did with each, by the dashboard's dispatch page.
+// back, with what the workflow did with each, by the dashboard's dispatch page and by
+// GET /v1/dispatches/{id}/events (a page at a time).
+import { createHash } from 'node:crypto';
+import type { CarrierVocabulary } from '../domain/carrier-vocabularies.js';
 import type { CarrierEventBody, ExceptionReason } from '../domain/schemas.js';
 import type { EventEffect } from '../domain/state-machine.js';
 import type { Pool } from './pool.js';
 
+/** The status exactly as a carrier sent it in its own vocabulary (domain/carrier-vocabularies.ts). */
+export interface VocabularyStatus {
+  vocabulary: Exclude<CarrierVocabulary, 'service'>;
+  status: string;
+}
+
 /**
  * Records the event; returns false when an event with the same dedupe key was already recorded.
- * The service's own events (the prediction refresh's `overdue`) are logged here too.
+ * The service's own events (the prediction refresh's `overdue`) are logged here too. `status` and
+ * `reason` are the service's (what the workflow acts on); `original` keeps a carrier vocabulary's
+ * status as it was sent.
  */
 export async function insertCarrierEvent(
   pool: Pool,
   dispatchId: string,
   dedupeKey: string,
   event: Omit<CarrierEventBody, 'reason'> & { reason?: ExceptionReason },
+  original?: VocabularyStatus,
 ): Promise<boolean> {
   const { rowCount } = await pool.query({
-    name: 'carrier-event-insert',
-    text: `INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)
+    name: 'carrier-event-insert-v2',
+    text: `INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
            ON CONFLICT (dispatch_id, dedupe_key) DO NOTHING`,
-    values: [dispatchId, dedupeKey, event.event_id ?? null, event.status, event.occurred_at, event.reason ?? null, event.location ?? null],
+    values: [
+      dispatchId,
+      dedupeKey,
+      event.event_id ?? null,
+      event.status,
+      event.occurred_at,
+      event.reason ?? null,
+      event.location ?? null,
+      original?.vocabulary ?? null,
+      original?.status ?? null,
+    ],
   });
   return rowCount === 1;
 }
@@ -109,4 +131,81 @@ export async function listCarrierEvents(pool: Pool, dispatchId: string): Promise
     eventId: row.event_id,
     effect: row.effect,
   }));
+}
+
+// ---------- GET /v1/dispatches/{id}/events: the log a page at a time ----------
+
+/** Where a page ended: keyset position in the (received_at, dedupe_key) order. */
+export interface CarrierEventCursor {
+  /** received_at with its full microsecond precision. */
+  receivedAt: string;
+  dedupeKey: string;
+}
+
+export interface CarrierEventPageItem {
+  /** Stable and opaque: derived from the dispatch and the event's dedupe key (the table's key). */
+  id: string;
+  status: string;
+  occurredAt: string;
+  receivedAt: string;
+  reason: string | null;
+  location: string | null;
+  eventId: string | null;
+  effect: EventEffect | null;
+  original: VocabularyStatus | null;
+}
+
+const PAGE = `
+  SELECT dedupe_key, status, reason, location, event_id, effect, vocabulary, vocabulary_status,
+         to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
+         to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at
+    FROM carrier_events
+   WHERE dispatch_id = $1
+     AND ($2::timestamptz IS NULL OR (received_at, dedupe_key) > ($2, $3::text))
+   ORDER BY received_at, dedupe_key
+   LIMIT $4`;
+
+/** One dispatch's carrier events in the order they arrived, `limit` at a time. */
+export async function pageCarrierEvents(
+  pool: Pool,
+  dispatchId: string,
+  page: { limit: number; after?: CarrierEventCursor },
+): Promise<{ items: CarrierEventPageItem[]; next?: CarrierEventCursor }> {
+  const { rows } = await pool.query(PAGE, [dispatchId, page.after?.receivedAt ?? null, page.after?.dedupeKey ?? null, page.limit + 1]);
+  const items = rows.slice(0, page.limit).map((row) => ({
+    dedupeKey: row.dedupe_key as string,
+    id: carrierEventId(dispatchId, row.dedupe_key),
+    status: row.status,
+    occurredAt: row.occurred_at,
+    receivedAt: row.received_at,
+    reason: row.reason,
+    location: row.location,
+    eventId: row.event_id,
+    effect: row.effect,
+    original: row.vocabulary ? { vocabulary: row.vocabulary, status: row.vocabulary_status } : null,
+  }));
+  const last = items.at(-1);
+  return {
+    items: items.map(({ dedupeKey: _key, ...item }) => item),
+    next: rows.length > page.limit && last ? { receivedAt: last.receivedAt, dedupeKey: last.dedupeKey } : undefined,
+  };
+}
+
+/** `cevt_` and 24 hex digits of SHA-256 over the dispatch id and the dedupe key. */
+export function carrierEventId(dispatchId: string, dedupeKey: string): string {
+  return `cevt_${createHash('sha256').update(`${dispatchId}\0${dedupeKey}`).digest('hex').slice(0, 24)}`;
+}
+
+const EVENT_CURSOR = /^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z)\|([\s\S]+)$/;
+
+/** Opaque to callers (base64url); its layout may change without notice. */
+export function encodeCarrierEventCursor(cursor: CarrierEventCursor): string {
+  return Buffer.from(`${cursor.receivedAt}|${cursor.dedupeKey}`, 'utf8').toString('base64url');
+}
+
+/** Undefined for anything `encodeCarrierEventCursor` did not make. */
+export function decodeCarrierEventCursor(text: string): CarrierEventCursor | undefined {
+  const match = EVENT_CURSOR.exec(Buffer.from(text, 'base64url').toString('utf8'));
+  if (!match || Number.isNaN(Date.parse(match[1]))) return undefined;
+  return { receivedAt: match[1], dedupeKey: match[2] };
 }

@@ -2,6 +2,7 @@
 // events and error body (docs/http-contract.md). Types are inferred from these; the OpenAPI document is
 // generated from them, so the code, the docs and the webhook consumer kit cannot drift apart.
 import { z } from 'zod';
+import { CARRIER_VOCABULARIES, mapVocabularyStatus, vocabularyStatuses, type ForeignVocabulary } from './carrier-vocabularies.js';
 import { DISPATCH_DATE_RULE, OCCURRED_AT_RULE } from './input-bounds.js';
 
 export const DISPATCH_STATUSES = ['dispatched', 'in_transit', 'out_for_delivery', 'delivered', 'exception'] as const;
@@ -183,9 +184,68 @@ export const carrierEventBody = z
     reason: exceptionReason.optional(),
     location: plainText(1, 200).optional(),
   })
-  .strict()
-  .meta({ id: 'CarrierEvent' });
+  .strict();
 export type CarrierEventBody = z.output<typeof carrierEventBody>;
+
+/**
+ * The body as the route takes it: the service's own vocabulary (`vocabulary` absent or "service"),
+ * or a carrier's (domain/carrier-vocabularies.ts maps its status). One variant per vocabulary, each
+ * strict, so that the route can pick the variant by `vocabulary` and name the failing field, and the
+ * document (their union) says exactly what is taken. A carrier's status that says nothing about the
+ * card (EasyPost's `unknown`, `error`) is in no variant: refused with 400 naming `status`.
+ */
+const carrierEventFields = carrierEventBody.omit({ status: true }).shape;
+const vocabularyEvent = <V extends ForeignVocabulary>(
+  vocabulary: V,
+  statuses: readonly [string, ...string[]],
+  id: string,
+  description: string,
+) =>
+  z
+    .object({
+      vocabulary: z.literal(vocabulary),
+      status: z.enum(statuses, { error: `must be one of ${statuses.join(', ')} (the ${vocabulary} statuses that say where the card is)` }),
+      ...carrierEventFields,
+    })
+    .strict()
+    .meta({ id, description });
+
+export const CARRIER_EVENT_VARIANTS = {
+  service: carrierEventBody
+    .extend({ vocabulary: z.literal('service').optional() })
+    .strict()
+    .meta({
+      id: 'CarrierEvent',
+      description: "the service's own five states (the default vocabulary)",
+    }),
+  easypost: vocabularyEvent(
+    'easypost',
+    mappedStatuses('easypost'),
+    'CarrierEventEasyPost',
+    "an EasyPost tracker status, mapped to the service's states and exception reasons (EasyPost's `unknown` and `error` are refused)",
+  ),
+  stripe_issuing: vocabularyEvent(
+    'stripe_issuing',
+    mappedStatuses('stripe_issuing'),
+    'CarrierEventStripeIssuing',
+    "a Stripe Issuing card shipping status, mapped to the service's states and exception reasons",
+  ),
+} as const;
+
+/** Which variant a body is read with; anything else in the body is checked by that variant. */
+export const carrierEventVocabulary = z
+  .object({ vocabulary: z.enum(CARRIER_VOCABULARIES).optional() })
+  .loose()
+  .transform((body) => body.vocabulary ?? 'service');
+
+export const carrierEventRequest = z
+  .union([CARRIER_EVENT_VARIANTS.service, CARRIER_EVENT_VARIANTS.easypost, CARRIER_EVENT_VARIANTS.stripe_issuing])
+  .meta({ id: 'CarrierEventRequest' });
+
+function mappedStatuses(vocabulary: ForeignVocabulary): [string, ...string[]] {
+  const statuses = vocabularyStatuses(vocabulary).filter((status) => mapVocabularyStatus(vocabulary, status).ok);
+  return [statuses[0], ...statuses.slice(1)];
+}
 
 export const carrierEventAccepted = z.object({ accepted: z.literal(true), duplicate: z.boolean() }).meta({ id: 'CarrierEventAccepted' });
 
@@ -295,3 +355,60 @@ export const testHelperFailBody = z
   .strict()
   .meta({ id: 'TestHelperFail' });
 export const testHelperEmptyBody = z.object({}).strict();
+
+// ---------- GET /v1/dispatches/{id}/events ----------
+
+export const EVENT_EFFECTS = [
+  'applied',
+  'exception_repeated',
+  'stale',
+  'backward',
+  'unchanged',
+  'after_delivery',
+  'workflow_closed',
+  'rejected',
+] as const;
+
+/** The list's query string; unknown parameters are refused, as for GET /v1/dispatches. */
+export const carrierEventListQuery = z
+  .object({
+    limit: dispatchListQuery.shape.limit,
+    cursor: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,1000}$/, 'not a cursor this API returned; pass next_cursor unchanged')
+      .optional()
+      .meta({ description: 'the `next_cursor` of the previous page, unchanged (opaque: only a cursor this API returned is valid)' }),
+  })
+  .strict();
+
+export const carrierEventRecord = z
+  .object({
+    id: z.string().meta({ description: 'stable id of this carrier event (`cevt_…`)' }),
+    status: dispatchStatus.meta({ description: "the service's status the event stands for" }),
+    occurred_at: isoTimestamp.meta({ description: 'when the carrier saw it (UTC)' }),
+    received_at: isoTimestamp.meta({ description: 'when the service received it (UTC, microseconds)' }),
+    reason: z
+      .enum([...EXCEPTION_REASONS, ...SERVICE_EXCEPTION_REASONS])
+      .nullable()
+      .meta({ description: 'for an exception: its reason (`overdue` is decided by the service itself)' }),
+    location: z.string().nullable(),
+    event_id: z.string().nullable().meta({ description: "the carrier's event id, when it sent one" }),
+    effect: z
+      .enum(EVENT_EFFECTS)
+      .nullable()
+      .meta({ description: 'what the event did to the dispatch (docs/states.md); null until the workflow has folded it' }),
+    original: z
+      .object({ vocabulary: z.enum(['easypost', 'stripe_issuing']), status: z.string() })
+      .strict()
+      .nullable()
+      .meta({ description: 'the status exactly as sent in a carrier vocabulary; null for the service vocabulary' }),
+  })
+  .strict()
+  .meta({ id: 'CarrierEventRecord' });
+
+export const carrierEventList = z
+  .object({
+    data: z.array(carrierEventRecord).meta({ description: 'in the order the service received them' }),
+    next_cursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next page; null on the last page' }),
+  })
+  .meta({ id: 'CarrierEventList' });

@@ -162,3 +162,48 @@ describe('the document states the rules the server enforces (what the fuzz run f
     );
   });
 });
+
+describe('the integrator additions in the document (docs/http-contract.md)', () => {
+  it('documents the Idempotency-Key header, its 409 and Idempotent-Replayed on both registrations', () => {
+    const { paths } = document();
+    for (const operation of [paths['/v1/dispatches'].post, paths['/v1/dispatches/batch'].post]) {
+      const header = operation.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key');
+      expect(header.required).not.toBe(true);
+      expect(header).toMatchObject({ in: 'header', schema: { type: 'string', pattern: '^[\\x20-\\x7e]{1,255}$' } });
+      expect(operation.responses['409'].description).toMatch(/Idempotency-Key/);
+      expect(operation.responses['200'].headers['Idempotent-Replayed']).toBeDefined();
+    }
+  });
+
+  it('documents GET /v1/dispatches/{id}/events with the carrier event shape', () => {
+    const { paths, components } = document();
+    const list = paths['/v1/dispatches/{id}/events'].get;
+    expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['cursor', 'id', 'limit']);
+    expect(Object.keys(components.schemas.CarrierEventRecord.properties).sort()).toEqual(
+      ['effect', 'event_id', 'id', 'location', 'occurred_at', 'original', 'reason', 'received_at', 'status'].sort(),
+    );
+  });
+
+  it('documents each carrier vocabulary as a variant of the event body, without the statuses it refuses', () => {
+    const { components } = document();
+    expect(components.schemas.CarrierEventEasyPost.properties.status.enum).toEqual([
+      'pre_transit',
+      'in_transit',
+      'out_for_delivery',
+      'delivered',
+      'available_for_pickup',
+      'return_to_sender',
+      'failure',
+      'cancelled',
+    ]);
+    expect(components.schemas.CarrierEventStripeIssuing.properties.status.enum).toEqual([
+      'pending',
+      'shipped',
+      'delivered',
+      'returned',
+      'failure',
+      'canceled',
+    ]);
+    expect(components.schemas.CarrierEventRequest.anyOf).toHaveLength(3);
+  });
+});
