@@ -15,16 +15,19 @@
 //    mostly itself; where they are alike, it is mostly its country. No hard cut-off between levels.
 //    The parent's distribution pools its areas by volume, so it carries the spread between its busy
 //    areas only; step 4 adds the spread between areas that a sparse or new code's history leaves open.
-// 3. Confidence from how much the postal code has and how the distribution spreads (confidenceFor).
-// 4. The window is the shortest interval holding TARGET_COVERAGE (90 % for every level) of the
-//    predictive distribution, with the spread between areas that the code's own history has not
-//    resolved added to it (unresolvedAreaVariance: all of it for a code never delivered to, since
-//    the prefix's pooled deliveries describe its busy codes, not a new one; almost none for a
-//    well-known code), then corrected split-conformally: the model is fitted on the older
-//    75 % of each level's history; the most specific level with MIN_CALIBRATION held-out (most
-//    recent 25 %) deliveries scores them against the interval the same model gives that level, and
-//    the correction that makes that level's interval meet the target is applied to the window.
-//    Same target, so a Low window is never a cheaper promise: it is wider because the data say less.
+// 3. Confidence first, from how well the data pin the window down (confidenceFor): the postal
+//    code's own deliveries, the spread of its predictive distribution, whether a slowdown was
+//    detected or a delay declared, and whether any level holds enough held-out deliveries to
+//    calibrate the level's target. The level decides the target, so it comes before the window.
+// 4. The window is the shortest interval holding TARGET_COVERAGE[confidence] (High 97 %, Medium
+//    92 %, Low 85 %) of the predictive distribution, with the spread between areas that the code's
+//    own history has not resolved added to it (unresolvedAreaVariance: all of it for a code never
+//    delivered to, since the prefix's pooled deliveries describe its busy codes, not a new one;
+//    almost none for a well-known code), then corrected split-conformally: the model is fitted on
+//    the older 75 % of each level's history; the most specific level with enough held-out (most
+//    recent 25 %) deliveries for the target (calibrationSizeFor: 33 for 97 %, else MIN_CALIBRATION)
+//    scores them against the interval the same model gives that level, and the correction that
+//    makes that level's interval meet the target is applied to the window.
 // 5. Conditions: a slowdown (recent median transit of the most specific area with enough recent
 //    deliveries above its long-run median, confirmed by a sign test: slowdownDays) moves the window
 //    later; an operator-declared delay of N days moves it N later and, since N is an estimate,
@@ -32,13 +35,13 @@
 //    the default table (docs/predictions.md "Conditions").
 // 6. Status narrowing (delivered, out for delivery, exception) is the foundation's, unchanged.
 import { addBusinessDays, businessDayOnOrAfter, laterDate, utcDateOf } from './calendar.js';
+import { conformalEnds } from './conformal-window.js';
 import { LOW_CONFIDENCE_EXTRA_DAYS, notInThePast, predict, transitRangeFor, type Prediction, type PredictionInput } from './prediction.js';
 import type { ConfidenceLevel } from './schemas.js';
 import {
   addNormalNoise,
   binomialUpperTail,
   combine,
-  conformalCorrection,
   normalise,
   quantile,
   shortestInterval,
@@ -89,11 +92,12 @@ export interface TransitStatistics {
 }
 
 /**
- * Coverage each confidence level's window is calibrated to meet (see docs/predictions.md "Calibration"): the
- * same for every level. The confidence says how much data and how little spread stand behind the
- * window; a lower target for Low would make the least-known windows the narrowest.
+ * Coverage each confidence level's window is calibrated to meet (docs/predictions.md "Calibration"):
+ * the share of actual deliveries inside the window. A cardholder reads High as "almost certainly in
+ * this window", so High promises the most; Low says the estimate is less certain, and its window
+ * is the narrowest promise the data support, not a wider one that is always right.
  */
-export const TARGET_COVERAGE: Readonly<Record<ConfidenceLevel, number>> = { High: 0.9, Medium: 0.9, Low: 0.9 };
+export const TARGET_COVERAGE: Readonly<Record<ConfidenceLevel, number>> = { High: 0.97, Medium: 0.92, Low: 0.85 };
 /** Weight, in deliveries, of the parent level's distribution when the country cannot estimate it. */
 export const DEFAULT_PRIOR_STRENGTH = 20;
 /**
@@ -109,8 +113,17 @@ export const MOMENT_CAP_DAYS = 15;
 export const DECLARED_DELAY_UNCERTAINTY = 1 / 3;
 /** A country needs this many deliveries before its history replaces the default table. */
 export const MIN_COUNTRY_HISTORY = 30;
-/** Held-out deliveries needed at a level before it calibrates the window. */
+/**
+ * Held-out deliveries needed at a level before it calibrates the window, whatever the target; a
+ * higher target needs more (calibrationSizeFor).
+ */
 export const MIN_CALIBRATION = 20;
+/**
+ * ...and at least this many of them expected outside the window (n·(1 − coverage)): at 97 % with
+ * 50 held-out deliveries the conformal rank is the largest score, so one late card sets the window
+ * (a 13-day window where 7 holds 97 %, on the benchmark's network); with 100, the third largest.
+ */
+export const EXPECTED_CALIBRATION_MISSES = 3;
 /** Postal-code deliveries (fit + held out) for Medium, then High confidence... */
 export const MEDIUM_MIN_HISTORY = 10;
 export const HIGH_MIN_HISTORY = 50;
@@ -215,46 +228,141 @@ function shrink(own: Histogram, parent: Histogram, strength: number): number[] {
   return combine(own, 1 / (n + strength), parent, strength / (n + strength));
 }
 
-/** Confidence from the postal code's own deliveries and the spread of its predictive distribution. */
-export function confidenceFor(postalCodeHistory: number, predictive: Histogram): ConfidenceLevel {
-  const spread = (quantile(predictive, 0.9) ?? Infinity) - (quantile(predictive, 0.1) ?? 0);
-  if (postalCodeHistory >= HIGH_MIN_HISTORY && spread <= HIGH_MAX_SPREAD) return 'High';
+/**
+ * The fewest held-out deliveries for which split-conformal calibration at `coverage` exists: the
+ * correction is the ⌈(n + 1)·coverage⌉-th smallest of n scores, so n must reach that rank
+ * (statistics.ts conformalCorrection). 6 for 85 %, 12 for 92 %, 33 for 97 %.
+ */
+export function minConformalSize(coverage: number): number {
+  let n = 1;
+  while (Math.ceil((n + 1) * coverage) > n) n += 1;
+  return n;
+}
+
+/**
+ * Held-out deliveries a level needs to calibrate a window at `coverage`: MIN_CALIBRATION, or more
+ * where the finite-sample rank needs it (33 for High's 97 %: with 32 the rank is 33, beyond the
+ * sample). A level with fewer leaves calibration to its parent; when no level has enough for 97 %,
+ * High is not granted (confidenceFor), since its window could not be shown to hold 97 %.
+ */
+export function calibrationSizeFor(coverage: number): number {
+  return Math.max(MIN_CALIBRATION, minConformalSize(coverage), Math.ceil(EXPECTED_CALIBRATION_MISSES / (1 - coverage) - 1e-9));
+}
+
+/** What the confidence is decided from (step 3): how well the data pin the window down. */
+export interface ConfidenceSignals {
+  /** Deliveries to the postal code (fitted and held out). */
+  postalCodeHistory: number;
+  /** 10th–90th percentile spread of the code's predictive distribution, business days. */
+  spread: number;
+  /** Business days of slowdown detected in the area's recent deliveries (slowdownDays). */
+  slowdownDays: number;
+  /** Business days of delay an operator declared for the destination (operatorDelayDays). */
+  declaredDelayDays: number;
+  /** Held-out deliveries of the largest level (code, prefix or country): what calibration can use. */
+  calibrationSize: number;
+}
+
+/**
+ * The confidence level (docs/predictions.md "Confidence levels"):
+ * - High: ≥ HIGH_MIN_HISTORY deliveries to the code, spread ≤ HIGH_MAX_SPREAD, no slowdown, no
+ *   declared delay, and enough held-out deliveries somewhere to calibrate 97 %.
+ * - Medium: ≥ MEDIUM_MIN_HISTORY deliveries, spread ≤ MEDIUM_MAX_SPREAD, no declared delay (a
+ *   detected slowdown is measured by the area's own recent deliveries, so it caps at Medium).
+ * - Low otherwise: a new or sparse code, a wide spread, or a declared delay (its size is the
+ *   operator's estimate, which no history can calibrate).
+ * Monotone: more deliveries (or held-out ones) with the same spread and conditions never lower it.
+ */
+export function confidenceFor(signals: ConfidenceSignals): ConfidenceLevel {
+  const { postalCodeHistory, spread, slowdownDays: slowdown, declaredDelayDays: declared, calibrationSize } = signals;
+  if (declared > 0) return 'Low';
+  const disrupted = slowdown > 0;
+  const canCalibrateHigh = calibrationSize >= calibrationSizeFor(TARGET_COVERAGE.High);
+  if (!disrupted && canCalibrateHigh && postalCodeHistory >= HIGH_MIN_HISTORY && spread <= HIGH_MAX_SPREAD) return 'High';
   if (postalCodeHistory >= MEDIUM_MIN_HISTORY && spread <= MEDIUM_MAX_SPREAD) return 'Medium';
   return 'Low';
 }
 
-/** The window in business days from the first business day on or after dispatch (steps 3–4). */
-export function transitDays(stats: TransitStatistics): { days: [number, number]; confidence: ConfidenceLevel } {
+/** 10th–90th percentile spread of a predictive distribution, in business days (Infinity when empty). */
+export function spreadOf(predictive: Histogram): number {
+  return (quantile(predictive, 0.9) ?? Infinity) - (quantile(predictive, 0.1) ?? 0);
+}
+
+/** Carrier conditions that bear on the confidence: detected slowdown and declared delay, business days. */
+export interface Conditions {
+  slowdownDays: number;
+  declaredDelayDays: number;
+}
+
+/**
+ * The window in business days from the first business day on or after dispatch (steps 3–4): the
+ * confidence first, then the window at that confidence's target.
+ */
+export function transitDays(
+  stats: TransitStatistics,
+  conditions: Conditions = { slowdownDays: 0, declaredDelayDays: 0 },
+): { days: [number, number]; confidence: ConfidenceLevel } {
+  const confidence = confidenceFor({
+    postalCodeHistory: total(stats.postalCode.fit) + total(stats.postalCode.calibration),
+    spread: spreadOf(levelPredictives(stats).code),
+    ...conditions,
+    calibrationSize: Math.max(...[stats.postalCode, stats.postalPrefix, stats.country].map((level) => total(level.calibration))),
+  });
+  return { days: calibratedWindow(stats, TARGET_COVERAGE[confidence]), confidence };
+}
+
+/**
+ * The postal code's window at `coverage`, in business days from the first business day on or after
+ * dispatch (step 4): the shortest interval of its predictive distribution (with the unresolved
+ * spread between areas) holding `coverage`, corrected split-conformally on the most specific level
+ * with calibrationSizeFor(coverage) held-out deliveries; widened by a day each side when none has.
+ */
+export function calibratedWindow(stats: TransitStatistics, coverage: number): [number, number] {
   const predictives = levelPredictives(stats);
-  const codeHistory = total(stats.postalCode.fit) + total(stats.postalCode.calibration);
-  const confidence = confidenceFor(codeHistory, predictives.code);
-  const coverage = TARGET_COVERAGE[confidence];
   // The code's interval carries the spread between areas its history leaves open (unresolvedAreaVariance).
   const [lo, hi] = shortestInterval(addNormalNoise(predictives.code, unresolvedAreaVariance(stats)), coverage);
   // Held-out deliveries are scored against their own level's interval, never another area's: a slow
   // prefix's window scored on the whole country's deliveries would be "corrected" toward the country.
+  const needed = calibrationSizeFor(coverage);
   const calibration = (
     [
       [stats.postalCode, predictives.code],
       [stats.postalPrefix, predictives.prefix],
       [stats.country, predictives.country],
     ] as const
-  ).find(([level]) => total(level.calibration) >= MIN_CALIBRATION);
-  // Without enough held-out deliveries the fitted interval is widened by a day on each side.
-  const correction =
-    (calibration && conformalCorrection(shortestInterval(calibration[1], coverage), calibration[0].calibration, coverage)) ?? 1;
-  const min = Math.max(0, lo - correction);
-  return { days: [min, Math.max(min, hi + correction)], confidence };
+  ).find(([level]) => total(level.calibration) >= needed);
+  // Each end moves by its own number of days (conformal-window.ts): misses are late, so the early
+  // end is not widened for them. Without enough held-out deliveries (never for High, which
+  // confidenceFor grants only where some level has enough) the interval is widened a day each side.
+  const correction = (calibration && conformalEnds(calibration[1], shortestInterval(calibration[1], coverage), calibration[0].calibration, coverage)) ?? { early: 1, late: 1 }; // prettier-ignore
+  const min = Math.max(0, lo - correction.early);
+  return [min, Math.max(min, hi + correction.late)];
 }
 
 /** Business days a slowdown adds: how much slower the most specific area that can tell has recently been. */
 export function slowdownDays(stats: TransitStatistics): number {
+  return Math.round(slowdownExcess(stats));
+}
+
+/**
+ * The days a slowdown moves each end of the window: the excess of the recent median over the norm,
+ * rounded down for the early end and up for the late end. A median of an even count can fall
+ * between two days (12 recent deliveries, median 3.5 against a norm of 1): the area is 2 or 3 days
+ * slower, so the window moves 2 at its start and 3 at its end, rather than 3 and missing every card
+ * that is only 2 days late (docs/predictions.md "Conditions").
+ */
+export function slowdownShift(stats: TransitStatistics): { early: number; late: number } {
+  const excess = slowdownExcess(stats);
+  return { early: Math.floor(excess), late: Math.ceil(excess) };
+}
+
+function slowdownExcess(stats: TransitStatistics): number {
   const level = [stats.postalCode, stats.postalPrefix, stats.country].find((l) => l.recent.count >= MIN_RECENT_FOR_SLOWDOWN);
   if (!level || level.recent.median === null || level.longRunMedian === null) return 0;
   const excess = level.recent.median - level.longRunMedian;
   // A faster-than-usual spell does not narrow the window: it may end before this card arrives.
   if (excess < 1 || binomialUpperTail(level.recent.count, level.recent.slowerThanNorm, 0.5) > SLOWDOWN_P_VALUE) return 0;
-  return Math.round(excess);
+  return excess;
 }
 
 /** The largest operator delay in force today for the destination (country-wide or its prefix). */
@@ -282,7 +390,10 @@ export function predictFromHistory(input: PredictionInput, stats: TransitStatist
   const declared = stats ? operatorDelayDays(stats.operatorDelays, postalPrefixOf(input.destination.postal_code, country), input.today) : 0; // prettier-ignore
   if (!hasHistory && declared === 0) return foundation;
   // Without history the window is the foundation's (its table, Low), with no slowdown to read.
-  const transit = hasHistory ? { ...transitDays(stats), slowdown: slowdownDays(stats) } : { ...defaultTransitDays(country), slowdown: 0 };
+  const slowdown = hasHistory ? slowdownShift(stats) : { early: 0, late: 0 };
+  const transit = hasHistory
+    ? { ...transitDays(stats, { slowdownDays: slowdown.late, declaredDelayDays: declared }), slowdown }
+    : { ...defaultTransitDays(country), slowdown };
   switch (input.state.status) {
     case 'delivered':
     case 'out_for_delivery':
@@ -307,17 +418,16 @@ function defaultTransitDays(country: string): { days: [number, number]; confiden
 /** The window from the dispatch date: the transit days, moved by the slowdown and the declared delay (step 5). */
 function inTransitPrediction(
   input: PredictionInput,
-  transit: { days: [number, number]; confidence: ConfidenceLevel; slowdown: number },
+  transit: { days: [number, number]; confidence: ConfidenceLevel; slowdown: { early: number; late: number } },
   declared: number,
   country: string,
 ): Prediction {
-  const { days, confidence } = transit;
-  const shift = transit.slowdown + declared;
+  const { days, confidence, slowdown } = transit;
   const spread = Math.ceil(declared * DECLARED_DELAY_UNCERTAINTY);
   const start = businessDayOnOrAfter(utcDateOf(input.dispatchDate), country);
   const window = {
-    min: addBusinessDays(start, Math.max(0, days[0] + shift - spread), country),
-    max: addBusinessDays(start, days[1] + shift + spread, country),
+    min: addBusinessDays(start, Math.max(0, days[0] + slowdown.early + declared - spread), country),
+    max: addBusinessDays(start, days[1] + slowdown.late + declared + spread, country),
   };
   return { window: notInThePast(window, input.today, country), confidence };
 }

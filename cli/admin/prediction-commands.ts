@@ -2,12 +2,13 @@
 // out (docs/predictions.md "Quality"). For every live dispatch the service saw delivered, the window it
 // predicted at registration (the prediction log's version 1) against the actual delivery date, per
 // confidence level: how many, the share delivered inside the window (coverage, with its 95 %
-// interval) beside the level's target, and the median window width in business days of the
+// interval) beside the level's target (High 97 %, Medium 92 %, Low 85 %) and whether it is met,
+// and the median window width in business days of the
 // destination country. The figures are domain/prediction-quality.ts's, as in the simulator's report.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadRegistrationOutcomes } from '../../db/predictions.js';
-import { qualityByConfidence, type ConfidenceQuality } from '../../domain/prediction-quality.js';
+import { qualityByConfidence, targetVerdict, type ConfidenceQuality } from '../../domain/prediction-quality.js';
 import { isoDate } from '../../domain/schemas.js';
 import { output, parseOptions, table, withDatabase } from './context.js';
 
@@ -30,6 +31,12 @@ function toJson(row: ConfidenceQuality) {
     coverage_ci95: row.coverageInterval?.map(round) ?? null,
     target_coverage: row.targetCoverage,
     median_window_days: row.medianWindowDays,
+    // Added with the per-level targets (High 97 %, Medium 92 %, Low 85 %): the same target and
+    // interval under flat names, and how the coverage stands against the target.
+    target: row.targetCoverage,
+    ci_low: round(row.coverageInterval?.[0] ?? null),
+    ci_high: round(row.coverageInterval?.[1] ?? null),
+    verdict: targetVerdict(row),
   };
 }
 
@@ -37,7 +44,7 @@ function describe(rows: ConfidenceQuality[], total: number, since: string | unde
   return [
     `Window predicted at registration vs actual delivery, ${total} delivered dispatches${since ? ` dispatched since ${since}` : ''}:`,
     table(
-      ['CONFIDENCE', 'DISPATCHES', 'INSIDE', 'COVERAGE', '95% INTERVAL', 'TARGET', 'EARLY', 'LATE', 'MEDIAN WIDTH'],
+      ['CONFIDENCE', 'DISPATCHES', 'INSIDE', 'COVERAGE', '95% INTERVAL', 'TARGET', 'VERDICT', 'EARLY', 'LATE', 'MEDIAN WIDTH'],
       rows.map((r) => [
         r.confidence,
         String(r.dispatches),
@@ -45,6 +52,7 @@ function describe(rows: ConfidenceQuality[], total: number, since: string | unde
         percent(r.coverage),
         r.coverageInterval ? `${percent(r.coverageInterval[0])} – ${percent(r.coverageInterval[1])}` : '-',
         percent(r.targetCoverage),
+        targetVerdict(r)?.replace('_', ' ') ?? '-',
         String(r.early),
         String(r.late),
         r.medianWindowDays === null ? '-' : `${r.medianWindowDays} business days`,

@@ -5,6 +5,7 @@ import {
   median,
   qualityByConfidence,
   summariseOutcomes,
+  targetVerdict,
   wilsonInterval,
   windowBusinessDays,
   type PredictionOutcome,
@@ -62,17 +63,39 @@ describe('summariseOutcomes', () => {
 });
 
 describe('qualityByConfidence', () => {
-  it('reports High, Medium and Low in that order, each beside its target coverage', () => {
+  it('reports High, Medium and Low in that order, each beside its target coverage (97 %, 92 %, 85 %)', () => {
     const rows = qualityByConfidence([
       outcome('2026-11-25'),
       outcome('2026-11-30'),
       outcome('2026-11-25', { confidence: 'Low', window: { min: '2026-11-24', max: '2026-12-01' } }),
     ]);
     expect(rows.map((r) => [r.confidence, r.dispatches, r.inside, r.coverage, r.targetCoverage, r.medianWindowDays])).toEqual([
-      ['High', 2, 1, 0.5, 0.9, 3],
-      ['Medium', 0, 0, null, 0.9, null],
-      ['Low', 1, 1, 1, 0.9, 6],
+      ['High', 2, 1, 0.5, 0.97, 3],
+      ['Medium', 0, 0, null, 0.92, null],
+      ['Low', 1, 1, 1, 0.85, 6],
     ]);
+  });
+});
+
+describe('targetVerdict', () => {
+  const row = (inside: number, n: number, targetCoverage: number) => ({ coverage: inside / n, coverageInterval: wilsonInterval(inside, n), targetCoverage }); // prettier-ignore
+
+  it('is met when the coverage reaches the target', () => {
+    expect(targetVerdict(row(97, 100, 0.97))).toBe('met');
+  });
+
+  it('is within noise when the coverage is below the target but the 95 % interval holds it', () => {
+    // 18/20 = 90 %, interval 69.9 % – 97.2 %.
+    expect(targetVerdict(row(18, 20, 0.97))).toBe('within_noise');
+  });
+
+  it('is missed when the whole 95 % interval lies below the target', () => {
+    // 900/1000 = 90 %, interval 88.0 % – 91.7 %.
+    expect(targetVerdict(row(900, 1000, 0.92))).toBe('missed');
+  });
+
+  it('is null without dispatches', () => {
+    expect(targetVerdict({ coverage: null, coverageInterval: null, targetCoverage: 0.85 })).toBeNull();
   });
 });
 

@@ -21,18 +21,21 @@ const dir = mkdtempSync(path.join(tmpdir(), 'predictions-quality-'));
 
 beforeAll(async () => {
   h = await startHarness();
-  // 60 weekly deliveries to Zagreb 10000, each Monday → Wednesday: enough for a High window there.
-  // Croatia is used by no other test file; Slovakia (no history) gets the default table's Low window.
+  // 500 deliveries to Zagreb 10000 over the last 100 weeks, three each Monday → Wednesday and two
+  // each Tuesday → Thursday: enough for a High window there, whose 97 % target needs 100 held-out
+  // deliveries to calibrate (the most recent quarter of the ~480 at least 28 days old). Croatia is
+  // used by no other test file; Slovakia (no history) gets the default table's Low window.
   const lines = ['postal_code,country_code,dispatch_date,delivered_date'];
-  const firstMonday = Date.UTC(2025, 8, 1);
-  for (let week = 0; week < 60; week += 1) {
+  const weeksAgo = new Date(Date.now() - 101 * 7 * 86_400_000);
+  const firstMonday = Date.UTC(weeksAgo.getUTCFullYear(), weeksAgo.getUTCMonth(), weeksAgo.getUTCDate() - ((weeksAgo.getUTCDay() + 6) % 7));
+  for (let week = 0; week < 100; week += 1) {
     const day = (offset: number) => new Date(firstMonday + (week * 7 + offset) * 86_400_000).toISOString().slice(0, 10);
-    lines.push(`10000,HR,${day(0)},${day(2)}`);
+    lines.push(...Array<string>(3).fill(`10000,HR,${day(0)},${day(2)}`), ...Array<string>(2).fill(`10000,HR,${day(1)},${day(3)}`));
   }
   const file = path.join(dir, 'hr.csv');
   writeFileSync(file, `${lines.join('\n')}\n`);
   const imported = await cli(['history', 'import', file, '--json']);
-  expect(JSON.parse(imported.stdout)).toMatchObject({ imported: 60, skipped: 0 });
+  expect(JSON.parse(imported.stdout)).toMatchObject({ imported: 500, skipped: 0 });
 });
 
 afterAll(async () => {
@@ -125,9 +128,9 @@ describe('predictions quality', () => {
     expect(result.code).toBe(0);
     const { data } = JSON.parse(result.stdout) as { data: Array<Record<string, unknown>> };
     expect(data).toEqual([
-      expect.objectContaining({ confidence_level: 'High', dispatches: 2, inside: 1, early: 0, late: 1, coverage: 0.5, target_coverage: 0.9, median_window_days: windowBusinessDays(high[0].window, 'HR') }), // prettier-ignore
-      expect.objectContaining({ confidence_level: 'Medium', dispatches: 0, inside: 0, coverage: null, coverage_ci95: null, target_coverage: 0.9, median_window_days: null }), // prettier-ignore
-      expect.objectContaining({ confidence_level: 'Low', dispatches: 3, inside: 2, early: 1, late: 0, coverage: 0.6667, target_coverage: 0.9, median_window_days: windowBusinessDays(low[0].window, 'SK') }), // prettier-ignore
+      expect.objectContaining({ confidence_level: 'High', dispatches: 2, inside: 1, early: 0, late: 1, coverage: 0.5, target_coverage: 0.97, median_window_days: windowBusinessDays(high[0].window, 'HR') }), // prettier-ignore
+      expect.objectContaining({ confidence_level: 'Medium', dispatches: 0, inside: 0, coverage: null, coverage_ci95: null, target_coverage: 0.92, median_window_days: null }), // prettier-ignore
+      expect.objectContaining({ confidence_level: 'Low', dispatches: 3, inside: 2, early: 1, late: 0, coverage: 0.6667, target_coverage: 0.85, median_window_days: windowBusinessDays(low[0].window, 'SK') }), // prettier-ignore
     ]);
     const [ciLow, ciHigh] = data[2].coverage_ci95 as [number, number];
     expect(ciLow).toBeLessThan(0.6667);
@@ -136,6 +139,36 @@ describe('predictions quality', () => {
     const human = await cli(['predictions', 'quality', '--issuer', issuerId]);
     expect(human.stdout).toMatch(/5 delivered dispatches/);
     expect(human.stdout).toMatch(/^Low\s+3\s+2\s+66\.7 %/m);
+  }, 90_000);
+
+  it('shows each level’s target beside its coverage and 95 % interval under flat names, and whether the target is met', async () => {
+    const { issuerId, key } = await newIssuerKey();
+    const high = await register(key, '10000', 'HR');
+    const low = [await register(key, '811 01', 'SK'), await register(key, '811 01', 'SK')];
+    await recordDeliveredOn(high.id, high.window.max);
+    await recordDeliveredOn(low[0].id, low[0].window.min);
+    await recordDeliveredOn(low[1].id, dayAfter(low[1].window.max));
+
+    const result = await cli(['predictions', 'quality', '--issuer', issuerId, '--json']);
+    const { data } = JSON.parse(result.stdout) as { data: Array<Record<string, unknown>> };
+    const [high1, medium, low2] = data;
+    // 1 of 1 inside: coverage 100 %, at or above High's 97 %; Wilson interval of 1/1 is 20.7 % – 100 %.
+    expect(high1).toMatchObject({ confidence_level: 'High', coverage: 1, target: 0.97, ci_low: 0.2065, ci_high: 1, verdict: 'met' });
+    expect(high1.coverage_ci95).toEqual([high1.ci_low, high1.ci_high]);
+    expect(medium).toMatchObject({ confidence_level: 'Medium', dispatches: 0, target: 0.92, ci_low: null, ci_high: null, verdict: null });
+    // 1 of 2 inside: 50 % against 85 %, but the interval (9.5 % – 90.5 %) still holds 85 %.
+    expect(low2).toMatchObject({
+      confidence_level: 'Low',
+      coverage: 0.5,
+      target: 0.85,
+      ci_low: 0.0945,
+      ci_high: 0.9055,
+      verdict: 'within_noise',
+    });
+
+    const human = await cli(['predictions', 'quality', '--issuer', issuerId]);
+    expect(human.stdout).toMatch(/^High\s+1\s+1\s+100\.0 %\s+20\.7 % – 100\.0 %\s+97\.0 %\s+met\b/m);
+    expect(human.stdout).toMatch(/^Low\s+2\s+1\s+50\.0 %\s+9\.5 % – 90\.5 %\s+85\.0 %\s+within noise\b/m);
   }, 90_000);
 
   it('counts only dispatches dispatched on or after --since', async () => {
