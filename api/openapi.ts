@@ -166,8 +166,8 @@ const listCarrierEvents: ZodOpenApiOperationObject = {
   responses: {
     '200': { description: 'one page of carrier events', headers: rateLimitHeaders, content: json(carrierEventList) },
     '400': error('`id` is not a UUID v4, or a parameter is invalid, repeated or unknown; the message names it (`bad_request`)'),
-    '403': error('the key lacks `status:read` (`forbidden`)'),
-    '404': error("no dispatch with this id for this key's issuer and mode (`not_found`)"),
+    '403': error('the dispatch belongs to another issuer, or the key lacks `status:read` (`forbidden`)'),
+    '404': error("no dispatch with this id in this key's mode (`not_found`)"),
     ...commonErrors,
   },
 };

@@ -1,7 +1,8 @@
 // GET /v1/dispatches/{id}/events (docs/http-contract.md "GET /v1/dispatches/{id}/events"): the
 // dispatch's carrier events as the log holds them (db/carrier-events.ts), in arrival order, each with
-// what the workflow did with it (`effect`), a page at a time with an opaque cursor. The dispatch must
-// be the key's issuer's and mode's: any other id is a 404 that says nothing about its owner. The
+// what the workflow did with it (`effect`), a page at a time with an opaque cursor. Access as on every
+// route that names a dispatch (./access.ts): the other mode's or an unknown id → 404, another
+// issuer's → 403, as the spec orders for cross-issuer lookups. The
 // path id and the query are checked (400) before the key's scope (403), in the order of
 // docs/http-contract.md "Common rules", as GET /v1/status/{id} does.
 import type Router from '@koa/router';
@@ -9,9 +10,9 @@ import { decodeCarrierEventCursor, encodeCarrierEventCursor, pageCarrierEvents }
 import { findDispatch } from '../../db/dispatches.js';
 import type { Pool } from '../../db/pool.js';
 import { carrierEventListQuery, LIST_LIMIT_DEFAULT } from '../../domain/schemas.js';
-import { badRequest, dispatchNotFound, parseOrBadRequest } from '../errors.js';
+import { badRequest, parseOrBadRequest } from '../errors.js';
 import { checkScope } from '../middleware/auth.js';
-import { dispatchIdParam } from './access.js';
+import { checkAccess, dispatchIdParam } from './access.js';
 
 export function carrierEventRoutes(router: Router, pool: Pool): void {
   router.get('/v1/dispatches/:id/events', async (ctx) => {
@@ -23,8 +24,7 @@ export function carrierEventRoutes(router: Router, pool: Pool): void {
     if (query.cursor !== undefined && !after) throw badRequest('cursor: not a cursor this API returned; pass next_cursor unchanged');
 
     const key = checkScope(ctx.state.apiKey, 'status:read');
-    const dispatch = await findDispatch(pool, id);
-    if (!dispatch || dispatch.mode !== key.mode || dispatch.issuerId !== key.issuerId) throw dispatchNotFound(id);
+    checkAccess(key, id, await findDispatch(pool, id));
 
     const page = await pageCarrierEvents(pool, id, { limit: query.limit ?? LIST_LIMIT_DEFAULT, after });
     ctx.body = {

@@ -1,6 +1,7 @@
 // GET /v1/dispatches/{id}/events (docs/http-contract.md "GET /v1/dispatches/{id}/events"): the
 // dispatch's carrier events in arrival order with what each did (`effect`), a page at a time; only
-// the key's issuer and mode see them (any other id → 404); parameters checked like the list's.
+// the key's issuer and mode see them (the other mode's or an unknown id → 404, another issuer's → 403,
+// as on every route that names a dispatch); parameters checked like the list's.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startHarness, type Harness } from '../support/harness.js';
@@ -111,11 +112,11 @@ describe('GET /v1/dispatches/{id}/events', () => {
     expect(seen).toEqual(all);
   });
 
-  it("answers 404 for another issuer's dispatch, saying nothing about its owner", async () => {
+  it("answers 403 forbidden for another issuer's dispatch, as the spec orders for cross-issuer lookups", async () => {
     const id = await registered();
     const res = await listEvents(id, '', otherIssuerKey);
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'not_found', message: expect.not.stringMatching(/issuer/) });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: 'forbidden', message: expect.stringContaining('another issuer') });
   });
 
   it('answers 404 to a key of the other mode, and for an unknown id', async () => {
