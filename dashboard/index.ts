@@ -18,6 +18,7 @@ import { renderPage } from './render.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { deliveryLogRoutes } from './routes/delivery-log.js';
 import { dispatchRoutes } from './routes/dispatches.js';
+import { predictionQualityRoutes } from './routes/prediction-quality.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { webhookActionRoutes } from './routes/webhook-actions.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -30,6 +31,7 @@ const PAGES: Array<(router: Router, deps: DashboardDeps) => void> = [
   deliveryLogRoutes,
   apiKeyRoutes,
   dispatchRoutes,
+  predictionQualityRoutes,
 ];
 
 const STYLESHEET_PATH = `${DASHBOARD_PREFIX}/assets/dashboard.css`;

@@ -6,6 +6,7 @@ export const NAV = [
   { label: 'Delivery log', href: `${DASHBOARD_PREFIX}/deliveries` },
   { label: 'API keys', href: `${DASHBOARD_PREFIX}/api-keys` },
   { label: 'Dispatches', href: `${DASHBOARD_PREFIX}/dispatches` },
+  { label: 'Prediction quality', href: `${DASHBOARD_PREFIX}/prediction-quality` },
 ] as const;
 
 /** Where `/dashboard` and a successful sign-in lead. */
