@@ -1,11 +1,15 @@
 // Turns a prediction-quality run into its result: coverage and window width per confidence level
 // (domain/prediction-quality.ts, the same figures `predictions quality` prints), the same by kind of
 // area (regular, the undeclared slowdown, the declared disruption, sparse and unseen codes, the
-// sparse slow prefix), the foundation's fixed table on the same cards for comparison, and the check
-// that `predictions quality` reports on the delivered sample what the simulator computes for it.
-import { median, qualityByConfidence, summariseOutcomes, type ConfidenceQuality, type PredictionOutcome, type QualitySummary } from '../../domain/prediction-quality.js'; // prettier-ignore
+// sparse slow prefix), the foundation's fixed table on the same cards for comparison, each level's
+// median width beside the oracle's (the narrowest window holding the level's target under each
+// card's true distribution, oracle.ts), and the check that `predictions quality` reports on the
+// delivered sample what the simulator computes for it.
+import { median, qualityByConfidence, summariseOutcomes, targetVerdict, type ConfidenceQuality, type PredictionOutcome, type QualitySummary } from '../../domain/prediction-quality.js'; // prettier-ignore
 import { businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
+import { TARGET_COVERAGE } from '../../domain/prediction-model.js';
 import type { ConfidenceLevel } from '../../domain/schemas.js';
+import type { Oracle } from './oracle.js';
 import { DISRUPTION, inDisruption, inSlowdown, SLOWDOWN, SPARSE_HISTORY, SPARSE_PREFIX, type HeldOutDispatch } from './network.js';
 
 export interface Settings {
@@ -29,10 +33,21 @@ interface GroupRow {
   medianTransit: { history: number | null; windowStart: number | null; windowEnd: number | null; actual: number | null };
 }
 
+/** What the simulator's true distributions give a level's cards at the level's target (oracle.ts). */
+interface OracleRow {
+  confidence: ConfidenceLevel;
+  target: number;
+  /** Median width (business days, both ends) of each card's narrowest true window holding the target. */
+  medianWindowDays: number | null;
+  /** Share of the level's cards inside their own true window: what the best possible model would have hit. */
+  coverage: number | null;
+}
+
 export interface Result {
   date: string;
   settings: Settings;
   byConfidence: ConfidenceQuality[];
+  oracleByConfidence: OracleRow[];
   overall: QualitySummary;
   byArea: GroupRow[];
   /** The foundation's per-country table (domain/prediction.ts) on the same cards. */
@@ -74,6 +89,7 @@ export function buildResult(input: {
   foundation: PredictionOutcome[];
   sample: PredictionOutcome[];
   cli: Array<Record<string, unknown>>;
+  oracle: Oracle;
   environment: Record<string, string | number>;
 }): Result {
   const outcomes = input.registered.map((d) => d.outcome);
@@ -99,10 +115,27 @@ export function buildResult(input: {
     late: row.late,
     median_window_days: row.median_window_days,
   }));
+  const transitOf = (d: Registered) => {
+    const country = d.area.countryCode;
+    return businessDaysBetween(businessDayOnOrAfter(input.date, country), d.deliveredDate, country);
+  };
+  const oracleByConfidence = (['High', 'Medium', 'Low'] as const).map((confidence): OracleRow => {
+    const target = TARGET_COVERAGE[confidence];
+    const cards = input.registered.filter((d) => d.outcome.confidence === confidence);
+    const windows = cards.map((d) => [d, input.oracle.window(d.area, target)] as const);
+    const inside = windows.filter(([d, [lo, hi]]) => transitOf(d) >= lo && transitOf(d) <= hi).length;
+    return {
+      confidence,
+      target,
+      medianWindowDays: median(windows.map(([, [lo, hi]]) => hi - lo + 1)),
+      coverage: cards.length === 0 ? null : inside / cards.length,
+    };
+  });
   return {
     date: input.date,
     settings: input.settings,
     byConfidence: qualityByConfidence(outcomes),
+    oracleByConfidence,
     overall: summariseOutcomes(outcomes),
     byArea,
     foundation: summariseOutcomes(input.foundation),
@@ -145,9 +178,17 @@ function markdownTable(header: string[], rows: string[][]): string {
   return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
 
+const widthVerdict = (model: number | null, oracle: number | null) =>
+  model === null || oracle === null ? '–' : model <= oracle + 1 ? 'yes' : 'no';
+
+/** Whether the levels' hit rates are ordered as their targets are (levels without cards are left out). */
+export function ordered(rows: readonly ConfidenceQuality[]): boolean {
+  const rates = rows.filter((r) => r.coverage !== null).map((r) => r.coverage!);
+  return rates.every((rate, i) => i === 0 || rates[i - 1] > rate);
+}
+
 export function toMarkdown(r: Result): string {
-  const verdict = (row: ConfidenceQuality) =>
-    row.coverage === null ? '–' : row.coverage >= row.targetCoverage ? 'met' : row.coverageInterval![1] >= row.targetCoverage ? 'within noise' : 'missed'; // prettier-ignore
+  const verdict = (row: ConfidenceQuality) => targetVerdict(row)?.replace('_', ' ') ?? '–';
   return [
     `# prediction-quality, ${r.date}`,
     '',
@@ -156,13 +197,18 @@ export function toMarkdown(r: Result): string {
     '## By confidence level',
     '',
     markdownTable(
-      ['confidence', 'dispatches', 'inside window', '95 % interval', 'target', 'verdict', 'early', 'late', 'median width (business days)'],
+      ['confidence', 'dispatches', 'inside window', '95 % interval', 'target', 'verdict', 'early', 'late', 'median width (business days)', 'oracle median width at target', 'width ≤ oracle + 1', 'oracle inside'], // prettier-ignore
       [
-        ...r.byConfidence.map((row) => [row.confidence, String(row.dispatches), pct(row.coverage), interval(row), pct(row.targetCoverage), verdict(row), share(row.early, row), share(row.late, row), days(row.medianWindowDays)]), // prettier-ignore
-        ['all', String(r.overall.dispatches), pct(r.overall.coverage), interval(r.overall), '', '', share(r.overall.early, r.overall), share(r.overall.late, r.overall), days(r.overall.medianWindowDays)], // prettier-ignore
-        ['foundation table, same cards', String(r.foundation.dispatches), pct(r.foundation.coverage), interval(r.foundation), '', '', share(r.foundation.early, r.foundation), share(r.foundation.late, r.foundation), days(r.foundation.medianWindowDays)], // prettier-ignore
+        ...r.byConfidence.map((row) => {
+          const oracle = r.oracleByConfidence.find((o) => o.confidence === row.confidence);
+          return [row.confidence, String(row.dispatches), pct(row.coverage), interval(row), pct(row.targetCoverage), verdict(row), share(row.early, row), share(row.late, row), days(row.medianWindowDays), days(oracle?.medianWindowDays ?? null), widthVerdict(row.medianWindowDays, oracle?.medianWindowDays ?? null), pct(oracle?.coverage ?? null)]; // prettier-ignore
+        }),
+        ['all', String(r.overall.dispatches), pct(r.overall.coverage), interval(r.overall), '', '', share(r.overall.early, r.overall), share(r.overall.late, r.overall), days(r.overall.medianWindowDays), '', '', ''], // prettier-ignore
+        ['foundation table, same cards', String(r.foundation.dispatches), pct(r.foundation.coverage), interval(r.foundation), '', '', share(r.foundation.early, r.foundation), share(r.foundation.late, r.foundation), days(r.foundation.medianWindowDays), '', '', ''], // prettier-ignore
       ],
     ),
+    '',
+    `Hit rates ordered High > Medium > Low: **${ordered(r.byConfidence) ? 'yes' : 'no'}**. Oracle: each card's narrowest window holding its level's target under the simulator's true distribution of its code (with the slowdown or disruption where they apply); "oracle inside" is the share of the level's cards inside their own oracle window.`,
     '',
     '## By kind of area',
     '',
@@ -173,7 +219,7 @@ export function toMarkdown(r: Result): string {
     '',
     '## Check',
     '',
-    `\`predictions quality\` on the ${r.check.sample} held-out dispatches delivered through carrier events ${r.cliMatches ? 'reports exactly' : '**differs from**'} the simulator's figures for them (dispatches, inside, early, late and median width per level).`,
+    `\`predictions quality\` on ${r.check.sample} dispatches delivered through carrier events (to the areas of a sample of the held-out cards, dispatched 45 days ago so that their deliveries lie in the past) ${r.cliMatches ? 'reports exactly' : '**differs from**'} the simulator's figures for them (dispatches, inside, early, late and median width per level).`,
     '',
     '## Settings and environment',
     '',

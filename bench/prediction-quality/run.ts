@@ -24,7 +24,8 @@ import { resolveTemporalCli } from '../../platform/temporal-cli.js';
 import { startDevServer } from '../../temporal/dev-server.js';
 import { firstJsonLine, REPO_ROOT, startScript, stopChild } from '../status-read/processes.js';
 import { inParallel } from '../webhook-latency/load.js';
-import { buildNetwork, DISRUPTION, heldOut, history, prng, type HeldOutDispatch } from './network.js';
+import { buildNetwork, deliveryDate, DISRUPTION, heldOut, history, prng, type HeldOutDispatch } from './network.js';
+import { trueDistributions } from './oracle.js';
 import { buildResult, toMarkdown, type Settings } from './report.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -37,6 +38,8 @@ const settings: Settings = {
 };
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench/prediction-quality/results');
 const TASK_QUEUE = 'bench-prediction-quality';
+/** How long before today the check's dispatches were made, so that their deliveries lie in the past. */
+const CHECK_DAYS_AGO = 45;
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 const started = Date.now();
 const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
@@ -140,11 +143,33 @@ try {
   });
   log(`registered ${registered.length} held-out dispatches (${registrationsPerSecond}/s) after ${elapsed()}`);
 
-  // 5. A sample delivered through carrier events: `predictions quality` must report what we compute.
-  const sample = registered.filter((_, i) => i % Math.max(1, Math.floor(registered.length / settings.deliverSample)) === 0).slice(0, settings.deliverSample); // prettier-ignore
-  await inParallel(sample, settings.concurrency, async (d) => {
-    const res = await call('POST', `/v1/dispatches/${d.id}/events`, { status: 'delivered', occurred_at: `${d.deliveredDate}T12:00:00Z` });
-    if (res.status !== 202) throw new Error(`carrier event answered ${res.status}`);
+  // 5. The check: `predictions quality` must report what we compute for a delivered sample. A
+  // carrier event dated after now is refused (docs/http-contract.md "Input bounds"), so the held-out
+  // cards, delivered in the future, cannot be the sample: a second dispatch to each sampled card's
+  // area, dispatched CHECK_DAYS_AGO days ago (its own PRNG: the held-out draws are untouched), is
+  // registered and delivered on its simulated date, clamped to yesterday. Registered after every
+  // held-out card, so its delivery joins no held-out card's history.
+  const every = Math.max(1, Math.floor(registered.length / settings.deliverSample));
+  const checkRandom = prng(settings.seed + 2);
+  const checkDispatchDate = new Date(Date.parse(`${today}T00:00:00Z`) - CHECK_DAYS_AGO * 86_400_000).toISOString().slice(0, 10);
+  const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+  const toCheck = registered
+    .filter((_, i) => i % every === 0)
+    .slice(0, settings.deliverSample)
+    .map((d) => {
+      const deliveredDate = deliveryDate(d.area, checkDispatchDate, CHECK_DAYS_AGO, checkRandom);
+      return { area: d.area, deliveredDate: deliveredDate < today ? deliveredDate : yesterday };
+    });
+  const sample: PredictionOutcome[] = [];
+  await inParallel(toCheck, settings.concurrency, async (d) => {
+    const id = randomUUID();
+    const destination = { postal_code: d.area.postalCode, country_code: d.area.countryCode };
+    const res = await call('POST', '/v1/dispatches', { id, destination, dispatch_date: `${checkDispatchDate}T12:00:00Z` });
+    if (res.status !== 201) throw new Error(`check registration answered ${res.status}: ${JSON.stringify(res.body)}`);
+    const prediction = res.body.prediction as { delivery_window: { min: string; max: string }; confidence_level: ConfidenceLevel };
+    const delivered = await call('POST', `/v1/dispatches/${id}/events`, { status: 'delivered', occurred_at: `${d.deliveredDate}T12:00:00Z` }); // prettier-ignore
+    if (delivered.status !== 202) throw new Error(`carrier event answered ${delivered.status}: ${JSON.stringify(delivered.body)}`);
+    sample.push({ countryCode: d.area.countryCode, confidence: prediction.confidence_level, window: prediction.delivery_window, deliveredDate: d.deliveredDate }); // prettier-ignore
   });
   for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
     const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM transit_history WHERE source = 'service'");
@@ -170,8 +195,9 @@ try {
       });
       return { ...d.outcome, window, confidence };
     }),
-    sample: sample.map((d) => d.outcome),
+    sample,
     cli: cli.data,
+    oracle: trueDistributions(),
     environment: {
       'history rows imported': imported.imported,
       'registrations per second (POST /v1/dispatches, update-with-start)': registrationsPerSecond,
