@@ -1,5 +1,6 @@
 // Signing in and out, and setting a password from a one-time link. Failures say the same thing for
-// an unknown email and a wrong password (no user enumeration); attempts are limited per email + IP.
+// an unknown email and a wrong password (no user enumeration); attempts are limited per email + client
+// address, per account and per client address (sign-in-limiter.ts).
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { findUserByEmail, findUserByPasswordToken, setPasswordWithToken } from '../../db/dashboard.js';
@@ -35,7 +36,8 @@ export function signInRoutes(router: Router, deps: DashboardDeps): void {
 
   router.post('/sign-in', async (ctx) => {
     const form = signInForm.parse(ctx.request.body ?? {});
-    const waitSeconds = await limiter.blockedFor(form.email, ctx.ip);
+    // Counted before the password is verified, so parallel attempts cannot all slip past the limits.
+    const waitSeconds = await limiter.admit(form.email, ctx.ip);
     if (waitSeconds > 0) {
       const minutes = Math.ceil(waitSeconds / 60);
       const error = `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
@@ -43,11 +45,9 @@ export function signInRoutes(router: Router, deps: DashboardDeps): void {
       return renderPage(ctx, 'sign-in', { title: 'Sign in', error, email: form.email }, 429);
     }
     const user = await findUserByEmail(pool, form.email);
-    if (!(await verifyPassword(user?.passwordHash, form.password)) || !user) {
-      await limiter.recordFailure(form.email, ctx.ip);
+    if (!(await verifyPassword(user?.passwordHash, form.password)) || !user)
       return renderPage(ctx, 'sign-in', { title: 'Sign in', error: WRONG_CREDENTIALS, email: form.email }, 401);
-    }
-    await limiter.clear(form.email, ctx.ip);
+    await limiter.succeeded(form.email, ctx.ip);
     await signIn(ctx, pool, cookies, sessionLifetime, user.id);
     ctx.status = 303;
     ctx.redirect(HOME);
