@@ -15,7 +15,8 @@
 //    mostly itself; where they are alike, it is mostly its country. No hard cut-off between levels.
 //    The parent's distribution pools its areas by volume, so it carries the spread between its busy
 //    areas only; step 4 adds the spread between areas that a sparse or new code's history leaves open.
-// 3. Confidence first, from how well the data pin the window down (confidenceFor): the postal
+// 3. Confidence first, from how well the data pin the window down (prediction-levels.ts
+//    confidenceFor): the postal
 //    code's own deliveries, the spread of its predictive distribution, whether a slowdown was
 //    detected or a delay declared, and whether any level holds enough held-out deliveries to
 //    calibrate the level's target. The level decides the target, so it comes before the window.
@@ -37,13 +38,13 @@
 import { addBusinessDays, businessDayOnOrAfter, laterDate, utcDateOf } from './calendar.js';
 import { conformalEnds } from './conformal-window.js';
 import { LOW_CONFIDENCE_EXTRA_DAYS, notInThePast, predict, transitRangeFor, type Prediction, type PredictionInput } from './prediction.js';
+import { calibrationSizeFor, confidenceFor, spreadOf, TARGET_COVERAGE } from './prediction-levels.js';
 import type { ConfidenceLevel } from './schemas.js';
 import {
   addNormalNoise,
   binomialUpperTail,
   combine,
   normalise,
-  quantile,
   shortestInterval,
   total,
   varianceComponents,
@@ -91,13 +92,6 @@ export interface TransitStatistics {
   areaMoments: AreaMoments | null;
 }
 
-/**
- * Coverage each confidence level's window is calibrated to meet (docs/predictions.md "Calibration"):
- * the share of actual deliveries inside the window. A cardholder reads High as "almost certainly in
- * this window", so High promises the most; Low says the estimate is less certain, and its window
- * is the narrowest promise the data support, not a wider one that is always right.
- */
-export const TARGET_COVERAGE: Readonly<Record<ConfidenceLevel, number>> = { High: 0.97, Medium: 0.92, Low: 0.85 };
 /** Weight, in deliveries, of the parent level's distribution when the country cannot estimate it. */
 export const DEFAULT_PRIOR_STRENGTH = 20;
 /**
@@ -113,23 +107,6 @@ export const MOMENT_CAP_DAYS = 15;
 export const DECLARED_DELAY_UNCERTAINTY = 1 / 3;
 /** A country needs this many deliveries before its history replaces the default table. */
 export const MIN_COUNTRY_HISTORY = 30;
-/**
- * Held-out deliveries needed at a level before it calibrates the window, whatever the target; a
- * higher target needs more (calibrationSizeFor).
- */
-export const MIN_CALIBRATION = 20;
-/**
- * ...and at least this many of them expected outside the window (n·(1 − coverage)): at 97 % with
- * 50 held-out deliveries the conformal rank is the largest score, so one late card sets the window
- * (a 13-day window where 7 holds 97 %, on the benchmark's network); with 100, the third largest.
- */
-export const EXPECTED_CALIBRATION_MISSES = 3;
-/** Postal-code deliveries (fit + held out) for Medium, then High confidence... */
-export const MEDIUM_MIN_HISTORY = 10;
-export const HIGH_MIN_HISTORY = 50;
-/** ...provided the 10th–90th percentile spread of the prediction is at most this many business days. */
-export const MEDIUM_MAX_SPREAD = 5;
-export const HIGH_MAX_SPREAD = 3;
 /** Recent deliveries an area needs before its recent transit can signal a slowdown. */
 export const MIN_RECENT_FOR_SLOWDOWN = 10;
 /**
@@ -226,66 +203,6 @@ export function predictiveDistribution(stats: TransitStatistics): number[] {
 function shrink(own: Histogram, parent: Histogram, strength: number): number[] {
   const n = total(own);
   return combine(own, 1 / (n + strength), parent, strength / (n + strength));
-}
-
-/**
- * The fewest held-out deliveries for which split-conformal calibration at `coverage` exists: the
- * correction is the ⌈(n + 1)·coverage⌉-th smallest of n scores, so n must reach that rank
- * (statistics.ts conformalCorrection). 6 for 85 %, 12 for 92 %, 33 for 97 %.
- */
-export function minConformalSize(coverage: number): number {
-  let n = 1;
-  while (Math.ceil((n + 1) * coverage) > n) n += 1;
-  return n;
-}
-
-/**
- * Held-out deliveries a level needs to calibrate a window at `coverage`: MIN_CALIBRATION, or more
- * where the finite-sample rank needs it (33 for High's 97 %: with 32 the rank is 33, beyond the
- * sample). A level with fewer leaves calibration to its parent; when no level has enough for 97 %,
- * High is not granted (confidenceFor), since its window could not be shown to hold 97 %.
- */
-export function calibrationSizeFor(coverage: number): number {
-  return Math.max(MIN_CALIBRATION, minConformalSize(coverage), Math.ceil(EXPECTED_CALIBRATION_MISSES / (1 - coverage) - 1e-9));
-}
-
-/** What the confidence is decided from (step 3): how well the data pin the window down. */
-export interface ConfidenceSignals {
-  /** Deliveries to the postal code (fitted and held out). */
-  postalCodeHistory: number;
-  /** 10th–90th percentile spread of the code's predictive distribution, business days. */
-  spread: number;
-  /** Business days of slowdown detected in the area's recent deliveries (slowdownDays). */
-  slowdownDays: number;
-  /** Business days of delay an operator declared for the destination (operatorDelayDays). */
-  declaredDelayDays: number;
-  /** Held-out deliveries of the largest level (code, prefix or country): what calibration can use. */
-  calibrationSize: number;
-}
-
-/**
- * The confidence level (docs/predictions.md "Confidence levels"):
- * - High: ≥ HIGH_MIN_HISTORY deliveries to the code, spread ≤ HIGH_MAX_SPREAD, no slowdown, no
- *   declared delay, and enough held-out deliveries somewhere to calibrate 97 %.
- * - Medium: ≥ MEDIUM_MIN_HISTORY deliveries, spread ≤ MEDIUM_MAX_SPREAD, no declared delay (a
- *   detected slowdown is measured by the area's own recent deliveries, so it caps at Medium).
- * - Low otherwise: a new or sparse code, a wide spread, or a declared delay (its size is the
- *   operator's estimate, which no history can calibrate).
- * Monotone: more deliveries (or held-out ones) with the same spread and conditions never lower it.
- */
-export function confidenceFor(signals: ConfidenceSignals): ConfidenceLevel {
-  const { postalCodeHistory, spread, slowdownDays: slowdown, declaredDelayDays: declared, calibrationSize } = signals;
-  if (declared > 0) return 'Low';
-  const disrupted = slowdown > 0;
-  const canCalibrateHigh = calibrationSize >= calibrationSizeFor(TARGET_COVERAGE.High);
-  if (!disrupted && canCalibrateHigh && postalCodeHistory >= HIGH_MIN_HISTORY && spread <= HIGH_MAX_SPREAD) return 'High';
-  if (postalCodeHistory >= MEDIUM_MIN_HISTORY && spread <= MEDIUM_MAX_SPREAD) return 'Medium';
-  return 'Low';
-}
-
-/** 10th–90th percentile spread of a predictive distribution, in business days (Infinity when empty). */
-export function spreadOf(predictive: Histogram): number {
-  return (quantile(predictive, 0.9) ?? Infinity) - (quantile(predictive, 0.1) ?? 0);
 }
 
 /** Carrier conditions that bear on the confidence: detected slowdown and declared delay, business days. */

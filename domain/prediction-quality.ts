@@ -4,7 +4,7 @@
 // (TARGET_COVERAGE). Pure; shared by `predictions quality` (the service's own deliveries) and the
 // carrier-network simulator (bench/prediction-quality), so both report the same figures.
 import { businessDaysBetween, isBusinessDay } from './calendar.js';
-import { TARGET_COVERAGE } from './prediction-model.js';
+import { TARGET_COVERAGE } from './prediction-levels.js';
 import type { ConfidenceLevel } from './schemas.js';
 
 /** One dispatch: the window predicted when it was registered and the day it was delivered. */

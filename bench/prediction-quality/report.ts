@@ -7,7 +7,7 @@
 // delivered sample what the simulator computes for it.
 import { median, qualityByConfidence, summariseOutcomes, targetVerdict, type ConfidenceQuality, type PredictionOutcome, type QualitySummary } from '../../domain/prediction-quality.js'; // prettier-ignore
 import { businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
-import { TARGET_COVERAGE } from '../../domain/prediction-model.js';
+import { TARGET_COVERAGE } from '../../domain/prediction-levels.js';
 import type { ConfidenceLevel } from '../../domain/schemas.js';
 import type { Oracle } from './oracle.js';
 import { DISRUPTION, inDisruption, inSlowdown, SLOWDOWN, SPARSE_HISTORY, SPARSE_PREFIX, type HeldOutDispatch } from './network.js';

@@ -1,34 +1,27 @@
 // The history-based prediction model (domain/prediction-model.ts): fallback levels, shrinkage of
-// sparse postal codes with weights estimated from the country's spread between areas, confidence
-// thresholds, split-conformal coverage on a seeded synthetic carrier network (the same target at
-// every level, Low windows wider), slowdowns and operator delays, and the invariants every window keeps.
+// sparse postal codes with weights estimated from the country's spread between areas, the
+// confidence a whole set of statistics gets (the rules themselves: prediction-levels.unit.test.ts),
+// per-level calibration on constructed histories and split-conformal coverage per level on a seeded
+// synthetic carrier network, slowdowns and operator delays, and the invariants every window keeps.
 import { describe, it, expect } from '@jest/globals';
 import { addBusinessDays, businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
 import { predict, type PredictionInput } from '../../domain/prediction.js';
-import fc from 'fast-check';
 import {
   calibratedWindow,
-  calibrationSizeFor,
-  confidenceFor,
   DEFAULT_PRIOR_STRENGTH,
-  HIGH_MIN_HISTORY,
   MATURITY_DAYS,
   MAX_PRIOR_STRENGTH,
-  MEDIUM_MIN_HISTORY,
-  minConformalSize,
   MOMENT_CAP_DAYS,
   postalPrefixOf,
   predictFromHistory,
   predictiveDistribution,
   priorStrengths,
   RECENT_DAYS,
-  spreadOf,
-  TARGET_COVERAGE,
   unresolvedAreaVariance,
-  type ConfidenceSignals,
   type LevelStatistics,
   type TransitStatistics,
 } from '../../domain/prediction-model.js';
+import { TARGET_COVERAGE } from '../../domain/prediction-levels.js';
 import type { ConfidenceLevel } from '../../domain/schemas.js';
 import type { DispatchState } from '../../domain/state-machine.js';
 import { quantile, varianceComponents, type AreaMoments } from '../../domain/statistics.js';
@@ -246,100 +239,11 @@ describe('shrinkage weights (credibility from the country’s variance component
 });
 
 describe('confidence', () => {
-  const tight = hist(steady(100));
-  const wide = hist(Array.from({ length: 100 }, (_, i) => 1 + (i % 10)));
-  /** Signals of a well-known code in a normal week, with enough held-out deliveries to calibrate 97 %. */
-  const known = (overrides: Partial<ConfidenceSignals> = {}): ConfidenceSignals => ({
-    postalCodeHistory: HIGH_MIN_HISTORY,
-    spread: spreadOf(tight),
-    slowdownDays: 0,
-    declaredDelayDays: 0,
-    calibrationSize: 1_000,
-    ...overrides,
-  });
-
-  it('is Low below 10 deliveries to the postal code, however tight', () => {
-    expect(confidenceFor(known({ postalCodeHistory: 0 }))).toBe('Low');
-    expect(confidenceFor(known({ postalCodeHistory: MEDIUM_MIN_HISTORY - 1 }))).toBe('Low');
-  });
-
-  it('is Medium from 10 deliveries and High from 50 when the spread is small', () => {
-    expect(confidenceFor(known({ postalCodeHistory: MEDIUM_MIN_HISTORY }))).toBe('Medium');
-    expect(confidenceFor(known({ postalCodeHistory: HIGH_MIN_HISTORY }))).toBe('High');
-  });
-
-  it('is not High when deliveries spread over many days, however many there are', () => {
-    expect(confidenceFor(known({ postalCodeHistory: 10_000, spread: spreadOf(wide) }))).toBe('Low');
-  });
-
-  it('is never High where a slowdown is detected or a delay declared, or for a new code, whatever else holds', () => {
-    const signals = fc.record({
-      postalCodeHistory: fc.nat({ max: 100_000 }),
-      spread: fc.nat({ max: 20 }),
-      slowdownDays: fc.nat({ max: 10 }),
-      declaredDelayDays: fc.nat({ max: 10 }),
-      calibrationSize: fc.nat({ max: 100_000 }),
-    });
-    fc.assert(
-      fc.property(signals, fc.integer({ min: 1, max: 10 }), (s, days) => {
-        expect(confidenceFor({ ...s, slowdownDays: days })).not.toBe('High');
-        expect(confidenceFor({ ...s, declaredDelayDays: days })).toBe('Low');
-        expect(confidenceFor({ ...s, postalCodeHistory: 0 })).toBe('Low');
-      }),
-    );
-  });
-
-  it('caps a well-known code at Medium during a detected slowdown and at Low under a declared delay', () => {
-    expect(confidenceFor(known({ slowdownDays: 2 }))).toBe('Medium');
-    expect(confidenceFor(known({ declaredDelayDays: 3 }))).toBe('Low');
-  });
-
-  it('is not High when no level has the 100 held-out deliveries that calibrating 97 % needs', () => {
-    // 33 is the least for which the conformal rank exists at 97 %; 100 leaves three expected misses.
-    expect(calibrationSizeFor(TARGET_COVERAGE.High)).toBe(100);
-    expect(confidenceFor(known({ calibrationSize: 99 }))).toBe('Medium');
-    expect(confidenceFor(known({ calibrationSize: 100 }))).toBe('High');
-  });
-
-  it('needs 38 held-out deliveries to calibrate 92 % and 20 for 85 %', () => {
-    expect(calibrationSizeFor(TARGET_COVERAGE.Medium)).toBe(38);
-    expect(calibrationSizeFor(TARGET_COVERAGE.Low)).toBe(20);
-  });
-
-  it('never falls when the code has more deliveries or more are held out, with the same spread and conditions', () => {
-    const rank = { Low: 0, Medium: 1, High: 2 } as const;
-    const signals = fc.record({
-      postalCodeHistory: fc.nat({ max: 1_000 }),
-      spread: fc.nat({ max: 8 }),
-      slowdownDays: fc.nat({ max: 3 }),
-      declaredDelayDays: fc.nat({ max: 3 }),
-      calibrationSize: fc.nat({ max: 1_000 }),
-    });
-    fc.assert(
-      fc.property(signals, fc.nat({ max: 1_000 }), fc.nat({ max: 1_000 }), (s, more, moreHeldOut) => {
-        const before = rank[confidenceFor(s)];
-        const after = rank[confidenceFor({ ...s, postalCodeHistory: s.postalCodeHistory + more, calibrationSize: s.calibrationSize + moreHeldOut })]; // prettier-ignore
-        expect(after).toBeGreaterThanOrEqual(before);
-      }),
-    );
-  });
-
   it('is High for a well-known code in a normal week and Low for a new code of the same prefix', () => {
     const prefix = level(Array.from({ length: 3_000 }, (_, i) => steady(1)[0] + (i % 3) + [0, 0, 1, 1, 2][i % 5] - 1));
     expect(predictFromHistory(input(), stats({ postalPrefix: prefix })).confidence).toBe('High');
     expect(predictFromHistory(input(), stats({ postalPrefix: prefix, postalCode: level([]) })).confidence).toBe('Low');
     expect(predictFromHistory(input(), stats({ postalPrefix: prefix, postalCode: level(steady(5)) })).confidence).toBe('Low');
-  });
-
-  it('states High ≥ 97 %, Medium ≥ 92 %, Low ≥ 85 %, and the finite-sample calibration size each needs', () => {
-    expect(TARGET_COVERAGE).toEqual({ High: 0.97, Medium: 0.92, Low: 0.85 });
-    expect([0.97, 0.92, 0.85].map(minConformalSize)).toEqual([33, 12, 6]);
-    for (const coverage of [0.97, 0.92, 0.85]) {
-      const n = minConformalSize(coverage);
-      // The rank ⌈(n + 1)·coverage⌉ fits in n scores, and not in one fewer.
-      expect(Math.ceil((n + 1) * coverage)).toBeLessThanOrEqual(n);
-      expect(Math.ceil(n * coverage)).toBeGreaterThan(n - 1);
-    }
   });
 });
 
