@@ -1,0 +1,143 @@
+// docs/predictions.md "History and its bounds", end to end: one issuer registers and delivers
+// hundreds of crafted FR dispatches through the API (POST /v1/dispatches, then a `delivered`
+// carrier event), and another issuer's FR windows, as its registrations are answered, stay exactly
+// what they were. On a database of its own (created and migrated for this file), so the FR history
+// it writes reaches no other test file's predictions.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { migrate } from '../../db/migrate.js';
+import { createPool, type Pool } from '../../db/pool.js';
+import { copyTransitHistory, type TransitRecord } from '../../db/transit-history.js';
+import { requireTestEnv } from '../support/env.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { until } from '../support/until.js';
+import { bearer, request } from './http.js';
+
+const DATABASE = `cds_isolation_${randomUUID().slice(0, 8)}`;
+const DAY = 86_400_000;
+const ATTACK_SIZE = 300;
+/** The attacked postal code, another of its prefix, and one of another prefix. */
+const CODES = ['33100', '33200', '44000'];
+
+let admin: Pool;
+let databaseUrl: string;
+let h: Harness;
+const harnesses: Harness[] = [];
+
+const today = new Date().toISOString().slice(0, 10);
+const daysAgo = (days: number) => new Date(Date.parse(`${today}T00:00:00Z`) - days * DAY).toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  admin = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 1, applicationName: 'test-shared-history-isolation' });
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
+  url.pathname = `/${DATABASE}`;
+  databaseUrl = url.toString();
+  await migrate(databaseUrl);
+  h = await startHarness({ env: { DATABASE_URL: databaseUrl } });
+  harnesses.push(h);
+  // Two years of ordinary FR deliveries to each code: 2–4 business days, ten of them recent.
+  const rows: TransitRecord[] = CODES.flatMap((postalCode) => [
+    ...Array.from({ length: 120 }, (_, i) => ({ postalCode, ago: 35 + i * 5, days: 2 + (i % 3) })),
+    ...Array.from({ length: 10 }, (_, i) => ({ postalCode, ago: 8 + i, days: 2 + (i % 3) })),
+  ]).map(({ postalCode, ago, days }) => ({
+    postalCode,
+    countryCode: 'FR',
+    dispatchDate: daysAgo(ago),
+    deliveredDate: daysAgo(ago - days - 1),
+    businessDays: days,
+  }));
+  await copyTransitHistory(
+    h.pool,
+    (async function* () {
+      yield* rows;
+    })(),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  for (const harness of harnesses) await harness.stop();
+  await admin?.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin?.end();
+});
+
+/**
+ * The windows a fresh issuer's registrations to every code are answered with, through a new
+ * worker: its country statistics are read now, not served from an earlier cached read.
+ */
+async function windowsOfAnotherIssuer(): Promise<Record<string, unknown>> {
+  const fresh = harnesses.length === 1 ? h : await startHarness({ env: { DATABASE_URL: databaseUrl } });
+  if (fresh !== h) harnesses.push(fresh);
+  const key = (await fresh.createKey(await fresh.createIssuer('Bystander Issuer'))).key;
+  const windows: Record<string, unknown> = {};
+  for (const postalCode of CODES) {
+    const res = await request(fresh.baseUrl, '/v1/dispatches', {
+      headers: bearer(key),
+      body: { id: randomUUID(), destination: { postal_code: postalCode, country_code: 'FR' } },
+    });
+    expect(res.status).toBe(201);
+    windows[postalCode] = res.body.prediction;
+  }
+  return windows;
+}
+
+/** Registers `count` live dispatches of a new issuer to `postalCode` and delivers each, `parallel` at a time. */
+async function deliverAsAttacker(count: number, dispatchDate: string, deliveredAt: string): Promise<string> {
+  const issuerId = await h.createIssuer('Skewing Issuer');
+  const key = (await h.createKey(issuerId)).key;
+  const deliverOne = async () => {
+    const id = randomUUID();
+    const registered = await request(h.baseUrl, '/v1/dispatches', {
+      headers: bearer(key),
+      body: { id, dispatch_date: dispatchDate, destination: { postal_code: CODES[0], country_code: 'FR' } },
+    });
+    expect(registered.status).toBe(201);
+    const event = await request(h.baseUrl, `/v1/dispatches/${id}/events`, {
+      headers: bearer(key),
+      body: { status: 'delivered', occurred_at: deliveredAt },
+    });
+    expect(event.status).toBe(202);
+  };
+  const parallel = 10;
+  for (let start = 0; start < count; start += parallel)
+    await Promise.all(Array.from({ length: Math.min(parallel, count - start) }, deliverOne));
+  await until(async () => {
+    const { rows } = await h.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM dispatches WHERE issuer_id = $1 AND status = 'delivered'",
+      [issuerId],
+    );
+    return rows[0].n === count;
+  }, `${count} deliveries projected`);
+  return issuerId;
+}
+
+describe('an issuer posting hundreds of crafted FR deliveries', () => {
+  it(`leaves another issuer's FR windows unchanged after ${ATTACK_SIZE} implausible deliveries (dispatched 80 days ago, delivered today)`, async () => {
+    const before = await windowsOfAnotherIssuer();
+    const attacker = await deliverAsAttacker(ATTACK_SIZE, `${daysAgo(80)}T09:00:00Z`, new Date(Date.now() - 60_000).toISOString());
+    const { rows } = await h.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM transit_history WHERE issuer_id = $1', [attacker]);
+    expect(rows[0].n).toBe(0);
+    expect(await windowsOfAnotherIssuer()).toEqual(before);
+  }, 600_000);
+
+  // KNOWN GAP, not fixed yet (jest's it.failing: this run passes while the windows DO move, and
+  // fails once they no longer do; then drop `.failing`). A delivered event may be dated back to
+  // 7 days before the dispatch date, so an issuer can post deliveries that are each plausible and
+  // already mature (dispatched over MATURITY_DAYS ago): they enter the long-run histograms, where no
+  // issuer's share is capped (countedAsRecent caps only the recent deliveries). Seen: the windows of
+  // 33100 and its prefix's 33200 widened from 2–4 business days after registration to 0–8 (Medium
+  // → High); 44000's did not move.
+  it.failing(
+    `leaves another issuer's FR windows unchanged after ${ATTACK_SIZE} slow but plausible back-dated deliveries`,
+    async () => {
+      const before = await windowsOfAnotherIssuer();
+      // Dispatched 60 days ago and delivered 12 days later (8 business days, within 3 × FR's p99 of 4):
+      // each one plausible, old enough to count in the long-run history, not among the recent ones.
+      const attacker = await deliverAsAttacker(ATTACK_SIZE, `${daysAgo(60)}T09:00:00Z`, `${daysAgo(48)}T12:00:00Z`);
+      const { rows } = await h.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM transit_history WHERE issuer_id = $1', [attacker]);
+      expect(rows[0].n).toBe(ATTACK_SIZE);
+      expect(await windowsOfAnotherIssuer()).toEqual(before);
+    },
+    600_000,
+  );
+});
