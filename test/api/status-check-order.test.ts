@@ -9,7 +9,7 @@ let h: Harness;
 let writeOnly: string;
 
 beforeAll(async () => {
-  h = await startHarness({ worker: false });
+  h = await startHarness();
   writeOnly = (await h.createKey(await h.createIssuer('Check Order Issuer'), { scopes: ['dispatches:write'] })).key;
 });
 
