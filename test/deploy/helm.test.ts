@@ -1,0 +1,275 @@
+// The Helm chart (deploy/helm/card-delivery) rendered by the real helm and every object it renders
+// checked offline against the Kubernetes 1.33 API schemas (kubeconform -strict) and, for the KEDA
+// ScaledObject, against KEDA's schema; then what the chart must say: probes, scaling, the
+// migrations hook, configuration names, what the Ingress routes, the security context. The tools
+// come from package registries into the tool cache (test/support/kube-tools.ts); no cluster is
+// needed. Integration tier because it builds and runs external binaries.
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { loadConfig } from '../../platform/config.js';
+import { SEARCH_ATTRIBUTES } from '../../temporal/search-attributes.js';
+import { KUBERNETES_VERSION, resolveKubeTools, run, validateObjects, type KubeTools } from '../support/kube-tools.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CHART = path.join(ROOT, 'deploy', 'helm', 'card-delivery');
+const DATABASE_URL = 'postgres://cds:secret@postgres.db.svc.cluster.local:5432/card_delivery';
+/** The chart's defaults plus the one value it cannot default. */
+const DEFAULTS = ['--set', `secret.databaseUrl=${DATABASE_URL}`];
+const EVERYTHING_ON = ['--set', 'secret.existingSecret=cds-secrets', '--set', 'ingress.enabled=true', '--set', 'keda.enabled=true', '--set', 'ingress.tlsSecretName=cds-tls']; // prettier-ignore
+
+type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; annotations?: Record<string, string> };
+  spec?: any;
+  data?: any;
+  stringData?: any;
+  automountServiceAccountToken?: boolean;
+};
+
+let tools: KubeTools;
+
+beforeAll(async () => {
+  const started = Date.now();
+  tools = await resolveKubeTools((line) => console.log(`[kube-tools] ${line}`));
+  const seconds = Math.round((Date.now() - started) / 1000);
+  if (seconds > 5) console.log(`[kube-tools] ready in ${seconds} s`);
+}, 30 * 60_000);
+
+async function helmTemplate(args: string[]) {
+  return run(tools.helm, ['template', 'cds', CHART, '--namespace', 'cards', '--kube-version', KUBERNETES_VERSION, ...args]);
+}
+
+async function render(args: string[]): Promise<K8sObject[]> {
+  const result = await helmTemplate(args);
+  if (result.code !== 0) throw new Error(`helm template failed:\n${result.stderr}`);
+  return parseAllDocuments(result.stdout)
+    .map((doc) => doc.toJS() as K8sObject | null)
+    .filter((o): o is K8sObject => o !== null);
+}
+
+function find(objects: K8sObject[], kind: string, name: string): K8sObject {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!found) throw new Error(`no ${kind} ${name} among ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+  return found;
+}
+
+const kinds = (objects: K8sObject[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+const podSpecs = (objects: K8sObject[]) => objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job').map((o) => ({ owner: `${o.kind}/${o.metadata.name}`, pod: o.spec.template.spec })); // prettier-ignore
+
+describe('deploy/helm/card-delivery: every rendered object against the API schemas', () => {
+  it(`renders the defaults into api, worker, migrations and their configuration, every object valid for Kubernetes ${KUBERNETES_VERSION}`, async () => {
+    const objects = await render(DEFAULTS);
+    expect(kinds(objects)).toEqual([
+      'ConfigMap/cds-card-delivery-config',
+      'Deployment/cds-card-delivery-api',
+      'Deployment/cds-card-delivery-worker',
+      'HorizontalPodAutoscaler/cds-card-delivery-api',
+      'Job/cds-card-delivery-migrations',
+      'PodDisruptionBudget/cds-card-delivery-api',
+      'PodDisruptionBudget/cds-card-delivery-worker',
+      'Secret/cds-card-delivery',
+      'Secret/cds-card-delivery-migrations',
+      'Service/cds-card-delivery-api',
+      'ServiceAccount/cds-card-delivery',
+    ]);
+    const verdicts = await validateObjects(tools, objects);
+    expect(verdicts.filter((v) => !v.valid)).toEqual([]);
+    expect(verdicts.every((v) => v.checkedBy === 'kubernetes')).toBe(true);
+  });
+
+  it('with ingress, KEDA and an existing Secret on, every object is valid, the ScaledObject against KEDA’s schema', async () => {
+    const objects = await render(EVERYTHING_ON);
+    expect(kinds(objects)).toEqual(
+      expect.arrayContaining(['Ingress/cds-card-delivery', 'ScaledObject/cds-card-delivery-worker', 'Job/cds-card-delivery-migrations']),
+    );
+    expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]); // the operator's Secret is used instead
+    const verdicts = await validateObjects(tools, objects);
+    expect(verdicts.filter((v) => !v.valid)).toEqual([]);
+    expect(verdicts.find((v) => v.kind === 'ScaledObject')?.checkedBy).toBe('keda');
+  });
+
+  it('refuses an object with a field the API does not know, or of the wrong type', async () => {
+    const unknownField = await render([...DEFAULTS, '--set-json', 'podSecurityContext={"runAsNonRoot":true,"runAsUsr":1000}']);
+    const unknownVerdicts = await validateObjects(tools, unknownField);
+    expect(unknownVerdicts.filter((v) => !v.valid).map((v) => `${v.kind}/${v.name}`)).toEqual([
+      'Deployment/cds-card-delivery-api',
+      'Deployment/cds-card-delivery-worker',
+      'Job/cds-card-delivery-migrations',
+    ]);
+    expect(unknownVerdicts.find((v) => !v.valid)?.message).toContain("additional properties 'runAsUsr' not allowed");
+
+    const wrongType = await validateObjects(tools, await render([...DEFAULTS, '--set', 'api.port=http']));
+    expect(wrongType.filter((v) => !v.valid).map((v) => `${v.kind}/${v.name}`)).toEqual(['Deployment/cds-card-delivery-api']);
+    expect(wrongType.find((v) => !v.valid)?.message).toContain('containerPort');
+  });
+
+  it('refuses a ScaledObject that KEDA’s schema refuses', async () => {
+    const objects = await render([...EVERYTHING_ON, '--set', 'keda.minReplicaCount=two']);
+    const verdicts = await validateObjects(tools, objects);
+    expect(verdicts.filter((v) => !v.valid)).toEqual([
+      expect.objectContaining({
+        kind: 'ScaledObject',
+        checkedBy: 'keda',
+        message: expect.stringContaining('minReplicaCount must be integer'),
+      }),
+    ]);
+  });
+
+  it('passes helm lint --strict', async () => {
+    const lint = await run(tools.helm, ['lint', '--strict', CHART, ...DEFAULTS]);
+    expect(lint.stdout + lint.stderr).toContain('0 chart(s) failed');
+    expect(lint.code).toBe(0);
+  });
+
+  it('will not render without a database: neither secret.databaseUrl nor secret.existingSecret', async () => {
+    const result = await helmTemplate([]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('set secret.databaseUrl');
+  });
+});
+
+describe('deploy/helm/card-delivery: what the objects say', () => {
+  it('probes the API on its port: /healthz for liveness, /readyz for readiness', async () => {
+    const api = find(await render(DEFAULTS), 'Deployment', 'cds-card-delivery-api').spec.template.spec.containers[0];
+    expect(api.ports).toEqual([{ name: 'http', containerPort: 3000, protocol: 'TCP' }]);
+    expect(api.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+    expect(api.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    expect(api.resources.requests).toEqual({ cpu: '250m', memory: '256Mi' });
+  });
+
+  it('probes the worker on WORKER_METRICS_PORT (9464): /healthz for liveness, /readyz for readiness', async () => {
+    const objects = await render(DEFAULTS);
+    const worker = find(objects, 'Deployment', 'cds-card-delivery-worker').spec.template.spec.containers[0];
+    expect(worker.ports).toEqual([{ name: 'metrics', containerPort: 9464, protocol: 'TCP' }]);
+    expect(worker.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
+    expect(worker.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
+    expect(find(objects, 'ConfigMap', 'cds-card-delivery-config').data.WORKER_METRICS_PORT).toBe('9464');
+  });
+
+  it('scales the API on CPU with an autoscaling/v2 HorizontalPodAutoscaler, which then owns its replica count', async () => {
+    const objects = await render(DEFAULTS);
+    const hpa = find(objects, 'HorizontalPodAutoscaler', 'cds-card-delivery-api');
+    expect(hpa.apiVersion).toBe('autoscaling/v2');
+    expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'cds-card-delivery-api' });
+    expect(hpa.spec.metrics).toEqual([
+      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+    ]);
+    expect(find(objects, 'Deployment', 'cds-card-delivery-api').spec.replicas).toBeUndefined();
+  });
+
+  it('scales the worker with KEDA’s Temporal scaler on its own task queue when keda.enabled, which then owns its replica count', async () => {
+    const off = await render(DEFAULTS);
+    expect(find(off, 'Deployment', 'cds-card-delivery-worker').spec.replicas).toBe(2);
+    expect(off.some((o) => o.kind === 'ScaledObject')).toBe(false);
+
+    const on = await render([...EVERYTHING_ON, '--set', 'config.TEMPORAL_NAMESPACE=card-delivery']);
+    const scaled = find(on, 'ScaledObject', 'cds-card-delivery-worker');
+    expect(scaled.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'cds-card-delivery-worker' });
+    expect(scaled.spec.triggers).toEqual([
+      {
+        type: 'temporal',
+        metadata: expect.objectContaining({
+          endpoint: 'temporal-frontend.temporal.svc.cluster.local:7233',
+          namespace: 'card-delivery',
+          taskQueue: 'card-delivery',
+          targetQueueSize: '20',
+        }),
+      },
+    ]);
+    expect(find(on, 'Deployment', 'cds-card-delivery-worker').spec.replicas).toBeUndefined();
+  });
+
+  it('runs the package.json migrate script as a pre-install/pre-upgrade hook, its DATABASE_URL from a hook Secret made before it', async () => {
+    const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.migrate).toBeDefined();
+    const objects = await render(DEFAULTS);
+    const job = find(objects, 'Job', 'cds-card-delivery-migrations');
+    expect(job.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+    const container = job.spec.template.spec.containers[0];
+    expect(container.command).toEqual(['npm', 'run', 'migrate']);
+    const databaseUrl = container.env.find((e: any) => e.name === 'DATABASE_URL');
+    expect(databaseUrl.valueFrom.secretKeyRef).toEqual({ name: 'cds-card-delivery-migrations', key: 'DATABASE_URL' });
+    const hookSecret = find(objects, 'Secret', 'cds-card-delivery-migrations');
+    expect(hookSecret.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+    expect(Number(hookSecret.metadata.annotations?.['helm.sh/hook-weight'])).toBeLessThan(
+      Number(job.metadata.annotations?.['helm.sh/hook-weight']),
+    );
+    expect(hookSecret.stringData).toEqual({ DATABASE_URL });
+
+    const existing = find(await render(EVERYTHING_ON), 'Job', 'cds-card-delivery-migrations').spec.template.spec.containers[0];
+    expect(existing.env.find((e: any) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef).toEqual({
+      name: 'cds-secrets',
+      key: 'DATABASE_URL',
+    });
+  });
+
+  it('gives api and worker a configuration the service accepts, under the names platform/config.ts reads, and the Secret’s DATABASE_URL', async () => {
+    const objects = await render(DEFAULTS);
+    const configMap = find(objects, 'ConfigMap', 'cds-card-delivery-config');
+    const secret = find(objects, 'Secret', 'cds-card-delivery');
+    for (const name of ['api', 'worker']) {
+      const container = find(objects, 'Deployment', `cds-card-delivery-${name}`).spec.template.spec.containers[0];
+      expect(container.envFrom).toEqual([
+        { configMapRef: { name: 'cds-card-delivery-config' } },
+        { secretRef: { name: 'cds-card-delivery' } },
+      ]);
+    }
+    const config = loadConfig({ ...configMap.data, ...secret.stringData });
+    expect(config).toMatchObject({
+      DATABASE_URL,
+      TEMPORAL_ADDRESS: 'temporal-frontend.temporal.svc.cluster.local:7233',
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TASK_QUEUE: 'card-delivery',
+      PORT: 3000,
+      RATE_LIMIT_PER_MINUTE: 1000,
+      TRUST_PROXY: false,
+      WEBHOOK_RETRY_SCHEDULE: [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000],
+    });
+    // Every name the chart sets is one the service reads (WORKER_METRICS_PORT: the worker's server).
+    const known = readFileSync(path.join(ROOT, 'platform', 'config.ts'), 'utf8');
+    const unknown = Object.keys(configMap.data).filter((name) => name !== 'WORKER_METRICS_PORT' && !known.includes(`${name}:`));
+    expect(unknown).toEqual([]);
+  });
+
+  it('routes only /v1, /docs and /dashboard through the Ingress, and then trusts the proxy’s X-Forwarded-For', async () => {
+    const objects = await render(EVERYTHING_ON);
+    const rules = find(objects, 'Ingress', 'cds-card-delivery').spec.rules;
+    expect(rules).toHaveLength(1);
+    expect(rules[0].http.paths.map((p: any) => [p.path, p.pathType, p.backend.service.name])).toEqual([
+      ['/v1', 'Prefix', 'cds-card-delivery-api'],
+      ['/docs', 'Prefix', 'cds-card-delivery-api'],
+      ['/dashboard', 'Prefix', 'cds-card-delivery-api'],
+    ]);
+    expect(loadConfig(find(objects, 'ConfigMap', 'cds-card-delivery-config').data).TRUST_PROXY).toBe(true);
+    // Without an Ingress the chart trusts no header unless told to.
+    expect(find(await render(DEFAULTS), 'ConfigMap', 'cds-card-delivery-config').data.TRUST_PROXY).toBe('false');
+  });
+
+  it('runs every pod as non-root, read-only root filesystem, no privilege escalation, no service account token', async () => {
+    const objects = await render(EVERYTHING_ON);
+    expect(find(objects, 'ServiceAccount', 'cds-card-delivery').automountServiceAccountToken).toBe(false);
+    const pods = podSpecs(objects);
+    expect(pods.map((p) => p.owner).sort()).toEqual(['Deployment/cds-card-delivery-api', 'Deployment/cds-card-delivery-worker', 'Job/cds-card-delivery-migrations']); // prettier-ignore
+    for (const { pod } of pods) {
+      expect(pod.automountServiceAccountToken).toBe(false);
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
+      for (const container of pod.containers) {
+        expect(container.securityContext).toEqual({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
+        expect(container.volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]); // the one writable place
+      }
+    }
+  });
+
+  it('names in deploy/README.md the search attributes the workflows upsert, for the Temporal namespace', () => {
+    const readme = readFileSync(path.join(ROOT, 'deploy', 'README.md'), 'utf8');
+    for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) expect(readme).toContain(`--name ${name} --type ${type}`);
+  });
+});
