@@ -15,6 +15,7 @@ import { createFastStatus } from './fast-status.js';
 import { ApiKeyCache } from './key-cache.js';
 import { authenticate, requireApiKey } from './middleware/auth.js';
 import { renderErrors } from './middleware/errors.js';
+import { requestMetrics } from './middleware/metrics.js';
 import { enforceRateLimit, setRateLimitHeaders } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
@@ -25,8 +26,9 @@ import { batchRoutes } from './routes/batch.js';
 import { carrierEventRoutes } from './routes/carrier-events.js';
 import { dispatchRoutes } from './routes/dispatches.js';
 import { eventRoutes } from './routes/events.js';
-import { healthRouter } from './routes/health.js';
+import { healthRouter, type Readiness } from './routes/health.js';
 import { listRoutes } from './routes/list.js';
+import { metricsRouter } from './routes/metrics.js';
 import { statusRoutes } from './routes/status.js';
 import { testHelperRoutes } from './routes/test-helpers.js';
 import './state.js';
@@ -36,6 +38,8 @@ export interface AppDeps {
   pool: Pool;
   temporal: Client;
   logger: Logger;
+  /** Set to draining by api/main.ts on SIGTERM: /readyz answers 503 from then on. */
+  readiness?: Readiness;
 }
 
 const OPENAPI_PATH = '/v1/openapi.json';
@@ -77,10 +81,12 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   app.proxy = config.TRUST_PROXY;
   app.proxyIpHeader = config.TRUST_PROXY_HEADER;
   app.maxIpsCount = config.TRUST_PROXY_HOPS;
+  app.use(requestMetrics([v1])); // latency by route template and status, 429s by window (GET /metrics)
   app.use(requestId()); // X-Request-Id on every response
   app.use(requestLog(logger)); // one line per request, never the key
   app.use(renderErrors(logger)); // the one place errors become { error, message }
   app.use(health.routes()); // /healthz, /readyz: no key, no rate limit
+  app.use(metricsRouter().routes()); // /metrics: no key, no rate limit
   if (mounted.pages) app.use(mounted.pages); // /dashboard: HTML pages with their own sessions, CSRF and error pages
   app.use(authenticate(admission)); // resolves the key, if any (cached), and counts the request: key or client IP window
   app.use(setRateLimitHeaders()); // X-RateLimit-* headers

@@ -16,11 +16,14 @@ import type { Logger } from '../platform/logger.js';
 import type { ApiKeyCache } from './key-cache.js';
 import { rateLimitHeaders, rateLimitSubject } from './middleware/rate-limit.js';
 import { requestIdFor } from './middleware/request-id.js';
+import { observeRequest } from './middleware/metrics.js';
 import { logRequest } from './middleware/request-log.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { loadStatus, statusBody, statusHeaders, statusIdOf, statusReader, type FastPathRequest } from './status-read.js';
 
 const STATUS_PATH = /^\/v1\/status\/([0-9a-fA-F-]{36})$/;
+/** The Koa route's template (api/routes/status.ts): one series for both paths of the read. */
+const STATUS_ROUTE = '/v1/status/:id';
 
 export function createFastStatus(deps: { keys: ApiKeyCache; limiter: RateLimiter; pool: Pool; logger: Logger }) {
   /** Answers the request and returns true, or returns false having written nothing. */
@@ -51,6 +54,7 @@ export function createFastStatus(deps: { keys: ApiKeyCache; limiter: RateLimiter
     res.writeHead(200, headers);
     res.end(body);
     logRequest(deps.logger, { requestId, method: 'GET', path: req.url!, status: 200, started, keyId: key.id });
+    observeRequest('GET', STATUS_ROUTE, 200, started);
     return true;
   };
 }

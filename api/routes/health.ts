@@ -1,5 +1,7 @@
 // Liveness and readiness for orchestrators, outside /v1: no key, no rate limit.
-// /healthz: the process answers. /readyz: it can reach Postgres and Temporal.
+// /healthz: the process answers. /readyz: it can reach Postgres and Temporal, and is not draining:
+// from SIGTERM on (api/main.ts) it answers 503 at once, so a load balancer stops sending new
+// requests while the in-flight ones finish.
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../../db/pool.js';
@@ -8,12 +10,18 @@ import { temporalReachable } from '../../temporal/client.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
-export function healthRouter(deps: { pool: Pool; temporal: Client }): Router {
+/** Whether the process is shutting down; api/main.ts sets `draining` on SIGTERM. */
+export interface Readiness {
+  draining: boolean;
+}
+
+export function healthRouter(deps: { pool: Pool; temporal: Client; readiness?: Readiness }): Router {
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
+    if (deps.readiness?.draining) throw serviceUnavailable('not ready: shutting down');
     const [database, temporal] = await Promise.all([databaseReachable(deps.pool), temporalReachable(deps.temporal, CHECK_TIMEOUT_MS)]);
     if (!database || !temporal) {
       const down = [database ? undefined : 'database', temporal ? undefined : 'temporal'].filter(Boolean).join(' and ');

@@ -1,0 +1,113 @@
+// The service's Prometheus metrics (docs/operations.md "Metrics"): one prom-client registry per
+// process and every series the service itself records, served as text by `GET /metrics` on the API
+// port (api/app.ts) and by the worker's metrics server (worker/metrics-server.ts). `npm start` runs
+// the API and the worker in one process, so both endpoints serve this one registry there.
+// Labels are bounded by construction: HTTP routes are the router's path templates (never a raw URL,
+// so no id becomes a label), and every other label is one of a fixed set of values.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+const registers = [registry];
+/** Seconds, from a fast status read (a few ms) to a request that hits a timeout. */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export const httpRequestDuration = new Histogram({
+  name: 'cds_http_request_duration_seconds',
+  help: 'HTTP requests answered by the API, by method, route template and status, with their latency (the status fast path included)',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: HTTP_BUCKETS,
+  registers,
+});
+
+export const rateLimitRefusals = new Counter({
+  name: 'cds_rate_limit_refusals_total',
+  help: 'Requests refused with 429, by the window they counted against: key (a valid API key) or ip (no valid key: the client IP window)',
+  labelNames: ['kind'] as const,
+  registers,
+});
+
+export const carrierEvents = new Counter({
+  name: 'cds_carrier_events_total',
+  help: 'Carrier events folded into a dispatch, by the effect recorded in the carrier event log (applied, stale, backward, ...)',
+  labelNames: ['effect'] as const,
+  registers,
+});
+
+export const webhookAttempts = new Counter({
+  name: 'cds_webhook_attempts_total',
+  help: 'Webhook delivery attempts (HTTP POSTs), by outcome: success (2xx), http_error (another status) or network_error (refused URL, connection, timeout)',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
+export const webhookAttemptDuration = new Histogram({
+  name: 'cds_webhook_attempt_duration_seconds',
+  help: 'Duration of webhook delivery attempts, by outcome',
+  labelNames: ['outcome'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers,
+});
+
+export const webhookUndeliverable = new Counter({
+  name: 'cds_webhook_undeliverable_total',
+  help: 'Webhook deliveries that became undeliverable (their last scheduled attempt failed)',
+  registers,
+});
+
+export const predictionRefreshDuration = new Histogram({
+  name: 'cds_prediction_refresh_duration_seconds',
+  help: 'Duration of the bulk prediction refresh activity (one run of the Schedule, or one retried attempt)',
+  buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 1800, 3600],
+  registers,
+});
+
+export const predictionRefreshSignalled = new Counter({
+  name: 'cds_prediction_refresh_dispatches_signalled_total',
+  help: 'Dispatches the prediction refresh signalled (their window or confidence changed, or they became overdue)',
+  registers,
+});
+
+/** Bands of how long pending webhook deliveries have waited since they were created. */
+export const PENDING_AGE_BANDS = ['under_1m', '1m_to_1h', '1h_to_1d', 'over_1d'] as const;
+export type PendingAgeBand = (typeof PENDING_AGE_BANDS)[number];
+
+/** Scrapes within this long of the last query share its answer: several scrapers cost one query. */
+const PENDING_CACHE_MS = 5_000;
+let pendingGauge: Gauge<'age'> | undefined;
+
+/**
+ * `cds_webhook_deliveries_pending{age}`, read on scrape by `load` (one query, db/delivery-backlog.ts).
+ * Once per process: a second call (the API and the worker of `npm start`) keeps the first loader.
+ */
+export function observePendingDeliveries(load: () => Promise<Record<PendingAgeBand, number>>): void {
+  if (pendingGauge) return;
+  let last: { at: number; counts: Promise<Record<PendingAgeBand, number>> } | undefined;
+  pendingGauge = new Gauge({
+    name: 'cds_webhook_deliveries_pending',
+    help: 'Webhook deliveries still pending (not yet delivered, undeliverable or skipped), by how long ago they were created',
+    labelNames: ['age'] as const,
+    registers,
+    async collect() {
+      if (!last || Date.now() - last.at > PENDING_CACHE_MS) last = { at: Date.now(), counts: load() };
+      const current = last;
+      try {
+        const counts = await current.counts;
+        for (const age of PENDING_AGE_BANDS) this.set({ age }, counts[age]);
+      } catch {
+        // The database is unreachable: no value rather than a stale one, and the next scrape asks again.
+        if (last === current) last = undefined;
+        this.reset();
+      }
+    },
+  });
+}
+
+/** The Prometheus text of this process's registry, followed by `extra` (the Temporal SDK's own metrics). */
+export async function metricsText(extra = ''): Promise<string> {
+  const own = await registry.metrics();
+  return extra ? `${own.trimEnd()}\n${extra}` : own;
+}
+
+export const METRICS_CONTENT_TYPE = registry.contentType;
