@@ -1,7 +1,7 @@
 // Tables: transit_history (the writes; db/transit-statistics.ts reads it).
 // Writes of the transit history the prediction model learns from (docs/predictions.md): the bulk
 // write of `history import` (one COPY, streamed) and the service's own completed deliveries, which
-// join only within plausibility bounds and keep their issuer (docs/predictions.md "History and its
+// join only when reported promptly and within plausibility bounds, and keep their issuer (docs/predictions.md "History and its
 // bounds"). The reads behind a prediction are in db/transit-statistics.ts.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -86,6 +86,10 @@ export const PLAUSIBLE_TRANSIT_FACTOR = 3;
 export const PLAUSIBLE_TRANSIT_FLOOR_DAYS = 5;
 /** Without MIN_COUNTRY_HISTORY deliveries to compare with, at most six weeks of business days. */
 export const PLAUSIBLE_TRANSIT_CAP_DAYS = 30;
+/** A live delivery is evidence only if its dispatch was registered at most this many days after its dispatch date... */
+export const PROMPT_REGISTRATION_DAYS = 3;
+/** ...and its delivered event received at most this many days after it occurred (docs/predictions.md "History and its bounds"). */
+export const PROMPT_DELIVERY_REPORT_DAYS = 3;
 /**
  * The country's norm is read from its latest this many deliveries, from the index alone
  * (transit_history_recent_idx): a large country costs the same as a small one.
@@ -96,13 +100,17 @@ const NORM_SAMPLE = 10_000;
  * A delivery the service itself saw completed joins the history (docs/predictions.md), once per
  * dispatch however often the activity is retried, with the issuer of its dispatch (whose row the
  * first projection wrote before any carrier event could arrive; a delivery recorded without a
- * dispatch row, which only a test does, has none). It joins only within plausibility bounds
- * (docs/predictions.md "History and its bounds"): delivered on or after its dispatch date,
- * and in at most PLAUSIBLE_TRANSIT_FACTOR × the 99th percentile transit of the country's deliveries
+ * dispatch row, which only a test does, has none and is not checked for promptness). It joins only
+ * if reported promptly and within plausibility bounds (docs/predictions.md "History and its
+ * bounds"): its dispatch registered (the row's created_at, which later projections keep) at most
+ * PROMPT_REGISTRATION_DAYS after its dispatch date, and a delivered event for its delivered date
+ * received (carrier_events.received_at, logged by the API as it arrived) at most
+ * PROMPT_DELIVERY_REPORT_DAYS after it occurred, so no one can back-date deliveries into the mature
+ * history; delivered on or after its dispatch date, and in at most PLAUSIBLE_TRANSIT_FACTOR × the 99th percentile transit of the country's deliveries
  * from every other source (so an issuer cannot raise its own bound), never below
  * PLAUSIBLE_TRANSIT_FLOOR_DAYS; at most PLAUSIBLE_TRANSIT_CAP_DAYS where fewer than
- * MIN_COUNTRY_HISTORY deliveries say what normal is. An implausible delivery still completes its
- * dispatch; it only teaches the model nothing. Returns whether the row was added.
+ * MIN_COUNTRY_HISTORY deliveries say what normal is. A late or implausible delivery still completes
+ * its dispatch and fires its webhooks; it only teaches the model nothing. Returns whether the row was added.
  */
 export async function recordServiceDelivery(pool: Pool, dispatchId: string, row: TransitRecord): Promise<boolean> {
   const code = normalisePostalCode(row.postalCode, row.countryCode);
@@ -119,6 +127,11 @@ export async function recordServiceDelivery(pool: Pool, dispatchId: string, row:
                   ORDER BY h.delivered_date DESC LIMIT ${NORM_SAMPLE}) latest
        ) norm
       WHERE $5::date >= $4::date
+        AND (d.id IS NULL OR (
+              d.created_at <= d.dispatch_date + ${PROMPT_REGISTRATION_DAYS} * interval '1 day'
+              AND EXISTS (SELECT 1 FROM carrier_events e
+                           WHERE e.dispatch_id = d.id AND e.status = 'delivered' AND (e.occurred_at AT TIME ZONE 'UTC')::date = $5::date
+                             AND e.received_at <= e.occurred_at + ${PROMPT_DELIVERY_REPORT_DAYS} * interval '1 day')))
         AND $6 <= CASE WHEN norm.n >= ${MIN_COUNTRY_HISTORY} THEN greatest(${PLAUSIBLE_TRANSIT_FACTOR} * norm.p99, ${PLAUSIBLE_TRANSIT_FLOOR_DAYS})
                        ELSE ${PLAUSIBLE_TRANSIT_CAP_DAYS} END
      ON CONFLICT (dispatch_id) DO NOTHING`,

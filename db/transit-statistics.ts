@@ -18,6 +18,15 @@ export const LOOK_BACK_DAYS = 730;
 /** Longer transits are counted as this many business days, so a histogram stays short. */
 export const MAX_TRANSIT_DAYS = 60;
 
+/**
+ * In a level's long-run histograms an issuer's mature deliveries count for at most as many as every
+ * other source of the level has together, or this many where the others are fewer
+ * (docs/predictions.md "History and its bounds"): what a lone issuer's own deliveries weigh.
+ * 100 for a postal code or prefix, twice the code history High asks for; 400 for a country, whose
+ * held-out quarter (100) can then calibrate High's 97 % (calibrationSizeFor).
+ */
+export const ISSUER_WEIGHT_FLOOR = { code: 100, prefix: 100, country: 400 } as const;
+
 /** The history rows of a level in the look-back period ($today is the statement's date parameter). */
 export const inLookBack = (today: string) => `dispatch_date >= ${today}::date - ${LOOK_BACK_DAYS} AND delivered_date <= ${today}::date`;
 
@@ -36,11 +45,26 @@ export const countedAsRecent = (partition: string) => `
       <= count(*) FILTER (WHERE is_recent) OVER (PARTITION BY ${partition})
        - count(*) FILTER (WHERE is_recent) OVER (PARTITION BY ${partition}, issuer_id))`;
 
+/**
+ * An issuer's deliveries of one group (`n` of them, by dispatch day and transit) as they count in a
+ * level's long-run histograms (docs/predictions.md "History and its bounds"), over rows of
+ * `partition` columns, `issuer_id`, `n` and `floor` that hold a level's mature deliveries by issuer:
+ * imported ones in full, and each issuer's in full while it has no more than every other source of
+ * the level together (or `floor`, where they are fewer), else scaled down to that many. Computed
+ * from the counts, never the rows: the country level's statement must stay a pass of counting
+ * (bench/transit-statistics).
+ */
+const weightedCount = (partition: string) => `
+  CASE WHEN issuer_id IS NULL THEN n ELSE
+    n * least(1, greatest(sum(n) OVER (PARTITION BY ${partition}) - sum(n) OVER (PARTITION BY ${partition}, issuer_id), floor)
+                 / sum(n) OVER (PARTITION BY ${partition}, issuer_id)::numeric) END`;
+
 // From a `levels` CTE (level, country_code, key, issuer_id, dispatch_date, delivered_date,
 // business_days), each level split by dispatch date into the older 75 % (fit) and the newest 25 %
 // (held out for calibration), as histograms of business days (dispatches younger than MATURITY_DAYS
-// left out); and each level's long-run and recent medians and how many recent deliveries were slower
-// than the norm, each issuer's recent ones capped (countedAsRecent). Every step is partitioned by
+// left out), each issuer's weighed down to its cap in the level (weightedCount); and each level's
+// long-run and recent medians and how many recent deliveries were slower than the norm, each
+// issuer's recent ones capped (countedAsRecent). Every step is partitioned by
 // level, so a level's numbers do not depend on which other levels the statement reads. The postal
 // code and prefix levels are read with it; the country level's statement computes the same from
 // counts, and is tested against it.
@@ -51,9 +75,14 @@ flagged AS (
 ), counted AS (
   SELECT level, country_code, key, business_days, ${countedAsRecent('level, country_code, key')} AS recent
   FROM flagged
+), issuer_daily AS (
+  SELECT level, country_code, key, issuer_id, dispatch_date, business_days, count(*) AS n,
+         CASE level WHEN 'country' THEN ${ISSUER_WEIGHT_FLOOR.country} WHEN 'prefix' THEN ${ISSUER_WEIGHT_FLOOR.prefix} ELSE ${ISSUER_WEIGHT_FLOOR.code} END AS floor
+  FROM levels WHERE dispatch_date < ${today}::date - ${MATURITY_DAYS} GROUP BY level, country_code, key, issuer_id, dispatch_date, business_days
 ), daily AS (
-  SELECT level, country_code, key, dispatch_date, business_days, count(*) AS n
-  FROM levels WHERE dispatch_date < ${today}::date - ${MATURITY_DAYS} GROUP BY level, country_code, key, dispatch_date, business_days
+  SELECT level, country_code, key, dispatch_date, business_days, sum(n) AS n
+  FROM (SELECT level, country_code, key, dispatch_date, business_days, ${weightedCount('level, country_code, key')} AS n FROM issuer_daily) weighted
+  GROUP BY level, country_code, key, dispatch_date, business_days
 ), ranked AS (
   -- A delivery is held out when more than 75 % of its level's deliveries were dispatched on or
   -- before its day (its cume_dist by dispatch date), counted on the per-day totals: a window over
@@ -113,18 +142,25 @@ const medianFromCounts = (through: string, total: string) => `
 
 // The countries' level ($1: countries, $2: today) and their area moments: what levelStatistics and
 // per-code sums over the country's rows give (test/db/country-statistics-sql.test.ts holds it to
-// that), but each pass over the rows only counts them, by dispatch day and business days, and by
-// postal code; everything after works on those few thousand counts, the medians from the cumulative
-// counts by business days. Row by row, the rows kept for three passes and the medians' sort spilled
+// that), but each pass over the rows only counts them, by issuer, dispatch day and business days, and
+// by postal code; everything after works on those few thousand counts (the issuers' weights too),
+// the medians from the cumulative counts by business days. Row by row, the rows kept for three passes and the medians' sort spilled
 // to disk: 0.8 s on 150,000 deliveries (bench/transit-statistics). Two plain GROUP BYs rather than
 // GROUPING SETS: the planner hashes grouping sets only when it expects every hash table to fit in
 // work_mem, and sorted (on disk) the rows of a large country otherwise.
 const COUNTRY_SQL = `
 WITH area AS NOT MATERIALIZED (
-  SELECT country_code, postal_prefix, postal_code, dispatch_date, delivered_date, least(business_days, ${MAX_TRANSIT_DAYS}) AS business_days
+  SELECT country_code, postal_prefix, postal_code, issuer_id, dispatch_date, delivered_date, least(business_days, ${MAX_TRANSIT_DAYS}) AS business_days
   FROM transit_history WHERE country_code = ANY ($1::text[]) AND ${inLookBack('$2')}
-), daily AS (
-  SELECT country_code, dispatch_date, business_days, count(*) AS n FROM area GROUP BY country_code, dispatch_date, business_days
+), issuer_daily AS (
+  -- Counted by issuer too (a few more groups, the same pass), for the issuers' weights (weightedCount).
+  SELECT country_code, issuer_id, dispatch_date, business_days, count(*) AS n, ${ISSUER_WEIGHT_FLOOR.country} AS floor
+  FROM area GROUP BY country_code, issuer_id, dispatch_date, business_days
+), mature_daily AS (
+  SELECT country_code, dispatch_date, business_days, sum(n) AS n
+  FROM (SELECT country_code, dispatch_date, business_days, ${weightedCount('country_code')} AS n
+          FROM issuer_daily WHERE dispatch_date < $2::date - ${MATURITY_DAYS}) weighted
+  GROUP BY country_code, dispatch_date, business_days
 ), recent_counted AS (
   -- The recent deliveries with their issuer, through their own index (transit_history_recent_idx)
   -- rather than with every row of the look-back period, each issuer's capped (countedAsRecent).
@@ -141,14 +177,14 @@ WITH area AS NOT MATERIALIZED (
 ), ranked AS (
   SELECT country_code, business_days, n,
          sum(n) OVER (PARTITION BY country_code ORDER BY dispatch_date) > 0.75 * sum(n) OVER (PARTITION BY country_code) AS held_out
-  FROM daily WHERE dispatch_date < $2::date - ${MATURITY_DAYS}
+  FROM mature_daily
 ), histograms AS (
   SELECT 'country' AS level, country_code, '' AS key, business_days, coalesce(sum(n) FILTER (WHERE NOT held_out), 0) AS fit,
          coalesce(sum(n) FILTER (WHERE held_out), 0) AS calibration
   FROM ranked GROUP BY country_code, business_days
 ), by_days AS (
   SELECT d.country_code, d.business_days, d.n, coalesce(r.recent, 0) AS recent
-  FROM (SELECT country_code, business_days, sum(n) AS n FROM daily GROUP BY country_code, business_days) d
+  FROM (SELECT country_code, business_days, sum(n) AS n FROM issuer_daily GROUP BY country_code, business_days) d
   LEFT JOIN recent_by_days r USING (country_code, business_days)
 ), cumulative AS (
   SELECT country_code, business_days, recent, sum(n) OVER up_to AS n_through, sum(n) OVER country AS n_total,

@@ -120,24 +120,18 @@ describe('an issuer posting hundreds of crafted FR deliveries', () => {
     expect(await windowsOfAnotherIssuer()).toEqual(before);
   }, 600_000);
 
-  // KNOWN GAP, not fixed yet (jest's it.failing: this run passes while the windows DO move, and
-  // fails once they no longer do; then drop `.failing`). A delivered event may be dated back to
-  // 7 days before the dispatch date, so an issuer can post deliveries that are each plausible and
-  // already mature (dispatched over MATURITY_DAYS ago): they enter the long-run histograms, where no
-  // issuer's share is capped (countedAsRecent caps only the recent deliveries). Seen: the windows of
-  // 33100 and its prefix's 33200 widened from 2–4 business days after registration to 0–8 (Medium
-  // → High); 44000's did not move.
-  it.failing(
-    `leaves another issuer's FR windows unchanged after ${ATTACK_SIZE} slow but plausible back-dated deliveries`,
-    async () => {
-      const before = await windowsOfAnotherIssuer();
-      // Dispatched 60 days ago and delivered 12 days later (8 business days, within 3 × FR's p99 of 4):
-      // each one plausible, old enough to count in the long-run history, not among the recent ones.
-      const attacker = await deliverAsAttacker(ATTACK_SIZE, `${daysAgo(60)}T09:00:00Z`, `${daysAgo(48)}T12:00:00Z`);
-      const { rows } = await h.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM transit_history WHERE issuer_id = $1', [attacker]);
-      expect(rows[0].n).toBe(ATTACK_SIZE);
-      expect(await windowsOfAnotherIssuer()).toEqual(before);
-    },
-    600_000,
-  );
+  // Each of these is plausible and already mature (dispatched over MATURITY_DAYS ago), so, joined,
+  // they would enter the long-run histograms: before the prompt-report rule they did, and widened
+  // the windows of 33100 and its prefix's 33200 from 2–4 business days to 0–8. Registered 60 days
+  // after their dispatch date and delivered events posted 48 days after they occurred, they are
+  // late reports: the dispatches complete, and none joins the shared history.
+  it(`leaves another issuer's FR windows unchanged after ${ATTACK_SIZE} slow but plausible back-dated deliveries`, async () => {
+    const before = await windowsOfAnotherIssuer();
+    // Dispatched 60 days ago and delivered 12 days later (8 business days, within 3 × FR's p99 of 4):
+    // each one plausible, old enough to count in the long-run history, not among the recent ones.
+    const attacker = await deliverAsAttacker(ATTACK_SIZE, `${daysAgo(60)}T09:00:00Z`, `${daysAgo(48)}T12:00:00Z`);
+    const { rows } = await h.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM transit_history WHERE issuer_id = $1', [attacker]);
+    expect(rows[0].n).toBe(0);
+    expect(await windowsOfAnotherIssuer()).toEqual(before);
+  }, 600_000);
 });

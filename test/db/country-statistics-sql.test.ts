@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { copyTransitHistory, type TransitRecord } from '../../db/transit-history.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { loadCountryStatistics, loadTransitStatistics } from '../../db/transit-statistics.js';
+import { ISSUER_WEIGHT_FLOOR, loadCountryStatistics, loadTransitStatistics } from '../../db/transit-statistics.js';
 import { prng } from '../../bench/prediction-quality/network.js';
 import { loadCountryStatisticsReference } from '../support/country-statistics-reference.js';
 import { requireTestEnv } from '../support/env.js';
@@ -103,6 +103,29 @@ describe('the country statement over counts', () => {
       const reference = await loadCountryStatisticsReference(pool, ['FO'], day);
       expect(asJson(await loadCountryStatistics(pool, ['FO'], day))).toBe(asJson(reference));
     }
+  });
+
+  it('weighs each issuer’s mature deliveries exactly as the per-level statement does', async () => {
+    // Two issuers beside an imported history: one with more mature deliveries than every other
+    // source of the country (weighed down, to fractional counts), one with few (counted in full).
+    await insert(generatedHistory('UZ', 6, 400));
+    const [big, small] = [(await createIssuer(pool, 'Big')).id, (await createIssuer(pool, 'Small')).id];
+    const random = prng(7);
+    await insertForIssuer(big, Array.from({ length: 700 }, () => delivery('UZ', `${10 + Math.floor(random() * 3)}0${Math.floor(random() * 4)}`, 29 + Math.floor(random() * 300), 1 + Math.floor(random() * 9)))); // prettier-ignore
+    await insertForIssuer(
+      small,
+      Array.from({ length: 30 }, (_, i) => delivery('UZ', '10001', 40 + i * 3, 2 + (i % 4))),
+    );
+    for (const day of [today, daysBefore(today, 20), daysBefore(today, 400)]) {
+      const reference = await loadCountryStatisticsReference(pool, ['UZ'], day);
+      expect(asJson(await loadCountryStatistics(pool, ['UZ'], day))).toBe(asJson(reference));
+    }
+    // The big issuer's 700 count for at most ISSUER_WEIGHT_FLOOR.country (the country's other mature
+    // deliveries, under 430 of them, are fewer), in fractions; not for 700.
+    const country = (await loadCountryStatistics(pool, ['UZ'], today)).get('UZ')!.country;
+    const weight = [...country.fit, ...country.calibration].reduce((a, b) => a + b, 0);
+    expect(weight).toBeLessThan(400 + 30 + ISSUER_WEIGHT_FLOOR.country + 1);
+    expect(Number.isInteger(weight)).toBe(false);
   });
 
   it('counts no issuer for more than every other source of an area’s recent deliveries together', async () => {

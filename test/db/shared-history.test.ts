@@ -2,7 +2,10 @@
 // service's own deliveries join the transit history only within plausibility bounds and with the
 // issuer of their dispatch (db/transit-history.ts recordServiceDelivery), and no issuer weighs more than
 // every other source of an area's recent history together, so one issuer recording many slow
-// deliveries cannot move everybody's window (db/transit-statistics.ts). Each test uses its own
+// deliveries cannot move everybody's window (db/transit-statistics.ts). A delivery joins only if
+// it was reported promptly (its dispatch registered, its delivered event received, within days of
+// the dates they state), and in an area's long-run histograms too no issuer counts for more than the
+// area's other sources (or ISSUER_WEIGHT_FLOOR where they are fewer). Each test uses its own
 // country, which no other test file uses.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -10,8 +13,10 @@ import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '.
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { upsertProjection, type ProjectionRow } from '../../db/dispatches.js';
-import { loadTransitStatistics } from '../../db/transit-statistics.js';
-import { predictFromHistory, slowdownDays } from '../../domain/prediction-model.js';
+import { PROMPT_DELIVERY_REPORT_DAYS, PROMPT_REGISTRATION_DAYS } from '../../db/transit-history.js';
+import { ISSUER_WEIGHT_FLOOR, loadTransitStatistics } from '../../db/transit-statistics.js';
+import { MIN_COUNTRY_HISTORY, predictFromHistory, slowdownDays, transitDays, type LevelStatistics } from '../../domain/prediction-model.js';
+import { total } from '../../domain/statistics.js';
 import { requireTestEnv } from '../support/env.js';
 
 let pool: Pool;
@@ -41,8 +46,22 @@ async function importRows(rows: TransitRecord[]): Promise<void> {
   );
 }
 
-/** A live dispatch of the issuer, as its first projection writes it: what recordServiceDelivery reads the issuer from. */
-async function dispatchOf(issuerId: string, row: TransitRecord): Promise<string> {
+/** How late the dispatch was registered after its dispatch date, and its delivered event received after it occurred. */
+interface Reporting {
+  registeredDaysLate: number;
+  receivedDaysLate: number;
+}
+/** As the API records a card reported as it happens: registered on its dispatch date, its delivery the same hour. */
+const PROMPT: Reporting = { registeredDaysLate: 0, receivedDaysLate: 0 };
+
+/**
+ * A live dispatch of the issuer, as its first projection writes it (what recordServiceDelivery reads
+ * the issuer and the registration time from), registered `registeredDaysLate` after 09:00 UTC on its
+ * dispatch date, and its delivered event as the API logs it (carrier_events), occurred at 12:00 UTC
+ * on the delivered date and received `receivedDaysLate` after that. The past times are set directly:
+ * the clock of a test cannot wait for a dispatch to mature.
+ */
+async function dispatchOf(issuerId: string, row: TransitRecord, reporting: Reporting = PROMPT): Promise<string> {
   const id = randomUUID();
   const projection: ProjectionRow = {
     id,
@@ -60,12 +79,21 @@ async function dispatchOf(issuerId: string, row: TransitRecord): Promise<string>
     record: {} as ProjectionRow['record'],
   };
   await upsertProjection(pool, projection);
+  await pool.query("UPDATE dispatches SET created_at = dispatch_date + $2 * interval '1 day' WHERE id = $1", [
+    id,
+    reporting.registeredDaysLate,
+  ]);
+  await pool.query(
+    `INSERT INTO carrier_events (dispatch_id, dedupe_key, status, occurred_at, received_at)
+     VALUES ($1, 'at:delivered', 'delivered', $2::timestamptz, $2::timestamptz + $3 * interval '1 day')`,
+    [id, `${row.deliveredDate}T12:00:00Z`, reporting.receivedDaysLate],
+  );
   return id;
 }
 
 /** The issuer's dispatch delivered as `row` says; whether it joined the history. */
-async function deliveredBy(issuerId: string, row: TransitRecord): Promise<boolean> {
-  return recordServiceDelivery(pool, await dispatchOf(issuerId, row), row);
+async function deliveredBy(issuerId: string, row: TransitRecord, reporting: Reporting = PROMPT): Promise<boolean> {
+  return recordServiceDelivery(pool, await dispatchOf(issuerId, row, reporting), row);
 }
 
 const newIssuer = async () => (await createIssuer(pool, 'History Issuer')).id;
@@ -107,6 +135,32 @@ describe('a live delivery joining the shared history', () => {
     // Another issuer's bound does count them.
     expect(await deliveredBy(await newIssuer(), delivery('UY', '11000', 20, 13))).toBe(true);
   }, 60_000);
+
+  it(`is refused when its dispatch was registered more than ${PROMPT_REGISTRATION_DAYS} days after its dispatch date`, async () => {
+    const issuerId = await newIssuer();
+    const late = (days: number) => ({ ...PROMPT, registeredDaysLate: days });
+    expect(await deliveredBy(issuerId, delivery('TN', '1000', 50, 3), late(PROMPT_REGISTRATION_DAYS))).toBe(true);
+    expect(await deliveredBy(issuerId, delivery('TN', '1000', 50, 3), late(PROMPT_REGISTRATION_DAYS + 0.1))).toBe(false);
+    expect(await deliveredBy(issuerId, delivery('TN', '1000', 50, 3), late(40))).toBe(false);
+    const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM transit_history WHERE country_code = 'TN'");
+    expect(rows[0].n).toBe(1);
+  });
+
+  it(`is refused when its delivered event was received more than ${PROMPT_DELIVERY_REPORT_DAYS} days after it occurred`, async () => {
+    const issuerId = await newIssuer();
+    const late = (days: number) => ({ ...PROMPT, receivedDaysLate: days });
+    expect(await deliveredBy(issuerId, delivery('JO', '11110', 50, 3), late(PROMPT_DELIVERY_REPORT_DAYS))).toBe(true);
+    expect(await deliveredBy(issuerId, delivery('JO', '11110', 50, 3), late(PROMPT_DELIVERY_REPORT_DAYS + 0.1))).toBe(false);
+    expect(await deliveredBy(issuerId, delivery('JO', '11110', 50, 3), late(45))).toBe(false);
+  });
+
+  it('is refused when no delivered event was logged for its delivered date', async () => {
+    const issuerId = await newIssuer();
+    const row = delivery('KZ', '010000', 50, 3);
+    // The logged delivered event occurred a day later than the delivery recorded.
+    const id = await dispatchOf(issuerId, { ...row, deliveredDate: daysAgo(46) });
+    expect(await recordServiceDelivery(pool, id, row)).toBe(false);
+  });
 
   it('is refused beyond 30 business days in a country with too little history to say what is normal', async () => {
     const issuerId = await newIssuer();
@@ -152,5 +206,55 @@ describe('an issuer’s weight in an area’s recent history', () => {
     const stats = await loadTransitStatistics(pool, { countryCode: 'RO', postalCode: '010011', today });
     expect(stats.postalCode.recent.count).toBe(50);
     expect(slowdownDays(stats)).toBe(3);
+  }, 60_000);
+});
+
+describe('an issuer’s weight in an area’s long-run history', () => {
+  /** The weight of the deliveries of `days` business days in a level's histograms (fit and held out). */
+  const weightOf = (level: LevelStatistics, days: number) => (level.fit[days] ?? 0) + (level.calibration[days] ?? 0);
+  const totalOf = (level: LevelStatistics) => total(level.fit) + total(level.calibration);
+
+  it('is at most that of every other source together: a patient issuer’s 300 slow deliveries, once mature, count for the area’s 150 others', async () => {
+    // 150 imported deliveries of 2–4 business days to the code (the only one of its prefix), 600
+    // more to another prefix of the country.
+    await importRows([
+      ...Array.from({ length: 150 }, (_, i) => delivery('NZ', '6011', 35 + i * 4, 2 + (i % 3))),
+      ...Array.from({ length: 600 }, (_, i) => delivery('NZ', '9010', 35 + i, 2 + (i % 3))),
+    ]);
+    const attacker = await newIssuer();
+    // 9 business days each (within 3 × the p99 of 4), reported as they happened, dispatched 30–89
+    // days ago: past MATURITY_DAYS, so in the long-run histograms, and past the recent period.
+    for (let i = 0; i < 300; i += 1) expect(await deliveredBy(attacker, delivery('NZ', '6011', 30 + (i % 60), 9))).toBe(true);
+    const stats = await loadTransitStatistics(pool, { countryCode: 'NZ', postalCode: '6011', today });
+    for (const level of [stats.postalCode, stats.postalPrefix]) {
+      expect(totalOf(level)).toBeCloseTo(150 + 150, 6);
+      expect(weightOf(level, 9)).toBeCloseTo(150, 6);
+      expect(level.recent.count).toBe(0);
+    }
+    // In the country its 300 are fewer than the other 750: counted in full.
+    expect(totalOf(stats.country)).toBe(750 + 300);
+  }, 120_000);
+
+  it('counts an issuer in full while it has no more deliveries than the other sources', async () => {
+    await importRows(Array.from({ length: 150 }, (_, i) => delivery('AM', '0010', 35 + i * 4, 2 + (i % 3))));
+    const issuerId = await newIssuer();
+    for (let i = 0; i < 40; i += 1) expect(await deliveredBy(issuerId, delivery('AM', '0010', 30 + (i % 20), 5))).toBe(true);
+    const stats = await loadTransitStatistics(pool, { countryCode: 'AM', postalCode: '0010', today });
+    expect(totalOf(stats.postalCode)).toBe(190);
+    expect(weightOf(stats.postalCode, 5)).toBe(40);
+  }, 60_000);
+
+  it('lets a lone issuer (no import, no other issuer) predict from its own deliveries, counted up to its floor at each level', async () => {
+    const issuerId = await newIssuer();
+    // 200 deliveries of 6 business days to one code, reported as they happened over the last months.
+    for (let i = 0; i < 200; i += 1) expect(await deliveredBy(issuerId, delivery('AZ', '1000', 30 + (i % 100), 6))).toBe(true);
+    const stats = await loadTransitStatistics(pool, { countryCode: 'AZ', postalCode: '1000', today });
+    expect(totalOf(stats.postalCode)).toBeCloseTo(ISSUER_WEIGHT_FLOOR.code, 6);
+    expect(totalOf(stats.postalPrefix)).toBeCloseTo(ISSUER_WEIGHT_FLOOR.prefix, 6);
+    expect(totalOf(stats.country)).toBe(200);
+    for (const level of [stats.postalCode, stats.postalPrefix, stats.country]) expect(weightOf(level, 6)).toBeCloseTo(totalOf(level), 6);
+    expect(totalOf(stats.country)).toBeGreaterThanOrEqual(MIN_COUNTRY_HISTORY);
+    // Its own deliveries' 6 days (calibrated on the country's 50 held out), not the default table's window.
+    expect(transitDays(stats)).toEqual({ days: [6, 6], confidence: 'Medium' });
   }, 60_000);
 });
