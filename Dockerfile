@@ -1,18 +1,34 @@
-# Image of the service's processes (docker-compose.yml runs it as `migrate`, `api` and `worker`).
-# The app runs its TypeScript through tsx (a runtime dependency): there is no build step.
-FROM node:24-slim
+# Image of the service's processes (docker-compose.yml runs it as `migrate`, `api` and `worker`; the
+# Helm chart in deploy/helm as the api and worker Deployments and the migrations Job).
+# Two stages: the first compiles the TypeScript (`npm run build` → dist/), the second holds only the
+# compiled JavaScript and the production dependencies: no TypeScript, no tsx, no embedded Postgres,
+# no test tooling. It runs as the official image's unprivileged `node` user.
 
+FROM node:24-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+
+FROM node:24-slim
 ENV NODE_ENV=production
 WORKDIR /app
 
-# Dependencies first, so a source change does not reinstall them. Dev dependencies (the test
-# tooling, and the `node` npm package that pins Node for local runs) stay out: the image has Node 24.
+# Dependencies first, so a source change does not reinstall them. The `node` npm package that pins
+# Node for local runs is a dev dependency and stays out: the image has Node 24.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-# The source stays owned by root and read-only to the app; it runs as the image's unprivileged
-# `node` user.
-COPY . .
+# The npm scripts operators and docker-compose use keep their names and run the compiled code
+# (from a source checkout they run the TypeScript through tsx). `npm start`, the all-in-one
+# development launcher, needs the embedded Postgres and is not in the image.
+RUN npm pkg set "scripts.start:api=node dist/api/main.js" "scripts.start:worker=node dist/worker/main.js" \
+      "scripts.migrate=node dist/db/migrate-cli.js" "scripts.admin=node dist/cli/admin.js" \
+  && npm pkg delete scripts.start
+
+# The code stays owned by root and read-only to the app.
+COPY --from=build /app/dist ./dist
 USER node
 
 EXPOSE 3000

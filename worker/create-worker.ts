@@ -9,7 +9,8 @@ import { createPool, type Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+// workflows/index.ts from source (tsx), workflows/index.js from the compiled image (dist/).
+export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index${new URL(import.meta.url).pathname.slice(-3)}`, import.meta.url));
 
 export interface WorkerDeps {
   connection: NativeConnection;
