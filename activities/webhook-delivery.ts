@@ -112,7 +112,10 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
         const headers = signedHeaders({ eventId, attempt, body: delivery.body, secrets: delivery.endpoint.secrets, now: startedAt });
         requestHeaders = headers;
         const timeoutMs = Math.max(1, limitMs - (performance.now() - started));
-        const response = await postToCheckedAddress(checked, { headers, body: delivery.body, timeoutMs, limitMs });
+        // The endpoint's custom headers go out with the signed ones (which win: their names are reserved)
+        // but are not in requestHeaders, which the delivery log records and shows.
+        const sent = { ...delivery.endpoint.headers, ...headers };
+        const response = await postToCheckedAddress(checked, { headers: sent, body: delivery.body, timeoutMs, limitMs });
         statusCode = response.statusCode;
         responseHead = response.head;
         if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;

@@ -31,6 +31,9 @@ import { listRoutes } from './routes/list.js';
 import { metricsRouter } from './routes/metrics.js';
 import { statusRoutes } from './routes/status.js';
 import { testHelperRoutes } from './routes/test-helpers.js';
+import { replayRoutes } from './routes/replays.js';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
+import { webhookEventRoutes } from './routes/webhook-events.js';
 import './state.js';
 
 export interface AppDeps {
@@ -74,6 +77,9 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   listRoutes(v1, pool);
   batchRoutes(v1, { ...deps, limiter });
   testHelperRoutes(v1, deps);
+  webhookEndpointRoutes(v1, deps);
+  webhookEventRoutes(v1, pool);
+  replayRoutes(v1, deps);
 
   const app = new Koa();
   // Behind a proxy, ctx.ip is the client's address from its header (docs/security.md); otherwise

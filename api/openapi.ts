@@ -23,6 +23,7 @@ import {
 } from '../domain/schemas.js';
 import { DISPATCH_DATE_RULE, OCCURRED_AT_RULE } from '../domain/input-bounds.js';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from './idempotency.js';
+import { webhookPaths } from './openapi-webhooks.js';
 import { BODY_LIMIT } from './middleware/json-body.js';
 import { BATCH_BODY_LIMIT } from './routes/batch.js';
 
@@ -283,6 +284,13 @@ export function openApiJson(): string {
         '/v1/dispatches/{id}/events': { get: listCarrierEvents, post: postEvent },
         '/v1/test_helpers/dispatches/{id}/fail': { post: testHelperFail },
         '/v1/test_helpers/dispatches/{id}/{action}': { post: testHelper },
+        ...webhookPaths({
+          json,
+          error: (description) => error(description),
+          commonErrors,
+          bodyErrors: () => bodyErrors(),
+          rateLimitHeaders,
+        }),
       },
     }),
   );

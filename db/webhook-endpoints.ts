@@ -36,7 +36,14 @@ export type CreateEndpointResult =
 /** Adds an endpoint (live unless told) with a fresh secret; at most `max` active endpoints per issuer, both modes together. */
 export async function createWebhookEndpoint(
   pool: Pool,
-  input: { issuerId: string; url: string; events: WebhookEventType[]; mode?: 'live' | 'test' },
+  input: {
+    issuerId: string;
+    url: string;
+    events: WebhookEventType[];
+    mode?: 'live' | 'test';
+    /** The API's settings (db/webhook-endpoint-settings.ts); the CLI and the dashboard leave them out. */
+    settings?: { description?: string | null; headers?: Record<string, string>; rateLimit?: number | null };
+  },
   max = MAX_ENDPOINTS_PER_ISSUER,
 ): Promise<CreateEndpointResult> {
   const client = await pool.connect();
@@ -59,8 +66,9 @@ export async function createWebhookEndpoint(
     const secret = generateSecret();
     const mode = input.mode ?? 'live';
     const { rows } = await client.query<{ id: string; created_at: Date }>(
-      'INSERT INTO webhook_endpoints (id, issuer_id, url, events, secret, mode) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at',
-      [newId('whe'), input.issuerId, input.url, input.events, secret, mode],
+      `INSERT INTO webhook_endpoints (id, issuer_id, url, events, secret, mode, description, headers, rate_limit)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id, created_at`,
+      [newId('whe'), input.issuerId, input.url, input.events, secret, mode, input.settings?.description ?? null, input.settings?.headers ?? {}, input.settings?.rateLimit ?? null], // prettier-ignore
     );
     await client.query('COMMIT');
     const endpoint = {

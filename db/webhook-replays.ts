@@ -11,11 +11,18 @@ import type { Pool, PoolClient } from './pool.js';
 
 type Db = Pool | PoolClient;
 
-/** One event (to every endpoint it went to, or only to `endpointId`), or an endpoint's events created in [since, until). */
-export type ReplayFilter = { eventId: string; endpointId?: string } | { endpointId: string; since: Date; until: Date };
+/**
+ * One event (to every endpoint it went to, or only to `endpointId`), an endpoint's events created in
+ * [since, until), or a list of events to one endpoint (the API's `event_ids`, at most 1,000).
+ */
+export type ReplayFilter =
+  { eventId: string; endpointId?: string } | { endpointId: string; since: Date; until: Date } | { endpointId: string; eventIds: string[] };
 
 /** The filter as the workflow carries it (JSON: dates as ISO strings). */
-export type ReplayFilterInput = { eventId: string; endpointId?: string } | { endpointId: string; since: string; until: string };
+export type ReplayFilterInput =
+  | { eventId: string; endpointId?: string }
+  | { endpointId: string; since: string; until: string }
+  | { endpointId: string; eventIds: string[] };
 
 /** Where the next page starts: after this (event creation time, event id, endpoint id). */
 export interface ReplayCursor {
@@ -25,13 +32,16 @@ export interface ReplayCursor {
 }
 
 export function toFilterInput(filter: ReplayFilter): ReplayFilterInput {
-  return 'eventId' in filter
+  return 'eventId' in filter || 'eventIds' in filter
     ? filter
     : { endpointId: filter.endpointId, since: filter.since.toISOString(), until: filter.until.toISOString() };
 }
 
 function where(filter: ReplayFilterInput): { sql: string; values: unknown[] } {
   const base = 'e.disabled_at IS NULL AND e.paused_at IS NULL';
+  if ('eventIds' in filter) {
+    return { sql: `${base} AND d.endpoint_id = $1 AND d.event_id = ANY ($2::text[])`, values: [filter.endpointId, filter.eventIds] };
+  }
   return 'eventId' in filter
     ? {
         sql: `${base} AND d.event_id = $1 AND ($2::text IS NULL OR d.endpoint_id = $2)`,
@@ -153,6 +163,16 @@ function toProgress(row: Record<string, never>): ReplayProgress {
 
 export async function getReplay(db: Db, id: string): Promise<ReplayProgress | undefined> {
   const { rows } = await db.query(`SELECT * FROM webhook_replays WHERE id = $1`, [id]);
+  return rows[0] ? toProgress(rows[0]) : undefined;
+}
+
+/** A replay of one of the issuer's endpoints of `mode` (GET /v1/replays/{id}); undefined for any other. */
+export async function findEndpointReplay(db: Db, issuerId: string, mode: 'live' | 'test', id: string): Promise<ReplayProgress | undefined> {
+  const { rows } = await db.query(
+    `SELECT r.* FROM webhook_replays r JOIN webhook_endpoints e ON e.id = r.endpoint_id
+      WHERE r.id = $1 AND e.issuer_id = $2 AND e.mode = $3`,
+    [id, issuerId, mode],
+  );
   return rows[0] ? toProgress(rows[0]) : undefined;
 }
 

@@ -106,7 +106,16 @@ export interface DeliveryToSend {
   state: DeliveryState;
   attempts: number;
   /** `disabled`: removed; `paused`: disabled from the dashboard. */
-  endpoint: { id: string; url: string; events: WebhookEventType[]; disabled: boolean; paused: boolean; secrets: EndpointSecrets };
+  endpoint: {
+    id: string;
+    url: string;
+    events: WebhookEventType[];
+    disabled: boolean;
+    paused: boolean;
+    secrets: EndpointSecrets;
+    /** The endpoint's custom headers (the API's `headers`): sent, never logged or recorded. */
+    headers: Record<string, string>;
+  };
 }
 
 /**
@@ -135,7 +144,7 @@ export async function claimDelivery(
   claim: DriverClaim,
 ): Promise<DeliveryToSend | 'superseded' | undefined> {
   const { rows } = await db.query({
-    name: 'webhook-delivery-claim',
+    name: 'webhook-delivery-claim-v2',
     text: `WITH claimed AS (
        UPDATE webhook_deliveries d
           SET driver = $3, driver_due_at = now() + $5 * interval '1 millisecond',
@@ -146,7 +155,7 @@ export async function claimDelivery(
         RETURNING d.state, d.attempts
      )
      SELECT ev.type, ev.body, c.state, c.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
-            e.paused_at IS NOT NULL AS paused, e.secret,
+            e.paused_at IS NOT NULL AS paused, e.secret, e.headers,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.signature_switch_at END AS signature_switch_at
        FROM claimed c
@@ -261,6 +270,7 @@ interface DeliveryRow {
   secret: string;
   previous_secret: string | null;
   signature_switch_at: Date | null;
+  headers: Record<string, string>;
 }
 
 /** A claimed delivery row as what an attempt needs. */
@@ -278,6 +288,7 @@ function deliveryToSend(eventId: string, endpointId: string, row: DeliveryRow): 
       disabled: row.disabled,
       paused: row.paused,
       secrets: { current: row.secret, previous: row.previous_secret ?? undefined, switchAt: row.signature_switch_at ?? undefined },
+      headers: row.headers,
     },
   };
 }

@@ -6,7 +6,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
-export const SCOPES = ['status:read', 'dispatches:write', 'events:write'] as const;
+// webhooks:read: events, replays and endpoint reads; webhooks:write: endpoint changes, replays, test events
+// (docs/http-contract.md "Scopes"). A key created without a list of scopes has every one of them.
+export const SCOPES = ['status:read', 'dispatches:write', 'events:write', 'webhooks:read', 'webhooks:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 export type KeyMode = 'live' | 'test';
 

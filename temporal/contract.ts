@@ -104,8 +104,9 @@ export interface DeliveryKey {
 }
 
 /**
- * A redelivery run (workflows/redelivery.ts). A replay gives `filter` (one event, or an endpoint's
- * events of [since, until), dates as ISO strings) and is paged: each run loads one page of keys
+ * A redelivery run (workflows/redelivery.ts). A replay gives `filter` (one event, an endpoint's
+ * events of [since, until), dates as ISO strings, or a list of event ids to one endpoint, which
+ * the workflow passes through untouched) and is paged: each run loads one page of keys
  * after `cursor` through an activity, drives it with bounded concurrency and continues as new with
  * the next cursor. The reconciler gives `keys` (a small batch it already claimed). `deliveries`:
  * runs started before paging (already reset to pending in the database).
@@ -114,7 +115,10 @@ export interface RedeliveryInput {
   deliveries?: DeliveryKey[];
   /** The replay's id: its progress row (webhook_replays) and the driver token of its activities. */
   replayId?: string;
-  filter?: { eventId: string; endpointId?: string } | { endpointId: string; since: string; until: string };
+  filter?:
+    | { eventId: string; endpointId?: string }
+    | { endpointId: string; since: string; until: string }
+    | { endpointId: string; eventIds: string[] };
   cursor?: { createdAt: string; eventId: string; endpointId: string };
   keys?: DeliveryKey[];
   /** A replay takes deliveries over from their drivers; the reconciler drives only what it claimed. */

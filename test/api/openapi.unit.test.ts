@@ -14,16 +14,25 @@ describe('GET /v1/openapi.json document', () => {
     await expect(SwaggerParser.validate(doc)).resolves.toBeDefined();
   });
 
-  it('documents the status, registration, list, batch, carrier-event and test-helper paths', () => {
+  it('documents the status, registration, list, batch, carrier-event, test-helper, webhook endpoint, event and replay paths', () => {
     const { paths } = document();
     expect(Object.keys(paths).sort()).toEqual([
       '/v1/dispatches',
       '/v1/dispatches/batch',
       '/v1/dispatches/{id}/events',
+      '/v1/events',
+      '/v1/events/{webhook_event_id}',
+      '/v1/replays/{replay_id}',
       '/v1/status/{id}',
       '/v1/test_helpers/dispatches/{id}/fail',
       '/v1/test_helpers/dispatches/{id}/{action}',
+      '/v1/webhook_endpoints',
+      '/v1/webhook_endpoints/{webhook_endpoint_id}',
+      '/v1/webhook_endpoints/{webhook_endpoint_id}/replay',
+      '/v1/webhook_endpoints/{webhook_endpoint_id}/rotate_secret',
+      '/v1/webhook_endpoints/{webhook_endpoint_id}/test',
     ]);
+    expect(Object.keys(paths['/v1/webhook_endpoints/{webhook_endpoint_id}']).sort()).toEqual(['delete', 'get', 'patch']);
     expect(Object.keys(paths['/v1/dispatches']).sort()).toEqual(['get', 'post']);
     expect(paths['/v1/status/{id}'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['id', 'locale']);
     expect(Object.keys(paths['/v1/status/{id}'].get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500']);

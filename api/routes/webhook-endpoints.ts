@@ -1,0 +1,198 @@
+// Webhook endpoints as an API (docs/http-contract.md "Webhook endpoints"; DESIGN.md §8): create, list,
+// read, update, delete, rotate the secret and send a test event, for the key's issuer and mode only
+// (another issuer's, the other mode's, a removed or an unknown endpoint → 404: endpoints are not
+// dispatches, whose cross-issuer answer is 403). The same rules as the CLI and the dashboard: the SSRF
+// guard on the URL (platform/ssrf-guard.ts), the per-issuer endpoint cap (db/webhook-endpoints.ts),
+// rotation with an overlap (rotateWebhookSecret), the synthetic test event (createTestEvent, the nil
+// UUID as dispatch id) delivered by a redelivery workflow. The secret is answered only by create and
+// rotate_secret; custom header values only by create, masked ever after, and never logged.
+// Check order as docs/http-contract.md "Common rules": the path id and the body (400) before the
+// key's scope (403), then the endpoint (404); the URL's SSRF check (400) comes after the scope, so a
+// key without it cannot make the service resolve host names.
+import type Router from '@koa/router';
+import type { Client } from '@temporalio/client';
+import type { Pool } from '../../db/pool.js';
+import {
+  decodeEndpointCursor,
+  encodeEndpointCursor,
+  findEndpointSettings,
+  pageEndpointSettings,
+  updateEndpointSettings,
+  type EndpointSettings,
+} from '../../db/webhook-endpoint-settings.js';
+import {
+  createTestEvent,
+  createWebhookEndpoint,
+  MAX_ENDPOINTS_PER_ISSUER,
+  removeWebhookEndpoint,
+  rotateWebhookSecret,
+} from '../../db/webhook-endpoints.js';
+import { findWebhookEvent } from '../../db/webhook-event-reads.js';
+import { LIST_LIMIT_DEFAULT } from '../../domain/schemas.js';
+import {
+  endpointCreateBody,
+  endpointId,
+  endpointListQuery,
+  endpointUpdateBody,
+  maskHeaders,
+  rotateBody,
+  testEventBody,
+} from '../../domain/webhook-api-schemas.js';
+import type { Config } from '../../platform/config.js';
+import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
+import { startRedelivery } from '../../temporal/client.js';
+import { badRequest, conflict, notFound, parseOrBadRequest } from '../errors.js';
+import { checkScope } from '../middleware/auth.js';
+import { jsonBody, optionalJsonBody } from '../middleware/json-body.js';
+import { queryOnce, toEventBody } from './webhook-events.js';
+
+const DEFAULT_OVERLAP_SECONDS = 86_400;
+/** Resolving the URL's host at creation may take this long (a delivery attempt has its own limit). */
+const URL_CHECK_TIMEOUT_MS = 5000;
+
+export interface EndpointRouteDeps {
+  pool: Pool;
+  temporal: Client;
+  config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'TEMPORAL_TASK_QUEUE'>;
+}
+
+/** The API's shape of an endpoint; header values masked unless `revealHeaders` (the create answer only). */
+export function toEndpointBody(endpoint: EndpointSettings, revealHeaders = false) {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: endpoint.events,
+    description: endpoint.description,
+    disabled: endpoint.pausedAt !== null,
+    disabled_reason: endpoint.pausedAt !== null ? ('manual' as const) : null,
+    headers: revealHeaders ? endpoint.headers : maskHeaders(endpoint.headers),
+    rate_limit: endpoint.rateLimit,
+    created_at: endpoint.createdAt.toISOString(),
+  };
+}
+
+/**
+ * The `{webhook_endpoint_id}` path parameter (400 unless it is an endpoint id). Named apart from every
+ * other route's `{id}`, so that a client or fuzzer linking operations by parameter name never hands
+ * a dispatch id to an endpoint route.
+ */
+export function endpointIdParam(id: string): string {
+  return parseOrBadRequest(endpointId, id, 'webhook_endpoint_id');
+}
+
+export const endpointNotFound = (id: string) => notFound(`no webhook endpoint ${id} for this key's issuer and mode`);
+
+export function webhookEndpointRoutes(router: Router, deps: EndpointRouteDeps): void {
+  const { pool, config } = deps;
+
+  const checkUrl = async (url: string) => {
+    try {
+      await checkWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: URL_CHECK_TIMEOUT_MS });
+    } catch (error) {
+      if (error instanceof WebhookUrlRefused) throw badRequest(`url: cannot receive webhooks: ${error.reason}`);
+      throw error;
+    }
+  };
+
+  router.post('/v1/webhook_endpoints', jsonBody(), async (ctx) => {
+    const body = parseOrBadRequest(endpointCreateBody, ctx.request.body);
+    const key = checkScope(ctx.state.apiKey, 'webhooks:write');
+    await checkUrl(body.url);
+    const settings = { description: body.description ?? null, headers: body.headers ?? {}, rateLimit: body.rate_limit ?? null };
+    const created = await createWebhookEndpoint(pool, { issuerId: key.issuerId, url: body.url, events: body.events, mode: key.mode, settings }); // prettier-ignore
+    if (!created.ok) {
+      if (created.reason === 'limit_reached')
+        throw conflict(`limit reached: this issuer already has ${MAX_ENDPOINTS_PER_ISSUER} webhook endpoints (both modes together), the maximum; delete one first`); // prettier-ignore
+      throw notFound('the issuer of this key no longer exists');
+    }
+    const { endpoint } = created;
+    ctx.status = 201;
+    ctx.set('Location', `/v1/webhook_endpoints/${endpoint.id}`);
+    ctx.body = {
+      ...toEndpointBody({ ...endpoint, ...settings, pausedAt: null }, true),
+      secret: created.secret,
+    };
+  });
+
+  router.get('/v1/webhook_endpoints', async (ctx) => {
+    const query = parseOrBadRequest(endpointListQuery, { ...queryOnce(ctx.query) });
+    const after = query.cursor === undefined ? undefined : decodeEndpointCursor(query.cursor);
+    if (query.cursor !== undefined && !after) throw badRequest('cursor: not a cursor this API returned; pass next_cursor unchanged');
+    const key = checkScope(ctx.state.apiKey, 'webhooks:read');
+    const page = await pageEndpointSettings(pool, key.issuerId, key.mode, { limit: query.limit ?? LIST_LIMIT_DEFAULT, after });
+    ctx.body = {
+      data: page.items.map((endpoint) => toEndpointBody(endpoint)),
+      next_cursor: page.next ? encodeEndpointCursor(page.next) : null,
+    };
+  });
+
+  router.get('/v1/webhook_endpoints/:webhook_endpoint_id', async (ctx) => {
+    const id = endpointIdParam(ctx.params.webhook_endpoint_id);
+    const key = checkScope(ctx.state.apiKey, 'webhooks:read');
+    const endpoint = await findEndpointSettings(pool, key.issuerId, key.mode, id);
+    if (!endpoint) throw endpointNotFound(id);
+    ctx.body = toEndpointBody(endpoint);
+  });
+
+  router.patch('/v1/webhook_endpoints/:webhook_endpoint_id', jsonBody(), async (ctx) => {
+    const id = endpointIdParam(ctx.params.webhook_endpoint_id);
+    const body = parseOrBadRequest(endpointUpdateBody, ctx.request.body);
+    const key = checkScope(ctx.state.apiKey, 'webhooks:write');
+    if (!(await findEndpointSettings(pool, key.issuerId, key.mode, id))) throw endpointNotFound(id);
+    if (body.url !== undefined) await checkUrl(body.url);
+    const updated = await updateEndpointSettings(pool, key.issuerId, key.mode, id, {
+      url: body.url,
+      events: body.events,
+      description: body.description,
+      paused: body.disabled,
+      headers: body.headers,
+      rateLimit: body.rate_limit,
+    });
+    if (!updated) throw endpointNotFound(id);
+    ctx.body = toEndpointBody(updated);
+  });
+
+  router.delete('/v1/webhook_endpoints/:webhook_endpoint_id', async (ctx) => {
+    const id = endpointIdParam(ctx.params.webhook_endpoint_id);
+    const key = checkScope(ctx.state.apiKey, 'webhooks:write');
+    // Found among the issuer's endpoints of this mode: the ownership check (an endpoint never changes issuer).
+    if (!(await findEndpointSettings(pool, key.issuerId, key.mode, id))) throw endpointNotFound(id);
+    await removeWebhookEndpoint(pool, id);
+    ctx.body = { id, deleted: true };
+  });
+
+  router.post('/v1/webhook_endpoints/:webhook_endpoint_id/rotate_secret', optionalJsonBody(), async (ctx) => {
+    const id = endpointIdParam(ctx.params.webhook_endpoint_id);
+    const body = parseOrBadRequest(rotateBody, ctx.request.body);
+    const key = checkScope(ctx.state.apiKey, 'webhooks:write');
+    if (!(await findEndpointSettings(pool, key.issuerId, key.mode, id))) throw endpointNotFound(id);
+    // DESIGN.md §8: the new secret signs X-Service-Signature at once; webhook-signature carries both
+    // signatures for the overlap, as the CLI's and the dashboard's rotation does.
+    const overlapMs = (body.overlap_seconds ?? DEFAULT_OVERLAP_SECONDS) * 1000;
+    const rotated = await rotateWebhookSecret(pool, id, { overlapMs, switchAt: new Date() });
+    const endpoint = rotated && (await findEndpointSettings(pool, key.issuerId, key.mode, id));
+    if (!rotated || !endpoint) throw endpointNotFound(id);
+    ctx.body = {
+      ...toEndpointBody(endpoint),
+      secret: rotated.secret,
+      previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString(),
+    };
+  });
+
+  router.post('/v1/webhook_endpoints/:webhook_endpoint_id/test', optionalJsonBody(), async (ctx) => {
+    const id = endpointIdParam(ctx.params.webhook_endpoint_id);
+    const body = parseOrBadRequest(testEventBody, ctx.request.body);
+    const key = checkScope(ctx.state.apiKey, 'webhooks:write');
+    const endpoint = await findEndpointSettings(pool, key.issuerId, key.mode, id);
+    if (!endpoint) throw endpointNotFound(id);
+    const type = body.type ?? endpoint.events[0];
+    if (!endpoint.events.includes(type)) throw badRequest(`type: this endpoint is not subscribed to ${type}`);
+    if (endpoint.pausedAt) throw conflict('this endpoint is disabled; enable it (PATCH disabled: false) to send a test event');
+    const delivery = await createTestEvent(pool, key.issuerId, id, type);
+    if (!delivery) throw conflict('this endpoint was disabled or deleted meanwhile');
+    await startRedelivery(deps.temporal, config.TEMPORAL_TASK_QUEUE, [delivery]);
+    const event = await findWebhookEvent(pool, key.issuerId, key.mode, delivery.eventId);
+    ctx.status = 202;
+    ctx.body = toEventBody(event!);
+  });
+}

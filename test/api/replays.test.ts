@@ -1,0 +1,133 @@
+// Replays as an API (docs/http-contract.md "Replays"): POST /v1/webhook_endpoints/{id}/replay with a
+// time range or a list of event ids answers 202 with a replay id, and the paged redelivery workflow
+// sends exactly those deliveries again to a real local receiver; GET /v1/replays/{id} shows its
+// progress. Bad bodies are 400 naming the field before the scope's 403; another issuer's replay or
+// endpoint is 404; a disabled endpoint is 409.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startHarness, type Harness } from '../support/harness.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { until } from '../support/until.js';
+import { bearer, registrationFor, request, type TestResponse } from './http.js';
+
+let h: Harness;
+let receiver: Receiver;
+let key: string;
+let readOnlyKey: string;
+let otherKey: string;
+let endpointId: string;
+let since: string;
+let until_: string;
+/** The dispatches' event ids, oldest first. */
+let eventIds: string[];
+
+const call = (method: string, path: string, body?: unknown, withKey = key): Promise<TestResponse> =>
+  request(h.baseUrl, path, { method, headers: bearer(withKey), body });
+const received = (eventId: string) => receiver.requests.filter((r) => r.headers['x-service-event-id'] === eventId).length;
+
+async function finished(replayId: string): Promise<Record<string, any>> {
+  return until(async () => {
+    const response = await call('GET', `/v1/replays/${replayId}`);
+    return response.body.status === 'running' ? undefined : response.body;
+  }, `replay ${replayId} to finish`);
+}
+
+beforeAll(async () => {
+  h = await startHarness({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  receiver = await startReceiver();
+  const issuer = await h.createIssuer('Replays API Issuer');
+  key = (await h.createKey(issuer, { mode: 'test' })).key;
+  readOnlyKey = (await h.createKey(issuer, { mode: 'test', scopes: ['webhooks:read'] })).key;
+  otherKey = (await h.createKey(await h.createIssuer('Other Replays Issuer'), { mode: 'test' })).key;
+  endpointId = (await call('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['status.updated'] })).body.id;
+
+  since = new Date().toISOString();
+  for (let i = 0; i < 3; i += 1) {
+    const id = randomUUID();
+    expect((await call('POST', '/v1/dispatches', registrationFor(id))).status).toBe(201);
+    expect((await call('POST', `/v1/test_helpers/dispatches/${id}/ship`)).status).toBe(200);
+  }
+  eventIds = await until(async () => {
+    const events = (await call('GET', '/v1/events?type=status.updated')).body.data as Array<{ id: string }>;
+    return events.length === 3 && events.every((e) => received(e.id) === 1) ? events.map((e) => e.id).reverse() : undefined;
+  }, 'three delivered status.updated events');
+  until_ = new Date(Date.now() + 1000).toISOString();
+}, 120_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  await h?.stop();
+});
+
+describe('POST /v1/webhook_endpoints/{id}/replay', () => {
+  it('replays a time range: 202 with the replay, and every delivery of the range arrives again', async () => {
+    const response = await call('POST', `/v1/webhook_endpoints/${endpointId}/replay`, { since, until: until_ });
+    expect(response.status).toBe(202);
+    expect(response.body).toEqual({
+      id: expect.stringMatching(/^replay-/),
+      endpoint_id: endpointId,
+      status: expect.stringMatching(/^(running|completed)$/),
+      total: 3,
+      sent: expect.any(Number),
+      failed: 0,
+      created_at: expect.any(String),
+      completed_at: response.body.status === 'completed' ? expect.any(String) : null,
+    });
+    expect(response.headers.location).toBe(`/v1/replays/${response.body.id}`);
+    expect(await finished(response.body.id)).toMatchObject({ status: 'completed', total: 3, sent: 3, failed: 0, completed_at: expect.any(String) }); // prettier-ignore
+    for (const id of eventIds) expect(received(id)).toBe(2);
+  });
+
+  it('replays a list of event ids: only those arrive again', async () => {
+    const before = eventIds.map(received);
+    const response = await call('POST', `/v1/webhook_endpoints/${endpointId}/replay`, { event_ids: [eventIds[1], eventIds[1]] });
+    expect(response.status).toBe(202);
+    expect(response.body.total).toBe(1);
+    await finished(response.body.id);
+    expect(eventIds.map(received)).toEqual([before[0], before[1] + 1, before[2]]);
+  });
+
+  it('answers a completed replay with total 0 when nothing matches', async () => {
+    const response = await call('POST', `/v1/webhook_endpoints/${endpointId}/replay`, { event_ids: ['evt_0000000000000000'] });
+    expect(response.status).toBe(202);
+    expect(response.body).toMatchObject({ status: 'completed', total: 0, sent: 0 });
+  });
+
+  it.each([
+    [{ since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' }, /^until: must be later than since/],
+    [{ since: '2026-01-01T00:00:00Z' }, /^until: /],
+    [{ event_ids: [] }, /^event_ids: /],
+    [{ event_ids: ['nope'] }, /^event_ids\.0: /],
+    [{ event_ids: ['evt_0000000000000000'], since: '2026-01-01T00:00:00Z' }, /since/],
+  ])('returns 400 naming the field for %j, before the scope', async (body, message) => {
+    const response = await call('POST', `/v1/webhook_endpoints/${endpointId}/replay`, body, readOnlyKey);
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(message);
+  });
+
+  it("returns 403 without webhooks:write, 404 for another issuer's endpoint", async () => {
+    const body = { event_ids: [eventIds[0]] };
+    expect((await call('POST', `/v1/webhook_endpoints/${endpointId}/replay`, body, readOnlyKey)).status).toBe(403);
+    expect((await call('POST', `/v1/webhook_endpoints/${endpointId}/replay`, body, otherKey)).status).toBe(404);
+  });
+
+  it('returns 409 for a disabled endpoint', async () => {
+    const paused = (await call('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['status.updated'] })).body.id;
+    await call('PATCH', `/v1/webhook_endpoints/${paused}`, { disabled: true });
+    const response = await call('POST', `/v1/webhook_endpoints/${paused}/replay`, { since, until: until_ });
+    expect(response.status).toBe(409);
+  });
+});
+
+describe('GET /v1/replays/{id}', () => {
+  it("is readable with webhooks:read; another issuer's replay is 404; a malformed id 400", async () => {
+    const started = await call('POST', `/v1/webhook_endpoints/${endpointId}/replay`, { event_ids: [eventIds[2]] });
+    await finished(started.body.id);
+    expect((await call('GET', `/v1/replays/${started.body.id}`, undefined, readOnlyKey)).body).toMatchObject({ id: started.body.id, total: 1 }); // prettier-ignore
+    expect((await call('GET', `/v1/replays/${started.body.id}`, undefined, otherKey)).status).toBe(404);
+    expect((await call('GET', `/v1/replays/replay-${randomUUID()}`)).status).toBe(404);
+    const malformed = await call('GET', '/v1/replays/nope');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toMatch(/^replay_id: /);
+  });
+});
