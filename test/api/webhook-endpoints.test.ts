@@ -3,7 +3,10 @@
 // X-Service-Signature, both sign webhook-signature), the test event (nil UUID, custom headers sent but
 // not recorded), the SSRF guard, the endpoint cap, scopes (400 before 403) and 404 for another issuer's
 // or the other mode's endpoint. A real local receiver stands in for the consumer.
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { pino } from 'pino';
+import { startApi } from '../../api/server.js';
 import { verify, verifyStandard } from '../../consumer-kit/src/index.js';
 import { createWebhookEndpoint, MAX_ENDPOINTS_PER_ISSUER } from '../../db/webhook-endpoints.js';
 import { TEST_EVENT_DISPATCH_ID } from '../../domain/sample-event.js';
@@ -282,5 +285,28 @@ describe('POST /v1/webhook_endpoints/{id}/rotate_secret', () => {
     const response = await call('POST', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, { overlap_seconds: 31 * 86_400 });
     expect(response.status).toBe(400);
     expect(response.body.message).toMatch(/^overlap_seconds: /);
+  });
+});
+
+describe('custom header values in the logs', () => {
+  it('are never written by the API, even at trace level, whatever the request does with them', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString('utf8')), done()) });
+    const api = await startApi({ config: h.config, pool: h.pool, temporal: h.temporal, logger: pino({ level: 'trace' }, sink), port: 0, host: '127.0.0.1' }); // prettier-ignore
+    const secretValue = 'logged-never-9f8e7d6c5b4a';
+    const send = (method: string, path: string, body?: unknown) => request(api.url, path, { method, headers: bearer(key), body });
+    try {
+      const endpoint = await send('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['status.updated'], headers: { 'X-Gateway': secretValue } }); // prettier-ignore
+      expect(endpoint.status).toBe(201);
+      await send('GET', `/v1/webhook_endpoints/${endpoint.body.id}`);
+      await send('PATCH', `/v1/webhook_endpoints/${endpoint.body.id}`, { headers: { 'X-Gateway': `${secretValue}-2` } });
+      expect((await send('PATCH', `/v1/webhook_endpoints/${endpoint.body.id}`, { headers: { Host: secretValue } })).status).toBe(400);
+      expect((await send('POST', '/v1/webhook_endpoints', { url: 'ftp://x', events: ['status.updated'], headers: { 'X-Gateway': secretValue } })).status).toBe(400); // prettier-ignore
+      await send('POST', `/v1/webhook_endpoints/${endpoint.body.id}/test`);
+    } finally {
+      await api.close();
+    }
+    expect(lines.length).toBeGreaterThan(5);
+    expect(lines.join('')).not.toContain(secretValue);
   });
 });
