@@ -30,6 +30,7 @@ import { addBusinessDays, businessDayOnOrAfter, utcDateOf } from '../domain/cale
 import { predictFromHistory } from '../domain/prediction-model.js';
 import { dedupeKey } from '../domain/state-machine.js';
 import type { Config } from '../platform/config.js';
+import { predictionRefreshDuration, predictionRefreshSignalled } from '../platform/metrics.js';
 import type { PredictionRefreshSummary, ServiceCarrierEventInput } from '../temporal/contract.js';
 import { isDispatchRunning, signalCarrierEvent, signalRefresh } from '../temporal/client.js';
 import { predictionChanged } from '../domain/webhook-events.js';
@@ -133,6 +134,7 @@ export function createPredictionRefreshActivities(deps: {
     async refreshPredictions(input: PredictionRefreshInput): Promise<PredictionRefreshSummary> {
       const context = Context.current();
       const attemptStart = new Date().toISOString();
+      const endTimer = predictionRefreshDuration.startTimer();
       const progress: Progress = (context.info.heartbeatDetails as Progress | undefined) ?? {
         afterId: null,
         considered: 0,
@@ -174,11 +176,13 @@ export function createPredictionRefreshActivities(deps: {
         progress.considered += page.length;
         progress.changed += changed.size;
         progress.signalled += claimed.length - missing;
+        predictionRefreshSignalled.inc(claimed.length - missing);
         progress.missing += missing;
         progress.overdue! += signalledOverdue;
         progress.afterId = page[page.length - 1].id;
         context.heartbeat(progress);
       }
+      endTimer();
       const { afterId: _, ...summary } = progress;
       log.info('predictions refreshed', { runAt: input.runAt, ...summary });
       return summary;

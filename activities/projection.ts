@@ -9,6 +9,7 @@
 // after, and finds the webhook events it made by their idempotency keys.
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
+import { carrierEvents } from '../platform/metrics.js';
 import { recordEventEffects } from '../db/carrier-events.js';
 import { upsertProjection } from '../db/dispatches.js';
 import { CountryStatisticsCache } from '../db/country-statistics-cache.js';
@@ -65,6 +66,7 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date;
 
     async recordCarrierEventEffects(input: { dispatchId: string; eventEffects: ProjectionInput['eventEffects'] }): Promise<void> {
       await recordEventEffects(deps.pool, input.dispatchId, input.eventEffects);
+      countEffects(input.eventEffects);
     },
   };
 
@@ -125,6 +127,7 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date;
       record,
     });
     await recordEventEffects(deps.pool, reg.id, input.eventEffects);
+    countEffects(input.eventEffects);
     const events = webhookEventsFired({
       dispatchId: reg.id,
       version: input.version,
@@ -147,6 +150,11 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date;
     log.info('projection written', { dispatchId: reg.id, version: input.version, status: state.status, written, webhookEvents });
     return { record, prediction, written, deliveries };
   }
+}
+
+/** cds_carrier_events_total{effect}: counted here, where the effects are recorded (a retried write counts again). */
+function countEffects(eventEffects: ProjectionInput['eventEffects']): void {
+  for (const { effect } of eventEffects) carrierEvents.inc({ effect });
 }
 
 /** The failure type the dispatch workflow recognises as "this change can never be projected". */

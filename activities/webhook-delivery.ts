@@ -28,6 +28,7 @@ import { addReplayProgress, failReplay, loadReplayPage, type ReplayCursor, type 
 import { claimDelivery, claimOrphanedDeliveries, markDeliverySkipped, recordDeliveryAttempt } from '../db/webhooks.js';
 import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';
+import { webhookAttemptDuration, webhookAttempts, webhookUndeliverable } from '../platform/metrics.js';
 import { checkWebhookUrl, postToCheckedAddress } from '../platform/ssrf-guard.js';
 import { startRedelivery } from '../temporal/client.js';
 
@@ -126,6 +127,9 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
       }
       const durationMs = performance.now() - started;
       const delivered = error === undefined;
+      const outcome = delivered ? 'success' : statusCode === undefined ? 'network_error' : 'http_error';
+      webhookAttempts.inc({ outcome });
+      webhookAttemptDuration.observe({ outcome }, durationMs / 1000);
       const retriesLeft = attempt <= schedule.length;
       const state = delivered ? 'delivered' : retriesLeft ? 'pending' : 'undeliverable';
       const stillDriving = await recordDeliveryAttempt(deps.pool, {
@@ -156,6 +160,7 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
         });
       }
       log.warn('webhook undeliverable', { eventId, endpointId, attempts: attempt, error });
+      webhookUndeliverable.inc();
       return { outcome: 'undeliverable', attempts: attempt };
     },
 

@@ -19,6 +19,7 @@ import { freePort, startPostgres, type RunningPostgres } from '../platform/postg
 import { resolveTemporalCli } from '../platform/temporal-cli.js';
 import { startDevServer, type RunningDevServer } from '../temporal/dev-server.js';
 import { createWorker } from '../worker/create-worker.js';
+import { freeLocalPort, startWorkerMetricsServer } from '../worker/metrics-server.js';
 import { installTemporalRuntime } from '../worker/runtime.js';
 import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule } from '../worker/schedules.js';
 import { ensureDemoIssuer } from './demo.js';
@@ -38,7 +39,9 @@ try {
   process.exit(1);
 }
 const logger = createLogger({ level: config.LOG_LEVEL, name: 'start' });
-installTemporalRuntime(logger, 'WARN');
+// The SDK's own worker metrics, merged into the worker metrics server's /metrics (worker/metrics-server.ts).
+const sdkMetricsAddress = `127.0.0.1:${await freeLocalPort()}`;
+installTemporalRuntime(logger, 'WARN', { sdkMetricsAddress });
 
 const stops: Array<() => Promise<void>> = [];
 let stopping = false;
@@ -192,6 +195,16 @@ async function main(): Promise<void> {
     pool,
     config,
   });
+  // The worker's /metrics, /healthz, /readyz on WORKER_METRICS_PORT, as worker/main.ts serves them; stopped after the worker.
+  const workerMetrics = await startWorkerMetricsServer({
+    port: config.WORKER_METRICS_PORT,
+    host: config.HOST,
+    pool,
+    logger,
+    ready: () => worker.getState() === 'RUNNING',
+    sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics`,
+  });
+  stops.push(() => workerMetrics.close());
   const workerRun = worker.run();
   workerRun.catch((error) => {
     logger.fatal({ err: error }, 'worker failed');
@@ -232,15 +245,21 @@ async function main(): Promise<void> {
     stops.push(async () => removeRuntimeFile());
   }
   const demo = productionShape ? undefined : await ensureDemoIssuer(pool);
-  printBanner({ apiUrl, temporalUiUrl, demo });
+  printBanner({ apiUrl, temporalUiUrl, demo, workerMetricsUrl: workerMetrics.url });
 }
 
-function printBanner(info: { apiUrl: string; temporalUiUrl?: string; demo?: Awaited<ReturnType<typeof ensureDemoIssuer>> }): void {
+function printBanner(info: {
+  apiUrl: string;
+  temporalUiUrl?: string;
+  demo?: Awaited<ReturnType<typeof ensureDemoIssuer>>;
+  workerMetricsUrl: string;
+}): void {
   const lines = [
     '',
     'Card Delivery Status Service is running.',
     `  API:          ${info.apiUrl}/v1   (OpenAPI: ${info.apiUrl}/v1/openapi.json)`,
     `  Dashboard:    ${config.DASHBOARD_BASE_URL ? dashboardBaseUrl(config) : info.apiUrl}/dashboard   (a user: npm run admin -- user create --issuer <id> --email <address>)`,
+    `  Metrics:      ${info.apiUrl}/metrics (API), ${info.workerMetricsUrl}/metrics (worker, with /healthz and /readyz)`,
   ];
   if (info.temporalUiUrl) {
     lines.push(

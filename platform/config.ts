@@ -76,6 +76,15 @@ const envSchema = z.object({
    */
   OVERDUE_BUSINESS_DAYS: z.coerce.number().int().min(1).max(260).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** The worker's own HTTP server: /metrics, /healthz, /readyz (0 = any free port, for tests). */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** On SIGTERM, how long the worker lets running activities finish before cancelling them. */
+  WORKER_SHUTDOWN_GRACE: duration.default(10_000),
+  /**
+   * On SIGTERM, how long an API process keeps accepting new connections after /readyz turned 503,
+   * so a load balancer sees it before the listener closes (in-flight requests always finish).
+   */
+  API_DRAIN_DELAY: duration.default(0),
   /** How long an API process may trust a cached API-key lookup; revocation takes effect within it. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
   /** How long a delivered dispatch's workflow stays open for late carrier events before completing. */

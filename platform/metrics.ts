@@ -74,7 +74,7 @@ export const PENDING_AGE_BANDS = ['under_1m', '1m_to_1h', '1h_to_1d', 'over_1d']
 export type PendingAgeBand = (typeof PENDING_AGE_BANDS)[number];
 
 /** Scrapes within this long of the last query share its answer: several scrapers cost one query. */
-const PENDING_CACHE_MS = 5_000;
+const PENDING_CACHE_MS = 2_000;
 let pendingGauge: Gauge<'age'> | undefined;
 
 /**

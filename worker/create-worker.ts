@@ -38,13 +38,16 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     maxCachedWorkflows: 2000,
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 100,
-    shutdownGraceTime: '10 seconds',
+    // On SIGTERM: running activities get this long to finish before they are cancelled (docs/operations.md "Draining").
+    shutdownGraceTime: deps.config.WORKER_SHUTDOWN_GRACE,
   });
 }
 
 export interface OpenedWorker {
   worker: Worker;
   connection: NativeConnection;
+  /** The worker's database pool (its activities', and the metrics server's pending-deliveries read). */
+  pool: Pool;
   /** After worker.run() has resolved: closes the Temporal connection and the database pool. */
   close(): Promise<void>;
 }
@@ -75,6 +78,7 @@ export async function openWorker(
   return {
     worker,
     connection,
+    pool,
     close: async () => {
       await connection.close();
       await pool.end();

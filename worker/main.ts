@@ -1,10 +1,15 @@
 // Production entry point of the worker process (docker-compose `worker`): connects to Temporal
 // and Postgres from the environment, makes sure the prediction refresh and delivery reconcile Schedules exist, and runs
-// the workflows until SIGINT/SIGTERM.
+// the workflows until SIGINT/SIGTERM. Its metrics server (worker/metrics-server.ts, WORKER_METRICS_PORT)
+// serves /metrics (ours and the Temporal SDK's), /healthz and /readyz.
+// Draining (docs/operations.md "Draining"): on SIGTERM the SDK's runtime stops the worker polling
+// (/readyz answers 503 from then on), running activities get WORKER_SHUTDOWN_GRACE to finish, then
+// the metrics server and connections close and the process exits 0.
 import { Client } from '@temporalio/client';
 import { loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { openWorker } from './create-worker.js';
+import { freeLocalPort, startWorkerMetricsServer } from './metrics-server.js';
 import { installTemporalRuntime } from './runtime.js';
 import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule } from './schedules.js';
 
@@ -14,8 +19,19 @@ if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
   logger.fatal('the worker needs DATABASE_URL and TEMPORAL_ADDRESS (for a local all-in-one run use `npm start`)');
   process.exit(1);
 }
-installTemporalRuntime(logger);
-const { worker, connection, close } = await openWorker(config, { applicationName: 'card-delivery-worker', logger });
+// The SDK's Prometheus exporter listens on a free local port; the metrics server merges it.
+const sdkMetricsAddress = `127.0.0.1:${await freeLocalPort()}`;
+installTemporalRuntime(logger, 'INFO', { sdkMetricsAddress });
+const { worker, connection, pool, close } = await openWorker(config, { applicationName: 'card-delivery-worker', logger });
+const metrics = await startWorkerMetricsServer({
+  port: config.WORKER_METRICS_PORT,
+  host: config.HOST,
+  pool,
+  logger,
+  ready: () => worker.getState() === 'RUNNING',
+  sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics`,
+});
+logger.info({ url: metrics.url }, 'worker metrics listening');
 const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 await ensurePredictionRefreshSchedule(client, {
   taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -23,9 +39,16 @@ await ensurePredictionRefreshSchedule(client, {
   logger,
 });
 await ensureDeliveryReconcileSchedule(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () =>
+    logger.info({ signal, grace_ms: config.WORKER_SHUTDOWN_GRACE }, 'draining: polling stopped, running activities finishing'),
+  );
+}
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
-// Worker.run() handles SIGINT/SIGTERM itself: it stops polling and lets running tasks finish.
+// Worker.run() handles SIGINT/SIGTERM itself (the SDK's runtime): it stops polling and lets running
+// tasks finish within shutdownGraceTime.
 await worker.run();
+await metrics.close();
 await close();
 logger.info('worker stopped');
 

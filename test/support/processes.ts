@@ -34,6 +34,8 @@ export function launcherEnv(ports: LauncherPorts, dataDir?: string): NodeJS.Proc
     TEMPORAL_DEV_SERVER_PORT: String(ports.temporal),
     TEMPORAL_DEV_SERVER_UI_PORT: String(ports.ui),
     LOG_LEVEL: 'warn',
+    // Test processes run side by side: each worker metrics server on a port of its own.
+    WORKER_METRICS_PORT: '0',
   };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   return env;
@@ -49,7 +51,13 @@ export interface Started {
 export function startEntryPoint(entry: string, env: Record<string, string>, ready: string | RegExp): Promise<Started> {
   const child = spawn(process.execPath, [TSX, entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? ROOT, CDS_RUNTIME_FILE: '/nonexistent/runtime.json', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? ROOT,
+      CDS_RUNTIME_FILE: '/nonexistent/runtime.json',
+      WORKER_METRICS_PORT: '0', // side by side with other test processes
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return whenReady(child, ready, entry);
