@@ -1,9 +1,14 @@
 // Production entry point of an API process: config, Postgres pool, Temporal client, HTTP server,
-// and a graceful shutdown on SIGINT/SIGTERM (stop accepting, finish in-flight requests, close).
+// and a graceful shutdown on SIGINT/SIGTERM: /readyz answers 503 at once, then (after
+// API_DRAIN_DELAY, 0 by default) the listener closes, in-flight requests finish, and the process
+// exits 0 (docs/operations.md "Draining").
+import type http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../db/pool.js';
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
+import type { Readiness } from './routes/health.js';
 import { startApi } from './server.js';
 
 const logger = createLogger({ name: 'api' });
@@ -18,14 +23,23 @@ async function main(): Promise<void> {
   pool.on('error', (error) => logger.error({ err: error }, 'idle Postgres client failed'));
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const api = await startApi({ config, pool, temporal, logger });
+  const readiness: Readiness = { draining: false };
+  const api = await startApi({ config, pool, temporal, logger, readiness });
   logger.info({ url: api.url }, 'API listening');
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    readiness.draining = true;
+    // From now on no connection is kept alive for another request: new answers say `Connection: close`.
+    api.server.on('request', (_req, res: http.ServerResponse) => res.setHeader('Connection', 'close'));
+    logger.info({ signal, drain_delay_ms: config.API_DRAIN_DELAY }, 'shutting down: /readyz answers 503');
+    if (config.API_DRAIN_DELAY > 0) await sleep(config.API_DRAIN_DELAY);
+    logger.info('closing the listener; finishing in-flight requests');
+    // server.close() closes only the connections idle when it is called: a kept-alive connection
+    // whose request was in flight is closed as soon as it is answered.
+    const sweep = setInterval(() => api.server.closeIdleConnections(), 100);
     const force = setTimeout(() => {
       logger.error('graceful shutdown timed out');
       process.exit(1);
@@ -36,6 +50,7 @@ async function main(): Promise<void> {
       await pool.end();
     } finally {
       clearTimeout(force);
+      clearInterval(sweep);
       logger.flush();
     }
   };
