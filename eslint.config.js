@@ -65,7 +65,7 @@ const IO_PACKAGES = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', 'coverage/', 'scratch/', `${FIXTURES}/`] },
+  { ignores: ['node_modules/', 'dist/', '**/dist/', '.data/', 'coverage/', 'scratch/', `${FIXTURES}/`] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
