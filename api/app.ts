@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
     ctx.type = 'application/json';
     ctx.body = openApiJson();
   });
-  statusRoutes(v1, pool);
+  statusRoutes(v1, pool, config.PREDICTION_REFRESH_INTERVAL);
   dispatchRoutes(v1, deps);
   eventRoutes(v1, deps);
   carrierEventRoutes(v1, pool);
@@ -111,7 +111,13 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
  */
 export function createRequestHandler(app: Koa, deps: AppDeps): http.RequestListener {
   const { keys, limiter } = resources.get(app)!;
-  const serveStatus = createFastStatus({ keys, limiter, pool: deps.pool, logger: deps.logger });
+  const serveStatus = createFastStatus({
+    keys,
+    limiter,
+    pool: deps.pool,
+    logger: deps.logger,
+    refreshIntervalMs: deps.config.PREDICTION_REFRESH_INTERVAL,
+  });
   const koa = app.callback();
   return (req, res) => {
     // Node does not await a request listener: the handler starts the work and returns.

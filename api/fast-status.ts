@@ -1,4 +1,5 @@
-// The hot path of the service, GET /v1/status/{id} answered 200 in front of Koa. It takes the read
+// The hot path of the service, GET /v1/status/{id} answered 200 (or 304 for a poller's
+// `If-None-Match` naming the current tag) in front of Koa. It takes the read
 // decision of api/status-read.ts step by step, as the Koa route does (api/routes/status.ts): request
 // id, API key cache and scope, the shared rate-limit counter (every request counted), the projection
 // read and access check, the answer's headers, and the request log. It only ever answers the
@@ -19,13 +20,28 @@ import { requestIdFor } from './middleware/request-id.js';
 import { observeRequest } from './middleware/metrics.js';
 import { logRequest } from './middleware/request-log.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { loadStatus, statusBody, statusHeaders, statusIdOf, statusReader, type FastPathRequest } from './status-read.js';
+import {
+  loadStatus,
+  statusAnswer,
+  statusHeaders,
+  statusIdOf,
+  statusReader,
+  type FastPathRequest,
+  type StatusAnswer,
+} from './status-read.js';
 
 const STATUS_PATH = /^\/v1\/status\/([0-9a-fA-F-]{36})$/;
 /** The Koa route's template (api/routes/status.ts): one series for both paths of the read. */
 const STATUS_ROUTE = '/v1/status/:id';
 
-export function createFastStatus(deps: { keys: ApiKeyCache; limiter: RateLimiter; pool: Pool; logger: Logger }) {
+export function createFastStatus(deps: {
+  keys: ApiKeyCache;
+  limiter: RateLimiter;
+  pool: Pool;
+  logger: Logger;
+  /** PREDICTION_REFRESH_INTERVAL: the Cache-Control max-age runs to the next refresh. */
+  refreshIntervalMs: number;
+}) {
   /** Answers the request and returns true, or returns false having written nothing. */
   return async function serveStatus(req: FastPathRequest, res: http.ServerResponse): Promise<boolean> {
     const started = performance.now();
@@ -42,19 +58,20 @@ export function createFastStatus(deps: { keys: ApiKeyCache; limiter: RateLimiter
     const admission = await deps.limiter.take(rateLimitSubject(key));
     req.fastPath = { admission };
     if (!admission.admitted) return false;
-    let body: string;
+    let answer: StatusAnswer;
     try {
-      body = statusBody(key, id, await loadStatus(deps.pool, id, undefined), undefined);
+      answer = statusAnswer(key, id, await loadStatus(deps.pool, id, undefined), undefined, req.headers['if-none-match']);
     } catch {
       return false; // unknown, other mode or other issuer, or the read failed: Koa answers
     }
 
     const requestId = requestIdFor(req.headers['x-request-id']);
-    const headers = statusHeaders(rateLimitHeaders({ 'X-Request-Id': requestId }, admission), body);
-    res.writeHead(200, headers);
-    res.end(body);
-    logRequest(deps.logger, { requestId, method: 'GET', path: req.url!, status: 200, started, keyId: key.id });
-    observeRequest('GET', STATUS_ROUTE, 200, started);
+    const headers = statusHeaders(rateLimitHeaders({ 'X-Request-Id': requestId }, admission), answer, deps.refreshIntervalMs);
+    const status = answer.body === undefined ? 304 : 200;
+    res.writeHead(status, headers);
+    res.end(answer.body);
+    logRequest(deps.logger, { requestId, method: 'GET', path: req.url!, status, started, keyId: key.id });
+    observeRequest('GET', STATUS_ROUTE, status, started);
     return true;
   };
 }

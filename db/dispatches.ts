@@ -21,6 +21,8 @@ export interface DispatchRow {
   registration: unknown;
   /** The status record as stored: JSON text, sent as is. */
   recordJson: string;
+  /** The projection version (bigint, as text): every write of the record makes a newer one (the status read's ETag). */
+  version: string;
 }
 
 // Named (prepared) statements. `record::text` returns the stored JSON text unchanged, so the API
@@ -28,22 +30,22 @@ export interface DispatchRow {
 const BY_ID = {
   name: 'dispatch-by-id',
   text: `SELECT id, issuer_id, mode, status, dispatch_date, window_min, window_max, confidence_level, exception_reason,
-                country_code, locale, registration, record::text AS record_json
+                country_code, locale, registration, record::text AS record_json, version::text
            FROM dispatches WHERE id = $1`,
 };
 
-export type DispatchAccessRow = Pick<DispatchRow, 'issuerId' | 'mode' | 'recordJson'>;
+export type DispatchAccessRow = Pick<DispatchRow, 'issuerId' | 'mode' | 'recordJson' | 'version'>;
 
 // The hot path of GET /v1/status/{id}: only what the access check and the response need.
 const RECORD_BY_ID = {
   name: 'dispatch-record-by-id',
-  text: 'SELECT issuer_id, mode, record::text AS record_json FROM dispatches WHERE id = $1',
+  text: 'SELECT issuer_id, mode, record::text AS record_json, version::text FROM dispatches WHERE id = $1',
 };
 
 export async function findDispatchRecord(pool: Pool, id: string): Promise<DispatchAccessRow | undefined> {
   const { rows } = await pool.query({ ...RECORD_BY_ID, values: [id] });
   const row = rows[0];
-  return row && { issuerId: row.issuer_id, mode: row.mode, recordJson: row.record_json };
+  return row && { issuerId: row.issuer_id, mode: row.mode, recordJson: row.record_json, version: row.version };
 }
 
 export async function findDispatch(pool: Pool, id: string): Promise<DispatchRow | undefined> {
@@ -64,6 +66,7 @@ export async function findDispatch(pool: Pool, id: string): Promise<DispatchRow 
     locale: row.locale,
     registration: row.registration,
     recordJson: row.record_json,
+    version: row.version,
   };
 }
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiError } from '../../api/errors.js';
 import type { ApiKey } from '../../api/key-cache.js';
-import { statusBody, statusHeaders, statusIdOf, statusReader } from '../../api/status-read.js';
+import { noneMatchNames, statusAnswer, statusBody, statusHeaders, statusIdOf, statusMaxAge, statusReader } from '../../api/status-read.js';
 import type { DispatchRow } from '../../db/dispatches.js';
 import { renderSuggestion } from '../../domain/messages.js';
 import { predict } from '../../domain/prediction.js';
@@ -40,6 +40,7 @@ function row(): DispatchRow {
     locale: 'en-GB',
     registration: {},
     recordJson: JSON.stringify(record),
+    version: '3',
   };
 }
 
@@ -86,9 +87,46 @@ describe('status read decision', () => {
 
   it('answers JSON with the body’s length in bytes, not characters', () => {
     const body = JSON.stringify({ message: 'Livré à Besançon' });
-    const headers = statusHeaders({}, body);
+    const headers = statusHeaders({}, { tag: 'W/"1-default"', body }, 3_600_000);
     expect(headers['Content-Type']).toBe('application/json; charset=utf-8');
     expect(headers['Content-Length']).toBe(Buffer.byteLength(body, 'utf8'));
     expect(headers['Content-Length']).toBeGreaterThan(body.length);
+  });
+
+  it('tags the answer weakly with the projection version and the locale', () => {
+    expect(statusAnswer(key, ID, row(), undefined).tag).toBe('W/"3-default"');
+    expect(statusAnswer(key, ID, row(), 'fr-FR').tag).toBe('W/"3-fr-FR"');
+    expect(statusAnswer(key, ID, { ...row(), version: '4' }, undefined).tag).toBe('W/"4-default"');
+  });
+
+  it('answers without a body when If-None-Match names the tag, weakly compared, in a list, or as *', () => {
+    for (const header of ['W/"3-default"', '"3-default"', '"x", W/"3-default" , "y"', '*', ' * ']) {
+      expect([header, statusAnswer(key, ID, row(), undefined, header).body]).toEqual([header, undefined]);
+    }
+    for (const header of ['W/"2-default"', 'W/"3-fr-FR"', '3-default', '"3-default', '']) {
+      expect([header, statusAnswer(key, ID, row(), undefined, header).body]).toEqual([header, row().recordJson]);
+    }
+    expect(noneMatchNames('W/"3-default"', 'W/"3-default"')).toBe(true);
+  });
+
+  it('checks access before the tag: another issuer’s key gets 403 even with the matching tag', () => {
+    expect(refusal(() => statusAnswer({ ...key, issuerId: 'iss_2' }, ID, row(), undefined, '*')).status).toBe(403);
+  });
+
+  it('lets a poller cache until the next epoch-aligned refresh run, never more than an hour nor less than a second', () => {
+    const hour = 3_600_000;
+    expect(statusMaxAge(hour, Date.UTC(2026, 10, 24, 10, 45, 0))).toBe(900);
+    expect(statusMaxAge(hour, Date.UTC(2026, 10, 24, 10, 0, 0))).toBe(3600);
+    expect(statusMaxAge(hour, Date.UTC(2026, 10, 24, 10, 59, 59, 999))).toBe(1);
+    expect(statusMaxAge(6 * hour, Date.UTC(2026, 10, 24, 1, 0, 0))).toBe(3600);
+    expect(statusMaxAge(2_000, 1_000)).toBe(1);
+  });
+
+  it('sends ETag and Cache-Control on a 304, without a body type or length', () => {
+    const headers = statusHeaders({}, { tag: 'W/"3-default"' }, 3_600_000);
+    expect(headers['ETag']).toBe('W/"3-default"');
+    expect(headers['Cache-Control']).toMatch(/^private, max-age=\d+$/);
+    expect(headers['Content-Type']).toBeUndefined();
+    expect(headers['Content-Length']).toBeUndefined();
   });
 });
