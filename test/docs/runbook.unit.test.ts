@@ -1,0 +1,218 @@
+// docs/runbook.md and deploy/prometheus/alerts.yaml name real things: every `npm run admin -- …`
+// line is a command, subcommand and flags of the operator CLI as cli/admin/ defines them (commander,
+// built here exactly as cli/admin.ts builds it, without running anything), every `cds_*` metric is
+// declared in platform/metrics.ts, every `temporal_*` one is a Temporal SDK worker metric (checked
+// against the SDK's native core), and every alert rule is complete and links a section of the
+// runbook that exists. PromQL itself is not parsed here (no promtool in the test tooling): only
+// bracket balance and the metric names.
+import { describe, expect, it } from '@jest/globals';
+import { Command } from 'commander';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+const runbook = read('docs/runbook.md');
+
+/** The admin program with every command group of cli/admin/, as cli/admin.ts registers them. */
+async function adminProgram(): Promise<{ program: Command; registered: string[] }> {
+  const program = new Command('admin').option('--json').exitOverride();
+  const registered: string[] = [];
+  for (const file of readdirSync(path.join(ROOT, 'cli/admin'))
+    .filter((f) => f.endsWith('-commands.ts'))
+    .sort()) {
+    const module = (await import(path.join(ROOT, 'cli/admin', file))) as Record<string, unknown>;
+    for (const [name, value] of Object.entries(module)) {
+      if (/^register\w+Commands$/.test(name) && typeof value === 'function') {
+        (value as (program: Command) => void)(program);
+        registered.push(name);
+      }
+    }
+  }
+  return { program, registered: registered.sort() };
+}
+
+/** The problems of one `npm run admin -- <args>` line: unknown command, subcommand or flag. */
+function commandProblems(program: Command, args: string): string[] {
+  const tokens = args.trim().split(/\s+/);
+  const globalFlags = new Set(program.options.map((o) => o.long));
+  while (tokens[0] !== undefined && globalFlags.has(tokens[0])) tokens.shift();
+  const group = program.commands.find((c) => c.name() === tokens[0]);
+  if (!group) return [`unknown command "${tokens[0]}"`];
+  const command = group.commands.find((c) => c.name() === tokens[1]);
+  if (!command) return [`unknown subcommand "${tokens[0]} ${tokens[1]}"`];
+  const flags = new Set([...command.options.map((o) => o.long), ...globalFlags]);
+  return tokens
+    .slice(2)
+    .filter((token) => token.startsWith('--'))
+    .map((token) => token.split('=')[0])
+    .filter((flag) => !flags.has(flag))
+    .map((flag) => `"${tokens[0]} ${tokens[1]}" has no flag ${flag}`);
+}
+
+/** Every `npm run admin -- …` (or `npm run -s admin -- …`) in the runbook, up to the end of its line or code span. */
+function adminLines(text: string): string[] {
+  return [...text.matchAll(/npm run (?:-s )?admin -- ([^`\n]+)/g)].map((m) => m[1].trim()).filter((line) => line !== '<command>');
+}
+
+/** Metric names declared in platform/metrics.ts, with the series a histogram adds. */
+function declaredMetrics(): Set<string> {
+  const names = new Set<string>();
+  for (const m of read('platform/metrics.ts').matchAll(/new (Counter|Gauge|Histogram)\(\{\s*name: '([a-z0-9_]+)'/g)) {
+    names.add(m[2]);
+    if (m[1] === 'Histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(m[2] + suffix);
+  }
+  return names;
+}
+
+/** The text of the Temporal SDK's native core, where the names of its worker metrics are written. */
+function sdkCoreText(): string {
+  const releases = path.join(ROOT, 'node_modules/@temporalio/core-bridge/releases');
+  const platform = readdirSync(releases).sort()[0];
+  return readFileSync(path.join(releases, platform, 'index.node')).toString('latin1');
+}
+
+/**
+ * The Temporal SDK worker metrics the runbook and the alerts may name: those its Prometheus exporter
+ * served to a worker on this SDK version (scraped 2026-11-24), plus the two failure counters it
+ * creates only once a call has failed. Each is checked against the native core's text below, so
+ * an SDK upgrade that renames one fails here.
+ */
+const SDK_METRICS = [
+  'activity_execution_failed',
+  'activity_execution_latency',
+  'activity_schedule_to_start_latency',
+  'long_request_failure',
+  'num_pollers',
+  'request_failure',
+  'sticky_cache_size',
+  'worker_task_slots_available',
+  'worker_task_slots_used',
+  'workflow_task_execution_failed',
+  'workflow_task_execution_latency',
+  'workflow_task_schedule_to_start_latency',
+];
+
+/** A Temporal SDK series name (`temporal_x_bucket` too) is known when its base name is one of SDK_METRICS. */
+function isSdkMetric(name: string): boolean {
+  const base = name.replace(/^temporal_/, '');
+  return SDK_METRICS.includes(base) || SDK_METRICS.includes(base.replace(/_(bucket|sum|count)$/, ''));
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+function slug(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s-]/gu, '')
+    .trim()
+    .replace(/\s/g, '-');
+}
+
+const anchors = new Set([...runbook.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1])));
+
+interface Rule {
+  alert?: string;
+  expr?: string;
+  for?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+const alerts = parse(read('deploy/prometheus/alerts.yaml')) as { groups: Array<{ name: string; rules: Rule[] }> };
+const rules = alerts.groups.flatMap((g) => g.rules);
+
+describe('docs/runbook.md', () => {
+  it('builds the admin program from the same command groups as cli/admin.ts', async () => {
+    const { registered } = await adminProgram();
+    const inAdmin = [...read('cli/admin.ts').matchAll(/^(register\w+Commands)\(program\);$/gm)].map((m) => m[1]).sort();
+    expect(registered).toEqual(inAdmin);
+  });
+
+  it('finds a wrong command, subcommand or flag (the check itself)', async () => {
+    const { program } = await adminProgram();
+    expect(commandProblems(program, 'deliveries list --undeliverable --json')).toEqual([]);
+    expect(commandProblems(program, 'deliveries purge')).toEqual(['unknown subcommand "deliveries purge"']);
+    expect(commandProblems(program, 'key revoke --id key_1')).toEqual(['"key revoke" has no flag --id']);
+    expect(commandProblems(program, 'endpoint list')).toEqual(['unknown command "endpoint"']);
+  });
+
+  it('names only admin commands, subcommands and flags that exist', async () => {
+    const { program } = await adminProgram();
+    const lines = adminLines(runbook);
+    expect(lines.length).toBeGreaterThan(10);
+    expect(lines.flatMap((line) => commandProblems(program, line).map((problem) => `${line}: ${problem}`))).toEqual([]);
+  });
+
+  it('names only cds_ metrics that platform/metrics.ts declares', () => {
+    const declared = declaredMetrics();
+    // cds_live_ and cds_test_ are API key prefixes, not metrics.
+    const named = [...new Set(runbook.match(/\bcds_[a-z0-9_]*[a-z0-9]/g) ?? [])].filter((n) => n !== 'cds_live' && n !== 'cds_test');
+    expect(named.length).toBeGreaterThan(5);
+    expect(named.filter((name) => !declared.has(name))).toEqual([]);
+  });
+
+  it('names only temporal_ metrics that the Temporal SDK exports', () => {
+    const named = [...new Set(runbook.match(/\btemporal_[a-z0-9_]+[a-z0-9]/g) ?? [])];
+    expect(named.length).toBeGreaterThan(3);
+    expect(named.filter((name) => !isSdkMetric(name))).toEqual([]);
+  });
+
+  it('lists as Temporal SDK metrics only names the native core of the SDK contains', () => {
+    const core = sdkCoreText();
+    expect(SDK_METRICS.filter((name) => !core.includes(name))).toEqual([]);
+  });
+
+  it('links only to its own headings', () => {
+    const links = [...runbook.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]);
+    expect(links.length).toBeGreaterThan(5);
+    expect(links.filter((anchor) => !anchors.has(anchor))).toEqual([]);
+  });
+});
+
+describe('deploy/prometheus/alerts.yaml', () => {
+  it('has uniquely named rules, each with an expression, a severity, a summary and a duration Prometheus reads', () => {
+    expect(rules.length).toBeGreaterThan(10);
+    expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
+    for (const rule of rules) {
+      expect({ alert: rule.alert, expr: typeof rule.expr }).toEqual({ alert: expect.stringMatching(/^Cds[A-Za-z]+$/), expr: 'string' });
+      expect(['critical', 'warning', 'info']).toContain(rule.labels?.severity);
+      expect(rule.annotations?.summary).toEqual(expect.any(String));
+      if (rule.for !== undefined) expect(rule.for).toMatch(/^\d+[smhd]$/);
+    }
+  });
+
+  it('writes expressions whose brackets balance', () => {
+    const unbalanced = rules.filter((rule) => {
+      const stack: string[] = [];
+      const pairs: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+      for (const char of rule.expr!.replace(/"[^"]*"/g, '""')) {
+        if ('([{'.includes(char)) stack.push(char);
+        else if (char in pairs && stack.pop() !== pairs[char]) return true;
+      }
+      return stack.length > 0;
+    });
+    expect(unbalanced.map((r) => r.alert)).toEqual([]);
+  });
+
+  it('reads only metrics the service or the Temporal SDK serves', () => {
+    const declared = declaredMetrics();
+    const problems = rules.flatMap((rule) => {
+      const names = (rule.expr!.replace(/"[^"]*"/g, '""').match(/\b(?:cds|temporal)_[a-z0-9_]+/g) ?? []).filter(
+        (name) => !(name.startsWith('cds_') ? declared.has(name) : isSdkMetric(name)),
+      );
+      const readsSomething = /\b(cds_|temporal_)|\bup\{/.test(rule.expr!);
+      return [...names.map((name) => `${rule.alert}: ${name}`), ...(readsSomething ? [] : [`${rule.alert}: reads no metric`])];
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('links every alert to a section of the runbook', () => {
+    const links = rules.map((rule) => ({ alert: rule.alert, runbook: rule.annotations?.runbook ?? '' }));
+    expect(links.filter((l) => !/^docs\/runbook\.md#/.test(l.runbook) || !anchors.has(l.runbook.split('#')[1]))).toEqual([]);
+  });
+
+  it('is listed in the runbook, alert by alert', () => {
+    expect(rules.filter((rule) => !runbook.includes(`\`${rule.alert}\``)).map((r) => r.alert)).toEqual([]);
+  });
+});
