@@ -30,6 +30,7 @@ import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';
 import { webhookAttemptDuration, webhookAttempts, webhookUndeliverable } from '../platform/metrics.js';
 import { checkWebhookUrl, postToCheckedAddress } from '../platform/ssrf-guard.js';
+import { withTraceContext } from '../platform/tracing.js';
 import { startRedelivery } from '../temporal/client.js';
 
 export interface DeliverWebhookInput {
@@ -115,7 +116,8 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
         const timeoutMs = Math.max(1, limitMs - (performance.now() - started));
         // The endpoint's custom headers go out with the signed ones (which win: their names are reserved)
         // but are not in requestHeaders, which the delivery log records and shows.
-        const sent = { ...delivery.endpoint.headers, ...headers };
+        // With tracing on, the attempt's W3C `traceparent` too (platform/tracing.ts); not recorded either.
+        const sent = withTraceContext({ ...delivery.endpoint.headers, ...headers });
         const response = await postToCheckedAddress(checked, { headers: sent, body: delivery.body, timeoutMs, limitMs });
         statusCode = response.statusCode;
         responseHead = response.head;

@@ -4,16 +4,20 @@
 // exits 0 (docs/operations.md "Draining").
 import type http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { createPool } from '../db/pool.js';
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
+import { startTracing, stopTracing } from '../platform/tracing.js';
+import { createTemporalClient } from '../temporal/client.js';
 import type { Readiness } from './routes/health.js';
 import { startApi } from './server.js';
 
 const logger = createLogger({ name: 'api' });
 
 async function main(): Promise<void> {
+  // First: the Temporal client and the HTTP server take their tracing hooks when they are made.
+  await startTracing('card-delivery-api');
   const config = loadConfig();
   logger.level = config.LOG_LEVEL;
   if (!config.DATABASE_URL) throw new ConfigError('DATABASE_URL is required for a standalone API process (npm start sets it up)');
@@ -22,7 +26,7 @@ async function main(): Promise<void> {
   const pool = createPool(config.DATABASE_URL, { applicationName: 'card-delivery-api' });
   pool.on('error', (error) => logger.error({ err: error }, 'idle Postgres client failed'));
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const temporal = createTemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const readiness: Readiness = { draining: false };
   const api = await startApi({ config, pool, temporal, logger, readiness });
   logger.info({ url: api.url }, 'API listening');
@@ -48,6 +52,7 @@ async function main(): Promise<void> {
       await api.close();
       await connection.close();
       await pool.end();
+      await stopTracing();
     } finally {
       clearTimeout(force);
       clearInterval(sweep);

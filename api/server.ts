@@ -4,6 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dashboard } from '../dashboard/index.js';
+import { traceRequests } from '../platform/tracing.js';
 import { createApp, createRequestHandler, disposeApp, type AppDeps } from './app.js';
 
 export interface RunningApi {
@@ -14,7 +15,7 @@ export interface RunningApi {
 
 export async function startApi(deps: AppDeps & { port?: number; host?: string }): Promise<RunningApi> {
   const app = createApp(deps, { pages: dashboard(deps) });
-  const server = http.createServer(createRequestHandler(app, deps));
+  const server = http.createServer(traceRequests(createRequestHandler(app, deps))); // a server span when tracing is on
   // Longer than a typical load balancer's idle timeout, so it is the balancer that closes idle connections.
   server.keepAliveTimeout = 65_000;
   const host = deps.host ?? deps.config.HOST;

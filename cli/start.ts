@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { startApi } from '../api/server.js';
 import { migrate } from '../db/migrate.js';
@@ -17,6 +17,8 @@ import { dashboardBaseUrl, loadConfig, type Config } from '../platform/config.js
 import { createLogger } from '../platform/logger.js';
 import { freePort, startPostgres, type RunningPostgres } from '../platform/postgres.js';
 import { resolveTemporalCli } from '../platform/temporal-cli.js';
+import { startTracing, stopTracing } from '../platform/tracing.js';
+import { createTemporalClient } from '../temporal/client.js';
 import { startDevServer, type RunningDevServer } from '../temporal/dev-server.js';
 import { createWorker } from '../worker/create-worker.js';
 import { freeLocalPort, startWorkerMetricsServer } from '../worker/metrics-server.js';
@@ -31,6 +33,8 @@ const DATA_DIR = process.env.CDS_DATA_DIR ?? path.join(PROJECT_ROOT, '.data');
 const DEV_SERVER_PORT = Number(process.env.TEMPORAL_DEV_SERVER_PORT ?? 7233);
 const DEV_SERVER_UI_PORT = Number(process.env.TEMPORAL_DEV_SERVER_UI_PORT ?? 8233);
 
+// First: the worker, the clients and the HTTP server take their tracing hooks when they are made.
+await startTracing('card-delivery');
 let config: Config;
 try {
   config = loadConfig();
@@ -43,7 +47,7 @@ const logger = createLogger({ level: config.LOG_LEVEL, name: 'start' });
 const sdkMetricsAddress = `127.0.0.1:${await freeLocalPort()}`;
 installTemporalRuntime(logger, 'WARN', { sdkMetricsAddress });
 
-const stops: Array<() => Promise<void>> = [];
+const stops: Array<() => Promise<void>> = [stopTracing];
 let stopping = false;
 async function shutdown(reason: string, code = 0): Promise<never> {
   if (!stopping) {
@@ -219,7 +223,7 @@ async function main(): Promise<void> {
 
   const connection = await Connection.connect({ address: temporalAddress });
   stops.push(() => connection.close());
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const temporal = createTemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE });
   await ensurePredictionRefreshSchedule(temporal, {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     intervalMs: config.PREDICTION_REFRESH_INTERVAL,

@@ -5,15 +5,17 @@
 // never an error.
 import { randomUUID } from 'node:crypto';
 import {
+  Client,
   isGrpcDeadlineError,
   isGrpcServiceError,
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
-  type Client,
+  type ClientOptions,
   type WorkflowHandle,
 } from '@temporalio/client';
+import { temporalClientInterceptors } from '../platform/tracing.js';
 import {
   carrierEventSignal,
   DISPATCH_WORKFLOW_TYPE,
@@ -32,6 +34,16 @@ import {
   type RegisterOutcome,
   type ServiceCarrierEventInput,
 } from './contract.js';
+
+/**
+ * A Temporal Client for the service's processes: with tracing on (platform/tracing.ts, started
+ * before) it carries the OpenTelemetry client interceptor, so a signal or update continues the
+ * caller's trace into the workflow.
+ */
+export function createTemporalClient(options: ClientOptions): Client {
+  const interceptors = temporalClientInterceptors();
+  return new Client(interceptors ? { ...options, interceptors } : options);
+}
 
 /** How long a call may wait on Temporal before it gives up with TemporalUnavailable. */
 export const TEMPORAL_DEADLINE_MS = 10_000;

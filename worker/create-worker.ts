@@ -2,12 +2,13 @@
 // production entry point (worker/main.ts), by `npm start` and by the tests, which pass a workflow
 // bundle built once (bundleWorkflowCode) instead of bundling per worker.
 import { fileURLToPath } from 'node:url';
-import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { createPool, type Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
+import { temporalWorkerTracing } from '../platform/tracing.js';
+import { createTemporalClient } from '../temporal/client.js';
 
 // workflows/index.ts from source (tsx), workflows/index.js from the compiled image (dist/).
 export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index${new URL(import.meta.url).pathname.slice(-3)}`, import.meta.url));
@@ -32,7 +33,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     activities: createActivities({
       pool: deps.pool,
       config: deps.config,
-      temporal: new Client({ connection: deps.connection, namespace: deps.namespace }),
+      temporal: createTemporalClient({ connection: deps.connection, namespace: deps.namespace }),
     }),
     // Long-lived entity workflows are mostly idle: keep many cached, run activities concurrently.
     maxCachedWorkflows: 2000,
@@ -40,6 +41,10 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     maxConcurrentWorkflowTaskExecutions: 100,
     // On SIGTERM: running activities get this long to finish before they are cancelled (docs/operations.md "Draining").
     shutdownGraceTime: deps.config.WORKER_SHUTDOWN_GRACE,
+    // Tracing on (platform/tracing.ts): the activity and workflow interceptors and the workflow span
+    // sink. The workflow interceptors are bundled from workflowsPath; a prebuilt bundle (tests) has
+    // whatever it was built with.
+    ...temporalWorkerTracing(),
   });
 }
 

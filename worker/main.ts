@@ -5,14 +5,17 @@
 // Draining (docs/operations.md "Draining"): on SIGTERM the SDK's runtime stops the worker polling
 // (/readyz answers 503 from then on), running activities get WORKER_SHUTDOWN_GRACE to finish, then
 // the metrics server and connections close and the process exits 0.
-import { Client } from '@temporalio/client';
 import { loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
+import { startTracing, stopTracing } from '../platform/tracing.js';
+import { createTemporalClient } from '../temporal/client.js';
 import { openWorker } from './create-worker.js';
 import { freeLocalPort, startWorkerMetricsServer } from './metrics-server.js';
 import { installTemporalRuntime } from './runtime.js';
 import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule } from './schedules.js';
 
+// First: the worker and its clients take their tracing interceptors when they are made.
+await startTracing('card-delivery-worker');
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
 if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
@@ -32,7 +35,7 @@ const metrics = await startWorkerMetricsServer({
   sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics`,
 });
 logger.info({ url: metrics.url }, 'worker metrics listening');
-const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+const client = createTemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE });
 await ensurePredictionRefreshSchedule(client, {
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   intervalMs: config.PREDICTION_REFRESH_INTERVAL,
@@ -50,6 +53,7 @@ logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_
 await worker.run();
 await metrics.close();
 await close();
+await stopTracing();
 logger.info('worker stopped');
 
 function loadConfigOrExit() {

@@ -11,6 +11,8 @@
 // Shape (after temporalio/samples-typescript safe-message-handlers): state lives in one small
 // class; handlers are registered first; the main loop waits on a condition, folds pending carrier
 // events, then continues as new with plain-object state when Temporal suggests it.
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- OpenTelemetry's API (no I/O), not our api/ folder that `**/api` means
+import * as otel from '@opentelemetry/api';
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -288,7 +290,14 @@ async function refusedForGood(write: () => Promise<void>): Promise<string | unde
 
 export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ status: string; version: number }> {
   const dispatch = new Dispatch(input);
-  setHandler(carrierEventSignal, (event) => dispatch.enqueue(event));
+  // Tracing (docs/operations.md "Traces"): queued events are processed in the trace of the signal
+  // that brought the first of them, so its projection and webhook attempts continue the carrier
+  // event's request. Only a context is kept, never a command: without tracing it is the empty one.
+  let eventTrace: otel.Context | undefined;
+  setHandler(carrierEventSignal, (event) => {
+    eventTrace ??= otel.context.active();
+    dispatch.enqueue(event);
+  });
   setHandler(predictionRefreshSignal, (request) => dispatch.requestRefresh(request));
   setHandler(registerUpdate, (candidate) => dispatch.register(candidate));
   setHandler(snapshotQuery, () => dispatch.snapshot());
@@ -318,7 +327,9 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
     } else {
       await condition(woken);
     }
-    await dispatch.processPending();
+    const trace = eventTrace ?? otel.context.active();
+    eventTrace = undefined;
+    await otel.context.with(trace, () => dispatch.processPending());
     await dispatch.processRefresh();
     if (dispatch.pending.length === 0 && dispatch.refreshRequested === undefined && canContinueAsNew()) {
       log.info('continuing as new', { historyLength: workflowInfo().historyLength, version: dispatch.version });

@@ -9,6 +9,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { httpRequestDuration, rateLimitRefusals } from '../../platform/metrics.js';
+import type { TracedResponse } from '../../platform/tracing.js';
 
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -37,6 +38,7 @@ export function requestMetrics(routers: Router[] = []): Middleware {
       const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
       const route = matched === undefined ? routeTemplate(routers, ctx.path, ctx.method) : String(matched);
       observeRequest(ctx.method, route ?? UNMATCHED_ROUTE, ctx.status, started);
+      (ctx.res as TracedResponse).traceRoute = route ?? UNMATCHED_ROUTE; // the server span's name (platform/tracing.ts)
       const admission = ctx.state.admission;
       if (ctx.status === 429 && admission && !admission.admitted) rateLimitRefusals.inc({ kind: ctx.state.apiKey ? 'key' : 'ip' });
     }
