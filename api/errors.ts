@@ -1,9 +1,10 @@
 // Errors as values: any layer of the API throws an ApiError naming the HTTP status and the
 // error code of the spec / docs/http-contract.md; the error renderer middleware is the one place that turns
 // them (and anything unexpected) into the `{ error, message }` body. Errors of the layers below
-// that have an HTTP meaning (Temporal unavailable) get it here, in `asApiError`.
+// that have an HTTP meaning (Temporal or Postgres unavailable) get it here, in `asApiError`.
 import type { z, ZodError } from 'zod';
 import type { ErrorCode } from '../domain/schemas.js';
+import { isDatabaseUnavailable } from '../db/pool.js';
 import { TemporalUnavailable } from '../temporal/client.js';
 
 export class ApiError extends Error {
@@ -27,10 +28,11 @@ export const notFound = (message: string) => new ApiError(404, 'not_found', mess
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
 export const serviceUnavailable = (message: string) => new ApiError(503, 'service_unavailable', message);
 
-/** The ApiError an error stands for: itself, 503 for Temporal unavailable; undefined when unexpected. */
+/** The ApiError an error stands for: itself, 503 for Temporal or Postgres unavailable; undefined when unexpected. */
 export function asApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof TemporalUnavailable) return serviceUnavailable(error.message);
+  if (isDatabaseUnavailable(error)) return serviceUnavailable('the database is unavailable; nothing was changed, retry shortly');
   return undefined;
 }
 
