@@ -25,7 +25,14 @@ import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
 import { addReplayProgress, failReplay, loadReplayPage, type ReplayCursor, type ReplayFilterInput } from '../db/webhook-replays.js';
-import { claimDelivery, claimOrphanedDeliveries, markDeliverySkipped, recordDeliveryAttempt } from '../db/webhooks.js';
+import {
+  claimDelivery,
+  claimOrphanedDeliveries,
+  claimSendSlot,
+  deferDelivery,
+  markDeliverySkipped,
+  recordDeliveryAttempt,
+} from '../db/webhooks.js';
 import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';
 import { webhookAttemptDuration, webhookAttempts, webhookUndeliverable } from '../platform/metrics.js';
@@ -54,6 +61,15 @@ export interface DeliverWebhookResult {
 
 /** Well inside the workflow's heartbeatTimeout for deliverWebhook (10 s). */
 const HEARTBEAT_EVERY_MS = 2000;
+
+/**
+ * The longest a run waits for its throttle slot (docs/webhooks.md "Throttle"), heartbeating: with
+ * the attempt's WEBHOOK_TIMEOUT_MS it stays well inside the activity's startToCloseTimeout (1 min).
+ * A slot further away is not claimed: the run ends with a retryable `WebhookThrottled` failure whose
+ * nextRetryDelay brings it back about when the backlog ahead of it is down to this wait, so the
+ * durable wait is Temporal's retry timer (no workflow change) and no attempt is recorded for it.
+ */
+export const MAX_THROTTLE_WAIT_MS = 30_000;
 
 type DeliveryConfig = Pick<Config, 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>;
 
@@ -96,11 +112,35 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
         return { outcome: 'skipped', attempts: delivery.attempts };
       }
 
+      const context = Context.current();
+      // The endpoint's rate_limit, shared by every worker through its row of send slots: waiting is
+      // not an attempt (the attempt number, the log and the retry schedule do not see it).
+      if (delivery.endpoint.rateLimit !== null) {
+        const slot = await claimSendSlot(deps.pool, endpointId, delivery.endpoint.rateLimit, MAX_THROTTLE_WAIT_MS);
+        if (!slot.granted) {
+          const delayMs = Math.max(1000, Math.round(slot.waitMs - MAX_THROTTLE_WAIT_MS / 2 + Math.random() * 1000));
+          await deferDelivery(deps.pool, eventId, endpointId, driver, delayMs);
+          log.info('webhook delivery throttled', { eventId, endpointId, attempt, delayMs });
+          throw ApplicationFailure.create({
+            type: 'WebhookThrottled',
+            message: `endpoint ${endpointId} is at its rate_limit; attempt ${attempt} waits ${delayMs} ms`,
+            nextRetryDelay: delayMs,
+          });
+        }
+        if (slot.waitMs > 0) {
+          const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+          try {
+            await context.sleep(slot.waitMs);
+          } finally {
+            clearInterval(beat);
+          }
+        }
+      }
+
       const startedAt = now();
       const started = performance.now();
       // Only a slow attempt heartbeats (a fast one costs no extra call): a worker that dies mid-POST
       // is noticed by the heartbeat timeout, seconds later, instead of at the start-to-close limit.
-      const context = Context.current();
       const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
       let statusCode: number | undefined;
       let responseHead: Buffer | undefined;

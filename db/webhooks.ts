@@ -115,6 +115,8 @@ export interface DeliveryToSend {
     secrets: EndpointSecrets;
     /** The endpoint's custom headers (the API's `headers`): sent, never logged or recorded. */
     headers: Record<string, string>;
+    /** Deliveries per second to this endpoint, across every worker (claimSendSlot); null: unlimited. */
+    rateLimit: number | null;
   };
 }
 
@@ -144,7 +146,7 @@ export async function claimDelivery(
   claim: DriverClaim,
 ): Promise<DeliveryToSend | 'superseded' | undefined> {
   const { rows } = await db.query({
-    name: 'webhook-delivery-claim-v2',
+    name: 'webhook-delivery-claim-v3',
     text: `WITH claimed AS (
        UPDATE webhook_deliveries d
           SET driver = $3, driver_due_at = now() + $5 * interval '1 millisecond',
@@ -155,7 +157,7 @@ export async function claimDelivery(
         RETURNING d.state, d.attempts
      )
      SELECT ev.type, ev.body, c.state, c.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
-            e.paused_at IS NOT NULL AS paused, e.secret, e.headers,
+            e.paused_at IS NOT NULL AS paused, e.secret, e.headers, e.rate_limit,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.signature_switch_at END AS signature_switch_at
        FROM claimed c
@@ -249,6 +251,50 @@ export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Prom
   return rows[0]?.driving ?? false;
 }
 
+/**
+ * The per-endpoint throttle (docs/webhooks.md "Throttle"): claims the endpoint's next free send time,
+ * `greatest(now, next_at)`, and moves `next_at` 1/rate past it, in one atomic upsert, so every worker
+ * process shares one window per endpoint (the database's clock, not the workers', decides). A slot
+ * more than `maxWaitMs` away is not claimed: `granted` is false and `waitMs` says how far the next
+ * free slot is, so the caller can come back later instead of holding its run.
+ */
+export async function claimSendSlot(
+  db: Db,
+  endpointId: string,
+  ratePerSecond: number,
+  maxWaitMs: number,
+): Promise<{ granted: boolean; waitMs: number }> {
+  const gapMs = 1000 / ratePerSecond;
+  const { rows } = await db.query<{ wait_ms: number }>({
+    name: 'webhook-send-slot-claim',
+    text: `INSERT INTO webhook_endpoint_send_slots AS s (endpoint_id, next_at)
+           VALUES ($1, clock_timestamp() + $2::double precision * interval '1 millisecond')
+           ON CONFLICT (endpoint_id) DO UPDATE
+              SET next_at = greatest(clock_timestamp(), s.next_at) + $2::double precision * interval '1 millisecond'
+            WHERE s.next_at <= clock_timestamp() + $3::double precision * interval '1 millisecond'
+           RETURNING (1000 * extract(epoch FROM s.next_at - $2::double precision * interval '1 millisecond' - clock_timestamp()))::float8 AS wait_ms`,
+    values: [endpointId, gapMs, maxWaitMs],
+  });
+  if (rows[0]) return { granted: true, waitMs: Math.max(0, rows[0].wait_ms) };
+  const next = await db.query<{ wait_ms: number }>(
+    `SELECT (1000 * extract(epoch FROM next_at - clock_timestamp()))::float8 AS wait_ms FROM webhook_endpoint_send_slots WHERE endpoint_id = $1`,
+    [endpointId],
+  );
+  return { granted: false, waitMs: Math.max(0, next.rows[0]?.wait_ms ?? 0) };
+}
+
+/**
+ * A throttled delivery whose run ends without an attempt (its slot was too far away): its driver
+ * comes back after `delayMs`, so the reconciler must not think it orphaned before then + the run budget.
+ */
+export async function deferDelivery(db: Db, eventId: string, endpointId: string, driver: string, delayMs: number): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries SET driver_due_at = now() + ($4::bigint + $5) * interval '1 millisecond'
+      WHERE event_id = $1 AND endpoint_id = $2 AND driver = $3`,
+    [eventId, endpointId, driver, Math.round(delayMs), DRIVER_RUN_BUDGET_MS],
+  );
+}
+
 export async function markDeliverySkipped(db: Db, eventId: string, endpointId: string, reason: string): Promise<void> {
   await db.query(`UPDATE webhook_deliveries SET state = 'skipped', skipped_reason = $3 WHERE event_id = $1 AND endpoint_id = $2`, [
     eventId,
@@ -271,6 +317,7 @@ interface DeliveryRow {
   previous_secret: string | null;
   signature_switch_at: Date | null;
   headers: Record<string, string>;
+  rate_limit: number | null;
 }
 
 /** A claimed delivery row as what an attempt needs. */
@@ -289,6 +336,7 @@ function deliveryToSend(eventId: string, endpointId: string, row: DeliveryRow): 
       paused: row.paused,
       secrets: { current: row.secret, previous: row.previous_secret ?? undefined, switchAt: row.signature_switch_at ?? undefined },
       headers: row.headers,
+      rateLimit: row.rate_limit,
     },
   };
 }
