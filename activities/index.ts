@@ -9,7 +9,14 @@ import { createWebhookDeliveryActivities } from './webhook-delivery.js';
 
 export interface ActivityDeps {
   pool: Pool;
-  config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'OVERDUE_BUSINESS_DAYS'>;
+  config: Pick<
+    Config,
+    | 'WEBHOOK_RETRY_SCHEDULE'
+    | 'WEBHOOK_TIMEOUT_MS'
+    | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'
+    | 'WEBHOOK_AUTO_DISABLE_AFTER'
+    | 'OVERDUE_BUSINESS_DAYS'
+  >;
   /** Signals dispatch workflows (the prediction refresh); bound to the worker's namespace. */
   temporal: Client;
   /** The worker's cache of country statistics; one per process unless a test brings its own. */

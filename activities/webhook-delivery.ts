@@ -32,6 +32,7 @@ import {
   deferDelivery,
   markDeliverySkipped,
   recordDeliveryAttempt,
+  recordEndpointHealth,
 } from '../db/webhooks.js';
 import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';
@@ -71,7 +72,10 @@ const HEARTBEAT_EVERY_MS = 2000;
  */
 export const MAX_THROTTLE_WAIT_MS = 30_000;
 
-type DeliveryConfig = Pick<Config, 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>;
+type DeliveryConfig = Pick<
+  Config,
+  'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'WEBHOOK_AUTO_DISABLE_AFTER'
+>;
 
 export function createWebhookDeliveryActivities(deps: { pool: Pool; config: DeliveryConfig; temporal?: Client; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
@@ -102,7 +106,9 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
       const skipReason = delivery.endpoint.disabled
         ? 'endpoint removed'
         : delivery.endpoint.paused
-          ? 'endpoint disabled'
+          ? delivery.endpoint.pausedReason === 'failing'
+            ? 'endpoint disabled: failing'
+            : 'endpoint disabled'
           : !delivery.endpoint.events.includes(delivery.eventType)
             ? `endpoint no longer subscribed to ${delivery.eventType}`
             : undefined;
@@ -188,6 +194,22 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
         driver,
         retryDelayMs: state === 'pending' ? schedule[attempt - 1] : 0,
       });
+      // Endpoint health (docs/webhooks.md "Auto-disable"): failing every attempt for WEBHOOK_AUTO_DISABLE_AFTER pauses it.
+      const autoDisabled = await recordEndpointHealth(deps.pool, {
+        endpointId,
+        delivered,
+        at: startedAt,
+        disableAfterMs: deps.config.WEBHOOK_AUTO_DISABLE_AFTER,
+      });
+      if (autoDisabled) {
+        log.warn('webhook endpoint disabled: every attempt failed', { endpointId, notified: autoDisabled.deliveries.length });
+        if (autoDisabled.deliveries.length > 0 && deps.temporal) {
+          // Not started (Temporal unreachable): the deliveries stay pending and the reconciler drives them.
+          await startRedelivery(deps.temporal, info.taskQueue, autoDisabled.deliveries).catch((failure: unknown) =>
+            log.warn('webhook_endpoint.disabled deliveries not started; the reconciler will', { endpointId, error: String(failure) }),
+          );
+        }
+      }
       if (!stillDriving) {
         log.info('webhook delivery taken over during its attempt', { eventId, endpointId, attempt });
         return { outcome: 'superseded', attempts: attempt };

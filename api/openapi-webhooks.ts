@@ -13,6 +13,7 @@ import {
   endpointListQuery,
   endpointRecord,
   endpointUpdateBody,
+  endpointUpdated,
   endpointWithSecret,
   eventListQuery,
   replayBody,
@@ -97,12 +98,13 @@ export function webhookPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
     summary: 'Change a webhook endpoint: only the fields sent change',
     description:
       '`disabled: true` stops deliveries to it (pending retries are skipped) until `disabled: false`; `headers` replaces ' +
-      'every custom header; `rate_limit` is stored but not yet enforced.',
+      'every custom header; `rate_limit` is enforced across every worker (docs/webhooks.md "Throttle"). `disabled: false` on ' +
+      'a disabled endpoint answers `missed` too: replay it with `POST …/replay` and that `{ since, until }`.',
     security,
     requestParams: { path },
     requestBody: { required: true, content: json(endpointUpdateBody) },
     responses: {
-      '200': ok('the endpoint as changed', endpointRecord),
+      '200': ok('the endpoint as changed', endpointUpdated),
       ...bodyErrors(),
       '400': error(`${badId}, a field fails validation, or the URL cannot receive webhooks (\`bad_request\`)`),
       '403': writeScope,

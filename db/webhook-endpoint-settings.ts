@@ -20,6 +20,10 @@ export interface EndpointSettings {
   headers: Record<string, string>;
   rateLimit: number | null;
   pausedAt: Date | null;
+  /** Why it is paused: `manual` or `failing` (auto-disabled, docs/webhooks.md "Auto-disable"); null while enabled. */
+  pausedReason: 'manual' | 'failing' | null;
+  /** The first failed attempt since the last successful one; null when the last attempt succeeded. */
+  failingSince: Date | null;
   createdAt: Date;
 }
 
@@ -32,11 +36,13 @@ interface SettingsRow {
   headers: Record<string, string>;
   rate_limit: number | null;
   paused_at: Date | null;
+  paused_reason: 'manual' | 'failing' | null;
+  failing_since: Date | null;
   created_at: Date;
   cursor_at: string;
 }
 
-const COLUMNS = `id, url, events, mode, description, headers, rate_limit, paused_at, created_at,
+const COLUMNS = `id, url, events, mode, description, headers, rate_limit, paused_at, paused_reason, failing_since, created_at,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`;
 
 function toSettings(row: SettingsRow): EndpointSettings {
@@ -49,6 +55,8 @@ function toSettings(row: SettingsRow): EndpointSettings {
     headers: row.headers,
     rateLimit: row.rate_limit,
     pausedAt: row.paused_at,
+    pausedReason: row.paused_at ? (row.paused_reason ?? 'manual') : null,
+    failingSince: row.failing_since,
     createdAt: row.created_at,
   };
 }
@@ -110,6 +118,8 @@ export async function updateEndpointSettings(
             events = coalesce($5::text[], events),
             description = CASE WHEN $6 THEN $7 ELSE description END,
             paused_at = CASE WHEN $8::boolean IS NULL THEN paused_at WHEN $8 THEN coalesce(paused_at, now()) END,
+            paused_reason = CASE WHEN $8::boolean IS NULL THEN paused_reason WHEN $8 THEN coalesce(paused_reason, 'manual') END,
+            failing_since = CASE WHEN $8::boolean IS NULL OR $8 THEN failing_since END,
             headers = coalesce($9::jsonb, headers),
             rate_limit = CASE WHEN $10 THEN $11::integer ELSE rate_limit END
       WHERE id = $1 AND issuer_id = $2 AND mode = $3 AND disabled_at IS NULL
@@ -129,6 +139,26 @@ export async function updateEndpointSettings(
     ],
   );
   return rows[0] ? toSettings(rows[0]) : undefined;
+}
+
+/**
+ * What an endpoint missed while disabled (docs/webhooks.md "Auto-disable"), from `from` (its first
+ * failure when auto-disabled, else when it was disabled) to `until`: its deliveries not delivered
+ * (skipped while disabled, undeliverable, pending) of events created since `from` or attempted since
+ * then. `since` is the oldest such event's creation (or `from`): a replay of [since, until)
+ * (POST /v1/webhook_endpoints/{id}/replay) sends them all.
+ */
+export async function missedDeliveries(db: Db, endpointId: string, from: Date, until: Date): Promise<{ since: Date; count: number }> {
+  const { rows } = await db.query<{ since: Date; n: number }>(
+    `WITH missed AS (
+       SELECT ev.created_at FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+        WHERE d.endpoint_id = $1 AND d.state <> 'delivered' AND ev.created_at < $3
+          AND (ev.created_at >= $2 OR d.last_attempt_at >= $2)
+     )
+     SELECT least($2::timestamptz, min(created_at)) AS since, count(*)::int AS n FROM missed`,
+    [endpointId, from, until],
+  );
+  return { since: rows[0].since, count: rows[0].n };
 }
 
 /** Opaque to callers (base64url); its layout may change without notice. */

@@ -8,6 +8,7 @@ import type { Pool, PoolClient } from './pool.js';
 import { sampleStatusRecord, TEST_EVENT_DISPATCH_ID } from '../domain/sample-event.js';
 import { generateSecret } from '../domain/signing.js';
 import type { WebhookEventType } from '../domain/state-machine.js';
+import { buildEndpointDisabledBody } from '../domain/webhook-events.js';
 import { buildWebhookBody } from '../domain/webhook-payload.js';
 
 type Db = Pool | PoolClient;
@@ -28,6 +29,10 @@ export interface WebhookEndpointSummary {
   signatureSwitchAt: Date | null;
   /** Set while the endpoint is disabled from the dashboard (a pause: it gets no deliveries; not removed). */
   pausedAt: Date | null;
+  /** Why: `manual`, or `failing` when auto-disabled (docs/webhooks.md "Auto-disable"); null while enabled. */
+  pausedReason: 'manual' | 'failing' | null;
+  /** The first failed attempt since the last successful one. */
+  failingSince: Date | null;
 }
 
 export type CreateEndpointResult =
@@ -81,6 +86,8 @@ export async function createWebhookEndpoint(
       previousSecretExpiresAt: null,
       signatureSwitchAt: null,
       pausedAt: null,
+      pausedReason: null,
+      failingSince: null,
     };
     return { ok: true, endpoint, secret };
   } catch (error) {
@@ -101,9 +108,11 @@ interface EndpointRow {
   previous_secret_expires_at: Date | null;
   signature_switch_at: Date | null;
   paused_at: Date | null;
+  paused_reason: 'manual' | 'failing' | null;
+  failing_since: Date | null;
 }
 
-const ENDPOINT_COLUMNS = `id, issuer_id, url, events, mode, created_at, paused_at,
+const ENDPOINT_COLUMNS = `id, issuer_id, url, events, mode, created_at, paused_at, paused_reason, failing_since,
   CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at,
   CASE WHEN previous_secret_expires_at > now() THEN signature_switch_at END AS signature_switch_at`;
 
@@ -118,6 +127,8 @@ function toSummary(row: EndpointRow): WebhookEndpointSummary {
     previousSecretExpiresAt: row.previous_secret_expires_at,
     signatureSwitchAt: row.signature_switch_at,
     pausedAt: row.paused_at,
+    pausedReason: row.paused_at ? (row.paused_reason ?? 'manual') : null,
+    failingSince: row.failing_since,
   };
 }
 
@@ -210,7 +221,9 @@ export async function setEndpointEvents(db: Db, issuerId: string, id: string, ev
 /** Disables (pauses) or enables an endpoint; doing it twice changes nothing. */
 export async function setEndpointPaused(db: Db, issuerId: string, id: string, paused: boolean): Promise<boolean> {
   const { rowCount } = await db.query(
-    `UPDATE webhook_endpoints SET paused_at = CASE WHEN $3 THEN coalesce(paused_at, now()) END
+    `UPDATE webhook_endpoints SET paused_at = CASE WHEN $3 THEN coalesce(paused_at, now()) END,
+            paused_reason = CASE WHEN $3 THEN coalesce(paused_reason, 'manual') END,
+            failing_since = CASE WHEN $3 THEN failing_since END
       WHERE id = $1 AND issuer_id = $2 AND disabled_at IS NULL`,
     [id, issuerId, paused],
   );
@@ -231,7 +244,12 @@ export async function createTestEvent(
 ): Promise<{ eventId: string; endpointId: string } | undefined> {
   const eventId = newId('evt');
   const timestamp = now.toISOString();
-  const body = Buffer.from(buildWebhookBody({ type, timestamp, data: sampleStatusRecord(type, now) }), 'utf8');
+  // webhook_endpoint.disabled carries an endpoint, not a status record: this endpoint's id and a sample URL.
+  const text =
+    type === 'webhook_endpoint.disabled'
+      ? buildEndpointDisabledBody(timestamp, { id: endpointId, url: 'https://example.com/TEST', disabled_reason: 'failing', disabled_at: timestamp }) // prettier-ignore
+      : buildWebhookBody({ type, timestamp, data: sampleStatusRecord(type, now) });
+  const body = Buffer.from(text, 'utf8');
   const { rows } = await db.query<{ endpoint_id: string }>(
     `WITH endpoint AS (
        SELECT id, mode FROM webhook_endpoints

@@ -7,6 +7,8 @@
 import { newId } from './issuers.js';
 import type { Pool, PoolClient } from './pool.js';
 import type { EndpointSecrets } from '../domain/signing.js';
+import { TEST_EVENT_DISPATCH_ID } from '../domain/sample-event.js';
+import { buildEndpointDisabledBody } from '../domain/webhook-events.js';
 import { buildWebhookBody } from '../domain/webhook-payload.js';
 import type { StatusRecord } from '../domain/schemas.js';
 import type { WebhookEventType } from '../domain/state-machine.js';
@@ -112,6 +114,8 @@ export interface DeliveryToSend {
     events: WebhookEventType[];
     disabled: boolean;
     paused: boolean;
+    /** Why it is paused: `manual` (the API, the dashboard) or `failing` (auto-disabled). */
+    pausedReason: 'manual' | 'failing' | null;
     secrets: EndpointSecrets;
     /** The endpoint's custom headers (the API's `headers`): sent, never logged or recorded. */
     headers: Record<string, string>;
@@ -157,7 +161,7 @@ export async function claimDelivery(
         RETURNING d.state, d.attempts
      )
      SELECT ev.type, ev.body, c.state, c.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
-            e.paused_at IS NOT NULL AS paused, e.secret, e.headers, e.rate_limit,
+            e.paused_at IS NOT NULL AS paused, e.paused_reason, e.secret, e.headers, e.rate_limit,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.signature_switch_at END AS signature_switch_at
        FROM claimed c
@@ -295,6 +299,70 @@ export async function deferDelivery(db: Db, eventId: string, endpointId: string,
   );
 }
 
+/** An endpoint auto-disabled by recordEndpointHealth, and the webhook_endpoint.disabled deliveries it made (to start). */
+export interface EndpointAutoDisabled {
+  endpointId: string;
+  disabledAt: Date;
+  eventId: string;
+  deliveries: Array<{ eventId: string; endpointId: string }>;
+}
+
+/**
+ * Endpoint health (docs/webhooks.md "Auto-disable"), after each attempt: a success clears
+ * `failing_since`; a failure sets it if unset (the first failure since the last success), and when
+ * it is at least `disableAfterMs` old the endpoint is paused with the reason `failing`, and in the
+ * same statement a `webhook_endpoint.disabled` event is stored with one pending delivery to each of
+ * the issuer's other enabled endpoints of that mode that subscribe to it (the caller starts them;
+ * the reconciler would otherwise). Only the attempt that pauses it returns the result.
+ */
+export async function recordEndpointHealth(
+  db: Db,
+  input: { endpointId: string; delivered: boolean; at: Date; disableAfterMs: number },
+): Promise<EndpointAutoDisabled | undefined> {
+  if (input.delivered) {
+    await db.query('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [input.endpointId]);
+    return undefined;
+  }
+  const marked = await db.query<{ url: string; failing_since: Date; paused: boolean }>(
+    `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $2) WHERE id = $1 AND disabled_at IS NULL
+     RETURNING url, failing_since, paused_at IS NOT NULL AS paused`,
+    [input.endpointId, input.at],
+  );
+  const row = marked.rows[0];
+  if (!row || row.paused || input.at.getTime() - row.failing_since.getTime() < input.disableAfterMs) return undefined;
+  const eventId = newId('evt');
+  const disabledAt = input.at;
+  const timestamp = disabledAt.toISOString();
+  const body = buildEndpointDisabledBody(timestamp, { id: input.endpointId, url: row.url, disabled_reason: 'failing', disabled_at: timestamp }); // prettier-ignore
+  const { rows } = await db.query<{ disabled: boolean; endpoint_ids: string[] }>(
+    `WITH disabled AS (
+       UPDATE webhook_endpoints SET paused_at = $2, paused_reason = 'failing'
+        WHERE id = $1 AND paused_at IS NULL AND disabled_at IS NULL AND failing_since <= $2::timestamptz - $3 * interval '1 millisecond'
+       RETURNING issuer_id, mode
+     ), event AS (
+       INSERT INTO webhook_events (id, dispatch_id, issuer_id, mode, type, timestamp, body)
+       SELECT $4, $5, issuer_id, mode, 'webhook_endpoint.disabled', $2, $6 FROM disabled
+       RETURNING id, issuer_id, mode
+     ), deliveries AS (
+       INSERT INTO webhook_deliveries (event_id, endpoint_id)
+       SELECT event.id, e.id FROM event
+         JOIN webhook_endpoints e ON e.issuer_id = event.issuer_id AND e.mode = event.mode AND e.id <> $1
+                                 AND e.disabled_at IS NULL AND e.paused_at IS NULL AND 'webhook_endpoint.disabled' = ANY (e.events)
+       RETURNING endpoint_id
+     )
+     SELECT EXISTS (SELECT 1 FROM disabled) AS disabled,
+            coalesce((SELECT array_agg(endpoint_id ORDER BY endpoint_id) FROM deliveries), '{}') AS endpoint_ids`,
+    [input.endpointId, disabledAt, input.disableAfterMs, eventId, TEST_EVENT_DISPATCH_ID, Buffer.from(body, 'utf8')],
+  );
+  if (!rows[0]?.disabled) return undefined;
+  return {
+    endpointId: input.endpointId,
+    disabledAt,
+    eventId,
+    deliveries: rows[0].endpoint_ids.map((endpointId) => ({ eventId, endpointId })),
+  };
+}
+
 export async function markDeliverySkipped(db: Db, eventId: string, endpointId: string, reason: string): Promise<void> {
   await db.query(`UPDATE webhook_deliveries SET state = 'skipped', skipped_reason = $3 WHERE event_id = $1 AND endpoint_id = $2`, [
     eventId,
@@ -313,6 +381,7 @@ interface DeliveryRow {
   events: WebhookEventType[];
   disabled: boolean;
   paused: boolean;
+  paused_reason: 'manual' | 'failing' | null;
   secret: string;
   previous_secret: string | null;
   signature_switch_at: Date | null;
@@ -334,6 +403,7 @@ function deliveryToSend(eventId: string, endpointId: string, row: DeliveryRow): 
       events: row.events,
       disabled: row.disabled,
       paused: row.paused,
+      pausedReason: row.paused_reason,
       secrets: { current: row.secret, previous: row.previous_secret ?? undefined, switchAt: row.signature_switch_at ?? undefined },
       headers: row.headers,
       rateLimit: row.rate_limit,

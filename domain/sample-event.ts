@@ -12,7 +12,10 @@ import type { WebhookEventType } from './state-machine.js';
  */
 export const TEST_EVENT_DISPATCH_ID = '00000000-0000-0000-0000-000000000000';
 
-const SAMPLE: Record<WebhookEventType, Pick<StatusRecord, 'status'> & { action: StatusRecord['ui_suggestion']['recommended_action'] }> = {
+const SAMPLE: Record<
+  Exclude<WebhookEventType, 'webhook_endpoint.disabled'>,
+  Pick<StatusRecord, 'status'> & { action: StatusRecord['ui_suggestion']['recommended_action'] }
+> = {
   'status.updated': { status: 'in_transit', action: 'None' },
   'delivery.predicted': { status: 'dispatched', action: 'None' },
   'delivery.completed': { status: 'delivered', action: 'Activate' },
@@ -22,7 +25,7 @@ const SAMPLE: Record<WebhookEventType, Pick<StatusRecord, 'status'> & { action: 
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
 /** A sample status record for `type`, dated around `now`. */
-export function sampleStatusRecord(type: WebhookEventType, now: Date): StatusRecord {
+export function sampleStatusRecord(type: Exclude<WebhookEventType, 'webhook_endpoint.disabled'>, now: Date): StatusRecord {
   const { status, action } = SAMPLE[type];
   const day = 86_400_000;
   const delivered = status === 'delivered';

@@ -412,3 +412,18 @@ export const carrierEventList = z
     next_cursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next page; null on the last page' }),
   })
   .meta({ id: 'CarrierEventList' });
+
+/**
+ * The `data` of a `webhook_endpoint.disabled` webhook (docs/webhooks.md "Auto-disable"): the endpoint
+ * that was disabled, not a status record. Its envelope is otherwise the same `{ event, timestamp, data }`.
+ */
+export const endpointDisabledData = z
+  .object({
+    id: z.string().meta({ description: 'the disabled endpoint (`whe_…`)' }),
+    url: z.string(),
+    disabled_reason: z.enum(['failing']).meta({ description: '`failing`: every attempt failed for WEBHOOK_AUTO_DISABLE_AFTER (5 days)' }),
+    disabled_at: isoTimestamp,
+  })
+  .strict()
+  .meta({ id: 'WebhookEndpointDisabledData' });
+export type EndpointDisabledData = z.infer<typeof endpointDisabledData>;

@@ -18,7 +18,14 @@
 // workflow keeps it behind patched() so those runs replay.
 import type { CarrierEventBody, DispatchStatus, ExceptionReason, RecommendedAction } from './schemas.js';
 
-export const WEBHOOK_EVENT_TYPES = ['status.updated', 'delivery.predicted', 'delivery.completed', 'delivery.exception'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'status.updated',
+  'delivery.predicted',
+  'delivery.completed',
+  'delivery.exception',
+  // Not about a card: another endpoint of the issuer was auto-disabled (docs/webhooks.md "Auto-disable").
+  'webhook_endpoint.disabled',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 const FORWARD_RANK: Record<Exclude<DispatchStatus, 'exception'>, number> = {

@@ -113,7 +113,9 @@ const rateLimitField = z
   .min(1)
   .max(RATE_LIMIT_MAX)
   .nullable()
-  .meta({ description: `deliveries per second to this endpoint, 1–${RATE_LIMIT_MAX}, or null for no limit. Stored; not yet enforced` });
+  .meta({
+    description: `deliveries per second to this endpoint, 1–${RATE_LIMIT_MAX}, or null for no limit; enforced across every worker (deliveries wait, never dropped)`,
+  });
 
 export const endpointCreateBody = z
   .object({
@@ -149,15 +151,34 @@ export const endpointRecord = z
     description: z.string().nullable(),
     disabled: z.boolean(),
     disabled_reason: z
-      .enum(['manual'])
+      .enum(['manual', 'failing'])
       .nullable()
-      .meta({ description: '`manual`: disabled through the API or the dashboard; null while enabled' }),
+      .meta({
+        description:
+          '`manual`: disabled through the API or the dashboard; `failing`: disabled automatically because every attempt ' +
+          'failed for WEBHOOK_AUTO_DISABLE_AFTER (5 days); null while enabled',
+      }),
+    disabled_at: isoTimestamp.nullable().meta({ description: 'since when it is disabled; null while enabled' }),
     headers: z.record(z.string(), z.string()).meta({ description: 'custom header names with masked values' }),
     rate_limit: z.number().int().nullable(),
     created_at: isoTimestamp,
   })
   .strict()
   .meta({ id: 'WebhookEndpoint' });
+
+export const endpointUpdated = endpointRecord
+  .extend({
+    missed: z
+      .object({
+        since: isoTimestamp.meta({ description: 'its first failed attempt (auto-disabled) or when it was disabled' }),
+        until: isoTimestamp.meta({ description: 'when it was enabled again' }),
+        count: z.number().int().min(0).meta({ description: 'its deliveries of the events created in [since, until) not delivered' }),
+      })
+      .strict()
+      .optional()
+      .meta({ description: 'only when this change enabled a disabled endpoint: replay it with POST …/replay `{ since, until }`' }),
+  })
+  .meta({ id: 'WebhookEndpointUpdated' });
 
 export const endpointWithSecret = endpointRecord
   .extend({

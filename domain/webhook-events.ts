@@ -9,7 +9,7 @@
 // retried write finds the events its first run made instead of making them twice, and all carry
 // the one timestamp the write fixed. Pure: no clock, no database.
 import type { Prediction } from './prediction.js';
-import type { StatusRecord } from './schemas.js';
+import type { EndpointDisabledData, StatusRecord } from './schemas.js';
 import type { WebhookEventType } from './state-machine.js';
 
 /** A webhook event to create: its body is `{ type, timestamp, data }` (domain/webhook-payload.ts). */
@@ -60,4 +60,13 @@ export function predictionChanged(previous: Prediction | undefined, next: Predic
     previous.window.max !== next.window.max ||
     previous.confidence !== next.confidence
   );
+}
+
+/**
+ * The body of a `webhook_endpoint.disabled` event (docs/webhooks.md "Auto-disable"): the same envelope
+ * `{ event, timestamp, data }` as a card's events, but `data` is the disabled endpoint
+ * `{ id, url, disabled_reason, disabled_at }`, not a status record. Built once, sent byte for byte.
+ */
+export function buildEndpointDisabledBody(timestamp: string, data: EndpointDisabledData): string {
+  return JSON.stringify({ event: 'webhook_endpoint.disabled', timestamp, data });
 }

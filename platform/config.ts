@@ -68,6 +68,8 @@ const envSchema = z.object({
     }),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
+  /** An endpoint that has failed every attempt for this long is disabled (docs/webhooks.md "Auto-disable"). */
+  WEBHOOK_AUTO_DISABLE_AFTER: duration.default(5 * 86_400_000),
   PREDICTION_REFRESH_INTERVAL: duration.default(3_600_000),
   /**
    * A card not delivered this many business days (its destination's calendar) after its window's

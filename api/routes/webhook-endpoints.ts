@@ -16,6 +16,7 @@ import {
   decodeEndpointCursor,
   encodeEndpointCursor,
   findEndpointSettings,
+  missedDeliveries,
   pageEndpointSettings,
   updateEndpointSettings,
   type EndpointSettings,
@@ -64,7 +65,8 @@ export function toEndpointBody(endpoint: EndpointSettings, revealHeaders = false
     events: endpoint.events,
     description: endpoint.description,
     disabled: endpoint.pausedAt !== null,
-    disabled_reason: endpoint.pausedAt !== null ? ('manual' as const) : null,
+    disabled_reason: endpoint.pausedAt !== null ? (endpoint.pausedReason ?? 'manual') : null,
+    disabled_at: endpoint.pausedAt?.toISOString() ?? null,
     headers: revealHeaders ? endpoint.headers : maskHeaders(endpoint.headers),
     rate_limit: endpoint.rateLimit,
     created_at: endpoint.createdAt.toISOString(),
@@ -109,7 +111,7 @@ export function webhookEndpointRoutes(router: Router, deps: EndpointRouteDeps): 
     ctx.status = 201;
     ctx.set('Location', `/v1/webhook_endpoints/${endpoint.id}`);
     ctx.body = {
-      ...toEndpointBody({ ...endpoint, ...settings, pausedAt: null }, true),
+      ...toEndpointBody({ ...endpoint, ...settings }, true),
       secret: created.secret,
     };
   });
@@ -138,7 +140,8 @@ export function webhookEndpointRoutes(router: Router, deps: EndpointRouteDeps): 
     const id = endpointIdParam(ctx.params.webhook_endpoint_id);
     const body = parseOrBadRequest(endpointUpdateBody, ctx.request.body);
     const key = checkScope(ctx.state.apiKey, 'webhooks:write');
-    if (!(await findEndpointSettings(pool, key.issuerId, key.mode, id))) throw endpointNotFound(id);
+    const before = await findEndpointSettings(pool, key.issuerId, key.mode, id);
+    if (!before) throw endpointNotFound(id);
     if (body.url !== undefined) await checkUrl(body.url);
     const updated = await updateEndpointSettings(pool, key.issuerId, key.mode, id, {
       url: body.url,
@@ -149,6 +152,15 @@ export function webhookEndpointRoutes(router: Router, deps: EndpointRouteDeps): 
       rateLimit: body.rate_limit,
     });
     if (!updated) throw endpointNotFound(id);
+    // Enabled again: what it missed, from its first failure (auto-disabled) or its pause, to now,
+    // which POST …/replay with { since, until } sends (docs/webhooks.md "Auto-disable").
+    if (before.pausedAt && body.disabled === false) {
+      const from = (before.pausedReason === 'failing' && before.failingSince) || before.pausedAt;
+      const until = new Date();
+      const { since, count } = await missedDeliveries(pool, id, from, until);
+      ctx.body = { ...toEndpointBody(updated), missed: { since: since.toISOString(), until: until.toISOString(), count } };
+      return;
+    }
     ctx.body = toEndpointBody(updated);
   });
 

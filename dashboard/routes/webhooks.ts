@@ -10,7 +10,7 @@ import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js
 import type { DashboardDeps } from '../deps.js';
 import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute, type DashboardContext, type Tenant } from '../tenancy.js';
-import { addForm, firstIssue } from '../webhook-forms.js';
+import { addForm, firstIssue, utcInputValue } from '../webhook-forms.js';
 
 /** What a notice query parameter (`?done=…`) on the endpoint page says happened. */
 export const ENDPOINT_NOTICES: Record<string, string> = {
@@ -39,7 +39,8 @@ export function webhookRoutes(router: Router, { pool, config }: DashboardDeps): 
         eventTypes: WEBHOOK_EVENT_TYPES,
         windowHours: HEALTH_WINDOW_HOURS,
         removed,
-        form: { url: '', events: [...WEBHOOK_EVENT_TYPES], mode: 'live', ...form },
+        // A card's events by default; webhook_endpoint.disabled (about another endpoint) is opted into.
+        form: { url: '', events: WEBHOOK_EVENT_TYPES.filter((type) => type !== 'webhook_endpoint.disabled'), mode: 'live', ...form },
       },
       status,
     );
@@ -81,12 +82,21 @@ export function webhookRoutes(router: Router, { pool, config }: DashboardDeps): 
     tenantRoute(async (ctx, tenant) => {
       const endpoint = ownedOr404((await listEndpointsWithHealth(pool, tenant.issuerId)).find((e) => e.id === ctx.params.id));
       const notice = typeof ctx.query.done === 'string' ? ENDPOINT_NOTICES[ctx.query.done] : undefined;
+      // After "Enable endpoint": what it missed while disabled, offered as a replay of that range (the
+      // replay form's minutes: the start rounded down, the end up).
+      const since = new Date(String(ctx.query.missed_since ?? ''));
+      const until = new Date(String(ctx.query.missed_until ?? ''));
+      const missed =
+        !endpoint.pausedAt && !Number.isNaN(since.getTime()) && !Number.isNaN(until.getTime()) && since < until
+          ? { since: utcInputValue(since), until: utcInputValue(new Date(until.getTime() + 60_000)) }
+          : undefined;
       renderPage(ctx, 'webhook', {
         title: 'Webhook endpoint',
         endpoint,
         eventTypes: WEBHOOK_EVENT_TYPES,
         windowHours: HEALTH_WINDOW_HOURS,
         notice,
+        missed,
       });
     }),
   );

@@ -69,6 +69,7 @@ describe('POST /v1/webhook_endpoints', () => {
       description: 'card ops',
       disabled: false,
       disabled_reason: null,
+      disabled_at: null,
       headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` },
       rate_limit: 5,
       created_at: expect.any(String),
@@ -198,6 +199,7 @@ describe('one endpoint', () => {
       headers: { 'X-Gateway-Key': '****efgh' },
       disabled: true,
       disabled_reason: 'manual',
+      disabled_at: expect.any(String),
       rate_limit: 3,
     });
     const enabled = await call('PATCH', `/v1/webhook_endpoints/${endpoint.id}`, { disabled: false, rate_limit: null });
