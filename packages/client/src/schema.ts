@@ -161,7 +161,7 @@ export interface paths {
     head?: never;
     /**
      * Change a webhook endpoint: only the fields sent change
-     * @description `disabled: true` stops deliveries to it (pending retries are skipped) until `disabled: false`; `headers` replaces every custom header; `rate_limit` is stored but not yet enforced.
+     * @description `disabled: true` stops deliveries to it (pending retries are skipped) until `disabled: false`; `headers` replaces every custom header; `rate_limit` is enforced across every worker (docs/webhooks.md "Throttle"). `disabled: false` on a disabled endpoint answers `missed` too: replay it with `POST …/replay` and that `{ since, until }`.
      */
     patch: operations['updateWebhookEndpoint'];
     trace?: never;
@@ -386,14 +386,14 @@ export interface components {
        */
       url: string;
       /** @description the event types the endpoint receives */
-      events: ('status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception')[];
+      events: ('status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception' | 'webhook_endpoint.disabled')[];
       /** @description for people; up to 500 characters */
       description?: string | null;
       /** @description up to 10 headers sent with every delivery attempt, e.g. `{ "Authorization": "Bearer …" }` for the consumer's gateway. Names the service sets itself are reserved (400): content-type, content-length, content-encoding, transfer-encoding, host, user-agent, connection, keep-alive, te, trailer, upgrade, expect, proxy-authorization, proxy-connection and any name starting with x-service- or webhook-. Values are never logged and are answered only masked (`****` and at most their last 4 characters) after creation. */
       headers?: {
         [key: string]: string;
       };
-      /** @description deliveries per second to this endpoint, 1–1000, or null for no limit. Stored; not yet enforced */
+      /** @description deliveries per second to this endpoint, 1–1000, or null for no limit; enforced across every worker (deliveries wait, never dropped) */
       rate_limit?: number | null;
     };
     WebhookEndpointUpdate: {
@@ -403,7 +403,7 @@ export interface components {
        */
       url?: string;
       /** @description the event types the endpoint receives */
-      events?: ('status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception')[];
+      events?: ('status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception' | 'webhook_endpoint.disabled')[];
       /** @description for people; up to 500 characters */
       description?: string | null;
       /** @description true: the endpoint receives nothing (pending retries are skipped) until set back to false */
@@ -412,7 +412,7 @@ export interface components {
       headers?: {
         [key: string]: string;
       };
-      /** @description deliveries per second to this endpoint, 1–1000, or null for no limit. Stored; not yet enforced */
+      /** @description deliveries per second to this endpoint, 1–1000, or null for no limit; enforced across every worker (deliveries wait, never dropped) */
       rate_limit?: number | null;
     };
     WebhookSecretRotation: {
@@ -424,7 +424,7 @@ export interface components {
        * @description the event type to send (default: the first the endpoint subscribes to); the endpoint must subscribe to it
        * @enum {string}
        */
-      type?: 'status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception';
+      type?: 'status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception' | 'webhook_endpoint.disabled';
     };
     WebhookReplayRequest:
       | {
@@ -577,11 +577,13 @@ export interface components {
        */
       id: string;
       url: string;
-      events: ('status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception')[];
+      events: ('status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception' | 'webhook_endpoint.disabled')[];
       description: string | null;
       disabled: boolean;
-      /** @description `manual`: disabled through the API or the dashboard; null while enabled */
-      disabled_reason: 'manual' | null;
+      /** @description `manual`: disabled through the API or the dashboard; `failing`: disabled automatically because every attempt failed for WEBHOOK_AUTO_DISABLE_AFTER (5 days); null while enabled */
+      disabled_reason: ('manual' | 'failing') | null;
+      /** @description since when it is disabled; null while enabled */
+      disabled_at: string | null;
       /** @description custom header names with masked values */
       headers: {
         [key: string]: string;
@@ -597,11 +599,13 @@ export interface components {
        */
       id: string;
       url: string;
-      events: ('status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception')[];
+      events: ('status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception' | 'webhook_endpoint.disabled')[];
       description: string | null;
       disabled: boolean;
-      /** @description `manual`: disabled through the API or the dashboard; null while enabled */
-      disabled_reason: 'manual' | null;
+      /** @description `manual`: disabled through the API or the dashboard; `failing`: disabled automatically because every attempt failed for WEBHOOK_AUTO_DISABLE_AFTER (5 days); null while enabled */
+      disabled_reason: ('manual' | 'failing') | null;
+      /** @description since when it is disabled; null while enabled */
+      disabled_at: string | null;
       /** @description on creation: the custom headers as given; masked ever after */
       headers: {
         [key: string]: string;
@@ -611,6 +615,43 @@ export interface components {
       created_at: string;
       /** @description the signing secret (`whsec_…`): shown only in this response */
       secret: string;
+    };
+    WebhookEndpointUpdated: {
+      /**
+       * @description webhook endpoint id
+       * @example whe_4kR9wQ2mZp7TxA1c
+       */
+      id: string;
+      url: string;
+      events: ('status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception' | 'webhook_endpoint.disabled')[];
+      description: string | null;
+      disabled: boolean;
+      /** @description `manual`: disabled through the API or the dashboard; `failing`: disabled automatically because every attempt failed for WEBHOOK_AUTO_DISABLE_AFTER (5 days); null while enabled */
+      disabled_reason: ('manual' | 'failing') | null;
+      /** @description since when it is disabled; null while enabled */
+      disabled_at: string | null;
+      /** @description custom header names with masked values */
+      headers: {
+        [key: string]: string;
+      };
+      rate_limit: number | null;
+      /** Format: date-time */
+      created_at: string;
+      /** @description only when this change enabled a disabled endpoint: replay it with POST …/replay `{ since, until }` */
+      missed?: {
+        /**
+         * Format: date-time
+         * @description its first failed attempt (auto-disabled) or when it was disabled
+         */
+        since: string;
+        /**
+         * Format: date-time
+         * @description when it was enabled again
+         */
+        until: string;
+        /** @description its deliveries of the events created in [since, until) not delivered */
+        count: number;
+      };
     };
     WebhookEndpointDeleted: {
       /**
@@ -628,11 +669,13 @@ export interface components {
        */
       id: string;
       url: string;
-      events: ('status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception')[];
+      events: ('status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception' | 'webhook_endpoint.disabled')[];
       description: string | null;
       disabled: boolean;
-      /** @description `manual`: disabled through the API or the dashboard; null while enabled */
-      disabled_reason: 'manual' | null;
+      /** @description `manual`: disabled through the API or the dashboard; `failing`: disabled automatically because every attempt failed for WEBHOOK_AUTO_DISABLE_AFTER (5 days); null while enabled */
+      disabled_reason: ('manual' | 'failing') | null;
+      /** @description since when it is disabled; null while enabled */
+      disabled_at: string | null;
       /** @description custom header names with masked values */
       headers: {
         [key: string]: string;
@@ -655,7 +698,7 @@ export interface components {
        */
       id: string;
       /** @enum {string} */
-      type: 'status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception';
+      type: 'status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception' | 'webhook_endpoint.disabled';
       /** @description the dispatch the event is about; the nil UUID for a test event */
       dispatch_id: string;
       /** Format: date-time */
@@ -701,7 +744,7 @@ export interface components {
        */
       id: string;
       /** @enum {string} */
-      type: 'status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception';
+      type: 'status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception' | 'webhook_endpoint.disabled';
       /** @description the dispatch the event is about; the nil UUID for a test event */
       dispatch_id: string;
       /** Format: date-time */
@@ -2745,7 +2788,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['WebhookEndpoint'];
+          'application/json': components['schemas']['WebhookEndpointUpdated'];
         };
       };
       /** @description `webhook_endpoint_id` is not a webhook endpoint id, a field fails validation, or the URL cannot receive webhooks (`bad_request`) */
@@ -3479,7 +3522,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description only events of this type */
-        type?: 'status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception';
+        type?: 'status.updated' | 'delivery.predicted' | 'delivery.completed' | 'delivery.exception' | 'webhook_endpoint.disabled';
         /** @description only this dispatch's events (test events carry the nil UUID) */
         dispatch_id?: string;
         /** @description only events created at or after this instant */
