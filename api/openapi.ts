@@ -1,5 +1,6 @@
 // GET /v1/openapi.json: the OpenAPI 3.1 document, generated from the same zod schemas that
-// validate requests (domain/schemas.ts), so the docs cannot drift from the code.
+// validate requests (domain/schemas.ts), so the docs cannot drift from the code. Its `webhooks`
+// (api/openapi-webhook-requests.ts) describe the requests the service sends; GET /docs renders it.
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { z } from 'zod';
 import {
@@ -23,9 +24,11 @@ import {
 } from '../domain/schemas.js';
 import { DISPATCH_DATE_RULE, OCCURRED_AT_RULE } from '../domain/input-bounds.js';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from './idempotency.js';
+import { webhookRequests } from './openapi-webhook-requests.js';
 import { webhookPaths } from './openapi-webhooks.js';
 import { BODY_LIMIT } from './middleware/json-body.js';
 import { BATCH_BODY_LIMIT } from './routes/batch.js';
+import { MAX_STATUS_AGE_SECONDS } from './status-read.js';
 
 const rateLimitHeaders = z.object({
   'X-RateLimit-Limit': z.string().meta({ description: 'requests allowed per one-minute window for the key', example: '1000' }),
@@ -71,18 +74,40 @@ const dispatchId = z.object({
   id: uuidV4.meta({ description: 'dispatch id, a UUID v4', example: '7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }),
 });
 
+// Caching for pollers (api/status-read.ts): the tag and how long the record may be kept, on a 200 and a 304.
+const cachingHeaders = rateLimitHeaders.extend({
+  ETag: z.string().meta({
+    description: 'weak entity tag of this answer: the projection version and the locale it is rendered in',
+    example: 'W/"3-default"',
+  }),
+  'Cache-Control': z.string().meta({
+    description: `\`private, max-age=N\`: N seconds until the next prediction refresh could change the record (1 to ${MAX_STATUS_AGE_SECONDS})`,
+    example: 'private, max-age=1740',
+  }),
+});
+
 const getStatus: ZodOpenApiOperationObject = {
   operationId: 'getDispatchStatus',
   summary: 'The delivery status record of one dispatched card',
+  description:
+    'Pollers send the `ETag` of their last answer as `If-None-Match`: while the record has not changed the answer is a ' +
+    '304 without a body, counted by the rate limit like any read.',
   security: [{ bearerAuth: [] }],
   requestParams: {
     path: dispatchId,
     query: z.object({
       locale: localeTag.optional().meta({ description: 'BCP 47 tag: render ui_suggestion in this language', example: 'fr-FR' }),
     }),
+    header: z.object({
+      'If-None-Match': z.string().optional().meta({
+        description: 'entity tags of records the client holds (a list, or `*`), compared weakly (RFC 9110)',
+        example: 'W/"3-default"',
+      }),
+    }),
   },
   responses: {
-    '200': { description: 'the status record', headers: rateLimitHeaders, content: json(statusRecord) },
+    '200': { description: 'the status record', headers: cachingHeaders, content: json(statusRecord) },
+    '304': { description: '`If-None-Match` names the current tag (or is `*`): the record is unchanged; no body', headers: cachingHeaders },
     '400': error('`id` is not a UUID v4, or `locale` is not a BCP 47 tag (`bad_request`)'),
     '403': error('the dispatch belongs to another issuer, or the key lacks `status:read` (`forbidden`)'),
     '404': error('no dispatch with this id for this key (`not_found`); a new dispatch may take up to 60 s to appear'),
@@ -292,6 +317,7 @@ export function openApiJson(): string {
           rateLimitHeaders,
         }),
       },
+      webhooks: webhookRequests(),
     }),
   );
   return cached;

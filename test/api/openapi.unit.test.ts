@@ -4,6 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { openApiJson } from '../../api/openapi.js';
 import { countryCode, localeTag } from '../../domain/schemas.js';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/state-machine.js';
 
 const document = () => JSON.parse(openApiJson());
 
@@ -34,8 +35,8 @@ describe('GET /v1/openapi.json document', () => {
     ]);
     expect(Object.keys(paths['/v1/webhook_endpoints/{webhook_endpoint_id}']).sort()).toEqual(['delete', 'get', 'patch']);
     expect(Object.keys(paths['/v1/dispatches']).sort()).toEqual(['get', 'post']);
-    expect(paths['/v1/status/{id}'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['id', 'locale']);
-    expect(Object.keys(paths['/v1/status/{id}'].get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500']);
+    expect(paths['/v1/status/{id}'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['If-None-Match', 'id', 'locale']);
+    expect(Object.keys(paths['/v1/status/{id}'].get.responses).sort()).toEqual(['200', '304', '400', '401', '403', '404', '429', '500']);
   });
 
   it('takes the status record and the error body from the zod schemas', () => {
@@ -214,5 +215,62 @@ describe('the integrator additions in the document (docs/http-contract.md)', () 
       'canceled',
     ]);
     expect(components.schemas.CarrierEventRequest.anyOf).toHaveLength(3);
+  });
+});
+
+describe('caching for pollers and the webhooks in the document (DESIGN.md §8)', () => {
+  it('documents If-None-Match, the 304 without a body, and ETag and Cache-Control beside the rate-limit headers', () => {
+    const status = document().paths['/v1/status/{id}'].get;
+    const header = status.parameters.find((p: { name: string }) => p.name === 'If-None-Match');
+    expect(header).toMatchObject({ in: 'header', schema: { type: 'string' } });
+    expect(header.required).not.toBe(true);
+    expect(status.responses['304'].content).toBeUndefined();
+    for (const code of ['200', '304']) {
+      expect(Object.keys(status.responses[code].headers)).toEqual(
+        expect.arrayContaining([
+          'ETag',
+          'Cache-Control',
+          'X-RateLimit-Limit',
+          'X-RateLimit-Remaining',
+          'X-RateLimit-Reset',
+          'X-Request-Id',
+        ]),
+      );
+    }
+  });
+
+  it('lists every webhook event type the service sends under `webhooks`, each a POST of the envelope with its signature headers', () => {
+    const doc = document();
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    for (const type of WEBHOOK_EVENT_TYPES) {
+      const operation = doc.webhooks[type].post;
+      expect(
+        operation.parameters
+          .filter((p: { in: string }) => p.in === 'header')
+          .map((p: { name: string }) => p.name)
+          .sort(),
+      ).toEqual([
+        'X-Service-Delivery-Attempt',
+        'X-Service-Event-Id',
+        'X-Service-Signature',
+        'webhook-id',
+        'webhook-signature',
+        'webhook-timestamp',
+      ]);
+      const ref: string = operation.requestBody.content['application/json'].schema.$ref;
+      const envelope = doc.components.schemas[ref.replace('#/components/schemas/', '')];
+      expect(envelope.required.sort()).toEqual(['data', 'event', 'timestamp']);
+      expect(envelope.properties.event.const).toBe(type);
+      const data = type === 'webhook_endpoint.disabled' ? 'WebhookEndpointDisabledData' : 'DispatchStatusRecord';
+      expect(envelope.properties.data.$ref).toBe(`#/components/schemas/${data}`);
+      expect(Object.keys(operation.responses)).toContain('2XX');
+    }
+  });
+
+  it('stays a valid OpenAPI 3.1 document with its webhooks (swagger-parser)', async () => {
+    const doc = document();
+    expect(Object.keys(doc.webhooks).length).toBeGreaterThan(0);
+    const validated = await SwaggerParser.validate(doc);
+    expect(Object.keys((validated as { webhooks?: object }).webhooks ?? {}).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
   });
 });
