@@ -25,6 +25,7 @@ import { RequestAdmission } from './request-admission.js';
 import { batchRoutes } from './routes/batch.js';
 import { carrierEventRoutes } from './routes/carrier-events.js';
 import { dispatchRoutes } from './routes/dispatches.js';
+import { docsRouter } from './routes/docs.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRouter, type Readiness } from './routes/health.js';
 import { listRoutes } from './routes/list.js';
@@ -93,6 +94,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   app.use(renderErrors(logger)); // the one place errors become { error, message }
   app.use(health.routes()); // /healthz, /readyz: no key, no rate limit
   app.use(metricsRouter().routes()); // /metrics: no key, no rate limit
+  app.use(docsRouter().routes()); // /docs: the API reference page and its script, no key, not counted
   if (mounted.pages) app.use(mounted.pages); // /dashboard: HTML pages with their own sessions, CSRF and error pages
   app.use(authenticate(admission)); // resolves the key, if any (cached), and counts the request: key or client IP window
   app.use(setRateLimitHeaders()); // X-RateLimit-* headers
