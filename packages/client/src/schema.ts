@@ -8,7 +8,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The delivery status record of one dispatched card */
+    /**
+     * The delivery status record of one dispatched card
+     * @description Pollers send the `ETag` of their last answer as `If-None-Match`: while the record has not changed the answer is a 304 without a body, counted by the rate limit like any read.
+     */
     get: operations['getDispatchStatus'];
     put?: never;
     post?: never;
@@ -281,7 +284,108 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'status.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * status.updated: the dispatch moved to another state
+     * @description POSTed to every enabled endpoint of the issuer and mode that subscribes to `status.updated`, with the endpoint's custom headers. `data` is the status record as `GET /v1/status/{id}` returns it after the change. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
+     */
+    post: operations['status_updated_webhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'delivery.predicted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * delivery.predicted: the delivery window or its confidence level changed, the first prediction at registration included
+     * @description POSTed to every enabled endpoint of the issuer and mode that subscribes to `delivery.predicted`, with the endpoint's custom headers. `data` is the status record as `GET /v1/status/{id}` returns it after the change. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
+     */
+    post: operations['delivery_predicted_webhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'delivery.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * delivery.completed: the card was delivered
+     * @description POSTed to every enabled endpoint of the issuer and mode that subscribes to `delivery.completed`, with the endpoint's custom headers. `data` is the status record as `GET /v1/status/{id}` returns it after the change. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
+     */
+    post: operations['delivery_completed_webhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'delivery.exception': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * delivery.exception: the dispatch entered the `exception` state, or reported a new exception while in it (failed attempt, returned, …)
+     * @description POSTed to every enabled endpoint of the issuer and mode that subscribes to `delivery.exception`, with the endpoint's custom headers. `data` is the status record as `GET /v1/status/{id}` returns it after the change. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
+     */
+    post: operations['delivery_exception_webhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook_endpoint.disabled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * webhook_endpoint.disabled: another endpoint of the issuer was disabled because every attempt failed for 5 days; `data` is that endpoint
+     * @description POSTed to every enabled endpoint of the issuer and mode that subscribes to `webhook_endpoint.disabled`, with the endpoint's custom headers. `data` is the disabled endpoint. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
+     */
+    post: operations['webhook_endpoint_disabled_webhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     /** @enum {string} */
@@ -443,6 +547,17 @@ export interface components {
           /** @description up to 1000 event ids; those never delivered to this endpoint are ignored */
           event_ids: string[];
         };
+    /** @description The body of a `status.updated` webhook: sent byte for byte the same on every attempt */
+    StatusUpdatedWebhookEvent: {
+      /** @constant */
+      event: 'status.updated';
+      /**
+       * Format: date-time
+       * @description when the event was created; the same on every attempt
+       */
+      timestamp: string;
+      data: components['schemas']['DispatchStatusRecord'];
+    };
     DispatchStatusRecord: {
       /** Format: uuid */
       id: string;
@@ -469,6 +584,62 @@ export interface components {
         /** @enum {string} */
         recommended_action: 'None' | 'Activate' | 'ContactSupport';
       };
+    };
+    /** @description The body of a `delivery.predicted` webhook: sent byte for byte the same on every attempt */
+    DeliveryPredictedWebhookEvent: {
+      /** @constant */
+      event: 'delivery.predicted';
+      /**
+       * Format: date-time
+       * @description when the event was created; the same on every attempt
+       */
+      timestamp: string;
+      data: components['schemas']['DispatchStatusRecord'];
+    };
+    /** @description The body of a `delivery.completed` webhook: sent byte for byte the same on every attempt */
+    DeliveryCompletedWebhookEvent: {
+      /** @constant */
+      event: 'delivery.completed';
+      /**
+       * Format: date-time
+       * @description when the event was created; the same on every attempt
+       */
+      timestamp: string;
+      data: components['schemas']['DispatchStatusRecord'];
+    };
+    /** @description The body of a `delivery.exception` webhook: sent byte for byte the same on every attempt */
+    DeliveryExceptionWebhookEvent: {
+      /** @constant */
+      event: 'delivery.exception';
+      /**
+       * Format: date-time
+       * @description when the event was created; the same on every attempt
+       */
+      timestamp: string;
+      data: components['schemas']['DispatchStatusRecord'];
+    };
+    /** @description The body of a `webhook_endpoint.disabled` webhook: sent byte for byte the same on every attempt */
+    Webhook_endpointDisabledWebhookEvent: {
+      /** @constant */
+      event: 'webhook_endpoint.disabled';
+      /**
+       * Format: date-time
+       * @description when the event was created; the same on every attempt
+       */
+      timestamp: string;
+      data: components['schemas']['WebhookEndpointDisabledData'];
+    };
+    WebhookEndpointDisabledData: {
+      /** @description the disabled endpoint (`whe_…`) */
+      id: string;
+      url: string;
+      /**
+       * @description `failing`: every attempt failed for WEBHOOK_AUTO_DISABLE_AFTER (5 days)
+       * @enum {string}
+       */
+      disabled_reason: 'failing';
+      /** Format: date-time */
+      disabled_at: string;
     };
     Error: {
       /** @enum {string} */
@@ -788,7 +959,10 @@ export interface operations {
         /** @description BCP 47 tag: render ui_suggestion in this language */
         locale?: string;
       };
-      header?: never;
+      header?: {
+        /** @description entity tags of records the client holds (a list, or `*`), compared weakly (RFC 9110) */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description dispatch id, a UUID v4 */
         id: string;
@@ -808,11 +982,34 @@ export interface operations {
           'X-RateLimit-Reset': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
+          /** @description weak entity tag of this answer: the projection version and the locale it is rendered in */
+          ETag: string;
+          /** @description `private, max-age=N`: N seconds until the next prediction refresh could change the record (1 to 3600) */
+          'Cache-Control': string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['DispatchStatusRecord'];
         };
+      };
+      /** @description `If-None-Match` names the current tag (or is `*`): the record is unchanged; no body */
+      304: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description weak entity tag of this answer: the projection version and the locale it is rendered in */
+          ETag: string;
+          /** @description `private, max-age=N`: N seconds until the next prediction refresh could change the record (1 to 3600) */
+          'Cache-Control': string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `id` is not a UUID v4, or `locale` is not a BCP 47 tag (`bad_request`) */
       400: {
@@ -3911,6 +4108,216 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'];
         };
+      };
+    };
+  };
+  status_updated_webhook: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the endpoint secret's UTF-8 bytes */
+        'X-Service-Signature': string;
+        /** @description the webhook event id: the same on every retry and replay */
+        'X-Service-Event-Id': string;
+        /** @description attempt number within this delivery cycle, 1 to 6 */
+        'X-Service-Delivery-Attempt': string;
+        /** @description Standard Webhooks: the webhook event id (as X-Service-Event-Id) */
+        'webhook-id': string;
+        /** @description Standard Webhooks: when this attempt was sent, UTC epoch seconds */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64>` HMAC-SHA256 over `webhook-id.webhook-timestamp.body`, keyed with the base64 part of the secret after `whsec_`; during a secret rotation a space-separated list, one per secret */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StatusUpdatedWebhookEvent'];
+      };
+    };
+    responses: {
+      /** @description received: the delivery is complete */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description any other status, or no answer within 5 s: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  delivery_predicted_webhook: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the endpoint secret's UTF-8 bytes */
+        'X-Service-Signature': string;
+        /** @description the webhook event id: the same on every retry and replay */
+        'X-Service-Event-Id': string;
+        /** @description attempt number within this delivery cycle, 1 to 6 */
+        'X-Service-Delivery-Attempt': string;
+        /** @description Standard Webhooks: the webhook event id (as X-Service-Event-Id) */
+        'webhook-id': string;
+        /** @description Standard Webhooks: when this attempt was sent, UTC epoch seconds */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64>` HMAC-SHA256 over `webhook-id.webhook-timestamp.body`, keyed with the base64 part of the secret after `whsec_`; during a secret rotation a space-separated list, one per secret */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DeliveryPredictedWebhookEvent'];
+      };
+    };
+    responses: {
+      /** @description received: the delivery is complete */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description any other status, or no answer within 5 s: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  delivery_completed_webhook: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the endpoint secret's UTF-8 bytes */
+        'X-Service-Signature': string;
+        /** @description the webhook event id: the same on every retry and replay */
+        'X-Service-Event-Id': string;
+        /** @description attempt number within this delivery cycle, 1 to 6 */
+        'X-Service-Delivery-Attempt': string;
+        /** @description Standard Webhooks: the webhook event id (as X-Service-Event-Id) */
+        'webhook-id': string;
+        /** @description Standard Webhooks: when this attempt was sent, UTC epoch seconds */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64>` HMAC-SHA256 over `webhook-id.webhook-timestamp.body`, keyed with the base64 part of the secret after `whsec_`; during a secret rotation a space-separated list, one per secret */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DeliveryCompletedWebhookEvent'];
+      };
+    };
+    responses: {
+      /** @description received: the delivery is complete */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description any other status, or no answer within 5 s: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  delivery_exception_webhook: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the endpoint secret's UTF-8 bytes */
+        'X-Service-Signature': string;
+        /** @description the webhook event id: the same on every retry and replay */
+        'X-Service-Event-Id': string;
+        /** @description attempt number within this delivery cycle, 1 to 6 */
+        'X-Service-Delivery-Attempt': string;
+        /** @description Standard Webhooks: the webhook event id (as X-Service-Event-Id) */
+        'webhook-id': string;
+        /** @description Standard Webhooks: when this attempt was sent, UTC epoch seconds */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64>` HMAC-SHA256 over `webhook-id.webhook-timestamp.body`, keyed with the base64 part of the secret after `whsec_`; during a secret rotation a space-separated list, one per secret */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DeliveryExceptionWebhookEvent'];
+      };
+    };
+    responses: {
+      /** @description received: the delivery is complete */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description any other status, or no answer within 5 s: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_endpoint_disabled_webhook: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the endpoint secret's UTF-8 bytes */
+        'X-Service-Signature': string;
+        /** @description the webhook event id: the same on every retry and replay */
+        'X-Service-Event-Id': string;
+        /** @description attempt number within this delivery cycle, 1 to 6 */
+        'X-Service-Delivery-Attempt': string;
+        /** @description Standard Webhooks: the webhook event id (as X-Service-Event-Id) */
+        'webhook-id': string;
+        /** @description Standard Webhooks: when this attempt was sent, UTC epoch seconds */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64>` HMAC-SHA256 over `webhook-id.webhook-timestamp.body`, keyed with the base64 part of the secret after `whsec_`; during a secret rotation a space-separated list, one per secret */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['Webhook_endpointDisabledWebhookEvent'];
+      };
+    };
+    responses: {
+      /** @description received: the delivery is complete */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description any other status, or no answer within 5 s: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };
