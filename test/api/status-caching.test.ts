@@ -92,7 +92,7 @@ describe('GET /v1/status/{id} caching for pollers', () => {
     expect((await read(id, { 'if-none-match': plain.headers['etag'] as string }, key, '?locale=fr-FR')).status).toBe(200);
   });
 
-  it('answers 304 without a body to If-None-Match with the current tag, counted by the rate limit (fast path)', async () => {
+  it('answers 304 without a body to If-None-Match with the current tag, counted by the rate limit (a plain read)', async () => {
     const id = await registered();
     const first = await read(id);
     const tag = first.headers['etag'] as string;
