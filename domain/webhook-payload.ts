@@ -1,24 +1,47 @@
 // The webhook event envelope (spec "Webhook event envelope", docs/webhooks.md): its schema, and
 // the one function that turns an event into the exact body bytes stored once and sent on every
-// attempt. `data` is the status record, validated by the same schema as GET /v1/status/{id}, so
-// one parser serves polling and webhooks (the consumer kit imports it from here).
+// attempt. For a card's events `data` is the status record, validated by the same schema as
+// GET /v1/status/{id}, so one parser serves polling and webhooks (the consumer kit imports it from
+// here); for `webhook_endpoint.disabled` it is the endpoint that was disabled.
 import { z } from 'zod';
-import { isoTimestamp, statusRecord, type StatusRecord } from './schemas.js';
+import { endpointDisabledData, isoTimestamp, statusRecord, type StatusRecord } from './schemas.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './state-machine.js';
 
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
+/** The events about a card, whose `data` is its status record. */
+export const cardEventType = webhookEventType.exclude(['webhook_endpoint.disabled']);
+export type CardEventType = z.infer<typeof cardEventType>;
 
-export const webhookEnvelope = z
+export const cardWebhookEnvelope = z
   .object({
-    event: webhookEventType,
+    event: cardEventType,
     timestamp: isoTimestamp,
     data: statusRecord,
   })
   .strict()
   .meta({ id: 'WebhookEvent' });
+export type CardWebhookEnvelope = z.infer<typeof cardWebhookEnvelope>;
+
+export const endpointDisabledEnvelope = z
+  .object({
+    event: z.literal('webhook_endpoint.disabled'),
+    timestamp: isoTimestamp,
+    data: endpointDisabledData,
+  })
+  .strict();
+export type EndpointDisabledEnvelope = z.infer<typeof endpointDisabledEnvelope>;
+
+/** Any body the service sends: narrow on `event` before reading `data`. */
+export const webhookEnvelope = z.discriminatedUnion('event', [cardWebhookEnvelope, endpointDisabledEnvelope]);
 export type WebhookEnvelope = z.infer<typeof webhookEnvelope>;
 
+/** The envelope as the service serialises it: compact JSON, fields in the order event, timestamp, data. */
+export function serialiseEnvelope(envelope: WebhookEnvelope): string {
+  return JSON.stringify({ event: envelope.event, timestamp: envelope.timestamp, data: envelope.data });
+}
+
 export interface WebhookEventInput {
+  /** A card's event type (the state machine's list; `webhook_endpoint.disabled` is built apart). */
   type: WebhookEventType;
   /** ISO 8601 timestamp fixed when the event is created. */
   timestamp: string;
@@ -30,6 +53,5 @@ export interface WebhookEventInput {
  * per event; retries send the stored bytes, never a rebuild.
  */
 export function buildWebhookBody(input: WebhookEventInput): string {
-  const envelope: WebhookEnvelope = { event: input.type, timestamp: input.timestamp, data: input.data };
-  return JSON.stringify(envelope);
+  return JSON.stringify({ event: input.type, timestamp: input.timestamp, data: input.data });
 }

@@ -18,6 +18,11 @@ export function createConsumerApp(options: { secrets: string[]; onActivate?: (en
 
   const handle = (envelope: WebhookEnvelope) => {
     if (!deduper.firstSeen(envelope)) return; // a redelivery: already handled
+    if (envelope.event === 'webhook_endpoint.disabled') {
+      // Not about a card: another endpoint of ours was disabled after failing for days.
+      console.warn(`webhook endpoint ${envelope.data.id} (${envelope.data.url}) disabled: ${envelope.data.disabled_reason}`);
+      return;
+    }
     if (!latest.apply(envelope)) return; // an older event arriving late: keep the newer state
     if (shouldPromptActivation(envelope.data)) onActivate(envelope);
   };

@@ -3,7 +3,7 @@
 // optionally the signature the handler computed itself; it names the usual mistakes:
 // a re-serialised body, a wrong secret (or the previous one during a rotation), a wrong encoding
 // (base64 instead of hex, uppercase, a `sha256=` prefix), stray whitespace, a missing header.
-import { buildWebhookBody, webhookEnvelope } from '../../domain/webhook-payload.js';
+import { serialiseEnvelope, webhookEnvelope } from '../../domain/webhook-payload.js';
 import { header, rawBytes, type HeaderSource } from './headers.js';
 import { hexSignature, verify, verifyStandard, type RawBody, type Secrets } from './verify.js';
 
@@ -95,9 +95,7 @@ function isReserialised(body: Buffer): boolean {
   try {
     const parsed = webhookEnvelope.safeParse(JSON.parse(body.toString('utf8')));
     if (!parsed.success) return false;
-    return (
-      buildWebhookBody({ type: parsed.data.event, timestamp: parsed.data.timestamp, data: parsed.data.data }) !== body.toString('utf8')
-    );
+    return serialiseEnvelope(parsed.data) !== body.toString('utf8');
   } catch {
     return false;
   }

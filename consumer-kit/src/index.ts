@@ -4,7 +4,7 @@
 export { verify, verifyStandard, verifyRequest, hexSignature, DEFAULT_TOLERANCE_SECONDS } from './verify.js';
 export type { RawBody, Secrets, StandardResult, VerifyRequestResult } from './verify.js';
 export { parse, shouldPromptActivation, statusRecord, webhookEnvelope, WebhookParseError } from './parse.js';
-export type { StatusRecord, WebhookEnvelope } from './parse.js';
+export type { CardWebhookEnvelope, EndpointDisabledEnvelope, StatusRecord, WebhookEnvelope } from './parse.js';
 export { createDeduper, dedupeKey } from './dedupe.js';
 export type { Deduper } from './dedupe.js';
 export { createLatestStateStore, isNewer } from './latest-state.js';

@@ -17,7 +17,10 @@ export function isNewer(candidate: Pick<WebhookEnvelope, 'timestamp'>, current: 
 }
 
 export interface LatestStateStore {
-  /** Applies the event if newer than what is held; true when it became the latest state. */
+  /**
+   * Applies a card's event if newer than what is held; true when it became the latest state. A
+   * `webhook_endpoint.disabled` event is about an endpoint, not a card: never applied (false).
+   */
   apply(envelope: WebhookEnvelope): boolean;
   get(dispatchId: string): LatestState | undefined;
 }
@@ -27,6 +30,7 @@ export function createLatestStateStore(): LatestStateStore {
   const states = new Map<string, LatestState>();
   return {
     apply(envelope) {
+      if (envelope.event === 'webhook_endpoint.disabled') return false;
       if (!isNewer(envelope, states.get(envelope.data.id))) return false;
       states.set(envelope.data.id, { record: envelope.data, timestamp: envelope.timestamp });
       return true;

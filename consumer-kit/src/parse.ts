@@ -1,16 +1,24 @@
 // Parsing a verified webhook body into a typed envelope, with the very schema the service uses for
 // GET /v1/status/{id} (`statusRecord`), so one parser serves polling and webhooks (spec "Events" 1).
 import { statusRecord, type StatusRecord } from '../../domain/schemas.js';
-import { webhookEnvelope, type WebhookEnvelope } from '../../domain/webhook-payload.js';
+import {
+  webhookEnvelope,
+  type CardWebhookEnvelope,
+  type EndpointDisabledEnvelope,
+  type WebhookEnvelope,
+} from '../../domain/webhook-payload.js';
 import { rawBytes } from './headers.js';
 import type { RawBody } from './verify.js';
 
 export { statusRecord, webhookEnvelope };
-export type { StatusRecord, WebhookEnvelope };
+export type { CardWebhookEnvelope, EndpointDisabledEnvelope, StatusRecord, WebhookEnvelope };
 
 export class WebhookParseError extends Error {}
 
-/** Parses the raw body (after `verify`): throws WebhookParseError naming the first bad field. */
+/**
+ * Parses the raw body (after `verify`): throws WebhookParseError naming the first bad field. Narrow
+ * on `event`: a card's events carry its status record, `webhook_endpoint.disabled` the endpoint.
+ */
 export function parse(rawBody: RawBody): WebhookEnvelope {
   let json: unknown;
   try {

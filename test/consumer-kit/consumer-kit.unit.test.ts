@@ -17,9 +17,10 @@ import {
   verifyRequest,
   verifyStandard,
   WebhookParseError,
-  type WebhookEnvelope,
+  type CardWebhookEnvelope,
 } from '../../consumer-kit/src/index.js';
 import { generateSecret, signedHeaders, signHex } from '../../domain/signing.js';
+import { buildEndpointDisabledBody } from '../../domain/webhook-events.js';
 import { buildWebhookBody } from '../../domain/webhook-payload.js';
 import type { StatusRecord } from '../../domain/schemas.js';
 
@@ -119,6 +120,23 @@ describe('parse', () => {
     expect(envelope).toEqual({ event: 'delivery.predicted', timestamp: '2026-11-20T10:00:00.000Z', data });
   });
 
+  it('returns a webhook_endpoint.disabled event as the service builds it, with the endpoint as its data', () => {
+    const data = {
+      id: 'whe_1',
+      url: 'https://hooks.example/cards',
+      disabled_reason: 'failing' as const,
+      disabled_at: '2026-11-20T09:00:00.000Z',
+    };
+    const body = buildEndpointDisabledBody('2026-11-20T10:00:00.000Z', data);
+    const envelope = parse(body);
+    expect(envelope).toEqual({ event: 'webhook_endpoint.disabled', timestamp: '2026-11-20T10:00:00.000Z', data });
+    // Not a card's event: the latest-state store leaves it alone, and diagnose finds nothing wrong.
+    expect(createLatestStateStore().apply(envelope)).toBe(false);
+    const secret = generateSecret();
+    const headers = signedHeaders({ eventId: 'evt_test', attempt: 1, body, secrets: { current: secret }, now: new Date() });
+    expect(diagnose(body, headers, secret)).toMatchObject({ ok: true, problems: [] });
+  });
+
   it('throws a WebhookParseError naming the bad field', () => {
     const body = JSON.stringify({ event: 'status.updated', timestamp: '2026-11-20T10:00:00Z', data: { ...record(), status: 'lost' } });
     expect(() => parse(body)).toThrow(WebhookParseError);
@@ -136,7 +154,7 @@ describe('parse', () => {
 });
 
 describe('dedupe', () => {
-  const envelope = (overrides: Partial<WebhookEnvelope> = {}): WebhookEnvelope => ({
+  const envelope = (overrides: Partial<CardWebhookEnvelope> = {}): CardWebhookEnvelope => ({
     event: 'status.updated',
     timestamp: '2026-11-20T10:00:00.000Z',
     data: record({ id: '0b6f3a52-8e3c-4b7a-9d7e-2f1c3b4a5d6e' }),
@@ -169,8 +187,8 @@ describe('latest state', () => {
   it('never lets an older event overwrite a newer one, whatever the arrival order', () => {
     const id = randomUUID();
     const store = createLatestStateStore();
-    const delivered: WebhookEnvelope = { event: 'status.updated', timestamp: '2026-11-21T09:00:00.000Z', data: record({ id, status: 'delivered' }) }; // prettier-ignore
-    const inTransit: WebhookEnvelope = { event: 'status.updated', timestamp: '2026-11-20T09:00:00.000Z', data: record({ id, status: 'in_transit' }) }; // prettier-ignore
+    const delivered: CardWebhookEnvelope = { event: 'status.updated', timestamp: '2026-11-21T09:00:00.000Z', data: record({ id, status: 'delivered' }) }; // prettier-ignore
+    const inTransit: CardWebhookEnvelope = { event: 'status.updated', timestamp: '2026-11-20T09:00:00.000Z', data: record({ id, status: 'in_transit' }) }; // prettier-ignore
     expect(store.apply(delivered)).toBe(true);
     expect(store.apply(inTransit)).toBe(false);
     expect(store.get(id)?.record.status).toBe('delivered');

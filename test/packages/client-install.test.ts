@@ -173,7 +173,9 @@ describe('npm install <folder> into a plain Node project', () => {
         return data;
       }
       export function postalCode(body: string, signature: string): string | undefined {
-        return verify(body, signature, 'whsec_example') ? parse(body).data.destination.${field} : undefined;
+        if (!verify(body, signature, 'whsec_example')) return undefined;
+        const event = parse(body); // narrowed on \`event\`: only a card's events carry a status record
+        return event.event === 'webhook_endpoint.disabled' ? undefined : event.data.destination.${field};
       }
     `;
 
