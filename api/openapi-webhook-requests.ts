@@ -14,7 +14,7 @@ const WHEN: Record<WebhookEventType, string> = {
   'delivery.completed': 'the card was delivered',
   'delivery.exception': 'the dispatch entered the `exception` state, or reported a new exception while in it (failed attempt, returned, …)',
   'webhook_endpoint.disabled':
-    'another endpoint of the issuer was disabled because every attempt failed for 5 days; `data` is that endpoint',
+    'another endpoint of the issuer was disabled because every attempt failed for WEBHOOK_AUTO_DISABLE_AFTER (5 days by default)',
 };
 
 const signatureHeaders = z.object({
@@ -62,9 +62,9 @@ function delivery(type: WebhookEventType): ZodOpenApiOperationObject {
     .meta({ id: componentName(type), description: `The body of a \`${type}\` webhook: sent byte for byte the same on every attempt` });
   return {
     operationId: `${type.replace('.', '_')}_webhook`,
-    summary: `${type}: ${WHEN[type]}`,
+    summary: type,
     description:
-      `POSTed to every enabled endpoint of the issuer and mode that subscribes to \`${type}\`, with the ` +
+      `Sent when ${WHEN[type]}. POSTed to every enabled endpoint of the issuer and mode that subscribes to \`${type}\`, with the ` +
       "endpoint's custom headers. " +
       (type === 'webhook_endpoint.disabled'
         ? '`data` is the disabled endpoint. '

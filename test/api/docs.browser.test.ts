@@ -31,7 +31,7 @@ describe('GET /docs', () => {
     await page.getByText('The delivery status record of one dispatched card').first().waitFor({ timeout: 30_000 });
     await expect(page.getByText('Register a dispatch so tracking begins').first().isVisible()).resolves.toBe(true);
     // The webhooks are in the reference too.
-    await expect(page.getByText('delivery.completed: the card was delivered').first().count()).resolves.toBeGreaterThan(0);
+    await expect(page.getByText('Sent when the card was delivered').first().count()).resolves.toBeGreaterThan(0);
 
     expect(requested).toEqual(expect.arrayContaining([h.url('/docs'), h.url('/docs/redoc.standalone.js'), h.url('/v1/openapi.json')]));
     const elsewhere = requested.filter((url) => !/^(data|blob):/.test(url) && new URL(url).hostname !== '127.0.0.1');

@@ -295,8 +295,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * status.updated: the dispatch moved to another state
-     * @description POSTed to every enabled endpoint of the issuer and mode that subscribes to `status.updated`, with the endpoint's custom headers. `data` is the status record as `GET /v1/status/{id}` returns it after the change. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
+     * status.updated
+     * @description Sent when the dispatch moved to another state. POSTed to every enabled endpoint of the issuer and mode that subscribes to `status.updated`, with the endpoint's custom headers. `data` is the status record as `GET /v1/status/{id}` returns it after the change. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
      */
     post: operations['status_updated_webhook'];
     delete?: never;
@@ -315,8 +315,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * delivery.predicted: the delivery window or its confidence level changed, the first prediction at registration included
-     * @description POSTed to every enabled endpoint of the issuer and mode that subscribes to `delivery.predicted`, with the endpoint's custom headers. `data` is the status record as `GET /v1/status/{id}` returns it after the change. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
+     * delivery.predicted
+     * @description Sent when the delivery window or its confidence level changed, the first prediction at registration included. POSTed to every enabled endpoint of the issuer and mode that subscribes to `delivery.predicted`, with the endpoint's custom headers. `data` is the status record as `GET /v1/status/{id}` returns it after the change. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
      */
     post: operations['delivery_predicted_webhook'];
     delete?: never;
@@ -335,8 +335,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * delivery.completed: the card was delivered
-     * @description POSTed to every enabled endpoint of the issuer and mode that subscribes to `delivery.completed`, with the endpoint's custom headers. `data` is the status record as `GET /v1/status/{id}` returns it after the change. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
+     * delivery.completed
+     * @description Sent when the card was delivered. POSTed to every enabled endpoint of the issuer and mode that subscribes to `delivery.completed`, with the endpoint's custom headers. `data` is the status record as `GET /v1/status/{id}` returns it after the change. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
      */
     post: operations['delivery_completed_webhook'];
     delete?: never;
@@ -355,8 +355,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * delivery.exception: the dispatch entered the `exception` state, or reported a new exception while in it (failed attempt, returned, …)
-     * @description POSTed to every enabled endpoint of the issuer and mode that subscribes to `delivery.exception`, with the endpoint's custom headers. `data` is the status record as `GET /v1/status/{id}` returns it after the change. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
+     * delivery.exception
+     * @description Sent when the dispatch entered the `exception` state, or reported a new exception while in it (failed attempt, returned, …). POSTed to every enabled endpoint of the issuer and mode that subscribes to `delivery.exception`, with the endpoint's custom headers. `data` is the status record as `GET /v1/status/{id}` returns it after the change. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
      */
     post: operations['delivery_exception_webhook'];
     delete?: never;
@@ -375,8 +375,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * webhook_endpoint.disabled: another endpoint of the issuer was disabled because every attempt failed for 5 days; `data` is that endpoint
-     * @description POSTed to every enabled endpoint of the issuer and mode that subscribes to `webhook_endpoint.disabled`, with the endpoint's custom headers. `data` is the disabled endpoint. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
+     * webhook_endpoint.disabled
+     * @description Sent when another endpoint of the issuer was disabled because every attempt failed for WEBHOOK_AUTO_DISABLE_AFTER (5 days by default). POSTed to every enabled endpoint of the issuer and mode that subscribes to `webhook_endpoint.disabled`, with the endpoint's custom headers. `data` is the disabled endpoint. Delivery is at least once: dedupe by `X-Service-Event-Id`. A non-2xx answer, or none within 5 s, is retried after 1 min, 5 min, 30 min, 2 h and 8 h (docs/webhooks.md).
      */
     post: operations['webhook_endpoint_disabled_webhook'];
     delete?: never;
