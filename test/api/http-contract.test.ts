@@ -92,10 +92,12 @@ describe('when Postgres is unreachable', () => {
     await pool?.end();
   });
 
-  it('returns 500 internal_error with the request id in the body and the usual headers', async () => {
+  // docs/http-contract.md: 503 service_unavailable for Postgres unreachable, as for Temporal (until
+  // api/errors.ts mapped connection failures, this answered 500 internal_error).
+  it('returns 503 service_unavailable with the request id in the body and the usual headers', async () => {
     const res = await request(api.url, `/v1/status/${randomUUID()}`, { headers: { ...bearer(key), 'x-request-id': 'support-me-42' } });
-    expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: 'internal_error', message: expect.any(String), request_id: 'support-me-42' });
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: 'service_unavailable', message: expect.any(String), request_id: 'support-me-42' });
     expect(res.headers['x-request-id']).toBe('support-me-42');
     expect(res.headers['x-ratelimit-limit']).toBeDefined();
     expect(res.headers['x-ratelimit-remaining']).toBeDefined();
