@@ -291,3 +291,49 @@ export async function listDeliveries(
     lastAttemptAt: row.last_attempt_at,
   }));
 }
+
+// ---- The dashboard's charts (home and endpoint page): the issuer's attempts of the last 7 days,
+// grouped in SQL — per hour by the attempt's own result, and per day as duration percentiles.
+// Scoped by the issuer through the endpoint (and to one endpoint when given).
+
+export const CHART_WINDOW_DAYS = 7;
+
+/** Attempts per UTC hour: delivered, failed (a retry followed), undeliverable (none was left). */
+export async function attemptsPerHour(
+  db: Db,
+  issuerId: string,
+  endpointId?: string,
+): Promise<Array<{ hour: Date; delivered: number; failed: number; undeliverable: number }>> {
+  const { rows } = await db.query<{ hour: Date; delivered: number; failed: number; undeliverable: number }>(
+    `SELECT date_trunc('hour', a.started_at, 'UTC') AS hour,
+            count(*) FILTER (WHERE a.state_after = 'delivered')::int AS delivered,
+            count(*) FILTER (WHERE a.state_after = 'pending')::int AS failed,
+            count(*) FILTER (WHERE a.state_after = 'undeliverable')::int AS undeliverable
+       FROM delivery_attempts a JOIN webhook_endpoints e ON e.id = a.endpoint_id
+      WHERE e.issuer_id = $1 AND ($2::text IS NULL OR a.endpoint_id = $2)
+        AND a.started_at > now() - make_interval(days => $3)
+      GROUP BY 1 ORDER BY 1`,
+    [issuerId, endpointId ?? null, CHART_WINDOW_DAYS],
+  );
+  return rows;
+}
+
+/** p50/p95/p99 of the attempts' duration_ms per UTC day. */
+export async function attemptDurationsPerDay(
+  db: Db,
+  issuerId: string,
+  endpointId?: string,
+): Promise<Array<{ day: Date; attempts: number; p50: number; p95: number; p99: number }>> {
+  const { rows } = await db.query<{ day: Date; attempts: number; p50: number; p95: number; p99: number }>(
+    `SELECT date_trunc('day', a.started_at, 'UTC') AS day, count(*)::int AS attempts,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY a.duration_ms)::float8 AS p50,
+            percentile_cont(0.95) WITHIN GROUP (ORDER BY a.duration_ms)::float8 AS p95,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY a.duration_ms)::float8 AS p99
+       FROM delivery_attempts a JOIN webhook_endpoints e ON e.id = a.endpoint_id
+      WHERE e.issuer_id = $1 AND ($2::text IS NULL OR a.endpoint_id = $2)
+        AND a.started_at > now() - make_interval(days => $3)
+      GROUP BY 1 ORDER BY 1`,
+    [issuerId, endpointId ?? null, CHART_WINDOW_DAYS],
+  );
+  return rows;
+}

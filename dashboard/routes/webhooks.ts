@@ -3,10 +3,11 @@
 // response page only), one endpoint's page, and removal after a confirmation. The endpoint's other
 // actions are in webhook-actions.ts, its delivery log in delivery-log.ts.
 import type Router from '@koa/router';
-import { HEALTH_WINDOW_HOURS, listEndpointsWithHealth } from '../../db/delivery-log.js';
+import { attemptDurationsPerDay, attemptsPerHour, HEALTH_WINDOW_HOURS, listEndpointsWithHealth } from '../../db/delivery-log.js';
 import { createWebhookEndpoint, findEndpoint, MAX_ENDPOINTS_PER_ISSUER, removeWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/state-machine.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
+import { deliveriesChart, latencyChart } from '../charts.js';
 import type { DashboardDeps } from '../deps.js';
 import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute, type DashboardContext, type Tenant } from '../tenancy.js';
@@ -27,6 +28,12 @@ interface AddFormState {
 }
 
 export function webhookRoutes(router: Router, { pool, config }: DashboardDeps): void {
+  // The 7-day charts of the issuer's attempts (of one endpoint when given), as SVG + table HTML.
+  const charts = async (tenant: Tenant, endpointId?: string) => ({
+    deliveries: deliveriesChart('deliveries-chart', await attemptsPerHour(pool, tenant.issuerId, endpointId), new Date()),
+    latency: latencyChart('latency-chart', await attemptDurationsPerDay(pool, tenant.issuerId, endpointId)),
+  });
+
   const listPage = async (ctx: DashboardContext, tenant: Tenant, form: AddFormState = {}, status = 200) => {
     const endpoints = await listEndpointsWithHealth(pool, tenant.issuerId);
     const removed = ctx.query.removed === '1';
@@ -39,6 +46,7 @@ export function webhookRoutes(router: Router, { pool, config }: DashboardDeps): 
         eventTypes: WEBHOOK_EVENT_TYPES,
         windowHours: HEALTH_WINDOW_HOURS,
         removed,
+        charts: await charts(tenant),
         // A card's events by default; webhook_endpoint.disabled (about another endpoint) is opted into.
         form: { url: '', events: WEBHOOK_EVENT_TYPES.filter((type) => type !== 'webhook_endpoint.disabled'), mode: 'live', ...form },
       },
@@ -97,6 +105,7 @@ export function webhookRoutes(router: Router, { pool, config }: DashboardDeps): 
         windowHours: HEALTH_WINDOW_HOURS,
         notice,
         missed,
+        charts: await charts(tenant, endpoint.id),
       });
     }),
   );
