@@ -6,6 +6,7 @@
 import type Router from '@koa/router';
 import { loadRegistrationOutcomes } from '../../db/predictions.js';
 import { qualityByConfidence, targetVerdict } from '../../domain/prediction-quality.js';
+import { hitRateChart } from '../charts.js';
 import type { DashboardDeps } from '../deps.js';
 import { renderPage } from '../render.js';
 import { tenantRoute } from '../tenancy.js';
@@ -18,7 +19,17 @@ export function predictionQualityRoutes(router: Router, { pool }: DashboardDeps)
     '/prediction-quality',
     tenantRoute(async (ctx, tenant) => {
       const outcomes = await loadRegistrationOutcomes(pool, { issuerId: tenant.issuerId });
-      const rows = qualityByConfidence(outcomes).map((row) => {
+      const quality = qualityByConfidence(outcomes);
+      // Measured share inside the window per level with dispatches, against its target.
+      const chart = hitRateChart(
+        'hit-rate-chart',
+        quality.flatMap((row) =>
+          row.coverage === null
+            ? []
+            : [{ label: row.confidence, measured: row.coverage, target: row.targetCoverage, count: row.dispatches }],
+        ),
+      );
+      const rows = quality.map((row) => {
         const verdict = targetVerdict(row);
         return {
           confidence: row.confidence,
@@ -33,7 +44,7 @@ export function predictionQualityRoutes(router: Router, { pool }: DashboardDeps)
           width: row.medianWindowDays === null ? '—' : String(row.medianWindowDays),
         };
       });
-      renderPage(ctx, 'prediction-quality', { title: 'Prediction quality', total: outcomes.length, rows });
+      renderPage(ctx, 'prediction-quality', { title: 'Prediction quality', total: outcomes.length, rows, chart });
     }),
   );
 }

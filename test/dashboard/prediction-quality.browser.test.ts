@@ -91,6 +91,14 @@ describe('prediction quality page', () => {
     await saveScreenshot(page, 'dashboard-prediction-quality');
   });
 
+  it('charts the measured share inside the window against the target, for the levels with dispatches', async () => {
+    await page.goto('/dashboard/prediction-quality');
+    const chart = page.getByRole('img', { name: /^Measured share inside the window per confidence level/ });
+    expect(await chart.locator('desc').textContent()).toBe('Low: 66.7 % inside, target 85 %.');
+    expect(await chart.locator('line[data-target="0.85"]').count()).toBe(1);
+    await expectAccessible(page);
+  });
+
   it('is reached from the navigation and passes axe', async () => {
     await page.goto('/dashboard/webhooks');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Prediction quality' }).click();
