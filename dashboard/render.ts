@@ -1,5 +1,6 @@
 // Renders dashboard pages: Eta templates from dashboard/views (auto-escaped: `<%= %>` always
-// escapes; the raw `<%~ %>` is used only to place the rendered page body in the layout). Every page
+// escapes; the raw `<%~ %>` is used only to place the rendered page body in the layout, and the
+// chart HTML of dashboard/charts.ts, which escapes every text itself). Every page
 // gets the layout's data: the signed-in tenant (for the header and nav), the CSRF token for its
 // forms, and a few formatting helpers.
 import { fileURLToPath } from 'node:url';
