@@ -11,7 +11,7 @@ import { hashesEqual, parseKey, type KeyMode, type Scope } from '../domain/api-k
 import { findApiKeyByLookup, touchApiKey, type ApiKeyRow } from '../db/issuers.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../platform/logger.js';
-import { BoundedLru } from './bounded-lru.js';
+import { LRUCache } from 'lru-cache';
 
 export interface ApiKey {
   id: string;
@@ -47,13 +47,13 @@ interface Verified {
 }
 
 export class ApiKeyCache {
-  private readonly entries = new BoundedLru<string, Entry>(MAX_ENTRIES);
+  private readonly entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES });
   /** Lookups that found no key: lookup → until when that is trusted. */
-  private readonly misses = new BoundedLru<string, number>(MAX_ENTRIES);
-  private readonly verified = new BoundedLru<string, Verified>(MAX_ENTRIES);
+  private readonly misses = new LRUCache<string, number>({ max: MAX_ENTRIES });
+  private readonly verified = new LRUCache<string, Verified>({ max: MAX_ENTRIES });
   /** One database lookup per key at a time, however many requests wait for it. */
   private readonly loading = new Map<string, Promise<ApiKeyRow | undefined>>();
-  private readonly touchedAt = new BoundedLru<string, number>(MAX_ENTRIES);
+  private readonly touchedAt = new LRUCache<string, number>({ max: MAX_ENTRIES });
 
   constructor(
     private readonly pool: Pool,

@@ -16,7 +16,7 @@
 //   counted against its own key's window, never the IP's: valid keys keep their full rate.
 // Misses are cached by api/key-cache.ts, so a repeated forged key is not looked up again either.
 import type { Admission, RateLimiter } from './rate-limiter.js';
-import { BoundedLru } from './bounded-lru.js';
+import { LRUCache } from 'lru-cache';
 import type { ApiKey, ApiKeyCache, Authentication } from './key-cache.js';
 import { rateLimitSubject } from './middleware/rate-limit.js';
 
@@ -36,7 +36,7 @@ export interface AdmittedRequest {
 
 export class RequestAdmission {
   /** Blocked IP → when it last had a key looked up. */
-  private readonly trickle = new BoundedLru<string, number>(MAX_TRICKLE_ADDRESSES);
+  private readonly trickle = new LRUCache<string, number>({ max: MAX_TRICKLE_ADDRESSES });
 
   constructor(
     private readonly keys: ApiKeyCache,
