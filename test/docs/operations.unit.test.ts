@@ -1,20 +1,27 @@
-// docs/runbook.md and deploy/prometheus/alerts.yaml name real things: every `npm run admin -- …`
+// The runbook (docs/operations.md, section "Runbook") and deploy/prometheus/alerts.yaml name real
+// things: every `npm run admin -- …`
 // line is a command, subcommand and flags of the operator CLI as cli/admin/ defines them (commander,
 // built here exactly as cli/admin.ts builds it, without running anything), every `cds_*` metric is
 // declared in platform/metrics.ts, every `temporal_*` one is a Temporal SDK worker metric (checked
-// against the SDK's native core), and every alert rule is complete and links a section of the
-// runbook that exists. PromQL itself is not parsed here (no promtool in the test tooling): only
-// bracket balance and the metric names.
+// against the SDK's native core), every link of the runbook reaches a heading of docs/operations.md,
+// and every alert rule is complete and links a section of the runbook that exists. PromQL itself
+// is not parsed here (no promtool in the test tooling): only bracket balance and the metric names.
 import { describe, expect, it } from '@jest/globals';
 import { Command } from 'commander';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { HISTORIES_DIR } from '../support/histories.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
-const runbook = read('docs/runbook.md');
+const operations = read('docs/operations.md');
+/** The "## Runbook" section of docs/operations.md, up to the next top-level section. */
+const runbook = operations.slice(
+  operations.indexOf('\n## Runbook\n'),
+  operations.indexOf('\n## ', operations.indexOf('\n## Runbook\n') + 1),
+);
 
 /** The admin program with every command group of cli/admin/, as cli/admin.ts registers them. */
 async function adminProgram(): Promise<{ program: Command; registered: string[] }> {
@@ -110,7 +117,9 @@ function slug(heading: string): string {
     .replace(/\s/g, '-');
 }
 
-const anchors = new Set([...runbook.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1])));
+const anchors = new Set([...operations.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1])));
+/** The headings of the runbook section alone: where the alerts may point. */
+const runbookAnchors = new Set([...runbook.matchAll(/^#{2,6} (.+)$/gm)].map((m) => slug(m[1])));
 
 interface Rule {
   alert?: string;
@@ -122,7 +131,48 @@ interface Rule {
 const alerts = parse(read('deploy/prometheus/alerts.yaml')) as { groups: Array<{ name: string; rules: Rule[] }> };
 const rules = alerts.groups.flatMap((g) => g.rules);
 
-describe('docs/runbook.md', () => {
+describe('the runbook in docs/operations.md', () => {
+  it('is a section of docs/operations.md that covers every incident and routine task the issue names', () => {
+    expect(runbook.length).toBeGreaterThan(20_000);
+    const sections = [...runbook.matchAll(/^### (.+)$/gm)].map((m) => m[1]);
+    expect(sections).toEqual(
+      expect.arrayContaining([
+        'Healthy',
+        'Undeliverable spike',
+        'A consumer endpoint down',
+        'Pending deliveries ageing',
+        'Temporal unreachable',
+        'Postgres unreachable',
+        'A leaked API key',
+        'Rotating a webhook secret',
+        'Scaling workers',
+        'Upgrading the workflow code safely',
+        'Backups and restore',
+      ]),
+    );
+  });
+
+  it('has replaced docs/runbook.md: the file is gone and no document, chart or rule links to it', () => {
+    expect(existsSync(path.join(ROOT, 'docs/runbook.md'))).toBe(false);
+    const files = ['README.md', 'deploy/README.md', 'deploy/prometheus/alerts.yaml', 'deploy/helm/card-delivery/values.yaml',
+      ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]; // prettier-ignore
+    expect(files.filter((file) => read(file).includes('runbook.md'))).toEqual([]);
+  });
+
+  it('names only test files, history files and workflow patch ids that exist', () => {
+    const testFiles = [...new Set(runbook.match(/\btest\/[\w./-]+\.ts\b/g) ?? [])];
+    expect(testFiles.length).toBeGreaterThan(3);
+    expect(testFiles.filter((file) => !existsSync(path.join(ROOT, file)))).toEqual([]);
+    const patchIds = [...read('workflows/dispatch.ts').matchAll(/^const \w+ = '([a-z-]+)';$/gm)].map((m) => m[1]);
+    expect(patchIds.filter((id) => !runbook.includes(`\`${id}\``))).toEqual([]);
+    const generations = new Set(
+      readdirSync(HISTORIES_DIR)
+        .map((f) => f.match(/-(before-[a-z-]+)\.json$/)?.[1])
+        .filter(Boolean),
+    );
+    expect([...generations].filter((generation) => !runbook.includes(`-${generation}`))).toEqual([]);
+  });
+
   it('builds the admin program from the same command groups as cli/admin.ts', async () => {
     const { registered } = await adminProgram();
     const inAdmin = [...read('cli/admin.ts').matchAll(/^(register\w+Commands)\(program\);$/gm)].map((m) => m[1]).sort();
@@ -163,7 +213,7 @@ describe('docs/runbook.md', () => {
     expect(SDK_METRICS.filter((name) => !core.includes(name))).toEqual([]);
   });
 
-  it('links only to its own headings', () => {
+  it('links only to headings of docs/operations.md', () => {
     const links = [...runbook.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]);
     expect(links.length).toBeGreaterThan(5);
     expect(links.filter((anchor) => !anchors.has(anchor))).toEqual([]);
@@ -208,8 +258,9 @@ describe('deploy/prometheus/alerts.yaml', () => {
   });
 
   it('links every alert to a section of the runbook', () => {
-    const links = rules.map((rule) => ({ alert: rule.alert, runbook: rule.annotations?.runbook ?? '' }));
-    expect(links.filter((l) => !/^docs\/runbook\.md#/.test(l.runbook) || !anchors.has(l.runbook.split('#')[1]))).toEqual([]);
+    const links = rules.map((rule) => ({ alert: rule.alert, runbook_url: rule.annotations?.runbook_url ?? '' }));
+    const broken = links.filter((l) => !/^docs\/operations\.md#/.test(l.runbook_url) || !runbookAnchors.has(l.runbook_url.split('#')[1]));
+    expect(broken).toEqual([]);
   });
 
   it('is listed in the runbook, alert by alert', () => {
