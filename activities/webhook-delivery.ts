@@ -195,10 +195,14 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
         retryDelayMs: state === 'pending' ? schedule[attempt - 1] : 0,
       });
       // Endpoint health (docs/webhooks.md "Auto-disable"): failing every attempt for WEBHOOK_AUTO_DISABLE_AFTER pauses it.
+      // Measured on Temporal's clock, this attempt's scheduled time as Temporal gives it (never after the
+      // attempt; the time-skipping test server moves it), so a test can skip 5 days; the instants
+      // stored for display (failing_since, disabled_at) stay this worker's clock, as events' created_at.
       const autoDisabled = await recordEndpointHealth(deps.pool, {
         endpointId,
         delivered,
         at: startedAt,
+        clock: new Date(info.currentAttemptScheduledTimestampMs),
         disableAfterMs: deps.config.WEBHOOK_AUTO_DISABLE_AFTER,
       });
       if (autoDisabled) {

@@ -314,22 +314,34 @@ export interface EndpointAutoDisabled {
  * same statement a `webhook_endpoint.disabled` event is stored with one pending delivery to each of
  * the issuer's other enabled endpoints of that mode that subscribe to it (the caller starts them;
  * the reconciler would otherwise). Only the attempt that pauses it returns the result.
+ *
+ * Two clocks: `at` (the attempt's wall clock) is what `failing_since` and `paused_at` store, which
+ * the API and the dashboard show and the missed range compares with events' creation; `clock` is
+ * Temporal's time of the attempt, stored in `failing_since_temporal` at the first failure, and the
+ * threshold is measured on it alone (so the time-skipping test server moves it). Without `clock`
+ * (a caller outside an activity), `at` stands in for it.
  */
 export async function recordEndpointHealth(
   db: Db,
-  input: { endpointId: string; delivered: boolean; at: Date; disableAfterMs: number },
+  input: { endpointId: string; delivered: boolean; at: Date; clock?: Date; disableAfterMs: number },
 ): Promise<EndpointAutoDisabled | undefined> {
+  const clock = input.clock ?? input.at;
   if (input.delivered) {
     await db.query('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [input.endpointId]);
     return undefined;
   }
-  const marked = await db.query<{ url: string; failing_since: Date; paused: boolean }>(
-    `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $2) WHERE id = $1 AND disabled_at IS NULL
-     RETURNING url, failing_since, paused_at IS NOT NULL AS paused`,
-    [input.endpointId, input.at],
+  // SET reads the columns' old values: the first failure records both clocks; a failure recorded
+  // before failing_since_temporal existed is measured from failing_since.
+  const marked = await db.query<{ url: string; failing_since_temporal: Date; paused: boolean }>(
+    `UPDATE webhook_endpoints
+        SET failing_since = coalesce(failing_since, $2),
+            failing_since_temporal = CASE WHEN failing_since IS NULL THEN $3 ELSE coalesce(failing_since_temporal, failing_since) END
+      WHERE id = $1 AND disabled_at IS NULL
+     RETURNING url, failing_since_temporal, paused_at IS NOT NULL AS paused`,
+    [input.endpointId, input.at, clock],
   );
   const row = marked.rows[0];
-  if (!row || row.paused || input.at.getTime() - row.failing_since.getTime() < input.disableAfterMs) return undefined;
+  if (!row || row.paused || clock.getTime() - row.failing_since_temporal.getTime() < input.disableAfterMs) return undefined;
   const eventId = newId('evt');
   const disabledAt = input.at;
   const timestamp = disabledAt.toISOString();
@@ -337,7 +349,7 @@ export async function recordEndpointHealth(
   const { rows } = await db.query<{ disabled: boolean; endpoint_ids: string[] }>(
     `WITH disabled AS (
        UPDATE webhook_endpoints SET paused_at = $2, paused_reason = 'failing'
-        WHERE id = $1 AND paused_at IS NULL AND disabled_at IS NULL AND failing_since <= $2::timestamptz - $3 * interval '1 millisecond'
+        WHERE id = $1 AND paused_at IS NULL AND disabled_at IS NULL AND failing_since_temporal <= $7::timestamptz - $3 * interval '1 millisecond'
        RETURNING issuer_id, mode
      ), event AS (
        INSERT INTO webhook_events (id, dispatch_id, issuer_id, mode, type, timestamp, body)
@@ -352,7 +364,7 @@ export async function recordEndpointHealth(
      )
      SELECT EXISTS (SELECT 1 FROM disabled) AS disabled,
             coalesce((SELECT array_agg(endpoint_id ORDER BY endpoint_id) FROM deliveries), '{}') AS endpoint_ids`,
-    [input.endpointId, disabledAt, input.disableAfterMs, eventId, TEST_EVENT_DISPATCH_ID, Buffer.from(body, 'utf8')],
+    [input.endpointId, disabledAt, input.disableAfterMs, eventId, TEST_EVENT_DISPATCH_ID, Buffer.from(body, 'utf8'), clock],
   );
   if (!rows[0]?.disabled) return undefined;
   return {

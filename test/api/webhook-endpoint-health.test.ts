@@ -103,9 +103,10 @@ describe('auto-disable', () => {
     const flaky = await receiver(500);
     const id = await endpoint(flaky.url, ['status.updated']);
     const activities = createWebhookDeliveryActivities({ pool: h.pool, config: h.config });
+    // The threshold is measured on Temporal's clock, the attempt's scheduled time: each run is scheduled now.
     const quiet: Logger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
     const run = async (delivery: { eventId: string; endpointId: string }) =>
-      new MockActivityEnvironment({}, { logger: quiet }).run(activities.deliverWebhook, delivery).catch((failure: unknown) => failure as ApplicationFailure); // prettier-ignore
+      new MockActivityEnvironment({ currentAttemptScheduledTimestampMs: Date.now() }, { logger: quiet }).run(activities.deliverWebhook, delivery).catch((failure: unknown) => failure as ApplicationFailure); // prettier-ignore
     const failingEvent = (await createTestEvent(h.pool, issuerId, id, 'status.updated'))!;
     const state = async () => ((await api('GET', `/v1/webhook_endpoints/${id}`)).body as { disabled: boolean; disabled_reason: string | null }); // prettier-ignore
 
