@@ -1,11 +1,11 @@
-// The runbook (docs/operations.md, section "Runbook") and deploy/prometheus/alerts.yaml name real
-// things: every `npm run admin -- …`
+// The runbook (docs/operations.md, section "Runbook") names real things: every `npm run admin -- …`
 // line is a command, subcommand and flags of the operator CLI as cli/admin/ defines them (commander,
 // built here exactly as cli/admin.ts builds it, without running anything), every `cds_*` metric is
-// declared in platform/metrics.ts, every `temporal_*` one is a Temporal SDK worker metric (checked
-// against the SDK's native core), every link of the runbook reaches a heading of docs/operations.md,
-// and every alert rule is complete and links a section of the runbook that exists. PromQL itself
-// is not parsed here (no promtool in the test tooling): only bracket balance and the metric names.
+// served by the service's /metrics (the prom-client registry of platform/metrics.ts), every
+// `temporal_*` one is a Temporal SDK worker metric (checked against the SDK's native core), every
+// link reaches a heading of docs/operations.md, and every alert of deploy/prometheus/alerts.yaml is
+// listed and links a section of the runbook. The rule file itself (structure, PromQL, the metrics
+// the expressions read) is validated in test/deploy/alerts.unit.test.ts.
 import { describe, expect, it } from '@jest/globals';
 import { Command } from 'commander';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { HISTORIES_DIR } from '../support/histories.js';
+import { isSdkMetric, SDK_METRICS, sdkCoreText, servedServiceMetrics } from '../support/metric-names.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -62,50 +63,6 @@ function commandProblems(program: Command, args: string): string[] {
 /** Every `npm run admin -- …` (or `npm run -s admin -- …`) in the runbook, up to the end of its line or code span. */
 function adminLines(text: string): string[] {
   return [...text.matchAll(/npm run (?:-s )?admin -- ([^`\n]+)/g)].map((m) => m[1].trim()).filter((line) => line !== '<command>');
-}
-
-/** Metric names declared in platform/metrics.ts, with the series a histogram adds. */
-function declaredMetrics(): Set<string> {
-  const names = new Set<string>();
-  for (const m of read('platform/metrics.ts').matchAll(/new (Counter|Gauge|Histogram)\(\{\s*name: '([a-z0-9_]+)'/g)) {
-    names.add(m[2]);
-    if (m[1] === 'Histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(m[2] + suffix);
-  }
-  return names;
-}
-
-/** The text of the Temporal SDK's native core, where the names of its worker metrics are written. */
-function sdkCoreText(): string {
-  const releases = path.join(ROOT, 'node_modules/@temporalio/core-bridge/releases');
-  const platform = readdirSync(releases).sort()[0];
-  return readFileSync(path.join(releases, platform, 'index.node')).toString('latin1');
-}
-
-/**
- * The Temporal SDK worker metrics the runbook and the alerts may name: those its Prometheus exporter
- * served to a worker on this SDK version (scraped 2026-11-24), plus the two failure counters it
- * creates only once a call has failed. Each is checked against the native core's text below, so
- * an SDK upgrade that renames one fails here.
- */
-const SDK_METRICS = [
-  'activity_execution_failed',
-  'activity_execution_latency',
-  'activity_schedule_to_start_latency',
-  'long_request_failure',
-  'num_pollers',
-  'request_failure',
-  'sticky_cache_size',
-  'worker_task_slots_available',
-  'worker_task_slots_used',
-  'workflow_task_execution_failed',
-  'workflow_task_execution_latency',
-  'workflow_task_schedule_to_start_latency',
-];
-
-/** A Temporal SDK series name (`temporal_x_bucket` too) is known when its base name is one of SDK_METRICS. */
-function isSdkMetric(name: string): boolean {
-  const base = name.replace(/^temporal_/, '');
-  return SDK_METRICS.includes(base) || SDK_METRICS.includes(base.replace(/_(bucket|sum|count)$/, ''));
 }
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
@@ -194,8 +151,8 @@ describe('the runbook in docs/operations.md', () => {
     expect(lines.flatMap((line) => commandProblems(program, line).map((problem) => `${line}: ${problem}`))).toEqual([]);
   });
 
-  it('names only cds_ metrics that platform/metrics.ts declares', () => {
-    const declared = declaredMetrics();
+  it('names only cds_ metrics that the service serves', () => {
+    const declared = servedServiceMetrics();
     // cds_live_ and cds_test_ are API key prefixes, not metrics.
     const named = [...new Set(runbook.match(/\bcds_[a-z0-9_]*[a-z0-9]/g) ?? [])].filter((n) => n !== 'cds_live' && n !== 'cds_test');
     expect(named.length).toBeGreaterThan(5);
@@ -220,43 +177,7 @@ describe('the runbook in docs/operations.md', () => {
   });
 });
 
-describe('deploy/prometheus/alerts.yaml', () => {
-  it('has uniquely named rules, each with an expression, a severity, a summary and a duration Prometheus reads', () => {
-    expect(rules.length).toBeGreaterThan(10);
-    expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
-    for (const rule of rules) {
-      expect({ alert: rule.alert, expr: typeof rule.expr }).toEqual({ alert: expect.stringMatching(/^Cds[A-Za-z]+$/), expr: 'string' });
-      expect(['critical', 'warning', 'info']).toContain(rule.labels?.severity);
-      expect(rule.annotations?.summary).toEqual(expect.any(String));
-      if (rule.for !== undefined) expect(rule.for).toMatch(/^\d+[smhd]$/);
-    }
-  });
-
-  it('writes expressions whose brackets balance', () => {
-    const unbalanced = rules.filter((rule) => {
-      const stack: string[] = [];
-      const pairs: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
-      for (const char of rule.expr!.replace(/"[^"]*"/g, '""')) {
-        if ('([{'.includes(char)) stack.push(char);
-        else if (char in pairs && stack.pop() !== pairs[char]) return true;
-      }
-      return stack.length > 0;
-    });
-    expect(unbalanced.map((r) => r.alert)).toEqual([]);
-  });
-
-  it('reads only metrics the service or the Temporal SDK serves', () => {
-    const declared = declaredMetrics();
-    const problems = rules.flatMap((rule) => {
-      const names = (rule.expr!.replace(/"[^"]*"/g, '""').match(/\b(?:cds|temporal)_[a-z0-9_]+/g) ?? []).filter(
-        (name) => !(name.startsWith('cds_') ? declared.has(name) : isSdkMetric(name)),
-      );
-      const readsSomething = /\b(cds_|temporal_)|\bup\{/.test(rule.expr!);
-      return [...names.map((name) => `${rule.alert}: ${name}`), ...(readsSomething ? [] : [`${rule.alert}: reads no metric`])];
-    });
-    expect(problems).toEqual([]);
-  });
-
+describe('deploy/prometheus/alerts.yaml in the runbook', () => {
   it('links every alert to a section of the runbook', () => {
     const links = rules.map((rule) => ({ alert: rule.alert, runbook_url: rule.annotations?.runbook_url ?? '' }));
     const broken = links.filter((l) => !/^docs\/operations\.md#/.test(l.runbook_url) || !runbookAnchors.has(l.runbook_url.split('#')[1]));
