@@ -1,13 +1,15 @@
 // The typed client (packages/client) and the webhook consumer kit (consumer-kit/) as an integrator
-// gets them (DESIGN.md §8): installed with `npm install --install-links <folder>` into a plain Node
-// project outside the repository (npm copies the folder as it would a registry package, runs its
-// `prepare` build and installs its dependencies; without the flag npm only links the folder and
-// installs none of them), then used from plain .mjs scripts run by Node, and type-checked from a
-// TypeScript consumer against the installed declarations.
+// gets them (DESIGN.md §8): installed with plain `npm install <folder>` into a plain Node project
+// outside the repository, then used from plain .mjs scripts run by Node, and type-checked from a
+// TypeScript consumer against the installed declarations. The folders are those of a fresh
+// checkout: copied from the working tree without any built dist/, beside the repository's installed
+// node_modules (what `npm ci` at a clone's root gives). npm links each folder and runs its `prepare`
+// build there; the packages' imports (openapi-fetch, zod) resolve from the link's real path, in the
+// checkout's node_modules, as Node and TypeScript both follow symbolic links.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { lstat, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,12 +21,12 @@ import { startHarness, type Harness } from '../support/harness.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLIENT = path.join(ROOT, 'packages/client');
-const KIT = path.join(ROOT, 'consumer-kit');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 
 let h: Harness;
 let key: string;
+let scratch: string;
+let checkout: string;
 let project: string;
 
 /** The environment of a plain shell: no Jest VM-modules flag, no npm settings of the repository's own run. */
@@ -65,7 +67,21 @@ async function typeCheck(name: string, source: string): Promise<{ code: number; 
 beforeAll(async () => {
   h = await startHarness();
   key = (await h.createKey(await h.createIssuer('Typed Client Issuer'))).key;
-  project = await mkdtemp(path.join(tmpdir(), 'cds-integrator-'));
+  scratch = await mkdtemp(path.join(tmpdir(), 'cds-integrator-'));
+  // A fresh checkout's folders: what git tracks of them (no dist/, no node_modules), and the root's dependencies.
+  checkout = path.join(scratch, 'checkout');
+  for (const folder of ['packages/client', 'consumer-kit', 'domain']) {
+    await cp(path.join(ROOT, folder), path.join(checkout, folder), {
+      recursive: true,
+      filter: (source) => !/[/\\](dist|node_modules)$/.test(source),
+    });
+  }
+  // The root package.json too: its "type": "module" makes tsc emit the kit's copy of domain/ as ES modules.
+  await cp(path.join(ROOT, 'package.json'), path.join(checkout, 'package.json'));
+  await symlink(path.join(ROOT, 'node_modules'), path.join(checkout, 'node_modules'));
+  project = path.join(scratch, 'integrator');
+  await mkdir(project);
+  // npm 11 asks the project to approve a dependency's install scripts (`npm install-scripts approve`): the folders' prepare builds them.
   const allowScripts = { '@card-delivery/client': true, '@card-delivery/webhook-consumer-kit': true };
   await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'integrator', private: true, type: 'module', allowScripts }));
   // @types/node at the repository's version (in the npm cache already) for the kit's Buffer types.
@@ -74,13 +90,12 @@ beforeAll(async () => {
     'npm',
     [
       'install',
-      '--install-links',
       '--prefer-offline',
       '--no-audit',
       '--no-fund',
       '--loglevel=error',
-      CLIENT,
-      KIT,
+      path.join(checkout, 'packages/client'),
+      path.join(checkout, 'consumer-kit'),
       `@types/node@${typesNode}`,
     ],
     { cwd: project, env: plainEnv() },
@@ -89,22 +104,38 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.stop();
-  if (project) await rm(project, { recursive: true, force: true });
+  if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
 describe('npm install <folder> into a plain Node project', () => {
-  it('installs both packages as built JavaScript with declarations, not as links into the repository', async () => {
-    for (const name of ['@card-delivery/client', '@card-delivery/webhook-consumer-kit']) {
+  it('links both folders, built by their prepare into JavaScript with declarations, their dependencies resolved from the checkout', async () => {
+    for (const [name, folder] of [
+      ['@card-delivery/client', 'packages/client'],
+      ['@card-delivery/webhook-consumer-kit', 'consumer-kit'],
+    ]) {
       const installed = path.join(project, 'node_modules', name);
-      expect((await lstat(installed)).isSymbolicLink()).toBe(false);
+      expect((await lstat(installed)).isSymbolicLink()).toBe(true);
+      expect(await realpath(installed)).toBe(await realpath(path.join(checkout, folder)));
       const entry = JSON.parse(await readFile(path.join(installed, 'package.json'), 'utf8')).exports['.'];
-      expect(entry.default).toMatch(/\.js$/);
-      expect(entry.types).toMatch(/\.d\.ts$/);
+      expect(entry.default).toMatch(/^\.\/dist\/.*\.js$/);
+      expect(entry.types).toMatch(/^\.\/dist\/.*\.d\.ts$/);
       await expect(lstat(path.join(installed, entry.default))).resolves.toBeTruthy();
       await expect(lstat(path.join(installed, entry.types))).resolves.toBeTruthy();
     }
-    // The client's own dependency came with it, into the project.
-    await expect(lstat(path.join(project, 'node_modules/openapi-fetch/package.json'))).resolves.toBeTruthy();
+    // Not installed into the project: Node finds them from the packages' real paths.
+    await expect(lstat(path.join(project, 'node_modules/openapi-fetch'))).rejects.toThrow();
+    const resolved = await node(
+      `import { createRequire } from 'node:module';
+       import { realpathSync } from 'node:fs';
+       const from = (name) => createRequire(realpathSync('node_modules/' + name + '/package.json'));
+       console.log(JSON.stringify({
+         fetch: from('@card-delivery/client').resolve('openapi-fetch'),
+         zod: from('@card-delivery/webhook-consumer-kit').resolve('zod'),
+       }));`,
+    );
+    const repositoryModules = path.join(await realpath(ROOT), 'node_modules');
+    expect(await realpath(resolved.fetch)).toContain(`${repositoryModules}/openapi-fetch/`);
+    expect(await realpath(resolved.zod)).toContain(`${repositoryModules}/zod/`);
   });
 
   it('the client registers a dispatch and reads its status from the running API, with the key as a Bearer token', async () => {
