@@ -2,13 +2,16 @@
 // service to dist/, the compiled entry points need only production dependencies (no tsx, no
 // embedded Postgres), and the compiled migrations, worker, API and admin CLI work against the test
 // Postgres and Temporal. The Dockerfile itself cannot be built here (no engine; hadolint is not
-// available either), so its stages are read.
+// available either), so its stages are read, and its final stage's tree is made as it makes it
+// (npm ci --omit=dev from the lock file, offline from the npm cache; deploy/image/prune-node-modules.sh;
+// dist/), measured against the size the README states, and run.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiKey, createIssuer } from '../../db/issuers.js';
@@ -183,4 +186,95 @@ describe('Dockerfile (read: no engine runs here)', () => {
     expect(scripts.map(([name]) => name).sort()).toEqual(['admin', 'migrate', 'start:api', 'start:worker']);
     for (const [, file] of scripts) expect({ file, exists: existsSync(path.join(ROOT, file)) }).toEqual({ file, exists: true });
   });
+});
+
+describe('the final stage’s tree, made as the Dockerfile makes it (npm ci --omit=dev, pruned, dist/)', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const final = dockerfile.split(/^FROM /m)[2];
+  const pathWithNode = `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`;
+  let tree: string;
+
+  beforeAll(async () => {
+    tree = mkdtempSync(path.join(tmpdir(), 'cds-image-'));
+    for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(ROOT, file), path.join(tree, file));
+    const env = { ...process.env, PATH: pathWithNode, NODE_ENV: 'production' };
+    // Offline: every package of the lock is in the npm cache once `npm install` has run here.
+    const ci = await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--offline'], { cwd: tree, env, timeoutMs: 5 * 60_000 });
+    if (ci.code !== 0) throw new Error(`npm ci --omit=dev --offline failed:\n${(ci.stdout + ci.stderr).slice(-2000)}`);
+    const prune = await run('sh', [path.join(ROOT, 'deploy/image/prune-node-modules.sh'), 'node_modules'], { cwd: tree, env });
+    if (prune.code !== 0) throw new Error(`prune-node-modules.sh failed:\n${prune.stdout}${prune.stderr}`);
+    cpSync(DIST, path.join(tree, 'dist'), { recursive: true });
+    // The final stage's own `npm pkg set …` instruction, so the image's npm scripts run here as there.
+    const scripts = /^RUN (npm pkg set (?:.*\\\n)*.*)$/m.exec(final)![1].replace(/\\\n/g, ' ');
+    const set = await run('sh', ['-c', scripts], { cwd: tree, env });
+    if (set.code !== 0) throw new Error(`${scripts} failed:\n${set.stderr}`);
+  }, 6 * 60_000);
+
+  afterAll(() => {
+    if (tree) rmSync(tree, { recursive: true, force: true });
+  });
+
+  it('runs the pruning in the same layer as npm ci, with the script in the build context', () => {
+    expect(final).toMatch(/^RUN npm ci --omit=dev [^\n]*\\\n\s+&& sh prune-node-modules\.sh node_modules/m);
+    expect(final).toMatch(/^COPY [^\n]*deploy\/image\/prune-node-modules\.sh \.\/$/m);
+    expect(readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')).toMatch(/^!deploy\/image\/prune-node-modules\.sh$/m);
+  });
+
+  it('keeps the Temporal core of this platform only, and no Rust sources or type declarations', async () => {
+    const bridge = path.join(tree, 'node_modules/@temporalio/core-bridge');
+    const target = (
+      createRequire(import.meta.url)(path.join(bridge, 'common.js')) as { getPrebuiltTargetName(): string }
+    ).getPrebuiltTargetName();
+    expect(readdirSync(path.join(bridge, 'releases'))).toEqual([target]);
+    expect(existsSync(path.join(bridge, 'sdk-core'))).toBe(false);
+    const declarations = await run('find', ['node_modules', '-name', '*.d.ts', '-print', '-quit'], { cwd: tree });
+    expect(declarations.stdout).toBe('');
+  });
+
+  it('is within 15 % of the size the README states for our layers', async () => {
+    const du = await run('du', ['-sb', '--total', 'node_modules', 'dist', 'package.json', 'package-lock.json'], { cwd: tree });
+    const measuredMb = Number(/^(\d+)\s+total$/m.exec(du.stdout)![1]) / 1e6;
+    const statedMb = Number(/our layers: \*\*(\d+) MB\*\*/.exec(readFileSync(path.join(ROOT, 'README.md'), 'utf8'))![1]);
+    expect({ measuredMb: Math.round(measuredMb), withinFifteenPercent: Math.abs(measuredMb - statedMb) / statedMb <= 0.15 }).toEqual({
+      measuredMb: Math.round(measuredMb),
+      withinFifteenPercent: true,
+    });
+  });
+
+  it('runs from it as the image does: npm run migrate, the compiled worker bundling its workflows from the pruned tree, the API serving a registration and /docs', async () => {
+    const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'), TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info' }; // prettier-ignore
+    const base = { PATH: pathWithNode, HOME: process.env.HOME ?? tree, CDS_RUNTIME_FILE: '/nonexistent/runtime.json', WORKER_METRICS_PORT: '0', NODE_ENV: 'production' }; // prettier-ignore
+    const migrated = await run('npm', ['run', '-s', 'migrate'], { cwd: tree, env: { ...base, ...env } });
+    expect({ code: migrated.code, output: migrated.code === 0 ? '' : migrated.stdout + migrated.stderr }).toEqual({ code: 0, output: '' });
+
+    const start = (entry: string, extra: Record<string, string>, ready: string) => {
+      const child = spawn(process.execPath, [path.join(tree, 'dist', entry)], { cwd: tree, env: { ...base, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] }); // prettier-ignore
+      return whenReady(child, ready, `pruned tree: node dist/${entry}`).then((s) => (started.push(s), s));
+    };
+    const pool = createPool(databaseUrl, { applicationName: 'test-lean-image' });
+    try {
+      const issuer = await createIssuer(pool, 'Pruned Tree Issuer');
+      const key = (await createApiKey(pool, { issuerId: issuer.id, scopes: [...SCOPES], mode: 'live' }))!.key;
+      const port = await freePort();
+      const worker = await start('worker/main.js', {}, 'worker started');
+      const api = await start('api/main.js', { PORT: String(port), HOST: '127.0.0.1' }, 'API listening');
+      const apiUrl = `http://127.0.0.1:${port}`;
+
+      const id = randomUUID();
+      const registered = await request(apiUrl, '/v1/dispatches', { method: 'POST', headers: bearer(key), body: registrationFor(id) });
+      expect(registered.status).toBe(201);
+      expect((await request(apiUrl, `/v1/status/${id}`, { headers: bearer(key) })).body).toEqual(registered.body);
+      const docs = await fetch(`${apiUrl}/docs`);
+      expect(docs.status).toBe(200);
+      const scripts = [...(await docs.text()).matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]);
+      for (const src of scripts) expect({ src, status: (await fetch(new URL(src, apiUrl))).status }).toEqual({ src, status: 200 });
+
+      api.child.kill('SIGTERM');
+      worker.child.kill('SIGTERM');
+      expect(await api.exited).toBe(0);
+      expect(await worker.exited).toBe(0);
+    } finally {
+      await pool.end();
+    }
+  }, 180_000);
 });
