@@ -5,10 +5,15 @@
 // running, is a 409 conflict. Keys belong to the issuer and mode of the API key that sends them, and
 // live in Postgres (db/idempotency-keys.ts), so the rule holds across API processes.
 //
-// What is kept: every response the route itself answers below 500, its 4xx errors included. Not
-// kept, so the client may retry with the same key: 5xx, and a batch with items not attempted or
-// failed by the service (`markNotReplayable`); also what is refused before the route runs (401, 403
-// for a missing scope, 429, a body that is not JSON, 413, 415).
+// What is kept (Stripe: once the endpoint has begun executing): every answer below 500 given after
+// the route called `markExecuting`, its 4xx errors included (a 409 for an id in use). Not kept, so
+// the client may send the key again: a request that failed validation before that (400 naming a
+// field; Stripe keeps none either), what is refused before the route runs (401, 403 for a missing
+// scope, 429, a body that is not JSON, 413, 415), a batch with items not attempted or failed by the
+// service (`markNotReplayable`), and, unlike Stripe, 5xx: here a 503 means Temporal or Postgres was
+// unavailable and tells the client to retry, which is safe (the same derived ids, Temporal's one
+// workflow per id), whereas a kept 503 would push the client to a new key and, for a registration
+// without `id`, a new id: the second dispatch the key exists to prevent (docs/http-contract.md).
 //
 // A registration without `id` sent with a key gets an id derived from the key and the request
 // (`idempotentDispatchId`), not a random one: even when a retry takes over a key whose first
@@ -42,6 +47,8 @@ interface Held {
   scope: IdempotencyScope;
   hash: string;
   replayable: boolean;
+  /** Set by the route once the request passed validation and its work begins (`markExecuting`). */
+  executing: boolean;
 }
 
 declare module 'koa' {
@@ -71,6 +78,11 @@ export function idempotentDispatchId(ctx: Context, index = 0): string | undefine
   bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 9562 variant
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The request passed validation and its work begins: from here its 4xx answers are kept too (Stripe's rule). */
+export function markExecuting(ctx: Context): void {
+  if (ctx.state.idempotency) ctx.state.idempotency.executing = true;
 }
 
 /** The response must not be replayed (a batch item the service could not attempt): the client may retry the key. */
@@ -117,13 +129,13 @@ export function idempotent(pool: Pool, logger: Logger): Middleware {
       return;
     }
 
-    const held: Held = { scope, hash, replayable: true };
+    const held: Held = { scope, hash, replayable: true, executing: false };
     ctx.state.idempotency = held;
     try {
       await next();
     } catch (error) {
       const known = asApiError(error);
-      if (known && known.status < 500) {
+      if (known && known.status < 500 && held.executing) {
         const headers = pick(known.headers);
         await completeIdempotencyKey(pool, scope, hash, {
           statusCode: known.status,

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { batchOf, type BatchItemResult } from '../../domain/schemas.js';
 import type { Logger } from '../../platform/logger.js';
 import { asApiError, parseOrBadRequest } from '../errors.js';
-import { idempotent, idempotentDispatchId, markNotReplayable } from '../idempotency.js';
+import { idempotent, idempotentDispatchId, markExecuting, markNotReplayable } from '../idempotency.js';
 import { requireScope } from '../middleware/auth.js';
 import type { ApiKey } from '../key-cache.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -44,6 +44,7 @@ export function batchRoutes(router: Router, deps: RegistrationDeps & { limiter: 
   router.post('/v1/dispatches/batch', requireScope('dispatches:write'), jsonBody(BATCH_BODY_LIMIT), idempotency, async (ctx) => {
     const key = ctx.state.apiKey!;
     const items = parseOrBadRequest(envelope, ctx.request.body).dispatches;
+    markExecuting(ctx); // from here each item's error is in the 200's results
 
     let admitted = items.length;
     let refusal: ItemOutcome | undefined;

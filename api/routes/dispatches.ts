@@ -4,7 +4,7 @@
 // replays the first response (api/idempotency.ts).
 import type Router from '@koa/router';
 import type { Logger } from '../../platform/logger.js';
-import { idempotent, idempotentDispatchId } from '../idempotency.js';
+import { idempotent, idempotentDispatchId, markExecuting } from '../idempotency.js';
 import { requireScope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { parseRegistration, register, type RegistrationDeps } from '../registration.js';
@@ -12,7 +12,9 @@ import { parseRegistration, register, type RegistrationDeps } from '../registrat
 export function dispatchRoutes(router: Router, deps: RegistrationDeps & { logger: Logger }): void {
   router.post('/v1/dispatches', requireScope('dispatches:write'), jsonBody(), idempotent(deps.pool, deps.logger), async (ctx) => {
     const key = ctx.state.apiKey!;
-    const registered = await register(deps, key, parseRegistration(ctx.request.body, key, new Date(), idempotentDispatchId(ctx)));
+    const registration = parseRegistration(ctx.request.body, key, new Date(), idempotentDispatchId(ctx));
+    markExecuting(ctx);
+    const registered = await register(deps, key, registration);
     ctx.status = registered.outcome === 'created' ? 201 : 200;
     if (registered.outcome === 'created') ctx.set('Location', `/v1/status/${registered.id}`);
     ctx.type = 'application/json';

@@ -1,11 +1,16 @@
 // Idempotency-Key on POST /v1/dispatches and /batch (docs/http-contract.md "Idempotency-Key"):
 // within 24 hours the same key and body replay the first response on any API process (with
 // `Idempotent-Replayed: true`) and never create a second dispatch; another body, or the first
-// request still running, is a 409 conflict; a malformed key is a 400 naming the header.
+// request still running, is a 409 conflict; a malformed key is a 400 naming the header. As Stripe,
+// an answer is kept once the registration began (a 409 for an id in use) and not for a request that
+// failed validation; unlike Stripe, not a 503 either (the retry it asks for is safe here).
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client, Connection } from '@temporalio/client';
+import { startApi } from '../../api/server.js';
 import { claimIdempotencyKey, deleteExpiredIdempotencyKeys } from '../../db/idempotency-keys.js';
 import { idempotencyRequestHash } from '../../api/idempotency.js';
-import { startHarness, type Harness } from '../support/harness.js';
+import { startHarness, testLogger, type Harness } from '../support/harness.js';
 import { bearer, request, type TestResponse } from './http.js';
 
 let h: Harness;
@@ -113,14 +118,54 @@ describe('Idempotency-Key on POST /v1/dispatches', () => {
     expect(second.body.id).not.toBe(first.body.id);
   });
 
-  it('stores a 400 validation error and replays it', async () => {
+  it('does not keep a 400 validation failure: the same key then runs the corrected request', async () => {
     const { key } = await freshIssuer();
     const invalid = { destination: { postal_code: '75011', country_code: 'XX' } };
     const first = await post(h.baseUrl, '/v1/dispatches', key, 'order-6', invalid);
     expect(first.status).toBe(400);
     expect(first.body.message).toMatch(/^destination\.country_code: /);
-    expectReplayOf(await post(other.baseUrl, '/v1/dispatches', key, 'order-6', invalid), first);
+    const again = await post(other.baseUrl, '/v1/dispatches', key, 'order-6', invalid);
+    expect(again.status).toBe(400);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    const corrected = await post(h.baseUrl, '/v1/dispatches', key, 'order-6', FR);
+    expect(corrected.status).toBe(201);
+    expect(await dispatchCount(key)).toBe(1);
   });
+
+  it('keeps a 409 answered once the registration ran (an id registered with another body) and replays it', async () => {
+    const { key } = await freshIssuer();
+    const id = randomUUID();
+    expect((await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body: { id, ...FR } })).status).toBe(201);
+    const first = await post(h.baseUrl, '/v1/dispatches', key, 'order-9', { id, ...DE });
+    expect(first.status).toBe(409);
+    expect(first.body.message).not.toMatch(/Idempotency-Key/);
+    expectReplayOf(await post(other.baseUrl, '/v1/dispatches', key, 'order-9', { id, ...DE }), first);
+  });
+
+  it('does not keep a 503 (Temporal unreachable): the same key sent again once it is back registers one dispatch', async () => {
+    const { key } = await freshIssuer();
+    const connection = Connection.lazy({ address: '127.0.0.1:1' });
+    const cut = await startApi({
+      config: h.config,
+      pool: h.pool,
+      temporal: new Client({ connection, namespace: h.config.TEMPORAL_NAMESPACE }),
+      logger: testLogger('api-no-temporal'),
+      port: 0,
+      host: '127.0.0.1',
+    });
+    try {
+      const first = await post(cut.url, '/v1/dispatches', key, 'order-10', FR);
+      expect(first.status).toBe(503);
+      expect(first.body.error).toBe('service_unavailable');
+    } finally {
+      await cut.close();
+      await connection.close().catch(() => undefined);
+    }
+    const retry = await post(h.baseUrl, '/v1/dispatches', key, 'order-10', FR);
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(await dispatchCount(key)).toBe(1);
+  }, 30_000);
 
   it('forgets a key after 24 hours: the same key then runs a new request', async () => {
     const { issuerId, key } = await freshIssuer();
