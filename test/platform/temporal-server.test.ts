@@ -23,7 +23,7 @@ let cluster: TemporalCluster | undefined;
 
 beforeAll(async () => {
   // Builds the server first when the tool cache lacks it (minutes on a fresh machine).
-  cluster = await startTemporalCluster({ postgres, members: 1, dataDir, namespace, databases, maxConns: 5 });
+  cluster = await startTemporalCluster({ postgres, members: 1, dataDir, namespace, databases, maxConns: 2 });
 }, 30 * 60_000);
 
 afterAll(async () => {
