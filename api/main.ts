@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   if (!config.DATABASE_URL) throw new ConfigError('DATABASE_URL is required for a standalone API process (npm start sets it up)');
   if (!config.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS is required for a standalone API process (npm start sets it up)');
 
-  const pool = createPool(config.DATABASE_URL, { applicationName: 'card-delivery-api' });
+  const pool = createPool(config.DATABASE_URL, { applicationName: 'card-delivery-api', max: config.DATABASE_POOL_MAX });
   pool.on('error', (error) => logger.error({ err: error }, 'idle Postgres client failed'));
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = createTemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE });

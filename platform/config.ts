@@ -82,6 +82,32 @@ const envSchema = z.object({
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /** On SIGTERM, how long the worker lets running activities finish before cancelling them. */
   WORKER_SHUTDOWN_GRACE: duration.default(10_000),
+  // Worker tuning (docs/operations.md "Scaling and tuning"; measured in bench/webhook-latency).
+  /** Workflows the worker keeps in memory (0 turns the cache and sticky queues off; 1 is not allowed by the SDK). */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .refine((n) => n !== 1, 'must be 0 (no cache) or at least 2')
+    .default(2000),
+  /** Workflow tasks the worker runs at once (at most WORKER_MAX_CACHED_WORKFLOWS when the cache is on). */
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(100),
+  /** Activities (webhook deliveries, refresh pages) the worker runs at once. */
+  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(200),
+  /** Local activities (the projection write) the worker runs at once. */
+  WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: z.coerce.number().int().min(1).default(100),
+  /** Concurrent workflow task polls, sticky and normal queue together (at least 2 with the cache on). */
+  WORKER_WORKFLOW_TASK_POLLERS: z.coerce.number().int().min(2).default(10),
+  /** Concurrent activity task polls. */
+  WORKER_ACTIVITY_TASK_POLLERS: z.coerce.number().int().min(1).default(10),
+  /** Share of the workflow task polls that go to the task queue shared by all workers rather than this worker's sticky queue. */
+  WORKER_NONSTICKY_POLL_RATIO: z.coerce.number().gt(0).max(1).default(0.2),
+  /** How long a workflow task waits on this worker's sticky queue before any worker may take it with the full history. */
+  WORKER_STICKY_QUEUE_TIMEOUT: duration.default(10_000),
+  /** Postgres connections each worker process may hold. */
+  WORKER_DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(20),
+  /** Postgres connections each API process may hold. */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   /**
    * On SIGTERM, how long an API process keeps accepting new connections after /readyz turned 503,
    * so a load balancer sees it before the listener closes (in-flight requests always finish).
@@ -117,5 +143,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  return Object.freeze(parsed.data);
+  const config = parsed.data;
+  if (config.WORKER_MAX_CACHED_WORKFLOWS > 0 && config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS > config.WORKER_MAX_CACHED_WORKFLOWS) {
+    throw new ConfigError(
+      `invalid configuration:\n  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: must not exceed WORKER_MAX_CACHED_WORKFLOWS (${config.WORKER_MAX_CACHED_WORKFLOWS})`,
+    );
+  }
+  return Object.freeze(config);
 }

@@ -2,7 +2,7 @@
 // production entry point (worker/main.ts), by `npm start` and by the tests, which pass a workflow
 // bundle built once (bundleWorkflowCode) instead of bundling per worker.
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { createPool, type Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
@@ -35,10 +35,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
       config: deps.config,
       temporal: createTemporalClient({ connection: deps.connection, namespace: deps.namespace }),
     }),
-    // Long-lived entity workflows are mostly idle: keep many cached, run activities concurrently.
-    maxCachedWorkflows: 2000,
-    maxConcurrentActivityTaskExecutions: 200,
-    maxConcurrentWorkflowTaskExecutions: 100,
+    ...workerTuning(deps.config),
     // On SIGTERM: running activities get this long to finish before they are cancelled (docs/operations.md "Draining").
     shutdownGraceTime: deps.config.WORKER_SHUTDOWN_GRACE,
     // Tracing on (platform/tracing.ts): the activity and workflow interceptors and the workflow span
@@ -46,6 +43,24 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     // whatever it was built with.
     ...temporalWorkerTracing(),
   });
+}
+
+/**
+ * The worker's tuning from the configuration (docs/operations.md "Scaling and tuning"; measured in
+ * bench/webhook-latency). Long-lived entity workflows are mostly idle: keep many cached, run
+ * activities concurrently.
+ */
+export function workerTuning(config: Config) {
+  return {
+    maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
+    maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
+    maxConcurrentLocalActivityExecutions: config.WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES,
+    workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: config.WORKER_WORKFLOW_TASK_POLLERS },
+    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: config.WORKER_ACTIVITY_TASK_POLLERS },
+    nonStickyToStickyPollRatio: config.WORKER_NONSTICKY_POLL_RATIO,
+    stickyQueueScheduleToStartTimeout: config.WORKER_STICKY_QUEUE_TIMEOUT,
+  } satisfies Partial<WorkerOptions>;
 }
 
 export interface OpenedWorker {
@@ -59,7 +74,7 @@ export interface OpenedWorker {
 
 /**
  * A worker process's worker (worker/main.ts, and the test and benchmark processes that stand for it):
- * its own Postgres pool of 20 and Temporal connection, from the configuration.
+ * its own Postgres pool (WORKER_DATABASE_POOL_MAX) and Temporal connection, from the configuration.
  */
 export async function openWorker(
   config: Config,
@@ -68,7 +83,7 @@ export async function openWorker(
   if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) throw new Error('a worker process needs DATABASE_URL and TEMPORAL_ADDRESS');
   const pool = createPool(config.DATABASE_URL, {
     applicationName: options.applicationName,
-    max: 20,
+    max: config.WORKER_DATABASE_POOL_MAX,
     onIdleError: (error) => options.logger.warn({ err: error }, 'idle database connection lost'),
   });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
