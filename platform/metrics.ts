@@ -21,6 +21,14 @@ export const httpRequestDuration = new Histogram({
   registers,
 });
 
+/** Set by each API readiness check (`/readyz`, probed every few seconds): 1 reachable, 0 not. */
+export const dependencyUp = new Gauge({
+  name: 'cds_dependency_up',
+  help: "Whether the API's last readiness check reached each dependency (database, temporal): 1 yes, 0 no",
+  labelNames: ['dependency'] as const,
+  registers,
+});
+
 export const rateLimitRefusals = new Counter({
   name: 'cds_rate_limit_refusals_total',
   help: 'Requests refused with 429, by the window they counted against: key (a valid API key) or ip (no valid key: the client IP window)',

@@ -1,10 +1,14 @@
 // Liveness and readiness for orchestrators, outside /v1: no key, no rate limit.
-// /healthz: the process answers. /readyz: it can reach Postgres and Temporal, and is not draining:
-// from SIGTERM on (api/main.ts) it answers 503 at once, so a load balancer stops sending new
-// requests while the in-flight ones finish.
+// /healthz: the process answers. /readyz: it can reach Postgres and is not draining: from SIGTERM on
+// (api/main.ts) it answers 503 at once, so a load balancer stops sending new requests while the
+// in-flight ones finish. Temporal unreachable leaves the pod ready but `degraded`: status reads and
+// lists need only Postgres, and writes answer 503 service_unavailable themselves; a readiness that
+// failed with Temporal would take every pod out of its load balancer at once and refuse the reads
+// too. Each check sets cds_dependency_up, which the alerts read.
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../../db/pool.js';
+import { dependencyUp } from '../../platform/metrics.js';
 import { serviceUnavailable } from '../errors.js';
 import { temporalReachable } from '../../temporal/client.js';
 
@@ -23,11 +27,10 @@ export function healthRouter(deps: { pool: Pool; temporal: Client; readiness?: R
   router.get('/readyz', async (ctx) => {
     if (deps.readiness?.draining) throw serviceUnavailable('not ready: shutting down');
     const [database, temporal] = await Promise.all([databaseReachable(deps.pool), temporalReachable(deps.temporal, CHECK_TIMEOUT_MS)]);
-    if (!database || !temporal) {
-      const down = [database ? undefined : 'database', temporal ? undefined : 'temporal'].filter(Boolean).join(' and ');
-      throw serviceUnavailable(`not ready: cannot reach the ${down}`);
-    }
-    ctx.body = { status: 'ready', checks: { database, temporal } };
+    dependencyUp.set({ dependency: 'database' }, database ? 1 : 0);
+    dependencyUp.set({ dependency: 'temporal' }, temporal ? 1 : 0);
+    if (!database) throw serviceUnavailable(`not ready: cannot reach the database${temporal ? '' : ' and temporal'}`);
+    ctx.body = { status: temporal ? 'ready' : 'degraded', checks: { database, temporal } };
   });
   return router;
 }

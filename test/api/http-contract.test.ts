@@ -1,5 +1,5 @@
 // The common HTTP contract (docs/http-contract.md): request ids, one error shape, 404/405 for unknown
-// routes and methods, 500 with request_id, 503 when Temporal is unreachable, /healthz, /readyz.
+// routes and methods, 500 with request_id, 503 on writes when Temporal is unreachable, /healthz, /readyz.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
@@ -148,10 +148,27 @@ describe('when Temporal is unreachable', () => {
     for (const result of res.body.results) expect(result).toMatchObject({ result: 'error', error: { error: 'service_unavailable' } });
   }, 60_000);
 
-  it('/readyz answers 503 naming temporal', async () => {
+  // Status reads need only Postgres: a pod that fell out of its load balancer whenever Temporal did
+  // would refuse them too, on every pod at once (docs/operations.md "Temporal unreachable").
+  it('/readyz stays 200, degraded, naming temporal as down', async () => {
     const res = await request(api.url, '/readyz');
-    expect(res.status).toBe(503);
-    expect(res.body.message).toMatch(/temporal/);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'degraded', checks: { database: true, temporal: false } });
+  });
+
+  it('still answers a status read from the projection', async () => {
+    const id = randomUUID();
+    expect((await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body: registrationFor(id) })).status).toBe(201);
+    const res = await request(api.url, `/v1/status/${id}`, { headers: bearer(key) });
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(id);
+  }, 30_000);
+
+  it('reports temporal as down in cds_dependency_up after a readiness check', async () => {
+    await request(api.url, '/readyz');
+    const metrics = await request(api.url, '/metrics');
+    expect(metrics.text).toMatch(/^cds_dependency_up\{dependency="temporal"\} 0$/m);
+    expect(metrics.text).toMatch(/^cds_dependency_up\{dependency="database"\} 1$/m);
   });
 });
 
