@@ -1,7 +1,8 @@
 // Tables: webhook_endpoints. An issuer's webhook endpoints as the API reads and changes them
 // (api/routes/webhook-endpoints.ts): with their description, custom headers and rate_limit, scoped
 // by issuer and mode (another issuer's, the other mode's or a removed endpoint is not found), a page
-// at a time, oldest first. Adding, removing, rotating and the test event are db/webhook-endpoints.ts's,
+// at a time, oldest first; the operator CLI's `webhook disable|enable` use them too. Adding,
+// removing, rotating and the test event are db/webhook-endpoints.ts's,
 // shared with the CLI and the dashboard. Custom header values leave this module only for the
 // route, which masks them; nothing here logs them.
 import type { Pool, PoolClient } from './pool.js';
@@ -139,6 +140,27 @@ export async function updateEndpointSettings(
     ],
   );
   return rows[0] ? toSettings(rows[0]) : undefined;
+}
+
+/**
+ * The issuer and mode of an endpoint known only by its id (the operator CLI's `webhook disable|enable`),
+ * which then goes through the functions above like the API; undefined when unknown or removed.
+ */
+export async function findEndpointScope(db: Db, id: string): Promise<{ issuerId: string; mode: Mode } | undefined> {
+  const { rows } = await db.query<{ issuer_id: string; mode: Mode }>(
+    'SELECT issuer_id, mode FROM webhook_endpoints WHERE id = $1 AND disabled_at IS NULL',
+    [id],
+  );
+  return rows[0] ? { issuerId: rows[0].issuer_id, mode: rows[0].mode } : undefined;
+}
+
+/**
+ * Where what a disabled endpoint missed starts: its first failure when auto-disabled, else when it
+ * was paused; undefined while it is enabled. Read before enabling it (enabling clears both).
+ */
+export function missedFrom(endpoint: Pick<EndpointSettings, 'pausedAt' | 'pausedReason' | 'failingSince'>): Date | undefined {
+  if (!endpoint.pausedAt) return undefined;
+  return (endpoint.pausedReason === 'failing' && endpoint.failingSince) || endpoint.pausedAt;
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   encodeEndpointCursor,
   findEndpointSettings,
   missedDeliveries,
+  missedFrom,
   pageEndpointSettings,
   updateEndpointSettings,
   type EndpointSettings,
@@ -154,8 +155,8 @@ export function webhookEndpointRoutes(router: Router, deps: EndpointRouteDeps): 
     if (!updated) throw endpointNotFound(id);
     // Enabled again: what it missed, from its first failure (auto-disabled) or its pause, to now,
     // which POST …/replay with { since, until } sends (docs/webhooks.md "Auto-disable").
-    if (before.pausedAt && body.disabled === false) {
-      const from = (before.pausedReason === 'failing' && before.failingSince) || before.pausedAt;
+    const from = missedFrom(before);
+    if (from && body.disabled === false) {
       const until = new Date();
       const { since, count } = await missedDeliveries(pool, id, from, until);
       ctx.body = { ...toEndpointBody(updated), missed: { since: since.toISOString(), until: until.toISOString(), count } };

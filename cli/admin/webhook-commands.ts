@@ -1,5 +1,7 @@
-// `webhook add|list|remove|rotate-secret`: an issuer's webhook endpoints (docs/operations.md "Operator CLI"),
-// live or test mode (`add --test`: only test-mode dispatches' events, as Stripe's test endpoints).
+// `webhook add|list|remove|rotate-secret` (and `disable|enable`, webhook-disable-enable.ts): an issuer's
+// webhook endpoints (docs/operations.md "Operator CLI"), live or test mode (`add --test`: only
+// test-mode dispatches' events, as Stripe's test endpoints); `list` shows whether each is disabled,
+// why (`manual` or auto-disabled `failing`), since when, and since when its attempts fail.
 // A new secret is printed exactly once (at `add` and at `rotate-secret`). URLs go through the SSRF
 // guard when added (and again before every delivery). Rotation keeps the old secret valid in
 // `webhook-signature` for the overlap, and `X-Service-Signature` on it until --switch-at
@@ -18,6 +20,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/state-m
 import { loadConfig, parseDuration } from '../../platform/config.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
 import { CliError, iso, output, parseOptions, table, withDatabase } from './context.js';
+import { addDisableEnableCommands } from './webhook-disable-enable.js';
 
 const id = z.string().trim().min(1, 'must not be empty');
 
@@ -111,13 +114,27 @@ export function registerWebhookCommands(program: Command): void {
         created_at: iso(e.createdAt),
         previous_secret_expires_at: iso(e.previousSecretExpiresAt),
         signature_switch_at: iso(e.signatureSwitchAt),
+        disabled: e.pausedAt !== null,
+        disabled_reason: e.pausedReason,
+        disabled_at: iso(e.pausedAt),
+        failing_since: iso(e.failingSince),
       }));
       output(command, { data }, () => {
         if (data.length === 0)
           return 'No webhook endpoints. Add one with: npm run admin -- webhook add --issuer ID --url URL --events e1,e2';
         return table(
-          ['ID', 'ISSUER', 'MODE', 'URL', 'EVENTS', 'CREATED', 'ROTATING UNTIL'],
-          data.map((e) => [e.id, e.issuer_id, e.mode, e.url, e.events.join(','), e.created_at ?? '', e.previous_secret_expires_at ?? '-']),
+          ['ID', 'ISSUER', 'MODE', 'URL', 'EVENTS', 'CREATED', 'ROTATING UNTIL', 'DISABLED', 'FAILING SINCE'],
+          data.map((e) => [
+            e.id,
+            e.issuer_id,
+            e.mode,
+            e.url,
+            e.events.join(','),
+            e.created_at ?? '',
+            e.previous_secret_expires_at ?? '-',
+            e.disabled ? `${e.disabled_reason} since ${e.disabled_at}` : '-',
+            e.failing_since ?? '-',
+          ]),
         );
       });
     });
@@ -167,4 +184,6 @@ export function registerWebhookCommands(program: Command): void {
         ].join('\n'),
       );
     });
+
+  addDisableEnableCommands(webhook);
 }

@@ -5,7 +5,7 @@
 // record through the redelivery workflow and the delivery activity, so it lands in the log like
 // any other; the answer waits for its first attempt and opens that event in the log.
 import type Router from '@koa/router';
-import { missedDeliveries } from '../../db/webhook-endpoint-settings.js';
+import { missedDeliveries, missedFrom } from '../../db/webhook-endpoint-settings.js';
 import { waitForAttempts } from '../../db/delivery-log.js';
 import {
   createTestEvent,
@@ -51,7 +51,7 @@ export function webhookActionRoutes(router: Router, { pool, config, temporal }: 
         const before = paused ? undefined : await findEndpoint(pool, tenant.issuerId, ctx.params.id);
         ownedOr404((await setEndpointPaused(pool, tenant.issuerId, ctx.params.id, paused)) || undefined);
         // Enabled again: the page offers a replay of what it missed (docs/webhooks.md "Auto-disable").
-        const from = before?.pausedAt && ((before.pausedReason === 'failing' && before.failingSince) || before.pausedAt);
+        const from = before && missedFrom(before);
         const until = new Date();
         const missed = from ? `&missed_since=${(await missedDeliveries(pool, ctx.params.id, from, until)).since.toISOString()}&missed_until=${until.toISOString()}` : ''; // prettier-ignore
         redirect(ctx, `${endpointPath(ctx.params.id)}?done=${action}d${missed}`);

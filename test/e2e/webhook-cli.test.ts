@@ -1,15 +1,20 @@
 // The webhook and delivery commands of the operator CLI as an operator runs them: a real
 // `tsx cli/admin.ts` subprocess against the migrated test Postgres. Checks the --json contracts of
 // docs/operations.md "Operator CLI" (`webhook add` → { id, secret, url, events }, lists → { data }), that secrets are
-// printed once and never listed, the SSRF refusal at `add`, `add --test` endpoints, and rotation.
+// printed once and never listed, the SSRF refusal at `add`, `add --test` endpoints, rotation, and
+// disabling and enabling an endpoint (`enable --replay-missed` through a real worker and receiver).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
+import { getReplay } from '../../db/webhook-replays.js';
 import { createWebhookEvents, recordDeliveryAttempt } from '../../db/webhooks.js';
 import type { StatusRecord } from '../../domain/schemas.js';
 import { expectOneLineFailure, runCli as runCliProcess } from '../support/cli.js';
 import { requireTestEnv } from '../support/env.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { until } from '../support/until.js';
 
 let databaseUrl: string;
 let pool: Pool;
@@ -222,6 +227,225 @@ describe('deliveries list', () => {
     expect(JSON.parse(result.stdout).data).toEqual([
       { event_id: failed.eventId, endpoint_id: hook.id, event: 'delivery.completed', state: 'undeliverable', attempts: 1, last_attempt_at: at.toISOString() }, // prettier-ignore
     ]);
+  });
+});
+
+/** Puts an endpoint in the state auto-disable leaves it in: paused as `failing`, failing since `failingSince`. */
+async function markAutoDisabled(endpointId: string, failingSince: Date, pausedAt: Date): Promise<void> {
+  await pool.query(`UPDATE webhook_endpoints SET failing_since = $2, paused_at = $3, paused_reason = 'failing' WHERE id = $1`, [
+    endpointId,
+    failingSince,
+    pausedAt,
+  ]);
+}
+
+/** Events for the issuer's live endpoints, created now (a paused endpoint gets them already skipped). */
+async function emitEvents(issuerId: string, count: number): Promise<void> {
+  const data = sampleRecord();
+  const events = Array.from({ length: count }, () => ({ type: 'status.updated' as const, timestamp: new Date().toISOString(), data }));
+  await createWebhookEvents(pool, { dispatchId: data.id, issuerId, mode: 'live', events });
+}
+
+async function listed(issuerId: string) {
+  const result = await runCli(['webhook', 'list', '--issuer', issuerId, '--json']);
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout).data as Array<Record<string, unknown>>;
+}
+
+describe('webhook list: disabled endpoints', () => {
+  it('keeps every earlier field and adds disabled, disabled_reason, disabled_at and failing_since', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI List Fields')).id;
+    const added = await addWebhook(issuerId);
+    const [entry] = await listed(issuerId);
+    expect(Object.keys(entry).sort()).toEqual([
+      'created_at',
+      'disabled',
+      'disabled_at',
+      'disabled_reason',
+      'events',
+      'failing_since',
+      'id',
+      'issuer_id',
+      'mode',
+      'previous_secret_expires_at',
+      'signature_switch_at',
+      'url',
+    ]);
+    expect(entry).toMatchObject({ id: added.id, disabled: false, disabled_reason: null, disabled_at: null, failing_since: null });
+  });
+
+  it('shows an auto-disabled endpoint as failing, since when it was disabled and since its first failure', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI List Failing')).id;
+    const added = await addWebhook(issuerId);
+    const failingSince = new Date('2026-11-10T08:00:00.000Z');
+    const pausedAt = new Date('2026-11-15T08:00:05.000Z');
+    await markAutoDisabled(added.id, failingSince, pausedAt);
+    expect(await listed(issuerId)).toEqual([
+      expect.objectContaining({
+        id: added.id,
+        disabled: true,
+        disabled_reason: 'failing',
+        disabled_at: pausedAt.toISOString(),
+        failing_since: failingSince.toISOString(),
+      }),
+    ]);
+    const text = await runCli(['webhook', 'list', '--issuer', issuerId]);
+    expect(text.stdout).toMatch(/DISABLED/);
+    expect(text.stdout).toMatch(new RegExp(`${added.id}\\s.*failing since ${pausedAt.toISOString()}`));
+  });
+});
+
+describe('webhook disable', () => {
+  it('pauses the endpoint by hand: { id, disabled: true, disabled_reason: "manual", disabled_at }, shown by webhook list', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Disable')).id;
+    const added = await addWebhook(issuerId);
+    const result = await runCli(['webhook', 'disable', '--id', added.id, '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout);
+    expect(body).toEqual({ id: added.id, disabled: true, disabled_reason: 'manual', disabled_at: expect.any(String) });
+    expect(Math.abs(Date.parse(body.disabled_at) - Date.now())).toBeLessThan(60_000);
+    expect(await listed(issuerId)).toEqual([
+      expect.objectContaining({ id: added.id, disabled: true, disabled_reason: 'manual', disabled_at: body.disabled_at }),
+    ]);
+    const text = await runCli(['webhook', 'list', '--issuer', issuerId]);
+    expect(text.stdout).toMatch(new RegExp(`${added.id}\\s.*manual since ${body.disabled_at}`));
+  });
+
+  it('gives a disabled endpoint its new events already skipped', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Disable Skips')).id;
+    const added = await addWebhook(issuerId);
+    expect((await runCli(['webhook', 'disable', '--id', added.id])).code).toBe(0);
+    await emitEvents(issuerId, 1);
+    const { rows } = await pool.query('SELECT state FROM webhook_deliveries WHERE endpoint_id = $1', [added.id]);
+    expect(rows).toEqual([{ state: 'skipped' }]);
+  });
+
+  it('keeps the reason and time of an endpoint already disabled (auto-disabled stays failing)', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Disable Again')).id;
+    const added = await addWebhook(issuerId);
+    const pausedAt = new Date('2026-11-15T08:00:05.000Z');
+    await markAutoDisabled(added.id, new Date('2026-11-10T08:00:00.000Z'), pausedAt);
+    const result = await runCli(['webhook', 'disable', '--id', added.id, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ id: added.id, disabled: true, disabled_reason: 'failing', disabled_at: pausedAt.toISOString() }); // prettier-ignore
+  });
+
+  it('refuses an unknown or removed id with a one-line reason and nothing on stdout, also with --json', async () => {
+    expectOneLineFailure(await runCli(['webhook', 'disable', '--id', 'whe_doesNotExist00', '--json']), /^error: unknown webhook endpoint: whe_doesNotExist00$/); // prettier-ignore
+    const added = await addWebhook((await createIssuer(pool, 'CLI Disable Removed')).id);
+    expect((await runCli(['webhook', 'remove', '--id', added.id])).code).toBe(0);
+    expectOneLineFailure(
+      await runCli(['webhook', 'disable', '--id', added.id]),
+      new RegExp(`^error: unknown webhook endpoint: ${added.id}$`),
+    );
+  });
+});
+
+describe('webhook enable', () => {
+  it('re-enables an auto-disabled endpoint and reports what it missed since its first failure, as PATCH disabled: false', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Enable')).id;
+    const added = await addWebhook(issuerId);
+    const failingSince = new Date(Date.now() - 5 * 86_400_000);
+    await markAutoDisabled(added.id, failingSince, new Date(Date.now() - 3_600_000));
+    await emitEvents(issuerId, 3);
+    const before = Date.now();
+    const result = await runCli(['webhook', 'enable', '--id', added.id, '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout);
+    expect(body).toEqual({
+      id: added.id,
+      disabled: false,
+      disabled_reason: null,
+      disabled_at: null,
+      missed: { since: failingSince.toISOString(), until: expect.any(String), count: 3 },
+      replay: null,
+    });
+    expect(Date.parse(body.missed.until)).toBeGreaterThanOrEqual(before - 1000);
+    // Enabling clears failing_since: the auto-disable period starts again from the next failure.
+    expect(await listed(issuerId)).toEqual([
+      expect.objectContaining({ id: added.id, disabled: false, disabled_reason: null, disabled_at: null, failing_since: null }),
+    ]);
+    // The human output offers the replay of that range.
+    await markAutoDisabled(added.id, failingSince, new Date());
+    const text = await runCli(['webhook', 'enable', '--id', added.id]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/3 deliveries missed/);
+    expect(text.stdout).toContain(
+      `npm run admin -- deliveries replay --endpoint ${added.id} --since ${failingSince.toISOString()} --until `,
+    );
+  });
+
+  it('reports missed since the pause for an endpoint disabled by hand', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Enable Manual')).id;
+    const added = await addWebhook(issuerId);
+    const disabled = JSON.parse((await runCli(['webhook', 'disable', '--id', added.id, '--json'])).stdout);
+    await emitEvents(issuerId, 2);
+    const body = JSON.parse((await runCli(['webhook', 'enable', '--id', added.id, '--json'])).stdout);
+    expect(body.missed).toEqual({ since: disabled.disabled_at, until: expect.any(String), count: 2 });
+  });
+
+  it('reports missed: null for an endpoint that was not disabled, and changes nothing', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Enable Enabled')).id;
+    const added = await addWebhook(issuerId);
+    const result = await runCli(['webhook', 'enable', '--id', added.id, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ id: added.id, disabled: false, disabled_reason: null, disabled_at: null, missed: null, replay: null }); // prettier-ignore
+  });
+
+  it('refuses an unknown id with a one-line reason and nothing on stdout, also with --json and --replay-missed', async () => {
+    expectOneLineFailure(
+      await runCli(['webhook', 'enable', '--id', 'whe_doesNotExist00', '--replay-missed', '--json'], { TEMPORAL_ADDRESS: '127.0.0.1:9' }),
+      /^error: unknown webhook endpoint: whe_doesNotExist00$/,
+    );
+  });
+});
+
+describe('webhook enable --replay-missed', () => {
+  let h: Harness;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    h = await startHarness({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    receiver = await startReceiver();
+  }, 60_000);
+
+  afterAll(async () => {
+    await receiver?.close();
+    await h?.stop();
+  });
+
+  it('re-enables the endpoint and sends it every delivery it missed, through a paged replay', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Enable Replay')).id;
+    const added = await runCli(['webhook', 'add', '--issuer', issuerId, '--url', receiver.url, '--events', 'status.updated', '--json'], {
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    });
+    const endpointId = JSON.parse(added.stdout).id as string;
+    await markAutoDisabled(endpointId, new Date(Date.now() - 86_400_000), new Date(Date.now() - 60_000));
+    await emitEvents(issuerId, 2);
+    const { rows } = await pool.query<{ event_id: string }>(`SELECT event_id FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'skipped'`, [endpointId]); // prettier-ignore
+    expect(rows).toHaveLength(2);
+
+    const result = await runCli(['webhook', 'enable', '--id', endpointId, '--replay-missed', '--json'], {
+      TEMPORAL_ADDRESS: h.config.TEMPORAL_ADDRESS!,
+      TEMPORAL_TASK_QUEUE: h.taskQueue,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout);
+    expect(body).toMatchObject({ id: endpointId, disabled: false, missed: { count: 2 }, replay: { id: expect.stringMatching(/^replay-/), total: 2 } }); // prettier-ignore
+
+    const received = await until(
+      () => (receiver.requests.length >= 2 ? receiver.requests.map((r) => String(r.headers['x-service-event-id'])) : undefined),
+      'the missed deliveries',
+    );
+    expect(received.sort()).toEqual(rows.map((r) => r.event_id).sort());
+    const replay = await until(async () => {
+      const progress = await getReplay(pool, body.replay.id);
+      return progress?.status === 'completed' ? progress : undefined;
+    }, 'the replay to complete');
+    expect(replay).toMatchObject({ endpointId, total: 2, delivered: 2 });
   });
 });
 
