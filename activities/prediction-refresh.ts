@@ -18,14 +18,17 @@
 //
 // Each country's statistics are read once per attempt (db/country-statistics-cache.ts: entries
 // loaded since the attempt began serve every page), and a signal carries when the ones its dispatch
-// was compared with were loaded, so the projection write it causes reads none older.
+// was compared with were loaded, so the projection write it causes reads none older. The postal
+// code and prefix levels are read once per attempt too, the first time a page needs them
+// (AreaLevelCache: a page of dispatches in id order spans nearly every prefix, and reading them per
+// page made the transit history the run's cost, bench/scale); operator delays are read per page.
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { CountryStatisticsCache } from '../db/country-statistics-cache.js';
 import type { Pool } from '../db/pool.js';
 import { insertCarrierEvent } from '../db/carrier-events.js';
 import { claimRefreshes, loadRefreshCandidates, type RefreshCandidate } from '../db/predictions.js';
-import { destinationKey, loadTransitStatisticsFor } from '../db/transit-statistics.js';
+import { AreaLevelCache, destinationKey, loadTransitStatisticsFor } from '../db/transit-statistics.js';
 import { addBusinessDays, businessDayOnOrAfter, utcDateOf } from '../domain/calendar.js';
 import { predictFromHistory } from '../domain/prediction-model.js';
 import { dedupeKey } from '../domain/state-machine.js';
@@ -79,7 +82,7 @@ export function createPredictionRefreshActivities(deps: {
    * passed window once per business day), each with when its country's statistics were loaded (no
    * earlier than `attemptStart`).
    */
-  async function judge(candidates: RefreshCandidate[], attemptStart: string, runAt: string): Promise<PageVerdicts> {
+  async function judge(candidates: RefreshCandidate[], attemptStart: string, runAt: string, areas: AreaLevelCache): Promise<PageVerdicts> {
     // `today` as the projection activity takes it, so both compute the same window.
     const today = now().toISOString().slice(0, 10);
     const destinations = candidates.map((c) => ({ countryCode: c.destination.country_code, postalCode: c.destination.postal_code }));
@@ -89,6 +92,7 @@ export function createPredictionRefreshActivities(deps: {
       destinations,
       today,
       deps.countryStatistics.source(attemptStart, loadedAt),
+      areas.source,
     );
     const runDay = utcDateOf(runAt);
     const verdicts: PageVerdicts = { changed: new Map(), overdue: new Map() };
@@ -134,6 +138,7 @@ export function createPredictionRefreshActivities(deps: {
     async refreshPredictions(input: PredictionRefreshInput): Promise<PredictionRefreshSummary> {
       const context = Context.current();
       const attemptStart = new Date().toISOString();
+      const areas = new AreaLevelCache(deps.pool);
       const endTimer = predictionRefreshDuration.startTimer();
       const progress: Progress = (context.info.heartbeatDetails as Progress | undefined) ?? {
         afterId: null,
@@ -148,7 +153,7 @@ export function createPredictionRefreshActivities(deps: {
       for (;;) {
         const page = await loadRefreshCandidates(deps.pool, { runAt: input.runAt, afterId: progress.afterId, limit: PAGE_SIZE });
         if (page.length === 0) break;
-        const { changed, overdue } = await judge(page, attemptStart, input.runAt);
+        const { changed, overdue } = await judge(page, attemptStart, input.runAt, areas);
         // A retried attempt claims its own claims again (same runAt) and repeats this page's signals;
         // the workflow keeps one pending refresh and deduplicates carrier events by their key, so a
         // repeated signal changes nothing. A claim also makes sure no carrier event has moved the

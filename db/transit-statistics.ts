@@ -6,8 +6,10 @@
 // (bench/transit-statistics): the country level (its histogram and summary, and the sums by postal
 // code and prefix behind the shrinkage weights) reads every delivery to the country in the
 // look-back period, while the postal code and prefix levels and the operator delays read a few
-// index ranges. db/country-statistics-cache.ts keeps the first per process; the second is always
-// read fresh, so `conditions set|clear` and a new delivery to the code take effect at once.
+// index ranges. db/country-statistics-cache.ts keeps the first per process; the second is read
+// fresh for every projection write, so `conditions set|clear` and a new delivery to the code take
+// effect at once. The bulk refresh holds the code and prefix levels for one run (AreaLevelCache):
+// read per page, a prefix level shared by every page was read once per page (bench/scale).
 import type { LevelStatistics, OperatorDelay, TransitStatistics } from '../domain/prediction-model.js';
 import { MATURITY_DAYS, MOMENT_CAP_DAYS, normalisePostalCode, postalPrefixOf, RECENT_DAYS } from '../domain/prediction-model.js';
 import type { AreaMoments } from '../domain/statistics.js';
@@ -202,25 +204,28 @@ WITH area AS NOT MATERIALIZED (
 SELECT ${LEVEL_COLUMNS},
   (SELECT coalesce(json_agg(moments), '[]') FROM moments) AS moments`;
 
-// The destinations' postal code and prefix levels ($1..$3: country, code, prefix of each; $4:
-// today), each read through its own index range, and the operator delays in force in their
-// countries.
+// Postal code levels ($1, $2: country and code of each), prefix levels ($3, $4: country and prefix
+// of each), each read through its own index range ($5: today), and the operator delays in force in
+// the countries $6. A destination's statistics need its code and its prefix; the bulk refresh asks
+// only for those it has not read yet in the run (AreaLevelCache).
 const AREA_SQL = `
-WITH targets AS (
-  SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text[]) AS t (country_code, postal_code, postal_prefix)
+WITH code_targets AS (
+  SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS t (country_code, postal_code)
+), prefix_targets AS (
+  SELECT DISTINCT * FROM unnest($3::text[], $4::text[]) AS t (country_code, postal_prefix)
 ), levels AS (
   SELECT 'prefix' AS level, h.country_code, h.postal_prefix AS key, h.issuer_id, h.dispatch_date, h.delivered_date, least(h.business_days, ${MAX_TRANSIT_DAYS}) AS business_days
-  FROM transit_history h JOIN (SELECT DISTINCT country_code, postal_prefix FROM targets) t USING (country_code, postal_prefix)
-  WHERE ${inLookBack('$4')}
+  FROM transit_history h JOIN prefix_targets t USING (country_code, postal_prefix)
+  WHERE ${inLookBack('$5')}
   UNION ALL
   SELECT 'code', h.country_code, h.postal_code, h.issuer_id, h.dispatch_date, h.delivered_date, least(h.business_days, ${MAX_TRANSIT_DAYS})
-  FROM transit_history h JOIN (SELECT DISTINCT country_code, postal_code FROM targets) t USING (country_code, postal_code)
-  WHERE ${inLookBack('$4')}
-), ${levelStatistics('$4')}
+  FROM transit_history h JOIN code_targets t USING (country_code, postal_code)
+  WHERE ${inLookBack('$5')}
+), ${levelStatistics('$5')}
 SELECT ${LEVEL_COLUMNS},
   (SELECT coalesce(json_agg(json_build_object('country_code', country_code, 'postal_prefix', postal_prefix, 'delay_days', delay_days, 'until', until)), '[]')
      FROM carrier_conditions
-    WHERE country_code IN (SELECT country_code FROM targets) AND cleared_at IS NULL AND (until IS NULL OR until >= $4::date)) AS delays`;
+    WHERE country_code = ANY ($6::text[]) AND cleared_at IS NULL AND (until IS NULL OR until >= $5::date)) AS delays`;
 
 type Level = 'country' | 'prefix' | 'code';
 type HistogramRow = [Level, string, string, number, number, number];
@@ -316,16 +321,105 @@ export async function loadTransitStatistics(
   return all.get(destinationKey(query))!;
 }
 
+/** Carrier conditions in force, as the area statement returns them. */
+interface DelayRow {
+  country_code: string;
+  postal_prefix: string | null;
+  delay_days: number;
+  until: string | null;
+}
+
+/** What the area statement read: levels keyed `code|prefix COUNTRY KEY`, and the delays in force. */
+export interface AreaLevels {
+  levels: Map<string, LevelRows>;
+  delays: DelayRow[];
+}
+
+/** Which postal code and prefix levels to read (normalised, country upper case), and whose delays. */
+export interface AreaRequest {
+  codes: ReadonlyArray<{ country: string; code: string }>;
+  prefixes: ReadonlyArray<{ country: string; prefix: string }>;
+  countries: readonly string[];
+}
+
+/** Where the code and prefix levels and the delays come from: read now (the default), or a run's cache. */
+export type AreaStatisticsSource = (request: AreaRequest, today: string) => Promise<AreaLevels>;
+
+/** Reads the levels and the delays asked for, in one statement. */
+export async function loadAreaLevels(pool: Pool, request: AreaRequest, today: string): Promise<AreaLevels> {
+  const { rows } = await pool.query<{ histograms: HistogramRow[]; summaries: SummaryRow[]; delays: DelayRow[] }>({
+    name: 'transit-statistics-areas',
+    text: AREA_SQL,
+    values: [
+      request.codes.map((c) => c.country),
+      request.codes.map((c) => c.code),
+      request.prefixes.map((p) => p.country),
+      request.prefixes.map((p) => p.prefix),
+      today,
+      [...new Set(request.countries)],
+    ],
+  });
+  return { levels: levelsOf(rows[0]), delays: rows[0].delays };
+}
+
+/**
+ * The code and prefix levels of one bulk refresh attempt (activities/prediction-refresh.ts): each
+ * level is read the first time a page needs it and held for the rest of the attempt, so a level
+ * shared by many pages (a prefix, a busy postal code) is read once rather than once per page, as
+ * the country level already is (db/country-statistics-cache.ts). The operator delays are read on
+ * every call, so a condition set during the run applies from the next page on. A delivery recorded
+ * during the run reaches a level already held at the next run; the projection write a signal
+ * causes reads every level afresh anyway. Created per attempt, never shared across runs.
+ */
+export class AreaLevelCache {
+  private readonly held = new Map<string, LevelRows>();
+  private day: string | undefined;
+
+  constructor(private readonly pool: Pool) {}
+
+  /** Levels held (or known empty) so far. */
+  get size(): number {
+    return this.held.size;
+  }
+
+  readonly source: AreaStatisticsSource = async (request, today) => {
+    if (today !== this.day) {
+      this.held.clear();
+      this.day = today;
+    }
+    const codes = uniqueBy(request.codes, (c) => `code ${c.country} ${c.code}`).filter(
+      (c) => !this.held.has(`code ${c.country} ${c.code}`),
+    );
+    const prefixes = uniqueBy(request.prefixes, (p) => `prefix ${p.country} ${p.prefix}`).filter(
+      (p) => !this.held.has(`prefix ${p.country} ${p.prefix}`),
+    );
+    const read = await loadAreaLevels(this.pool, { codes, prefixes, countries: request.countries }, today);
+    // A level without history is held as empty, so it is not asked for again either.
+    for (const c of codes) this.held.set(`code ${c.country} ${c.code}`, read.levels.get(`code ${c.country} ${c.code}`) ?? emptyLevel());
+    for (const p of prefixes)
+      this.held.set(`prefix ${p.country} ${p.prefix}`, read.levels.get(`prefix ${p.country} ${p.prefix}`) ?? emptyLevel());
+    return { levels: this.held, delays: read.delays };
+  };
+}
+
+function uniqueBy<T>(items: readonly T[], key: (item: T) => string): T[] {
+  const seen = new Map<string, T>();
+  for (const item of items) if (!seen.has(key(item))) seen.set(key(item), item);
+  return [...seen.values()];
+}
+
 /**
  * The statistics of many destinations (the bulk prediction refresh), keyed by destinationKey. Every
- * destination asked for is in the map, with empty levels when it has no history. The code and
- * prefix levels and the operator delays are read now; the country level from `countries`.
+ * destination asked for is in the map, with empty levels when it has no history. The country level
+ * comes from `countries`; the code and prefix levels and the operator delays from `areas` (read now
+ * by default).
  */
 export async function loadTransitStatisticsFor(
   pool: Pool,
   destinations: readonly Destination[],
   today: string,
   countries: CountryStatisticsSource = (list, day) => loadCountryStatistics(pool, list, day),
+  areas: AreaStatisticsSource = (request, day) => loadAreaLevels(pool, request, day),
 ): Promise<Map<string, TransitStatistics>> {
   const targets = destinations.map((d) => {
     const country = d.countryCode.toUpperCase();
@@ -333,28 +427,19 @@ export async function loadTransitStatisticsFor(
     return { key: destinationKey(d), country, code, prefix: postalPrefixOf(code, country) };
   });
   const countryList = [...new Set(targets.map((t) => t.country))];
-  const [byCountry, { rows }] = await Promise.all([
+  const [byCountry, area] = await Promise.all([
     countries(countryList, today),
-    pool.query<{
-      histograms: HistogramRow[];
-      summaries: SummaryRow[];
-      delays: Array<{ country_code: string; postal_prefix: string | null; delay_days: number; until: string | null }>;
-    }>({
-      name: 'transit-statistics-area',
-      text: AREA_SQL,
-      values: [targets.map((t) => t.country), targets.map((t) => t.code), targets.map((t) => t.prefix), today],
-    }),
+    areas({ codes: targets, prefixes: targets, countries: countryList }, today),
   ]);
-  const levels = levelsOf(rows[0]);
   const result = new Map<string, TransitStatistics>();
   for (const t of targets) {
-    const operatorDelays: OperatorDelay[] = rows[0].delays
+    const operatorDelays: OperatorDelay[] = area.delays
       .filter((d) => d.country_code === t.country && (d.postal_prefix === null || d.postal_prefix === t.prefix))
       .map((d) => ({ postalPrefix: d.postal_prefix, delayDays: d.delay_days, until: d.until }));
     const country = byCountry.get(t.country)!;
     result.set(t.key, {
-      postalCode: levels.get(`code ${t.country} ${t.code}`) ?? emptyLevel(),
-      postalPrefix: levels.get(`prefix ${t.country} ${t.prefix}`) ?? emptyLevel(),
+      postalCode: area.levels.get(`code ${t.country} ${t.code}`) ?? emptyLevel(),
+      postalPrefix: area.levels.get(`prefix ${t.country} ${t.prefix}`) ?? emptyLevel(),
       country: country.country,
       operatorDelays,
       areaMoments: country.areaMoments,
