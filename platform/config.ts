@@ -104,6 +104,8 @@ const envSchema = z.object({
   WORKER_NONSTICKY_POLL_RATIO: z.coerce.number().gt(0).max(1).default(0.2),
   /** How long a workflow task waits on this worker's sticky queue before any worker may take it with the full history. */
   WORKER_STICKY_QUEUE_TIMEOUT: duration.default(10_000),
+  /** Threads that run workflow code (the SDK's workflowThreadPoolSize): replays after a restart or a cache miss run there. */
+  WORKER_WORKFLOW_THREADS: z.coerce.number().int().min(1).max(16).default(1),
   /** Postgres connections each worker process may hold. */
   WORKER_DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(20),
   /** Postgres connections each API process may hold. */

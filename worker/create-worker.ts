@@ -60,6 +60,7 @@ export function workerTuning(config: Config) {
     activityTaskPollerBehavior: { type: 'simple-maximum', maximum: config.WORKER_ACTIVITY_TASK_POLLERS },
     nonStickyToStickyPollRatio: config.WORKER_NONSTICKY_POLL_RATIO,
     stickyQueueScheduleToStartTimeout: config.WORKER_STICKY_QUEUE_TIMEOUT,
+    workflowThreadPoolSize: config.WORKER_WORKFLOW_THREADS,
   } satisfies Partial<WorkerOptions>;
 }
 

@@ -16,6 +16,7 @@ describe('worker and pool tuning', () => {
       WORKER_ACTIVITY_TASK_POLLERS: 10,
       WORKER_NONSTICKY_POLL_RATIO: 0.2,
       WORKER_STICKY_QUEUE_TIMEOUT: 10_000,
+      WORKER_WORKFLOW_THREADS: 1,
       WORKER_DATABASE_POOL_MAX: 20,
       DATABASE_POOL_MAX: 10,
     });
@@ -31,6 +32,7 @@ describe('worker and pool tuning', () => {
       WORKER_ACTIVITY_TASK_POLLERS: '3',
       WORKER_NONSTICKY_POLL_RATIO: '0.5',
       WORKER_STICKY_QUEUE_TIMEOUT: '2s',
+      WORKER_WORKFLOW_THREADS: '2',
       WORKER_DATABASE_POOL_MAX: '30',
       DATABASE_POOL_MAX: '15',
     });
@@ -45,6 +47,7 @@ describe('worker and pool tuning', () => {
       activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 3 },
       nonStickyToStickyPollRatio: 0.5,
       stickyQueueScheduleToStartTimeout: 2000,
+      workflowThreadPoolSize: 2,
     });
   });
 
@@ -65,6 +68,7 @@ describe('worker and pool tuning', () => {
     ['WORKER_NONSTICKY_POLL_RATIO', '0'],
     ['WORKER_NONSTICKY_POLL_RATIO', '1.5'],
     ['WORKER_STICKY_QUEUE_TIMEOUT', '10'],
+    ['WORKER_WORKFLOW_THREADS', '0'],
     ['WORKER_DATABASE_POOL_MAX', '0'],
     ['DATABASE_POOL_MAX', '0'],
     ['DATABASE_POOL_MAX', 'ten'],
