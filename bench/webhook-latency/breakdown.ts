@@ -16,6 +16,7 @@ export const POINTS = [
   ['stored', 'API: carrier event stored (carrier_events.received_at)'],
   ['signalled', 'signal recorded in the workflow history'],
   ['answered', 'API 202 received by the sender'],
+  ['stickyTimedOut', "workflow task timed out on the old worker's sticky queue (schedule-to-start)"],
   ['wft1Started', 'workflow task started (worker took the signal)'],
   ['projectionScheduled', 'workflow task completed, writeProjection scheduled'],
   ['projectionStarted', 'writeProjection started'],
@@ -73,6 +74,12 @@ export async function historyEventsPerSignal(temporal: Client, workflowId: strin
   return signals ? Math.round(((events.length - from) / signals) * 10) / 10 : NaN;
 }
 
+/** History events before the first carrier-event signal: what a cold worker replays before it handles it. */
+export async function historyEventsBeforeFirstSignal(temporal: Client, workflowId: string): Promise<number> {
+  const events = (await temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  return events.findIndex((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'carrierEvent');
+}
+
 /** The history's points for the first carrier-event signal of one dispatch workflow. */
 export async function historyPoints(temporal: Client, dispatchId: string, sentAt: number): Promise<Timeline> {
   const events = (await temporal.workflow.getHandle(dispatchId).fetchHistory()).events ?? [];
@@ -92,6 +99,7 @@ export async function historyPoints(temporal: Client, dispatchId: string, sentAt
     projectionDone && after.find((e) => e.workflowTaskStartedEventAttributes && toNumber(e.eventId) > toNumber(projectionDone.eventId));
   return {
     signalled: at(after[0]),
+    stickyTimedOut: at(after.find((e) => e.workflowTaskTimedOutEventAttributes)),
     wft1Started: at(after.find((e) => e.workflowTaskStartedEventAttributes)),
     projectionScheduled: at(projection),
     projectionStarted: at(startedOf(projection)),

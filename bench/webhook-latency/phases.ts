@@ -108,6 +108,9 @@ export const MINIMAL_VARIANTS: Record<string, Shape> = {
   'minimal + both, the first activity local': { searchAttributes: true, firstActivity: true, local: true },
 };
 
+/** The design's own empty shape: the reference of the deliveries-per-second goal (issue 15). */
+export const EMPTY_SHAPE = 'minimal + both, the first activity local';
+
 /**
  * Alternating rounds (ours, minimal, then minimal, ours, …) of a closed loop with `inflight`
  * events between send and arrival, then one run of each of MINIMAL_VARIANTS when asked. Ours:
@@ -135,14 +138,20 @@ export async function throughputRounds(
     return true;
   };
   const plan: Array<{ round: number; kind: string; send: () => Promise<boolean> }> = [];
+  // Each round: ours, the minimal workflow and the design's empty shape (its goal's reference), in
+  // alternating order; the other variants once after the rounds.
   for (let round = 1; round <= options.rounds; round++) {
-    const pair = [
+    const trio = [
       { round, kind: 'ours', send: ours },
       { round, kind: 'minimal', send: minimal({}) },
+      { round, kind: EMPTY_SHAPE, send: minimal(MINIMAL_VARIANTS[EMPTY_SHAPE]) },
     ];
-    plan.push(...(round % 2 ? pair : pair.reverse()));
+    plan.push(...(round % 2 ? trio : trio.reverse()));
   }
-  if (options.variants) for (const [kind, shape] of Object.entries(MINIMAL_VARIANTS)) plan.push({ round: 0, kind, send: minimal(shape) });
+  if (options.variants) {
+    for (const [kind, shape] of Object.entries(MINIMAL_VARIANTS))
+      if (kind !== EMPTY_SHAPE) plan.push({ round: 0, kind, send: minimal(shape) });
+  }
 
   const runs: ThroughputRun[] = [];
   for (const { round, kind, send } of plan) {

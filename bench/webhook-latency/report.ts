@@ -4,8 +4,9 @@
 // it keeps every round and the per-second arrivals).
 import { median } from '../status-read/report.js';
 import type { BreakdownRow } from './breakdown.js';
-import type { LatencySummary, ThroughputRun } from './phases.js';
+import { EMPTY_SHAPE, type LatencySummary, type ThroughputRun } from './phases.js';
 
+type BreakdownPhase = { rows: BreakdownRow[]; historySample: number; databaseOnly: number };
 type Cpu = { cores: Record<string, number>; machineBusyPercent: number };
 
 export interface Result {
@@ -16,9 +17,21 @@ export interface Result {
   latencyCpu: Cpu;
   /** The same measure at a light rate (no queueing): what one event costs. */
   light: { summary: LatencySummary; cpu: Cpu };
-  breakdown: Record<'light' | 'steady', { rows: BreakdownRow[]; historySample: number; databaseOnly: number }>;
+  breakdown: Record<'light' | 'steady', BreakdownPhase> & { cold?: BreakdownPhase };
   throughput: ThroughputRun[];
   cold?: { summary: LatencySummary; cpu: Cpu };
+  /**
+   * Cold at a steady rate: dispatches registered, then the worker restarted (none in its cache), at
+   * settings.coldRate/s right after the restart, then steps of rate on dispatches of their own.
+   */
+  coldSteady?: {
+    summary: LatencySummary;
+    cpu: Cpu;
+    steps: Array<{ rate: number; summary: LatencySummary; cpu: Cpu }>;
+    restart: { stopMs: number; readyMs: number };
+    /** History events before the first carrier event of a cold dispatch: what the new worker replays. */
+    replayedEvents: number;
+  };
   /** Workflow history events written per carrier event / signal. */
   historyEvents: Record<string, number>;
   checks: Record<string, string | number>;
@@ -27,7 +40,7 @@ export interface Result {
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 /** The processes shown beside each figure, in this order. */
-const PROCESSES = ['worker', 'api', 'dev server', 'postgres', 'minimal worker', 'receiver', 'driver'];
+const PROCESSES = ['worker', 'api', 'temporal', 'postgres', 'minimal worker', 'receiver', 'driver'];
 
 export function throughputSummary(runs: ThroughputRun[]) {
   const of = (kind: string) => {
@@ -44,13 +57,30 @@ export function throughputSummary(runs: ThroughputRun[]) {
   };
   const ours = of('ours');
   const minimal = of('minimal');
-  const paired = [...new Set(runs.filter((r) => r.round > 0).map((r) => r.round))].map((round) => {
-    const o = runs.find((r) => r.round === round && r.kind === 'ours')!;
-    const m = runs.find((r) => r.round === round && r.kind === 'minimal')!;
-    return o.perSecond / m.perSecond;
-  });
-  const variants = [...new Set(runs.filter((r) => r.round === 0).map((r) => r.kind))].map((kind) => ({ kind, ...of(kind) }));
-  return { ours, minimal, variants, ratio: round2(ours.perSecond / minimal.perSecond), pairedRatio: round2(median(paired)) };
+  const rounds = [...new Set(runs.filter((r) => r.round > 0).map((r) => r.round))];
+  const pairedTo = (kind: string) =>
+    rounds.flatMap((round) => {
+      const o = runs.find((r) => r.round === round && r.kind === 'ours');
+      const m = runs.find((r) => r.round === round && r.kind === kind);
+      return o && m ? [round2(o.perSecond / m.perSecond)] : [];
+    });
+  const paired = pairedTo('minimal');
+  const shapeRatios = pairedTo(EMPTY_SHAPE);
+  const shape = of(EMPTY_SHAPE);
+  const variants = [...new Set(runs.filter((r) => r.kind !== 'ours' && r.kind !== 'minimal').map((r) => r.kind))].map((kind) => ({
+    kind,
+    ...of(kind),
+  }));
+  return {
+    ours,
+    minimal,
+    shape,
+    variants,
+    ratio: round2(ours.perSecond / minimal.perSecond),
+    pairedRatio: round2(median(paired)),
+    shapeRatio: round2(ours.perSecond / shape.perSecond),
+    shapeRatios,
+  };
 }
 
 const cpuCells = (cores: Record<string, number>) => PROCESSES.map((p) => cores[p] ?? 0).join(' | ');
@@ -99,6 +129,9 @@ export function toMarkdown(result: Result): string {
     `**Ours / minimal = ${tp.ratio}×** (median of per-round ratios ${tp.pairedRatio}×); the goal is ≥ ${goals.ratio}×, which this run ` +
       `${meets(tp.ratio >= goals.ratio)}.`,
     '',
+    `**Ours / the design's empty shape (${EMPTY_SHAPE}, in every round) = ${tp.shapeRatio}×** (median ${tp.shape.perSecond}/s; ` +
+      `per-round ratios ${tp.shapeRatios.join(', ')}); issue 15's goal is ≥ 0.9×, which this run ${meets(tp.shapeRatio >= 0.9)}.`,
+    '',
     'CPU milliseconds per delivery:',
     '',
     `| workflow | ${PROCESSES.join(' | ')} |`,
@@ -115,11 +148,11 @@ export function toMarkdown(result: Result): string {
           "What the dispatch workflow's shape costs: the minimal workflow with its pieces added, one run each after the rounds " +
             '(CPU ms per delivery).',
           '',
-          '| workflow | deliveries/s | dev server ms | minimal worker ms | machine busy % |',
+          '| workflow | deliveries/s | Temporal ms | minimal worker ms | machine busy % |',
           '| --- | ---: | ---: | ---: | ---: |',
           ...[{ kind: 'minimal', ...tp.minimal }, ...tp.variants, { kind: 'ours', ...tp.ours }].map(
             (v) =>
-              `| ${v.kind} | ${v.perSecond} | ${v.cpuMsPerDelivery['dev server']} | ` +
+              `| ${v.kind} | ${v.perSecond} | ${v.cpuMsPerDelivery.temporal} | ` +
               `${v.kind === 'ours' ? `${v.cpuMsPerDelivery.worker} (worker)` : v.cpuMsPerDelivery['minimal worker']} | ${v.machineBusyPercent} |`,
           ),
           '',
@@ -140,12 +173,56 @@ export function toMarkdown(result: Result): string {
     '',
     `| point | ${settings.lightRate}/s median ms | ${settings.lightRate}/s step | ${settings.rate}/s median ms | ${settings.rate}/s p99 ms | ${settings.rate}/s step |`,
     '| --- | ---: | ---: | ---: | ---: | ---: |',
-    ...result.breakdown.steady.rows.map((row, i) => {
-      const l = result.breakdown.light.rows[i];
-      return `| ${row.label} | ${l.medianMs} | ${l.stepMedianMs} | ${row.medianMs} | ${row.p99Ms} | ${row.stepMedianMs} |`;
+    ...result.breakdown.steady.rows.map((row) => {
+      const l = result.breakdown.light.rows.find((r) => r.point === row.point);
+      return `| ${row.label} | ${l?.medianMs ?? '–'} | ${l?.stepMedianMs ?? '–'} | ${row.medianMs} | ${row.p99Ms} | ${row.stepMedianMs} |`;
     }),
     '',
   ];
+  if (result.coldSteady) {
+    const cs = result.coldSteady;
+    const c = cs.summary;
+    const coldOk = c.p50Ms <= goals.p50Ms && c.p99Ms <= goals.p99Ms;
+    const sustained = cs.steps.filter((s) => s.summary.arrived === s.summary.events && s.summary.p99Ms <= goals.p99Ms).at(-1);
+    const row = (name: string, x: LatencySummary, cpu: Cpu) =>
+      `| ${name} | ${x.events} | ${x.arrived} | ${x.p50Ms} | ${x.p90Ms} | ${x.p99Ms} | ${x.maxMs} | ${x.acceptP50Ms} / ${x.acceptP99Ms} | ` +
+      `${cpu.cores.worker ?? 0} | ${cpu.cores.temporal ?? 0} | ${cpu.machineBusyPercent} |`;
+    lines.push(
+      '## Warm and cold side by side',
+      '',
+      `Cold: ${c.events + Number(settings.coldRate) * Number(settings.coldWarmupSeconds)} dispatches registered while one worker ran, that worker ` +
+        `stopped with SIGTERM (graceful, ${cs.restart.stopMs} ms) and a new one started (polling ${cs.restart.readyMs} ms later), then one ` +
+        `\`in_transit\` each at ${settings.coldRate}/s: no workflow is in the new worker's cache, each signal replays its history first ` +
+        `(${cs.replayedEvents} events before the first carrier event). Then steps of rate, ${settings.coldStepSeconds} s each, on ` +
+        `dispatches of their own (also never in this worker's cache).`,
+      '',
+      '| phase | events | arrived | p50 ms | p90 ms | p99 ms | max ms | POST → 202 p50 / p99 ms | worker cores | Temporal cores | machine busy % |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      row(`warm, ${settings.rate}/s`, latency, result.latencyCpu),
+      row(`cold, ${settings.coldRate}/s after the restart`, c, cs.cpu),
+      ...cs.steps.map((s) => row(`cold, ${s.rate}/s`, s.summary, s.cpu)),
+      '',
+      `Cold goal p50 ≤ ${goals.p50Ms} ms and p99 ≤ ${goals.p99Ms} ms at ${settings.coldRate}/s: this run ${meets(coldOk)} it. ` +
+        (sustained
+          ? `Highest step with every event arrived and p99 ≤ ${goals.p99Ms} ms: **${sustained.rate}/s**.`
+          : `No step held p99 ≤ ${goals.p99Ms} ms.`),
+      '',
+    );
+    if (result.breakdown.cold) {
+      lines.push(
+        `Where the time goes, cold at ${settings.coldRate}/s (${result.breakdown.cold.historySample} evenly spaced events; the sticky ` +
+          "row counts the events whose workflow task first waited on the stopped worker's sticky queue):",
+        '',
+        `| point | events | warm ${settings.rate}/s median ms | cold median ms | cold p99 ms | cold step |`,
+        '| --- | ---: | ---: | ---: | ---: | ---: |',
+        ...result.breakdown.cold.rows.map((row) => {
+          const warm = result.breakdown.steady.rows.find((r) => r.point === row.point);
+          return `| ${row.label} | ${row.events} | ${warm?.medianMs ?? '–'} | ${row.medianMs} | ${row.p99Ms} | ${row.stepMedianMs} |`;
+        }),
+        '',
+      );
+    }
+  }
   if (result.cold) {
     const c = result.cold.summary;
     lines.push(

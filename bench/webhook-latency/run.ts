@@ -17,10 +17,11 @@ import { createPool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { freePort, startPostgres } from '../../platform/postgres.js';
 import { resolveTemporalCli } from '../../platform/temporal-cli.js';
+import { startTemporalCluster, TEMPORAL_SERVER_VERSION } from '../../platform/temporal-server.js';
 import { startDevServer } from '../../temporal/dev-server.js';
 import { firstJsonLine, postgresCpuSeconds, processCpuSeconds, REPO_ROOT, startScript, stopChild } from '../status-read/processes.js';
 import { median } from '../status-read/report.js';
-import { databasePoints, historyEventsPerSignal, historyPoints, summariseBreakdown } from './breakdown.js';
+import { databasePoints, historyEventsBeforeFirstSignal, historyEventsPerSignal, historyPoints, summariseBreakdown } from './breakdown.js';
 import { ArrivalStream, inParallel, type CpuCounter } from './load.js';
 import { latencyPhase, throughputRounds, THROUGHPUT_STATUSES, type Target } from './phases.js';
 import { toMarkdown, type Result } from './report.js';
@@ -40,8 +41,14 @@ const settings = {
   throughputDispatches: env('BENCH_THROUGHPUT_DISPATCHES', 800),
   historySample: env('BENCH_HISTORY_SAMPLE', 100),
   coldEvents: env('BENCH_COLD_EVENTS', 100),
+  coldRate: env('BENCH_COLD_RATE', 50),
+  coldSeconds: env('BENCH_COLD_S', 20),
+  coldWarmupSeconds: env('BENCH_COLD_WARMUP_S', 0),
+  coldSteps: (process.env.BENCH_COLD_STEPS ?? '25,50,75,100').split(',').filter(Boolean).map(Number).join(','),
+  coldStepSeconds: env('BENCH_COLD_STEP_S', 10),
   minimalBodyBytes: env('BENCH_MINIMAL_BODY_BYTES', 700),
   temporalDb: process.env.BENCH_TEMPORAL_DB === 'memory' ? ('memory' as const) : ('sqlite-file' as const),
+  temporal: process.env.BENCH_TEMPORAL === 'production' ? ('production' as const) : ('dev server' as const),
 };
 const GOALS = { p50Ms: 200, p99Ms: 1000, ratio: 0.8 };
 const TASK_QUEUE = 'bench-card-delivery';
@@ -60,11 +67,33 @@ const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
 const work = mkdtempSync(path.join(os.tmpdir(), 'cds-bench-webhook-'));
 chmodSync(work, 0o755); // the embedded cluster runs as an unprivileged user when we are root
 const [pg, cliPath] = await Promise.all([startPostgres({ dataDir: path.join(work, 'pg'), persistent: false }), resolveTemporalCli()]);
-const devServer = await startDevServer({
-  cliPath,
-  port: await freePort(),
-  dbFilename: settings.temporalDb === 'sqlite-file' ? path.join(work, 'temporal.sqlite') : undefined,
-});
+// BENCH_TEMPORAL=production: the production server (platform/temporal-server.ts), two members on the
+// benchmark's Postgres, instead of the CLI's dev server.
+const temporalServer = await (async () => {
+  if (settings.temporal === 'production') {
+    const url = new URL(pg.url);
+    const postgres = { host: url.hostname, port: Number(url.port), user: url.username, password: decodeURIComponent(url.password) };
+    const cluster = await startTemporalCluster({ postgres, members: 2, dataDir: path.join(work, 'temporal') });
+    return {
+      address: cluster.address,
+      pids: () => cluster.members.map((m) => m.pid),
+      stop: () => cluster.stop(),
+      describe: `Temporal server ${TEMPORAL_SERVER_VERSION} (platform/temporal-server.ts), 2 members on the same embedded Postgres`,
+    };
+  }
+  const devServer = await startDevServer({
+    cliPath,
+    port: await freePort(),
+    dbFilename: settings.temporalDb === 'sqlite-file' ? path.join(work, 'temporal.sqlite') : undefined,
+  });
+  return {
+    address: devServer.address,
+    pids: () => [devServer.child.pid!],
+    stop: () => devServer.stop(),
+    describe: `${execFileSync(cliPath, ['--version'], { encoding: 'utf8' }).trim()}, dev server, ${settings.temporalDb === 'memory' ? 'in-memory' : 'SQLite file (WAL, synchronous=off)'}`,
+  };
+})();
+const devServer = temporalServer;
 const pool = createPool(pg.url, { max: 4, applicationName: 'bench-driver' });
 let stopping = false;
 pool.on('error', (error) => stopping || log(`idle Postgres client failed: ${error.message}`));
@@ -86,17 +115,19 @@ try {
   if (!endpoint.ok) throw new Error(`could not add the webhook endpoint: ${endpoint.reason}`);
   writeFileSync(secretFile, endpoint.secret);
 
-  const worker = startScript(
-    '../webhook-latency/worker-process.ts',
-    {
-      DATABASE_URL: pg.url,
-      TEMPORAL_ADDRESS: devServer.address,
-      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      BENCH_LOG_FILE: logFile('worker'),
-    },
-    profileFlags('worker'),
-  );
+  const startWorker = (generation: number) =>
+    startScript(
+      '../webhook-latency/worker-process.ts',
+      {
+        DATABASE_URL: pg.url,
+        TEMPORAL_ADDRESS: devServer.address,
+        TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        BENCH_LOG_FILE: logFile('worker'),
+      },
+      profileFlags(generation ? `worker-${generation}` : 'worker'),
+    );
+  let worker = startWorker(0);
   const minimal = startScript(
     '../webhook-latency/minimal-worker.ts',
     {
@@ -125,13 +156,15 @@ try {
     firstJsonLine(minimal, 'minimal worker'),
   ]);
   const apiUrl = `http://127.0.0.1:${port}`;
-  log(`ready after ${elapsed()}: API ${apiUrl}, receiver ${receiverUrl}, Temporal ${devServer.address} (${settings.temporalDb})`);
+  log(
+    `ready after ${elapsed()}: API ${apiUrl}, receiver ${receiverUrl}, Temporal ${devServer.address} (${settings.temporal === 'production' ? 'production, 2 members' : settings.temporalDb})`,
+  );
 
   const postmasterPid = pg.source === 'embedded' ? Number(readFileSync(path.join(work, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]) : 0;
   const counters: Record<string, CpuCounter> = {
     worker: () => processCpuSeconds(worker.pid!),
     api: () => processCpuSeconds(api.pid!),
-    'dev server': () => processCpuSeconds(devServer.child.pid!),
+    temporal: () => temporalServer.pids().reduce((sum, pid) => sum + processCpuSeconds(pid), 0),
     postgres: () => (postmasterPid ? postgresCpuSeconds(postmasterPid) : 0),
     receiver: () => processCpuSeconds(receiver.pid!),
     'minimal worker': () => processCpuSeconds(minimal.pid!),
@@ -180,11 +213,53 @@ try {
     );
     return { rows: summariseBreakdown(timelines), historySample: timelines.length, databaseOnly: dbPoints.size };
   };
-  const breakdown = { light: await explain(light), steady: await explain(latency) };
+  const breakdown: Result['breakdown'] = { light: await explain(light), steady: await explain(latency) };
+
+  // 3. Cold: dispatches registered while one worker ran, then that worker stopped (SIGTERM, graceful)
+  //    and a new one started: none of them is in the new worker's cache, each signal replays its
+  //    history first. One phase at the goal's rate right after the restart, then steps of rate, each
+  //    on dispatches of its own, to find the rate the cold case sustains.
+  let coldSteady: Result['coldSteady'];
+  if (settings.coldRate > 0) {
+    const coldIds = Array.from({ length: settings.coldRate * (settings.coldWarmupSeconds + settings.coldSeconds) }, () => randomUUID());
+    const stepRates = settings.coldSteps ? settings.coldSteps.split(',').map(Number) : [];
+    const stepIds = stepRates.map((rate) => Array.from({ length: rate * settings.coldStepSeconds }, () => randomUUID()));
+    const coldRegistrations = await inParallel([...coldIds, ...stepIds.flat()], 16, register);
+    log(`registered ${coldIds.length + stepIds.flat().length} dispatches for the cold phases (${coldRegistrations}/s) after ${elapsed()}`);
+    const stopStarted = performance.now();
+    await stopChild(worker);
+    const stopMs = Math.round(performance.now() - stopStarted);
+    worker = startWorker(1);
+    children.push(worker);
+    await firstJsonLine(worker, 'restarted worker');
+    const readyMs = Math.round(performance.now() - stopStarted - stopMs);
+    log(`worker restarted (stop ${stopMs} ms, new worker polling after ${readyMs} ms) after ${elapsed()}`);
+    const phase = await latencyPhase(target, coldIds, {
+      rate: settings.coldRate,
+      warmup: settings.coldRate * settings.coldWarmupSeconds,
+      status: 'in_transit',
+    });
+    log(`cold at ${settings.coldRate}/s: p50 ${phase.summary.p50Ms} ms, p99 ${phase.summary.p99Ms} ms after ${elapsed()}`);
+    const steps: NonNullable<Result['coldSteady']>['steps'] = [];
+    for (const [i, rate] of stepRates.entries()) {
+      const step = await latencyPhase(target, stepIds[i], { rate, warmup: 0, status: 'in_transit' });
+      steps.push({ rate, summary: step.summary, cpu: step.cpu });
+      log(`cold step ${rate}/s: p50 ${step.summary.p50Ms} ms, p99 ${step.summary.p99Ms} ms after ${elapsed()}`);
+    }
+    breakdown.cold = await explain(phase);
+    coldSteady = {
+      summary: phase.summary,
+      cpu: phase.cpu,
+      steps,
+      restart: { stopMs, readyMs },
+      replayedEvents: await historyEventsBeforeFirstSignal(temporal, coldIds[0]),
+    };
+  }
   const bodyBytes = median([...arrivals.first.values()].map((a) => a.bytes));
 
   // 3. Throughput, ours beside the minimal workflow, on fresh dispatches (again fewer than the cache).
-  const throughputIds = Array.from({ length: settings.throughputDispatches }, () => randomUUID());
+  const throughputWanted = settings.throughputRounds > 0 || settings.variants > 0;
+  const throughputIds = Array.from({ length: throughputWanted ? settings.throughputDispatches : 0 }, () => randomUUID());
   await inParallel(throughputIds, 16, register);
   const minimalIds = throughputIds.map((_, i) => `bench-minimal-${i}`);
   await inParallel(minimalIds, 16, async (workflowId) => {
@@ -204,8 +279,12 @@ try {
   const cold = coldIds.length ? await latencyPhase(target, coldIds, { rate: 10, warmup: 0, status: 'out_for_delivery' }) : undefined;
   const historyEvents = {
     'ours (first carrier event of a latency dispatch)': await historyEventsPerSignal(temporal, latencyIds.at(-1)!),
-    'ours (a throughput dispatch, per carrier event)': await historyEventsPerSignal(temporal, throughputIds[0]),
-    "minimal (per signal, the variants' signals included)": await historyEventsPerSignal(temporal, minimalIds[0]),
+    ...(throughputWanted
+      ? {
+          'ours (a throughput dispatch, per carrier event)': await historyEventsPerSignal(temporal, throughputIds[0]),
+          "minimal (per signal, the variants' signals included)": await historyEventsPerSignal(temporal, minimalIds[0]),
+        }
+      : {}),
   };
   log(`cold: p50 ${cold?.summary.p50Ms} ms, p99 ${cold?.summary.p99Ms} ms after ${elapsed()}`);
 
@@ -227,6 +306,7 @@ try {
     breakdown,
     throughput,
     cold: cold && { summary: cold.summary, cpu: cold.cpu },
+    coldSteady,
     historyEvents,
     checks: {
       'delivery attempts recorded': attempts.total,
@@ -245,17 +325,23 @@ try {
       cpu: `${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}`,
       'load average (1 min) at start / end': `${loadAtStart} / ${os.loadavg()[0].toFixed(2)}`,
       postgres: `${pgVersion.server_version} (${pg.source === 'embedded' ? 'embedded, fsync off' : 'DATABASE_URL'})`,
-      temporal: `${execFileSync(cliPath, ['--version'], { encoding: 'utf8' }).trim()}, dev server, ${settings.temporalDb === 'memory' ? 'in-memory' : 'SQLite file (WAL, synchronous=off)'}`,
+      temporal: temporalServer.describe,
       'API and worker logging': 'pino at info to files in os.tmpdir() (the worker also logs the SDK and workflow lines at INFO)',
       'run wall time': elapsed(),
     },
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const markdown = toMarkdown(result);
-  // A run on the in-memory dev server is a different set-up: it gets its own files beside the default's.
-  const name = settings.temporalDb === 'memory' ? `${result.date}-memory` : result.date;
-  writeFileSync(path.join(RESULTS_DIR, `${name}.md`), markdown);
+  // A run on the in-memory dev server or the production server is a different set-up: its own files beside the default's.
+  const name =
+    settings.temporal === 'production'
+      ? `${result.date}-production`
+      : settings.temporalDb === 'memory'
+        ? `${result.date}-memory`
+        : result.date;
+  // The JSON first: a report that fails to render loses no figure.
   writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  const markdown = toMarkdown(result);
+  writeFileSync(path.join(RESULTS_DIR, `${name}.md`), markdown);
   process.stdout.write(`${markdown}\n`);
   log(`written ${path.relative(REPO_ROOT, RESULTS_DIR)}/${name}.md and .json after ${elapsed()}`);
   if (attempts.failed > 0 || arrivals.unverified > 0 || latency.summary.arrived < latency.summary.events) process.exitCode = 1;
