@@ -31,6 +31,8 @@ export interface Result {
     restart: { stopMs: number; readyMs: number };
     /** History events before the first carrier event of a cold dispatch: what the new worker replays. */
     replayedEvents: number;
+    /** The restarted worker's resident memory after the cold phases (it loaded `workflowsLoaded`, its cache keeps at most WORKER_MAX_CACHED_WORKFLOWS). */
+    workerMemory: { rssMiB: number; peakMiB: number; workflowsLoaded: number };
   };
   /** Workflow history events written per carrier event / signal. */
   historyEvents: Record<string, number>;
@@ -205,7 +207,9 @@ export function toMarkdown(result: Result): string {
       `Cold goal p50 ≤ ${goals.p50Ms} ms and p99 ≤ ${goals.p99Ms} ms at ${settings.coldRate}/s: this run ${meets(coldOk)} it. ` +
         (sustained
           ? `Highest step with every event arrived and p99 ≤ ${goals.p99Ms} ms: **${sustained.rate}/s**.`
-          : `No step held p99 ≤ ${goals.p99Ms} ms.`),
+          : `No step held p99 ≤ ${goals.p99Ms} ms.`) +
+        ` The restarted worker after the cold phases (${cs.workerMemory.workflowsLoaded} workflows loaded, the cache keeps at most ` +
+        `${settings.workerCache}): resident ${cs.workerMemory.rssMiB} MiB, peak ${cs.workerMemory.peakMiB} MiB.`,
       '',
     );
     if (result.breakdown.cold) {

@@ -17,6 +17,7 @@ import { createPool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { freePort, startPostgres } from '../../platform/postgres.js';
 import { resolveTemporalCli } from '../../platform/temporal-cli.js';
+import { loadConfig } from '../../platform/config.js';
 import { startTemporalCluster, TEMPORAL_SERVER_VERSION } from '../../platform/temporal-server.js';
 import { startDevServer } from '../../temporal/dev-server.js';
 import { firstJsonLine, postgresCpuSeconds, processCpuSeconds, REPO_ROOT, startScript, stopChild } from '../status-read/processes.js';
@@ -46,6 +47,8 @@ const settings = {
   coldWarmupSeconds: env('BENCH_COLD_WARMUP_S', 0),
   coldSteps: (process.env.BENCH_COLD_STEPS ?? '25,50,75,100').split(',').filter(Boolean).map(Number).join(','),
   coldStepSeconds: env('BENCH_COLD_STEP_S', 10),
+  /** The worker's cache as its configuration reads it (WORKER_MAX_CACHED_WORKFLOWS, passed through). */
+  workerCache: loadConfig().WORKER_MAX_CACHED_WORKFLOWS,
   minimalBodyBytes: env('BENCH_MINIMAL_BODY_BYTES', 700),
   temporalDb: process.env.BENCH_TEMPORAL_DB === 'memory' ? ('memory' as const) : ('sqlite-file' as const),
   temporal: process.env.BENCH_TEMPORAL === 'production' ? ('production' as const) : ('dev server' as const),
@@ -246,6 +249,7 @@ try {
       steps.push({ rate, summary: step.summary, cpu: step.cpu });
       log(`cold step ${rate}/s: p50 ${step.summary.p50Ms} ms, p99 ${step.summary.p99Ms} ms after ${elapsed()}`);
     }
+    const workerMemory = { rssMiB: statusMiB(worker.pid!, 'VmRSS'), peakMiB: statusMiB(worker.pid!, 'VmHWM') };
     breakdown.cold = await explain(phase);
     coldSteady = {
       summary: phase.summary,
@@ -253,6 +257,7 @@ try {
       steps,
       restart: { stopMs, readyMs },
       replayedEvents: await historyEventsBeforeFirstSignal(temporal, coldIds[0]),
+      workerMemory: { ...workerMemory, workflowsLoaded: coldIds.length + stepIds.flat().length },
     };
   }
   const bodyBytes = median([...arrivals.first.values()].map((a) => a.bytes));
@@ -358,6 +363,16 @@ try {
 function lineCount(file: string): number {
   try {
     return readFileSync(file, 'utf8').split('\n').length - 1;
+  } catch {
+    return 0;
+  }
+}
+
+/** A /proc/<pid>/status memory field in MiB (0 when the process is gone). */
+function statusMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const kib = Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    return Math.round(kib / 1024);
   } catch {
     return 0;
   }
