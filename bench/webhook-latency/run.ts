@@ -51,6 +51,7 @@ const settings = {
   workerCache: loadConfig().WORKER_MAX_CACHED_WORKFLOWS,
   minimalBodyBytes: env('BENCH_MINIMAL_BODY_BYTES', 700),
   temporalDb: process.env.BENCH_TEMPORAL_DB === 'memory' ? ('memory' as const) : ('sqlite-file' as const),
+  noVmTimeout: process.env.BENCH_NO_VM_TIMEOUT === '1' ? 1 : 0,
   temporal: process.env.BENCH_TEMPORAL === 'production' ? ('production' as const) : ('dev server' as const),
 };
 const GOALS = { p50Ms: 200, p99Ms: 1000, ratio: 0.8 };
@@ -59,7 +60,11 @@ const MINIMAL_TASK_QUEUE = 'bench-minimal';
 /** BENCH_PROFILE_DIR=dir: the two workers write V8 CPU profiles there (open in Chrome DevTools). */
 function profileFlags(name: string): string[] {
   const dir = process.env.BENCH_PROFILE_DIR;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(dir, name)}`] : [];
+  return [
+    ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(dir, name)}`] : []),
+    // BENCH_NO_VM_TIMEOUT=1: an experiment (see no-vm-timeout.ts), both workers alike.
+    ...(process.env.BENCH_NO_VM_TIMEOUT === '1' ? ['--import', path.join(REPO_ROOT, 'bench/webhook-latency/no-vm-timeout.ts')] : []),
+  ];
 }
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench/webhook-latency/results');
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -337,8 +342,9 @@ try {
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
   // A run on the in-memory dev server or the production server is a different set-up: its own files beside the default's.
-  const name =
-    settings.temporal === 'production'
+  const name = settings.noVmTimeout
+    ? `${result.date}-no-vm-timeout`
+    : settings.temporal === 'production'
       ? `${result.date}-production`
       : settings.temporalDb === 'memory'
         ? `${result.date}-memory`
