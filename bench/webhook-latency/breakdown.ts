@@ -16,7 +16,7 @@ export const POINTS = [
   ['stored', 'API: carrier event stored (carrier_events.received_at)'],
   ['signalled', 'signal recorded in the workflow history'],
   ['answered', 'API 202 received by the sender'],
-  ['stickyTimedOut', "workflow task timed out on the old worker's sticky queue (schedule-to-start)"],
+  ['stickyTimedOut', 'workflow task timed out (schedule-to-start, the sticky timeout) and scheduled again'],
   ['wft1Started', 'workflow task started (worker took the signal)'],
   ['projectionScheduled', 'workflow task completed, writeProjection scheduled'],
   ['projectionStarted', 'writeProjection started'],

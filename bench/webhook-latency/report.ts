@@ -3,7 +3,7 @@
 // where the time of one webhook goes, and the markdown committed under results/ (the JSON beside
 // it keeps every round and the per-second arrivals).
 import { median } from '../status-read/report.js';
-import type { BreakdownRow } from './breakdown.js';
+import { POINTS, type BreakdownRow } from './breakdown.js';
 import { EMPTY_SHAPE, type LatencySummary, type ThroughputRun } from './phases.js';
 
 type BreakdownPhase = { rows: BreakdownRow[]; historySample: number; databaseOnly: number };
@@ -85,6 +85,8 @@ export function throughputSummary(runs: ThroughputRun[]) {
   };
 }
 
+/** A row's label as this version words it (older JSON files keep the words of their run). */
+const labelOf = (row: BreakdownRow) => POINTS.find(([point]) => point === row.point)?.[1] ?? row.label;
 const cpuCells = (cores: Record<string, number>) => PROCESSES.map((p) => cores[p] ?? 0).join(' | ');
 const meets = (ok: boolean) => (ok ? 'meets' : '**is below**');
 
@@ -177,7 +179,7 @@ export function toMarkdown(result: Result): string {
     '| --- | ---: | ---: | ---: | ---: | ---: |',
     ...result.breakdown.steady.rows.map((row) => {
       const l = result.breakdown.light.rows.find((r) => r.point === row.point);
-      return `| ${row.label} | ${l?.medianMs ?? '–'} | ${l?.stepMedianMs ?? '–'} | ${row.medianMs} | ${row.p99Ms} | ${row.stepMedianMs} |`;
+      return `| ${labelOf(row)} | ${l?.medianMs ?? '–'} | ${l?.stepMedianMs ?? '–'} | ${row.medianMs} | ${row.p99Ms} | ${row.stepMedianMs} |`;
     }),
     '',
   ];
@@ -214,14 +216,15 @@ export function toMarkdown(result: Result): string {
     );
     if (result.breakdown.cold) {
       lines.push(
-        `Where the time goes, cold at ${settings.coldRate}/s (${result.breakdown.cold.historySample} evenly spaced events; the sticky ` +
-          "row counts the events whose workflow task first waited on the stopped worker's sticky queue):",
+        `Where the time goes, cold at ${settings.coldRate}/s (${result.breakdown.cold.historySample} evenly spaced events; the ` +
+          'timed-out row counts the events whose first workflow task waited longer than the sticky schedule-to-start timeout ' +
+          'of the worker that completed the previous one, and was scheduled again):',
         '',
         `| point | events | warm ${settings.rate}/s median ms | cold median ms | cold p99 ms | cold step |`,
         '| --- | ---: | ---: | ---: | ---: | ---: |',
         ...result.breakdown.cold.rows.map((row) => {
           const warm = result.breakdown.steady.rows.find((r) => r.point === row.point);
-          return `| ${row.label} | ${row.events} | ${warm?.medianMs ?? '–'} | ${row.medianMs} | ${row.p99Ms} | ${row.stepMedianMs} |`;
+          return `| ${labelOf(row)} | ${row.events} | ${warm?.medianMs ?? '–'} | ${row.medianMs} | ${row.p99Ms} | ${row.stepMedianMs} |`;
         }),
         '',
       );
