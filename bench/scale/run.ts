@@ -90,6 +90,12 @@ for (const kind of process.env.BENCH_REPORT_ONLY === '1' ? [] : enginesFromEnv()
         cpu: `${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}`,
         postgres: stack.postgresVersion,
         temporal: stack.engine.description,
+        // The worker inherits this process's environment: WORKER_* tuning set here applies to it.
+        'worker tuning (env)':
+          Object.entries(process.env)
+            .filter(([name]) => name.startsWith('WORKER_'))
+            .map(([name, value]) => `${name}=${value}`)
+            .join(', ') || 'defaults (workflow cache 2000)',
       },
     });
     for (const part of parts) {
