@@ -184,7 +184,8 @@ async function main(): Promise<void> {
   await migrate(databaseUrl, logger);
   const pool = createPool(databaseUrl, {
     applicationName: 'card-delivery',
-    max: 20,
+    // One process runs the worker and the API on one pool: the worker's size (docs/operations.md).
+    max: config.WORKER_DATABASE_POOL_MAX,
     onIdleError: (error) => {
       if (!stopping) logger.warn({ err: error }, 'idle database connection lost');
     },
