@@ -179,10 +179,21 @@ describe('the worker process metrics server', () => {
     try {
       const id = await register(key);
       await postEvent(key, id, 'in_transit');
-      const m = await scrapeUntil((e) => valueOf(e, 'cds_webhook_deliveries_pending', { age: 'under_1m' }) >= 1, 'a pending delivery');
-      const pending = await rowCount("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending'");
-      expect(valueOf(m, 'cds_webhook_deliveries_pending', { age: 'under_1m' })).toBe(pending);
-      for (const age of ['1m_to_1h', '1h_to_1d', 'over_1d']) expect(valueOf(m, 'cds_webhook_deliveries_pending', { age })).toBe(0);
+      // Ours is pending while the receiver holds its answer. Each scrape counts the rows at its own
+      // moment and other tests' deliveries settle on their own time (a retry turning undeliverable),
+      // so a scrape is compared with a count taken right after it until the two agree, with ours in both.
+      const ours = `SELECT count(*) AS n FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+                     WHERE e.dispatch_id = '${id}' AND d.state = 'pending'`;
+      await until(async () => (await rowCount(ours)) === 1, 'our delivery pending');
+      const agreed = await until(async () => {
+        const m = await metrics();
+        const pending = await rowCount("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending'");
+        return valueOf(m, 'cds_webhook_deliveries_pending', { age: 'under_1m' }) === pending && (await rowCount(ours)) === 1
+          ? m
+          : undefined;
+      }, 'the under_1m gauge to equal the pending rows, ours among them');
+      expect(valueOf(agreed, 'cds_webhook_deliveries_pending', { age: 'under_1m' })).toBeGreaterThanOrEqual(1);
+      for (const age of ['1m_to_1h', '1h_to_1d', 'over_1d']) expect(valueOf(agreed, 'cds_webhook_deliveries_pending', { age })).toBe(0);
     } finally {
       release();
       receiver.respond = () => 200;
