@@ -1,4 +1,4 @@
-// Starts one of the service's entry points (`tsx worker/main.ts`, `tsx api/main.ts`, …) as a real
+// Starts one of the service's entry points (`node --import tsx worker/main.ts`, `… api/main.ts`, …) as a real
 // process with exactly the environment given (plus PATH and HOME), and waits until it says it is ready.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../../platform/postgres.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 /** The ports an `npm start` under test listens on, all free when picked. */
 export interface LauncherPorts {
@@ -49,7 +48,9 @@ export interface Started {
 
 /** Starts `tsx <entry>` with exactly `env` (plus PATH/HOME) and waits for `ready` in its output. */
 export function startEntryPoint(entry: string, env: Record<string, string>, ready: string | RegExp): Promise<Started> {
-  const child = spawn(process.execPath, [TSX, entry], {
+  // `node --import tsx`, as the package.json scripts run them: the tsx CLI is a parent that relays
+  // signals and SIGKILLs its child (exit 130) when the child does not report one within 30 ms.
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
