@@ -97,14 +97,15 @@ describe('rate_limit across worker processes', () => {
     expect(received).toHaveLength(10);
     expect(received.map((r) => r.headers['x-service-delivery-attempt'])).toEqual(Array(10).fill('1'));
 
-    // The slots are 500 ms apart by the database's clock; the receiver's clock sees them with the
-    // jitter of two busy processes, hence the tolerance. No 1-second window holds more than 2.
-    const TOLERANCE_MS = 150;
+    // The slots are 500 ms apart by the database's clock; the receiver sees them with the jitter of
+    // two busy processes (on a loaded CI machine two arrivals came 286 ms apart), so the check is
+    // issue 17's: no one-second window holds more than the limit + 1, i.e. any four consecutive
+    // arrivals span a second or more; and the ten together took the nine slot intervals they need.
     const times = received.map((r) => r.receivedAt).sort((a, b) => a - b);
-    const gaps = times.slice(1).map((t, i) => t - times[i]);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(500 - TOLERANCE_MS);
-    const spansOfThree = times.slice(2).map((t, i) => t - times[i]);
-    expect(Math.min(...spansOfThree)).toBeGreaterThanOrEqual(1000 - TOLERANCE_MS);
+    const spansOfFour = times.slice(3).map((t, i) => t - times[i]);
+    expect(Math.min(...spansOfFour)).toBeGreaterThanOrEqual(1000);
+    const JITTER_MS = 250; // at each end of the whole run
+    expect(times[times.length - 1] - times[0]).toBeGreaterThanOrEqual(9 * 500 - 2 * JITTER_MS);
 
     // Waiting was not an attempt: one logged attempt per delivery, numbered 1.
     const { rows } = await h.pool.query<{ attempt: number; n: number; attempts: number; state: string }>(

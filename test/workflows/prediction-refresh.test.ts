@@ -19,6 +19,7 @@ import {
   startTimeSkippingTestbed,
   type TimeSkippingTestbed,
 } from '../support/workflow-env.js';
+import { until } from '../support/until.js';
 
 const COUNTRY = 'SI';
 
@@ -114,7 +115,10 @@ describe('prediction refresh', () => {
     const after = await projectedVersion(id, 2);
     expect(after.version).toBe(2);
     expect(after.window_max > before.window_max).toBe(true);
-    expect(await predictedEvents(id)).toEqual([`${id}:1:delivery.predicted`, `${id}:2:delivery.predicted`]);
+    // The projection row is written a statement before the webhook events it fires: wait for them.
+    const expected = [`${id}:1:delivery.predicted`, `${id}:2:delivery.predicted`];
+    await until(async () => (await predictedEvents(id)).length >= expected.length, 'the second delivery.predicted event');
+    expect(await predictedEvents(id)).toEqual(expected);
   });
 
   it('does not signal an unchanged dispatch: its workflow history does not grow across two refreshes', async () => {
