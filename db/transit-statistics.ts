@@ -8,7 +8,7 @@
 // look-back period, while the postal code and prefix levels and the operator delays read a few
 // index ranges. db/country-statistics-cache.ts keeps the first per process; the second is read
 // fresh for every projection write, so `conditions set|clear` and a new delivery to the code take
-// effect at once. The bulk refresh holds the code and prefix levels for one run (AreaLevelCache):
+// effect at once. The bulk refresh holds the code and prefix levels for one run (db/area-level-cache.ts):
 // read per page, a prefix level shared by every page was read once per page (bench/scale).
 import type { LevelStatistics, OperatorDelay, TransitStatistics } from '../domain/prediction-model.js';
 import { MATURITY_DAYS, MOMENT_CAP_DAYS, normalisePostalCode, postalPrefixOf, RECENT_DAYS } from '../domain/prediction-model.js';
@@ -227,12 +227,15 @@ SELECT ${LEVEL_COLUMNS},
      FROM carrier_conditions
     WHERE country_code = ANY ($6::text[]) AND cleared_at IS NULL AND (until IS NULL OR until >= $5::date)) AS delays`;
 
-type Level = 'country' | 'prefix' | 'code';
+export type Level = 'country' | 'prefix' | 'code';
 type HistogramRow = [Level, string, string, number, number, number];
 type SummaryRow = [Level, string, string, number | null, number, number | null, number];
-type LevelRows = LevelStatistics & { fit: number[]; calibration: number[] };
+export type LevelRows = LevelStatistics & { fit: number[]; calibration: number[] };
 
-function emptyLevel(): LevelRows {
+/** A level's key in the maps below: `level COUNTRY key` (the country level's key is empty). */
+export const levelKey = (level: Level, country: string, key: string) => `${level} ${country} ${key}`;
+
+export function emptyLevel(): LevelRows {
   return { fit: [], calibration: [], recent: { count: 0, median: null, slowerThanNorm: 0 }, longRunMedian: null };
 }
 
@@ -240,7 +243,7 @@ function emptyLevel(): LevelRows {
 function levelsOf(rows: { histograms: HistogramRow[]; summaries: SummaryRow[] }): Map<string, LevelRows> {
   const levels = new Map<string, LevelRows>();
   const levelOf = (level: Level, country: string, key: string) => {
-    const id = `${level} ${country} ${key}`;
+    const id = levelKey(level, country, key);
     let stats = levels.get(id);
     if (!stats) levels.set(id, (stats = emptyLevel()));
     return stats;
@@ -293,7 +296,9 @@ export async function countryStatisticsOf(
   }>(sql, [[...new Set(countries)], today]);
   const levels = levelsOf(rows[0]);
   const moments = new Map(rows[0].moments.map((m) => [String(m.country_code), areaMomentsOf(m)]));
-  return new Map(countries.map((c) => [c, { country: levels.get(`country ${c} `) ?? emptyLevel(), areaMoments: moments.get(c) ?? null }]));
+  return new Map(
+    countries.map((c) => [c, { country: levels.get(levelKey('country', c, '')) ?? emptyLevel(), areaMoments: moments.get(c) ?? null }]),
+  );
 }
 
 /** A destination as the statistics are keyed: country and postal code as the caller gave them. */
@@ -322,7 +327,7 @@ export async function loadTransitStatistics(
 }
 
 /** Carrier conditions in force, as the area statement returns them. */
-interface DelayRow {
+export interface DelayRow {
   country_code: string;
   postal_prefix: string | null;
   delay_days: number;
@@ -363,52 +368,6 @@ export async function loadAreaLevels(pool: Pool, request: AreaRequest, today: st
 }
 
 /**
- * The code and prefix levels of one bulk refresh attempt (activities/prediction-refresh.ts): each
- * level is read the first time a page needs it and held for the rest of the attempt, so a level
- * shared by many pages (a prefix, a busy postal code) is read once rather than once per page, as
- * the country level already is (db/country-statistics-cache.ts). The operator delays are read on
- * every call, so a condition set during the run applies from the next page on. A delivery recorded
- * during the run reaches a level already held at the next run; the projection write a signal
- * causes reads every level afresh anyway. Created per attempt, never shared across runs.
- */
-export class AreaLevelCache {
-  private readonly held = new Map<string, LevelRows>();
-  private day: string | undefined;
-
-  constructor(private readonly pool: Pool) {}
-
-  /** Levels held (or known empty) so far. */
-  get size(): number {
-    return this.held.size;
-  }
-
-  readonly source: AreaStatisticsSource = async (request, today) => {
-    if (today !== this.day) {
-      this.held.clear();
-      this.day = today;
-    }
-    const codes = uniqueBy(request.codes, (c) => `code ${c.country} ${c.code}`).filter(
-      (c) => !this.held.has(`code ${c.country} ${c.code}`),
-    );
-    const prefixes = uniqueBy(request.prefixes, (p) => `prefix ${p.country} ${p.prefix}`).filter(
-      (p) => !this.held.has(`prefix ${p.country} ${p.prefix}`),
-    );
-    const read = await loadAreaLevels(this.pool, { codes, prefixes, countries: request.countries }, today);
-    // A level without history is held as empty, so it is not asked for again either.
-    for (const c of codes) this.held.set(`code ${c.country} ${c.code}`, read.levels.get(`code ${c.country} ${c.code}`) ?? emptyLevel());
-    for (const p of prefixes)
-      this.held.set(`prefix ${p.country} ${p.prefix}`, read.levels.get(`prefix ${p.country} ${p.prefix}`) ?? emptyLevel());
-    return { levels: this.held, delays: read.delays };
-  };
-}
-
-function uniqueBy<T>(items: readonly T[], key: (item: T) => string): T[] {
-  const seen = new Map<string, T>();
-  for (const item of items) if (!seen.has(key(item))) seen.set(key(item), item);
-  return [...seen.values()];
-}
-
-/**
  * The statistics of many destinations (the bulk prediction refresh), keyed by destinationKey. Every
  * destination asked for is in the map, with empty levels when it has no history. The country level
  * comes from `countries`; the code and prefix levels and the operator delays from `areas` (read now
@@ -438,8 +397,8 @@ export async function loadTransitStatisticsFor(
       .map((d) => ({ postalPrefix: d.postal_prefix, delayDays: d.delay_days, until: d.until }));
     const country = byCountry.get(t.country)!;
     result.set(t.key, {
-      postalCode: area.levels.get(`code ${t.country} ${t.code}`) ?? emptyLevel(),
-      postalPrefix: area.levels.get(`prefix ${t.country} ${t.prefix}`) ?? emptyLevel(),
+      postalCode: area.levels.get(levelKey('code', t.country, t.code)) ?? emptyLevel(),
+      postalPrefix: area.levels.get(levelKey('prefix', t.country, t.prefix)) ?? emptyLevel(),
       country: country.country,
       operatorDelays,
       areaMoments: country.areaMoments,

@@ -1,4 +1,4 @@
-// The bulk refresh's cache of postal code and prefix levels (db/transit-statistics.ts AreaLevelCache)
+// The bulk refresh's cache of postal code and prefix levels (db/area-level-cache.ts)
 // against the real test Postgres: what it serves equals a read without it, page after page; a level
 // it holds is not read again during the run (a delivery recorded since shows at the next run, i.e.
 // in a new cache), a level it has not seen is read; operator delays are read on every call. Its own
@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { clearCarrierConditions, setCarrierCondition } from '../../db/conditions.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '../../db/transit-history.js';
-import { AreaLevelCache, loadTransitStatisticsFor } from '../../db/transit-statistics.js';
+import { AreaLevelCache } from '../../db/area-level-cache.js';
+import { loadTransitStatisticsFor } from '../../db/transit-statistics.js';
 import { requireTestEnv } from '../support/env.js';
 
 let pool: Pool;
