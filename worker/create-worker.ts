@@ -1,7 +1,6 @@
 // Builds the Temporal worker that runs dispatch workflows and their activities. Used by the
 // production entry point (worker/main.ts), by `npm start` and by the tests, which pass a workflow
 // bundle built once (bundleWorkflowCode) instead of bundling per worker.
-import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { createPool, type Pool } from '../db/pool.js';
@@ -9,9 +8,9 @@ import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
 import { temporalWorkerTracing } from '../platform/tracing.js';
 import { createTemporalClient } from '../temporal/client.js';
+import { bundleWorkflowsInChildProcess } from './workflow-bundle.js';
 
-// workflows/index.ts from source (tsx), workflows/index.js from the compiled image (dist/).
-export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index${new URL(import.meta.url).pathname.slice(-3)}`, import.meta.url));
+export { WORKFLOWS_PATH } from './workflows-path.js';
 
 export interface WorkerDeps {
   connection: NativeConnection;
@@ -19,16 +18,35 @@ export interface WorkerDeps {
   taskQueue: string;
   pool: Pool;
   config: Config;
-  /** A prebuilt bundle (tests); when absent the worker bundles workflows/ at start-up. */
+  /**
+   * A prebuilt bundle (tests); when absent workflows/ is bundled at start-up, in a child process
+   * (worker/workflow-bundle.ts: the bundler's memory leaves with it).
+   */
   workflowBundle?: WorkflowBundleOption;
 }
 
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
+  const tracing = temporalWorkerTracing();
+  if (deps.workflowBundle) return createWorkerWith(deps, deps.workflowBundle, tracing);
+  // The workflow interceptors of tracing go into the bundle itself.
+  const bundle = await bundleWorkflowsInChildProcess(tracing?.interceptors.workflowModules ?? []);
+  try {
+    return await createWorkerWith(deps, { codePath: bundle.codePath }, tracing);
+  } finally {
+    await bundle.dispose();
+  }
+}
+
+function createWorkerWith(
+  deps: WorkerDeps,
+  workflowBundle: WorkflowBundleOption,
+  tracing: ReturnType<typeof temporalWorkerTracing>,
+): Promise<Worker> {
   return Worker.create({
     connection: deps.connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
-    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    workflowBundle,
     // The prediction refresh signals dispatch workflows through a client on the worker's connection.
     activities: createActivities({
       pool: deps.pool,
@@ -38,10 +56,12 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     ...workerTuning(deps.config),
     // On SIGTERM: running activities get this long to finish before they are cancelled (docs/operations.md "Draining").
     shutdownGraceTime: deps.config.WORKER_SHUTDOWN_GRACE,
-    // Tracing on (platform/tracing.ts): the activity and workflow interceptors and the workflow span
-    // sink. The workflow interceptors are bundled from workflowsPath; a prebuilt bundle (tests) has
-    // whatever it was built with.
-    ...temporalWorkerTracing(),
+    // Tracing on (platform/tracing.ts): the activity interceptors and the workflow span sink. The
+    // workflow interceptors are in the bundle (a prebuilt one, in tests, has what it was built with).
+    ...(tracing && {
+      interceptors: { ...tracing.interceptors, workflowModules: [] },
+      sinks: tracing.sinks,
+    }),
   });
 }
 
