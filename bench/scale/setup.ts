@@ -69,6 +69,8 @@ export async function startStack(kind: EngineKind, options: { workerEnv?: Record
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       BENCH_LOG_FILE: logFile('worker'),
+      // As the image runs it (Dockerfile).
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
       ...options.workerEnv,
     });
     const api = startScript('../status-read/api-server.ts', {

@@ -32,7 +32,7 @@ export interface Result {
     /** History events before the first carrier event of a cold dispatch: what the new worker replays. */
     replayedEvents: number;
     /** The restarted worker's resident memory after the cold phases (it loaded `workflowsLoaded`, its cache keeps at most WORKER_MAX_CACHED_WORKFLOWS). */
-    workerMemory: { rssMiB: number; peakMiB: number; workflowsLoaded: number };
+    workerMemory: { rssMiB: number; peakMiB: number; workflowsLoaded: number; report?: WorkerMemoryReport };
   };
   /** Workflow history events written per carrier event / signal. */
   historyEvents: Record<string, number>;
@@ -211,7 +211,8 @@ export function toMarkdown(result: Result): string {
           ? `Highest step with every event arrived and p99 ≤ ${goals.p99Ms} ms: **${sustained.rate}/s**.`
           : `No step held p99 ≤ ${goals.p99Ms} ms.`) +
         ` The restarted worker after the cold phases (${cs.workerMemory.workflowsLoaded} workflows loaded, the cache keeps at most ` +
-        `${settings.workerCache}): resident ${cs.workerMemory.rssMiB} MiB, peak ${cs.workerMemory.peakMiB} MiB.`,
+        `${settings.workerCache}): resident ${cs.workerMemory.rssMiB} MiB, peak ${cs.workerMemory.peakMiB} MiB` +
+        (cs.workerMemory.report ? `; ${describeMemory(cs.workerMemory.report)}.` : '.'),
       '',
     );
     if (result.breakdown.cold) {
@@ -259,4 +260,31 @@ export function toMarkdown(result: Result): string {
     '',
   );
   return lines.join('\n');
+}
+
+/** What the worker reports of its memory on SIGUSR2 (worker-process.ts). */
+export interface WorkerMemoryReport {
+  rssMiB: number;
+  peakMiB: number;
+  externalMiB: number;
+  arrayBuffersMiB: number;
+  mainHeap: HeapReport;
+  workflowThreadHeaps: HeapReport[];
+  heapSnapshots: string[];
+}
+
+interface HeapReport {
+  usedMiB: number;
+  totalMiB: number;
+  mallocedMiB: number;
+}
+
+export function describeMemory(report: WorkerMemoryReport): string {
+  const heap = (h: HeapReport) => `${h.usedMiB} MiB used of ${h.totalMiB} MiB`;
+  const heapsTotal = report.mainHeap.totalMiB + report.workflowThreadHeaps.reduce((sum, h) => sum + h.totalMiB, 0);
+  return (
+    `V8 heaps: main thread ${heap(report.mainHeap)}, workflow thread${report.workflowThreadHeaps.length > 1 ? 's' : ''} ` +
+    `${report.workflowThreadHeaps.map(heap).join(', ')}; outside the V8 heaps ${report.rssMiB - heapsTotal} MiB ` +
+    `(array buffers ${report.arrayBuffersMiB} MiB; the rest native: the SDK's Rust core, malloc)`
+  );
 }

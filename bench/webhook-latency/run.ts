@@ -25,7 +25,7 @@ import { median } from '../status-read/report.js';
 import { databasePoints, historyEventsBeforeFirstSignal, historyEventsPerSignal, historyPoints, summariseBreakdown } from './breakdown.js';
 import { ArrivalStream, inParallel, type CpuCounter } from './load.js';
 import { latencyPhase, throughputRounds, THROUGHPUT_STATUSES, type Target } from './phases.js';
-import { toMarkdown, type Result } from './report.js';
+import { toMarkdown, type Result, type WorkerMemoryReport } from './report.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const settings = {
@@ -66,7 +66,7 @@ function profileFlags(name: string): string[] {
     ...(process.env.BENCH_NO_VM_TIMEOUT === '1' ? ['--import', path.join(REPO_ROOT, 'bench/webhook-latency/no-vm-timeout.ts')] : []),
   ];
 }
-const RESULTS_DIR = path.join(REPO_ROOT, 'bench/webhook-latency/results');
+const RESULTS_DIR = process.env.BENCH_RESULTS_DIR ?? path.join(REPO_ROOT, 'bench/webhook-latency/results');
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 const started = Date.now();
 const loadAtStart = os.loadavg()[0].toFixed(2);
@@ -132,6 +132,8 @@ try {
         TEMPORAL_TASK_QUEUE: TASK_QUEUE,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         BENCH_LOG_FILE: logFile('worker'),
+        // As the image runs it (Dockerfile).
+        MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
       },
       profileFlags(generation ? `worker-${generation}` : 'worker'),
     );
@@ -255,6 +257,11 @@ try {
       log(`cold step ${rate}/s: p50 ${step.summary.p50Ms} ms, p99 ${step.summary.p99Ms} ms after ${elapsed()}`);
     }
     const workerMemory = { rssMiB: statusMiB(worker.pid!, 'VmRSS'), peakMiB: statusMiB(worker.pid!, 'VmHWM') };
+    // Where that memory is: the worker's own report (worker-process.ts, SIGUSR2).
+    const reported = firstJsonLine<{ memory: WorkerMemoryReport }>(worker, 'worker memory report');
+    worker.kill('SIGUSR2');
+    const memoryReport = (await reported).memory;
+    log(`worker memory: ${JSON.stringify(memoryReport)}`);
     breakdown.cold = await explain(phase);
     coldSteady = {
       summary: phase.summary,
@@ -262,7 +269,7 @@ try {
       steps,
       restart: { stopMs, readyMs },
       replayedEvents: await historyEventsBeforeFirstSignal(temporal, coldIds[0]),
-      workerMemory: { ...workerMemory, workflowsLoaded: coldIds.length + stepIds.flat().length },
+      workerMemory: { ...workerMemory, workflowsLoaded: coldIds.length + stepIds.flat().length, report: memoryReport },
     };
   }
   const bodyBytes = median([...arrivals.first.values()].map((a) => a.bytes));
