@@ -26,6 +26,7 @@ import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { parse, stringify } from 'yaml';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes.js';
+import { SERVER_DYNAMIC_CONFIG } from '../temporal/server-settings.js';
 import { resolveTemporalCli } from './temporal-cli.js';
 import {
   exec,
@@ -304,11 +305,14 @@ function serverConfig(
   return config;
 }
 
-/** The module's config/dynamicconfig/development-sql.yaml, its callback address on this member's HTTP port, plus `extra`. */
+/**
+ * The module's config/dynamicconfig/development-sql.yaml, its callback address on this member's HTTP
+ * port, the service's SERVER_DYNAMIC_CONFIG (temporal/server-settings.ts), plus `extra`.
+ */
 function dynamicConfig(binaries: TemporalServerBinaries, httpPort: number, extra: Record<string, unknown> = {}) {
   const text = readFileSync(path.join(binaries.moduleDir, 'config', 'dynamicconfig', 'development-sql.yaml'), 'utf8');
   const config = parse(text.replaceAll('localhost:7243', `127.0.0.1:${httpPort}`)) as Record<string, unknown>;
-  for (const [key, value] of Object.entries(extra)) config[key] = [{ value, constraints: {} }];
+  for (const [key, value] of Object.entries({ ...SERVER_DYNAMIC_CONFIG, ...extra })) config[key] = [{ value, constraints: {} }];
   return config;
 }
 

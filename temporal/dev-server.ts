@@ -6,6 +6,7 @@ import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { stopLeftover } from '../platform/tool-cache.js';
 import { SEARCH_ATTRIBUTES } from './search-attributes.js';
+import { SERVER_DYNAMIC_CONFIG } from './server-settings.js';
 
 export interface DevServerOptions {
   cliPath: string;
@@ -14,6 +15,7 @@ export interface DevServerOptions {
   /** SQLite file to persist to; in-memory when absent. */
   dbFilename?: string;
   namespace?: string;
+  /** Dynamic config, key → value, over SERVER_DYNAMIC_CONFIG (temporal/server-settings.ts). */
   dynamicConfig?: Record<string, unknown>;
   logger?: Logger;
 }
@@ -36,7 +38,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   // The dev server keeps SQLite on one connection; WAL without fsync keeps it from being the bottleneck.
   args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=off');
-  for (const [key, value] of Object.entries(options.dynamicConfig ?? {}))
+  for (const [key, value] of Object.entries({ ...SERVER_DYNAMIC_CONFIG, ...options.dynamicConfig }))
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   // A persisted server whose launcher died (kill -9) still holds the file and the ports: stop it.

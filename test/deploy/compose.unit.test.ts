@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { SERVER_DYNAMIC_CONFIG } from '../../temporal/server-settings.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -188,5 +189,20 @@ describe('Dockerfile', () => {
       .split('\n')
       .map((line) => line.trim());
     expect(ignored).toEqual(expect.arrayContaining(['node_modules', '.data', '.git', '.env']));
+  });
+
+  it('limits glibc to two malloc arenas (the worker’s native memory, bench/scale)', () => {
+    expect(dockerfile).toMatch(/^ENV .*\bMALLOC_ARENA_MAX=2\b/m);
+  });
+});
+
+describe('the Temporal server of docker-compose', () => {
+  it('runs with every dynamic config value the service’s own servers run with (SERVER_DYNAMIC_CONFIG)', () => {
+    expect(services.temporal.environment?.DYNAMIC_CONFIG_FILE_PATH).toBe('config/dynamicconfig/production-sql.yaml');
+    const file = parse(readFileSync(path.join(ROOT, 'deploy/temporal/dynamicconfig/production-sql.yaml'), 'utf8')) as Record<
+      string,
+      Array<{ value: unknown; constraints: object }>
+    >;
+    for (const [key, value] of Object.entries(SERVER_DYNAMIC_CONFIG)) expect(file[key]).toEqual([{ value, constraints: {} }]);
   });
 });
