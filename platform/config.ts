@@ -89,7 +89,7 @@ const envSchema = z.object({
     .int()
     .min(0)
     .refine((n) => n !== 1, 'must be 0 (no cache) or at least 2')
-    .default(2000),
+    .default(1000),
   /** Workflow tasks the worker runs at once (at most WORKER_MAX_CACHED_WORKFLOWS when the cache is on). */
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(100),
   /** Activities (webhook deliveries, refresh pages) the worker runs at once. */

@@ -11,6 +11,7 @@ import proto from '@temporalio/proto';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { median } from '../status-read/report.js';
 import { inParallel, sleep, startCpuMeter } from '../webhook-latency/load.js';
+import type { WorkerMemoryReport } from '../webhook-latency/report.js';
 import { startMemorySampler, type MemoryFigures } from './memory.js';
 import { log, registerBatch, type Stack } from './setup.js';
 
@@ -44,6 +45,8 @@ export interface LifecycleResult {
   checks: Record<string, number | string>;
   lost: number;
   memory: Record<string, MemoryFigures>;
+  /** The worker's own report of where its memory is, at the end. */
+  workerMemoryReport?: WorkerMemoryReport;
   historyEvents: { sampled: number; median: number; min: number; max: number; byType: Record<string, number> };
   databaseBytes: number;
   tableBytes: Record<string, number>;
@@ -117,6 +120,7 @@ export async function lifecyclePart(stack: Stack, settings: LifecycleSettings): 
   await sleep(3000);
   const totalSeconds = (performance.now() - started) / 1000;
   const memoryFigures = memory.stop();
+  const workerMemoryReport = await stack.workerMemoryReport();
 
   let lost = 0;
   let wrongStatus = 0;
@@ -183,6 +187,7 @@ export async function lifecyclePart(stack: Stack, settings: LifecycleSettings): 
       'event POSTs not answered 202': failedPosts,
     },
     memory: memoryFigures,
+    workerMemoryReport,
     historyEvents: { sampled: lengths.length, median: median(lengths), min: Math.min(...lengths), max: Math.max(...lengths), byType },
     ...(await sizes(stack)),
   };

@@ -2,6 +2,7 @@
 // then per engine the details (per-phase CPU, memory, checks, each refresh run, machine load).
 import type { EngineKind } from './engine.js';
 import type { LifecycleResult } from './lifecycle.js';
+import { describeMemory } from '../webhook-latency/report.js';
 import type { MemoryFigures } from './memory.js';
 import type { RefreshResult } from './refresh.js';
 import type { RegistrationResult } from './registration.js';
@@ -188,6 +189,7 @@ export function toMarkdown(date: string, engines: EngineResults[]): string {
         '',
         memoryTable(l.figures.memory),
         '',
+        ...(l.figures.workerMemoryReport ? [`Worker at the end: ${describeMemory(l.figures.workerMemoryReport)}.`, ''] : []),
         table(
           ['check', 'value'],
           Object.entries(l.figures.checks).map(([k, v]) => [k, String(v)]),

@@ -95,7 +95,7 @@ for (const kind of process.env.BENCH_REPORT_ONLY === '1' ? [] : enginesFromEnv()
           Object.entries(process.env)
             .filter(([name]) => name.startsWith('WORKER_'))
             .map(([name, value]) => `${name}=${value}`)
-            .join(', ') || 'defaults (workflow cache 2000)',
+            .join(', ') || 'defaults (workflow cache 1000)',
       },
     });
     for (const part of parts) {

@@ -10,6 +10,7 @@ import { createApiKey, createIssuer } from '../../db/issuers.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { startPostgres } from '../../platform/postgres.js';
+import type { WorkerMemoryReport } from '../webhook-latency/report.js';
 import { firstJsonLine, postgresCpuSeconds, processCpuSeconds, startScript, stopChild } from '../status-read/processes.js';
 import { ArrivalStream, type CpuCounter } from '../webhook-latency/load.js';
 import { startEngine, type Engine, type EngineKind } from './engine.js';
@@ -30,6 +31,8 @@ export interface Stack {
   cpu: Record<string, CpuCounter>;
   memory: Record<string, MemorySource>;
   postgresVersion: string;
+  /** Where the worker's memory is (its report, bench/webhook-latency/worker-process.ts). */
+  workerMemoryReport(): Promise<WorkerMemoryReport>;
   /** A new issuer and live key with every scope the bench uses. */
   newIssuer(name: string): Promise<{ issuerId: string; key: string }>;
   stop(): Promise<void>;
@@ -118,6 +121,11 @@ export async function startStack(kind: EngineKind, options: { workerEnv?: Record
         'postgres (Pss of all its processes)': { kind: 'postgres', pid: () => postmasterPid || undefined },
         receiver: { kind: 'process', pid: () => receiver.pid },
         driver: { kind: 'process', pid: () => process.pid },
+      },
+      async workerMemoryReport() {
+        const reported = firstJsonLine<{ memory: WorkerMemoryReport }>(worker, 'worker memory report');
+        worker.kill('SIGWINCH');
+        return (await reported).memory;
       },
       postgresVersion: `${version.server_version} (${pg.source === 'embedded' ? 'embedded, fsync off' : 'DATABASE_URL'})`,
       async newIssuer(name) {

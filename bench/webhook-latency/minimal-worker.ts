@@ -1,5 +1,5 @@
 // The minimal workflow's worker, in its own process: the same worker tuning as
-// worker/create-worker.ts (cache 2000, 200 activities, 100 workflow tasks at once) and the same
+// worker/create-worker.ts (cache 2000 as the benchmark runs the product's worker, 200 activities, 100 workflow tasks at once) and the same
 // logging set-up as the product's worker, with one activity that POSTs a fixed body of the size
 // of a real webhook to the receiver — on a fresh connection, as the product's delivery does — and
 // an empty `firstActivity` for the signals that ask for the dispatch workflow's shape.

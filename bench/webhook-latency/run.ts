@@ -17,7 +17,6 @@ import { createPool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { freePort, startPostgres } from '../../platform/postgres.js';
 import { resolveTemporalCli } from '../../platform/temporal-cli.js';
-import { loadConfig } from '../../platform/config.js';
 import { startTemporalCluster, TEMPORAL_SERVER_VERSION } from '../../platform/temporal-server.js';
 import { startDevServer } from '../../temporal/dev-server.js';
 import { firstJsonLine, postgresCpuSeconds, processCpuSeconds, REPO_ROOT, startScript, stopChild } from '../status-read/processes.js';
@@ -48,10 +47,12 @@ const settings = {
   coldSteps: (process.env.BENCH_COLD_STEPS ?? '25,50,75,100').split(',').filter(Boolean).map(Number).join(','),
   coldStepSeconds: env('BENCH_COLD_STEP_S', 10),
   /** The worker's cache as its configuration reads it (WORKER_MAX_CACHED_WORKFLOWS, passed through). */
-  workerCache: loadConfig().WORKER_MAX_CACHED_WORKFLOWS,
+  workerCache: Number(process.env.WORKER_MAX_CACHED_WORKFLOWS ?? 2000),
   minimalBodyBytes: env('BENCH_MINIMAL_BODY_BYTES', 700),
   temporalDb: process.env.BENCH_TEMPORAL_DB === 'memory' ? ('memory' as const) : ('sqlite-file' as const),
   noVmTimeout: process.env.BENCH_NO_VM_TIMEOUT === '1' ? 1 : 0,
+  // BENCH_EAGER_ACTIVITIES=0: the servers without eager activity dispatch (temporal/server-settings.ts), to measure it.
+  eagerActivities: process.env.BENCH_EAGER_ACTIVITIES === '0' ? 0 : 1,
   temporal: process.env.BENCH_TEMPORAL === 'production' ? ('production' as const) : ('dev server' as const),
 };
 const GOALS = { p50Ms: 200, p99Ms: 1000, ratio: 0.8 };
@@ -77,11 +78,17 @@ chmodSync(work, 0o755); // the embedded cluster runs as an unprivileged user whe
 const [pg, cliPath] = await Promise.all([startPostgres({ dataDir: path.join(work, 'pg'), persistent: false }), resolveTemporalCli()]);
 // BENCH_TEMPORAL=production: the production server (platform/temporal-server.ts), two members on the
 // benchmark's Postgres, instead of the CLI's dev server.
+const eagerOverride = settings.eagerActivities ? {} : { 'system.enableActivityEagerExecution': false };
 const temporalServer = await (async () => {
   if (settings.temporal === 'production') {
     const url = new URL(pg.url);
     const postgres = { host: url.hostname, port: Number(url.port), user: url.username, password: decodeURIComponent(url.password) };
-    const cluster = await startTemporalCluster({ postgres, members: 2, dataDir: path.join(work, 'temporal') });
+    const cluster = await startTemporalCluster({
+      postgres,
+      members: 2,
+      dataDir: path.join(work, 'temporal'),
+      dynamicConfig: eagerOverride,
+    });
     return {
       address: cluster.address,
       pids: () => cluster.members.map((m) => m.pid),
@@ -93,6 +100,7 @@ const temporalServer = await (async () => {
     cliPath,
     port: await freePort(),
     dbFilename: settings.temporalDb === 'sqlite-file' ? path.join(work, 'temporal.sqlite') : undefined,
+    dynamicConfig: eagerOverride,
   });
   return {
     address: devServer.address,
@@ -134,6 +142,8 @@ try {
         BENCH_LOG_FILE: logFile('worker'),
         // As the image runs it (Dockerfile).
         MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+        // The warm case needs every one of its ~1,900 dispatches cached (the product's default is 1000).
+        WORKER_MAX_CACHED_WORKFLOWS: process.env.WORKER_MAX_CACHED_WORKFLOWS ?? '2000',
       },
       profileFlags(generation ? `worker-${generation}` : 'worker'),
     );
@@ -257,9 +267,9 @@ try {
       log(`cold step ${rate}/s: p50 ${step.summary.p50Ms} ms, p99 ${step.summary.p99Ms} ms after ${elapsed()}`);
     }
     const workerMemory = { rssMiB: statusMiB(worker.pid!, 'VmRSS'), peakMiB: statusMiB(worker.pid!, 'VmHWM') };
-    // Where that memory is: the worker's own report (worker-process.ts, SIGUSR2).
+    // Where that memory is: the worker's own report (worker-process.ts, SIGWINCH).
     const reported = firstJsonLine<{ memory: WorkerMemoryReport }>(worker, 'worker memory report');
-    worker.kill('SIGUSR2');
+    worker.kill('SIGWINCH');
     const memoryReport = (await reported).memory;
     log(`worker memory: ${JSON.stringify(memoryReport)}`);
     breakdown.cold = await explain(phase);

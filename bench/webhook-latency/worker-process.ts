@@ -20,12 +20,13 @@ const logger = createLogger({ name: 'worker', level: config.LOG_LEVEL, destinati
 installTemporalRuntime(logger);
 const { worker, close } = await openWorker(config, { applicationName: 'bench-worker', logger });
 const running = worker.run();
-// Diagnostics (bench/scale README "Where the memory goes"): on SIGUSR2 the worker prints one JSON
+// Diagnostics (bench/scale README "Where the memory goes"): on SIGWINCH the worker prints one JSON
 // line `{"memory": …}` (resident memory, the V8 heaps of the main thread and of the SDK's workflow
 // thread(s)) and, with BENCH_HEAP_SNAPSHOT_DIR=dir, heap snapshots of each thread
 // there (open them in Chrome DevTools). The workflow threads are reached through the SDK's
-// internals: diagnostics only.
-process.on('SIGUSR2', () => void reportMemory(process.env.BENCH_HEAP_SNAPSHOT_DIR));
+// internals: diagnostics only. Not SIGUSR1 (Node's inspector) nor SIGUSR2 (one of the Temporal
+// runtime's shutdown signals, with SIGINT, SIGTERM and SIGQUIT: it would drain the worker).
+process.on('SIGWINCH', () => void reportMemory(process.env.BENCH_HEAP_SNAPSHOT_DIR));
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 // Worker.run() reacts to SIGTERM itself: it stops polling and lets running tasks finish.
 await running;

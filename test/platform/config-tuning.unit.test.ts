@@ -8,7 +8,7 @@ import { workerTuning } from '../../worker/create-worker.js';
 describe('worker and pool tuning', () => {
   it('has the documented defaults', () => {
     expect(loadConfig({})).toMatchObject({
-      WORKER_MAX_CACHED_WORKFLOWS: 2000,
+      WORKER_MAX_CACHED_WORKFLOWS: 1000,
       WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: 100,
       WORKER_MAX_CONCURRENT_ACTIVITIES: 200,
       WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: 100,
