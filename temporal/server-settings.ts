@@ -2,7 +2,7 @@
 // defaults: the dev server (temporal/dev-server.ts: `npm start`, the tests, the benchmarks), the
 // production server the tests and benchmarks build (platform/temporal-server.ts) and the deployed
 // one (deploy/temporal/dynamicconfig/production-sql.yaml, checked against this list by
-// test/deploy/temporal-dynamic-config.unit.test.ts).
+// test/deploy/compose.unit.test.ts).
 export const SERVER_DYNAMIC_CONFIG = {
   // Eager activity dispatch: the server hands a webhook delivery's activity task back in its answer
   // to the workflow task that scheduled it, to the worker that completed that task (which reserved

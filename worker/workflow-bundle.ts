@@ -1,8 +1,8 @@
 // The workflow bundle of a worker process, built in a short-lived child process
-// (worker/bundle-workflows.ts) instead of inside the worker. The SDK's bundler (webpack + SWC) takes
-// hundreds of MiB while it runs, and the worker, a process that lives for weeks, never gave that
-// memory back: measured in bench/scale (results/2026-11-25-bundle.md), the worker started at
-// 658–746 MiB resident before its first workflow task when it bundled in-process.
+// (worker/bundle-workflows.ts) instead of inside the worker. The SDK's bundler (webpack + SWC) grows
+// the process while it runs, and the worker, a process that lives for weeks, kept that memory: an
+// idle worker that bundled in-process peaked at 376–385 MiB and stayed at 269–281 MiB, against
+// 250–258 and 186–220 MiB this way (bench/scale README, "Where the memory goes").
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -27,16 +27,17 @@ export interface WorkflowBundleFile {
 export async function bundleWorkflowsInChildProcess(workflowInterceptorModules: readonly string[] = []): Promise<WorkflowBundleFile> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'cds-workflow-bundle-'));
   const codePath = path.join(dir, 'workflow-bundle.js');
+  const remove = () => rm(dir, { recursive: true, force: true });
   try {
     await promisify(execFile)(process.execPath, [...childExecArgv(), BUNDLER_ENTRY, codePath, JSON.stringify(workflowInterceptorModules)], {
       maxBuffer: 16 * 1024 * 1024,
     });
   } catch (error) {
-    await rm(dir, { recursive: true, force: true });
+    await remove();
     const stderr = (error as { stderr?: string }).stderr?.trim();
     throw new Error(`bundling the workflows failed${stderr ? `: ${stderr}` : ''}`, { cause: error });
   }
-  return { codePath, dispose: () => rm(dir, { recursive: true, force: true }) };
+  return { codePath, dispose: remove };
 }
 
 /**

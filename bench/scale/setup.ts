@@ -11,7 +11,7 @@ import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { startPostgres } from '../../platform/postgres.js';
 import type { WorkerMemoryReport } from '../webhook-latency/report.js';
-import { firstJsonLine, postgresCpuSeconds, processCpuSeconds, startScript, stopChild } from '../status-read/processes.js';
+import { firstJsonLine, IMAGE_ENV, postgresCpuSeconds, processCpuSeconds, startScript, stopChild } from '../status-read/processes.js';
 import { ArrivalStream, type CpuCounter } from '../webhook-latency/load.js';
 import { startEngine, type Engine, type EngineKind } from './engine.js';
 import type { MemorySource } from './memory.js';
@@ -72,8 +72,7 @@ export async function startStack(kind: EngineKind, options: { workerEnv?: Record
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       BENCH_LOG_FILE: logFile('worker'),
-      // As the image runs it (Dockerfile).
-      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+      ...IMAGE_ENV,
       ...options.workerEnv,
     });
     const api = startScript('../status-read/api-server.ts', {

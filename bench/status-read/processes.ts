@@ -16,6 +16,9 @@ const CLOCK_TICKS = (() => {
 })();
 
 /** Starts `node --import tsx <script>` (this Node, the repo as cwd); `nodeFlags` go before the script. */
+/** What the image (Dockerfile) sets for the service's processes that a benchmark must start with too. */
+export const IMAGE_ENV = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+
 export function startScript(script: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ChildProcess {
   return spawn(process.execPath, [...nodeFlags, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
     cwd: REPO_ROOT,

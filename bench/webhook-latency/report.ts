@@ -262,7 +262,7 @@ export function toMarkdown(result: Result): string {
   return lines.join('\n');
 }
 
-/** What the worker reports of its memory on SIGUSR2 (worker-process.ts). */
+/** What the worker reports of its memory on SIGWINCH (worker-process.ts). */
 export interface WorkerMemoryReport {
   rssMiB: number;
   peakMiB: number;

@@ -19,7 +19,15 @@ import { freePort, startPostgres } from '../../platform/postgres.js';
 import { resolveTemporalCli } from '../../platform/temporal-cli.js';
 import { startTemporalCluster, TEMPORAL_SERVER_VERSION } from '../../platform/temporal-server.js';
 import { startDevServer } from '../../temporal/dev-server.js';
-import { firstJsonLine, postgresCpuSeconds, processCpuSeconds, REPO_ROOT, startScript, stopChild } from '../status-read/processes.js';
+import {
+  firstJsonLine,
+  IMAGE_ENV,
+  postgresCpuSeconds,
+  processCpuSeconds,
+  REPO_ROOT,
+  startScript,
+  stopChild,
+} from '../status-read/processes.js';
 import { median } from '../status-read/report.js';
 import { databasePoints, historyEventsBeforeFirstSignal, historyEventsPerSignal, historyPoints, summariseBreakdown } from './breakdown.js';
 import { ArrivalStream, inParallel, type CpuCounter } from './load.js';
@@ -46,7 +54,7 @@ const settings = {
   coldWarmupSeconds: env('BENCH_COLD_WARMUP_S', 0),
   coldSteps: (process.env.BENCH_COLD_STEPS ?? '25,50,75,100').split(',').filter(Boolean).map(Number).join(','),
   coldStepSeconds: env('BENCH_COLD_STEP_S', 10),
-  /** The worker's cache as its configuration reads it (WORKER_MAX_CACHED_WORKFLOWS, passed through). */
+  /** The product worker's cache as this benchmark runs it (WORKER_MAX_CACHED_WORKFLOWS, 2000 unless set). */
   workerCache: Number(process.env.WORKER_MAX_CACHED_WORKFLOWS ?? 2000),
   minimalBodyBytes: env('BENCH_MINIMAL_BODY_BYTES', 700),
   temporalDb: process.env.BENCH_TEMPORAL_DB === 'memory' ? ('memory' as const) : ('sqlite-file' as const),
@@ -140,10 +148,9 @@ try {
         TEMPORAL_TASK_QUEUE: TASK_QUEUE,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         BENCH_LOG_FILE: logFile('worker'),
-        // As the image runs it (Dockerfile).
-        MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+        ...IMAGE_ENV,
         // The warm case needs every one of its ~1,900 dispatches cached (the product's default is 1000).
-        WORKER_MAX_CACHED_WORKFLOWS: process.env.WORKER_MAX_CACHED_WORKFLOWS ?? '2000',
+        WORKER_MAX_CACHED_WORKFLOWS: String(settings.workerCache),
       },
       profileFlags(generation ? `worker-${generation}` : 'worker'),
     );
