@@ -12,7 +12,9 @@ import { freeLauncherPorts, launcherEnv, whenReady, type Started } from '../supp
 import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+// As package.json's `start` runs it: `node --import tsx`, not the tsx CLI, a parent that SIGKILLs its
+// child and exits 130 when the child has not reported a signal within 30 ms (a loaded machine).
+const START = ['--import', 'tsx', 'cli/start.ts'];
 
 let dataDir: string;
 let api: string;
@@ -36,7 +38,7 @@ beforeAll(async () => {
 async function launch(): Promise<void> {
   const ports = await freeLauncherPorts();
   const env = launcherEnv(ports, dataDir);
-  const child = spawn(TSX, ['cli/start.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, START, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   launched = await whenReady(child, 'Press Ctrl-C to stop.', 'npm start');
   api = `http://127.0.0.1:${ports.api}`;
   key = /API key:\s+(cds_live_\w+)/.exec(launched.output())![1];

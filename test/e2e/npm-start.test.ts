@@ -14,14 +14,16 @@ import { createPool } from '../../db/pool.js';
 import { freeLauncherPorts, launcherEnv, whenReady, type Started } from '../support/processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+// As package.json's `start` runs it: `node --import tsx`, not the tsx CLI, a parent that SIGKILLs its
+// child and exits 130 when the child has not reported a signal within 30 ms (a loaded machine).
+const START = ['--import', 'tsx', 'cli/start.ts'];
 
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
 let ports: { api: number; temporal: number; ui: number };
 
 function launch(): Promise<Started> {
-  const child = spawn(TSX, ['cli/start.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, START, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   return whenReady(child, 'Press Ctrl-C to stop.', 'npm start');
 }
 
@@ -176,7 +178,7 @@ describe('npm start when a part cannot start', () => {
   it('stops with exit code 1 and the reason on one line on stderr', async () => {
     const notExecutable = path.join(dataDir, 'temporal');
     writeFileSync(notExecutable, '', { mode: 0o644 });
-    const child = spawn(TSX, ['cli/start.ts'], {
+    const child = spawn(process.execPath, START, {
       cwd: ROOT,
       env: { ...env, CDS_DATA_DIR: path.join(dataDir, 'broken'), TEMPORAL_CLI_PATH: notExecutable },
       stdio: ['ignore', 'ignore', 'pipe'],
