@@ -5,6 +5,7 @@
 // Draining (docs/operations.md "Draining"): on SIGTERM the SDK's runtime stops the worker polling
 // (/readyz answers 503 from then on), running activities get WORKER_SHUTDOWN_GRACE to finish, then
 // the metrics server and connections close and the process exits 0.
+import v8 from 'node:v8';
 import { loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { startTracing, stopTracing } from '../platform/tracing.js';
@@ -47,7 +48,18 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     logger.info({ signal, grace_ms: config.WORKER_SHUTDOWN_GRACE }, 'draining: polling stopped, running activities finishing'),
   );
 }
-logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
+// The V8 heap limit of this thread (the SDK's workflow thread inherits the same flags): the
+// worker's memory is sized by it and the cache (docs/operations.md "Scaling and tuning").
+const heapLimitMiB = Math.round(v8.getHeapStatistics().heap_size_limit / 1048576);
+logger.info(
+  {
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    namespace: config.TEMPORAL_NAMESPACE,
+    max_cached_workflows: config.WORKER_MAX_CACHED_WORKFLOWS,
+    heap_limit_mib: heapLimitMiB,
+  },
+  'worker started',
+);
 // Worker.run() handles SIGINT/SIGTERM itself (the SDK's runtime): it stops polling and lets running
 // tasks finish within shutdownGraceTime.
 await worker.run();

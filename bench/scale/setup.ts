@@ -11,7 +11,15 @@ import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { startPostgres } from '../../platform/postgres.js';
 import type { WorkerMemoryReport } from '../webhook-latency/report.js';
-import { firstJsonLine, IMAGE_ENV, postgresCpuSeconds, processCpuSeconds, startScript, stopChild } from '../status-read/processes.js';
+import {
+  firstJsonLine,
+  IMAGE_ENV,
+  postgresCpuSeconds,
+  processCpuSeconds,
+  startScript,
+  stopChild,
+  workerDeployEnv,
+} from '../status-read/processes.js';
 import { ArrivalStream, type CpuCounter } from '../webhook-latency/load.js';
 import { startEngine, type Engine, type EngineKind } from './engine.js';
 import type { MemorySource } from './memory.js';
@@ -73,6 +81,7 @@ export async function startStack(kind: EngineKind, options: { workerEnv?: Record
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       BENCH_LOG_FILE: logFile('worker'),
       ...IMAGE_ENV,
+      ...workerDeployEnv(),
       ...options.workerEnv,
     });
     const api = startScript('../status-read/api-server.ts', {

@@ -4,6 +4,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -18,6 +19,20 @@ const CLOCK_TICKS = (() => {
 /** Starts `node --import tsx <script>` (this Node, the repo as cwd); `nodeFlags` go before the script. */
 /** What the image (Dockerfile) sets for the service's processes that a benchmark must start with too. */
 export const IMAGE_ENV = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+
+/**
+ * What the chart gives the worker's container beyond the image: `worker.nodeOptions` of
+ * deploy/helm/card-delivery/values.yaml as NODE_OPTIONS (its V8 heap cap). A container's memory
+ * limit would otherwise size V8's heaps; on a bare host V8 sizes them from the host's memory and
+ * collects lazily. BENCH_WORKER_NODE_OPTIONS replaces it for an experiment (empty: none).
+ */
+export function workerDeployEnv(): { NODE_OPTIONS?: string } {
+  const values = parseYaml(readFileSync(new URL('../../deploy/helm/card-delivery/values.yaml', import.meta.url), 'utf8')) as {
+    worker: { nodeOptions?: string };
+  };
+  const nodeOptions = process.env.BENCH_WORKER_NODE_OPTIONS ?? values.worker.nodeOptions ?? '';
+  return nodeOptions ? { NODE_OPTIONS: nodeOptions } : {};
+}
 
 export function startScript(script: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ChildProcess {
   return spawn(process.execPath, [...nodeFlags, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {

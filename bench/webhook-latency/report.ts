@@ -277,10 +277,13 @@ interface HeapReport {
   usedMiB: number;
   totalMiB: number;
   mallocedMiB: number;
+  /** V8's heap_size_limit of the isolate (the old-space cap plus the young generation); absent in older results. */
+  limitMiB?: number;
 }
 
 export function describeMemory(report: WorkerMemoryReport): string {
-  const heap = (h: HeapReport) => `${h.usedMiB} MiB used of ${h.totalMiB} MiB`;
+  const heap = (h: HeapReport) =>
+    `${h.usedMiB} MiB used of ${h.totalMiB} MiB${h.limitMiB === undefined ? '' : ` (limit ${h.limitMiB} MiB)`}`;
   const heapsTotal = report.mainHeap.totalMiB + report.workflowThreadHeaps.reduce((sum, h) => sum + h.totalMiB, 0);
   return (
     `V8 heaps: main thread ${heap(report.mainHeap)}, workflow thread${report.workflowThreadHeaps.length > 1 ? 's' : ''} ` +

@@ -44,6 +44,7 @@ async function reportMemory(snapshotDir: string | undefined): Promise<void> {
     usedMiB: mib(stats.used_heap_size),
     totalMiB: mib(stats.total_heap_size),
     mallocedMiB: mib(stats.malloced_memory),
+    limitMiB: mib(stats.heap_size_limit),
   });
   const status = readFileSync('/proc/self/status', 'utf8');
   const field = (name: string) => Math.round(Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0) / 1024);

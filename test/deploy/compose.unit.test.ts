@@ -22,7 +22,13 @@ interface Service {
   volumes?: string[];
 }
 
-const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
+// Merge keys (`<<: *app-environment`) as docker compose reads them.
+const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
+const chartValues = parse(readFileSync(path.join(ROOT, 'deploy/helm/card-delivery/values.yaml'), 'utf8')) as {
+  worker: { nodeOptions: string };
+};
 const services = compose.services;
 const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
 const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
@@ -193,6 +199,13 @@ describe('Dockerfile', () => {
 
   it('limits glibc to two malloc arenas (the worker’s native memory, bench/scale)', () => {
     expect(dockerfile).toMatch(/^ENV .*\bMALLOC_ARENA_MAX=2\b/m);
+  });
+
+  it('caps the worker’s V8 heaps as the chart does, and leaves the other services’ heaps alone', () => {
+    expect(chartValues.worker.nodeOptions).toMatch(/^--max-old-space-size=\d+$/);
+    expect(services.worker.environment?.NODE_OPTIONS).toBe(chartValues.worker.nodeOptions);
+    for (const name of ['api', 'migrate']) expect(services[name].environment?.NODE_OPTIONS).toBeUndefined();
+    expect(dockerfile).not.toMatch(/NODE_OPTIONS/);
   });
 });
 

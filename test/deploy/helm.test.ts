@@ -57,6 +57,13 @@ function find(objects: K8sObject[], kind: string, name: string): K8sObject {
   return found;
 }
 
+/** A Kubernetes memory quantity (`1Gi`, `512Mi`) in MiB. */
+function mebibytes(quantity: string): number {
+  const match = /^(\d+)(Mi|Gi)$/.exec(quantity);
+  if (!match) throw new Error(`unexpected memory quantity ${quantity}`);
+  return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
+}
+
 const kinds = (objects: K8sObject[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
 const podSpecs = (objects: K8sObject[]) => objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job').map((o) => ({ owner: `${o.kind}/${o.metadata.name}`, pod: o.spec.template.spec })); // prettier-ignore
 
@@ -148,6 +155,20 @@ describe('deploy/helm/card-delivery: what the objects say', () => {
     expect(worker.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
     expect(worker.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
     expect(find(objects, 'ConfigMap', 'cds-card-delivery-config').data.WORKER_METRICS_PORT).toBe('9464');
+  });
+
+  it('caps the worker’s V8 heaps (worker.nodeOptions as NODE_OPTIONS) inside its memory limit, and not the API’s', async () => {
+    const objects = await render(DEFAULTS);
+    const worker = find(objects, 'Deployment', 'cds-card-delivery-worker').spec.template.spec.containers[0];
+    const api = find(objects, 'Deployment', 'cds-card-delivery-api').spec.template.spec.containers[0];
+    const nodeOptions = (container: { env: Array<{ name: string; value: string }> }) =>
+      container.env.find((variable) => variable.name === 'NODE_OPTIONS')?.value;
+    const heapMiB = Number(/^--max-old-space-size=(\d+)$/.exec(nodeOptions(worker) ?? '')?.[1]);
+    // Two isolates (main and workflow thread) under the cap leave room for native memory in the limit.
+    expect(2 * heapMiB).toBeLessThan(mebibytes(worker.resources.limits.memory) * 0.75);
+    expect(nodeOptions(api)).toBeUndefined();
+    const uncapped = find(await render([...DEFAULTS, '--set', 'worker.nodeOptions=']), 'Deployment', 'cds-card-delivery-worker');
+    expect(nodeOptions(uncapped.spec.template.spec.containers[0])).toBeUndefined();
   });
 
   it('scales the API on CPU with an autoscaling/v2 HorizontalPodAutoscaler, which then owns its replica count', async () => {

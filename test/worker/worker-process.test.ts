@@ -63,6 +63,8 @@ beforeAll(async () => {
       WEBHOOK_RETRY_SCHEDULE: '1s',
       PREDICTION_REFRESH_INTERVAL: '2s',
       LOG_LEVEL: 'info',
+      // As the chart's worker.nodeOptions and docker-compose set it.
+      NODE_OPTIONS: '--max-old-space-size=320',
     },
     'worker started',
   );
@@ -123,6 +125,19 @@ describe('the worker process metrics server', () => {
     expect((await get('/healthz')).status).toBe(200);
     await until(async () => (await get('/readyz')).status === 200, '/readyz to answer 200');
     expect(await (await get('/readyz')).json()).toEqual({ status: 'ready' });
+  });
+
+  it('logs at start its workflow cache and the V8 heap limit that NODE_OPTIONS gave it', () => {
+    const started = worker
+      .output()
+      .split('\n')
+      .filter((text) => text.startsWith('{'))
+      .map((text) => JSON.parse(text) as { msg?: string; heap_limit_mib?: number; max_cached_workflows?: number })
+      .find((line) => line.msg === 'worker started');
+    expect(started?.max_cached_workflows).toBe(1000);
+    // The old-space cap plus V8's young generation (192 MiB on Node 24), not the host-sized default (GiBs).
+    expect(started?.heap_limit_mib).toBeGreaterThanOrEqual(320);
+    expect(started?.heap_limit_mib).toBeLessThan(320 + 256);
   });
 
   it("serves the Temporal SDK's own temporal_ worker metrics with ours, no family declared twice", async () => {
