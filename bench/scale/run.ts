@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CountryPlan } from '../transit-statistics/history.js';
-import { REPO_ROOT, workerDeployEnv } from '../status-read/processes.js';
+import { REPO_ROOT, WORKER_DEPLOY_ENV } from '../status-read/processes.js';
 import { enginesFromEnv } from './engine.js';
 import { lifecyclePart } from './lifecycle.js';
 import { refreshPart } from './refresh.js';
@@ -97,7 +97,7 @@ for (const kind of process.env.BENCH_REPORT_ONLY === '1' ? [] : enginesFromEnv()
             .map(([name, value]) => `${name}=${value}`)
             .join(', ') || 'defaults (workflow cache 1000)',
         // The chart's worker.nodeOptions, or BENCH_WORKER_NODE_OPTIONS (bench/status-read/processes.ts).
-        'worker NODE_OPTIONS': workerDeployEnv().NODE_OPTIONS ?? '(none)',
+        'worker NODE_OPTIONS': WORKER_DEPLOY_ENV.NODE_OPTIONS ?? '(none)',
       },
     });
     for (const part of parts) {

@@ -18,7 +18,7 @@ import {
   processCpuSeconds,
   startScript,
   stopChild,
-  workerDeployEnv,
+  WORKER_DEPLOY_ENV,
 } from '../status-read/processes.js';
 import { ArrivalStream, type CpuCounter } from '../webhook-latency/load.js';
 import { startEngine, type Engine, type EngineKind } from './engine.js';
@@ -81,7 +81,7 @@ export async function startStack(kind: EngineKind, options: { workerEnv?: Record
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       BENCH_LOG_FILE: logFile('worker'),
       ...IMAGE_ENV,
-      ...workerDeployEnv(),
+      ...WORKER_DEPLOY_ENV,
       ...options.workerEnv,
     });
     const api = startScript('../status-read/api-server.ts', {

@@ -26,13 +26,13 @@ export const IMAGE_ENV = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2'
  * limit would otherwise size V8's heaps; on a bare host V8 sizes them from the host's memory and
  * collects lazily. BENCH_WORKER_NODE_OPTIONS replaces it for an experiment (empty: none).
  */
-export function workerDeployEnv(): { NODE_OPTIONS?: string } {
+export const WORKER_DEPLOY_ENV: { NODE_OPTIONS?: string } = (() => {
   const values = parseYaml(readFileSync(new URL('../../deploy/helm/card-delivery/values.yaml', import.meta.url), 'utf8')) as {
     worker: { nodeOptions?: string };
   };
   const nodeOptions = process.env.BENCH_WORKER_NODE_OPTIONS ?? values.worker.nodeOptions ?? '';
   return nodeOptions ? { NODE_OPTIONS: nodeOptions } : {};
-}
+})();
 
 export function startScript(script: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ChildProcess {
   return spawn(process.execPath, [...nodeFlags, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {

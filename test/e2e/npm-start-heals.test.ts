@@ -8,13 +8,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freeLauncherPorts, launcherEnv, whenReady, type Started } from '../support/processes.js';
+import { freeLauncherPorts, launcherEnv, nodeArgsFor, whenReady, type Started } from '../support/processes.js';
 import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-// As package.json's `start` runs it: `node --import tsx`, not the tsx CLI, a parent that SIGKILLs its
-// child and exits 130 when the child has not reported a signal within 30 ms (a loaded machine).
-const START = ['--import', 'tsx', 'cli/start.ts'];
+// As package.json's `start` runs it.
+const START = nodeArgsFor('cli/start.ts');
 
 let dataDir: string;
 let api: string;

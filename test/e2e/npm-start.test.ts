@@ -11,12 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { createDashboardUser, createSession } from '../../db/dashboard.js';
 import { createPool } from '../../db/pool.js';
-import { freeLauncherPorts, launcherEnv, whenReady, type Started } from '../support/processes.js';
+import { freeLauncherPorts, launcherEnv, nodeArgsFor, whenReady, type Started } from '../support/processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-// As package.json's `start` runs it: `node --import tsx`, not the tsx CLI, a parent that SIGKILLs its
-// child and exits 130 when the child has not reported a signal within 30 ms (a loaded machine).
-const START = ['--import', 'tsx', 'cli/start.ts'];
+// As package.json's `start` runs it.
+const START = nodeArgsFor('cli/start.ts');
 
 let dataDir: string;
 let env: NodeJS.ProcessEnv;

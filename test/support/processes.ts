@@ -46,11 +46,16 @@ export interface Started {
   exited: Promise<number | null>;
 }
 
+/**
+ * The arguments of `node` that run an entry point as the package.json scripts do: `node --import tsx`,
+ * not the tsx CLI, a parent that relays signals and SIGKILLs its child (exit 130) when the child does
+ * not report one within 30 ms (a loaded machine).
+ */
+export const nodeArgsFor = (entry: string): string[] => ['--import', 'tsx', entry];
+
 /** Starts `tsx <entry>` with exactly `env` (plus PATH/HOME) and waits for `ready` in its output. */
 export function startEntryPoint(entry: string, env: Record<string, string>, ready: string | RegExp): Promise<Started> {
-  // `node --import tsx`, as the package.json scripts run them: the tsx CLI is a parent that relays
-  // signals and SIGKILLs its child (exit 130) when the child does not report one within 30 ms.
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, nodeArgsFor(entry), {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
