@@ -35,6 +35,8 @@ import { testHelperRoutes } from './routes/test-helpers.js';
 import { replayRoutes } from './routes/replays.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import { webhookEventRoutes } from './routes/webhook-events.js';
+import { trackingLinkRoutes } from './routes/tracking-links.js';
+import { trackingPage } from './tracking-page/index.js';
 import './state.js';
 
 export interface AppDeps {
@@ -49,7 +51,7 @@ export interface AppDeps {
 const OPENAPI_PATH = '/v1/openapi.json';
 
 /** What an app holds that outlives a request; released by `disposeApp`. */
-const resources = new WeakMap<Koa, { limiter: RateLimiter; ipLimiter: RateLimiter; keys: ApiKeyCache }>();
+const resources = new WeakMap<Koa, { limiter: RateLimiter; ipLimiter: RateLimiter; pageLimiter: RateLimiter; keys: ApiKeyCache }>();
 
 /**
  * `pages`: HTML pages with their own sessions, CSRF and error pages (the dashboard), served after
@@ -64,6 +66,9 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   const ipLimiter = new RateLimiter(pool, config.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE, logger, config.RATE_LIMIT_LEASE_FROM);
   ipLimiter.startCleanup(false);
   const admission = new RequestAdmission(keys, limiter, ipLimiter);
+  // The cardholder's tracking page: per client IP, a window of its own (DESIGN.md §9).
+  const pageLimiter = new RateLimiter(pool, config.TRACKING_PAGE_RATE_PER_MINUTE, logger, config.RATE_LIMIT_LEASE_FROM);
+  pageLimiter.startCleanup(false);
 
   const health = healthRouter(deps);
   const v1 = new Router();
@@ -81,6 +86,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   webhookEndpointRoutes(v1, deps);
   webhookEventRoutes(v1, pool);
   replayRoutes(v1, deps);
+  trackingLinkRoutes(v1, deps);
 
   const app = new Koa();
   // Behind a proxy, ctx.ip is the client's address from its header (docs/security.md); otherwise
@@ -95,6 +101,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   app.use(health.routes()); // /healthz, /readyz: no key, no rate limit
   app.use(metricsRouter().routes()); // /metrics: no key, no rate limit
   app.use(docsRouter().routes()); // /docs: the API reference page and its script, no key, not counted
+  app.use(trackingPage({ pool, config, logger, limiter: pageLimiter })); // /t/…: the cardholder's tracking page, no key, its own per-IP limit
   if (mounted.pages) app.use(mounted.pages); // /dashboard: HTML pages with their own sessions, CSRF and error pages
   app.use(authenticate(admission)); // resolves the key, if any (cached), and counts the request: key or client IP window
   app.use(setRateLimitHeaders()); // X-RateLimit-* headers
@@ -103,7 +110,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   app.use(v1.routes()); // 400 → 404/403, per route
   app.use(v1.allowedMethods()); // 405 with Allow
 
-  resources.set(app, { limiter, ipLimiter, keys });
+  resources.set(app, { limiter, ipLimiter, pageLimiter, keys });
   return app;
 }
 
@@ -135,4 +142,5 @@ export function createRequestHandler(app: Koa, deps: AppDeps): http.RequestListe
 export function disposeApp(app: Koa): void {
   resources.get(app)?.limiter.stopCleanup();
   resources.get(app)?.ipLimiter.stopCleanup();
+  resources.get(app)?.pageLimiter.stopCleanup();
 }

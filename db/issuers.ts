@@ -12,7 +12,7 @@ const ID_LENGTH = 16;
 const UNIQUE_VIOLATION = '23505';
 
 /** `<prefix>_` + 16 random base62 characters, e.g. `iss_4kR9wQ2mZp7TxA1c`. */
-export function newId(prefix: 'iss' | 'key' | 'whe' | 'evt' | 'usr'): string {
+export function newId(prefix: 'iss' | 'key' | 'whe' | 'evt' | 'usr' | 'tl'): string {
   let out = '';
   while (out.length < ID_LENGTH) {
     for (const byte of randomBytes(ID_LENGTH * 2)) {

@@ -124,6 +124,14 @@ const envSchema = z.object({
    * API's own http://localhost:PORT.
    */
   DASHBOARD_BASE_URL: z.url().optional(),
+  /**
+   * The origin of the cardholder's tracking links, `{PUBLIC_BASE_URL}/t/{token}` (DESIGN.md §9). Unset:
+   * the API's own http://localhost:PORT. Never taken from a request's Host header, so a link an
+   * issuer e-mails cannot be pointed elsewhere by whoever made the API call.
+   */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Tracking page requests (GET and POST /t/…) per client IP a minute; past it a 429 page (the stylesheet does not count). */
+  TRACKING_PAGE_RATE_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** A dashboard session ends after this long without a request… */
   DASHBOARD_SESSION_IDLE: duration.default(30 * 60_000),
   /** …and this long after sign-in, however active. */
@@ -135,6 +143,11 @@ export type Config = Readonly<z.infer<typeof envSchema>>;
 /** The dashboard's public base URL, without a trailing slash. */
 export function dashboardBaseUrl(config: Config): string {
   return (config.DASHBOARD_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
+}
+
+/** The origin of tracking links, without a trailing slash. */
+export function publicBaseUrl(config: Config): string {
+  return (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
 }
 
 export class ConfigError extends Error {}

@@ -77,6 +77,17 @@ export const predictionRefreshSignalled = new Counter({
   registers,
 });
 
+/** What a tracking page request was answered with (DESIGN.md §9): never the token, so a bounded label. */
+export const TRACKING_PAGE_OUTCOMES = ['ok', 'gate', 'not_found', 'gone', 'limited'] as const;
+export type TrackingPageOutcome = (typeof TRACKING_PAGE_OUTCOMES)[number];
+
+export const trackingPageViews = new Counter({
+  name: 'cds_tracking_page_views_total',
+  help: "Requests for the cardholder's tracking page (/t/…), by outcome: ok (the page), gate (the postal-code form), not_found, gone (revoked or expired), limited (429)",
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
 /** Bands of how long pending webhook deliveries have waited since they were created. */
 export const PENDING_AGE_BANDS = ['under_1m', '1m_to_1h', '1h_to_1d', 'over_1d'] as const;
 export type PendingAgeBand = (typeof PENDING_AGE_BANDS)[number];

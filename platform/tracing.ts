@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type * as otel from '@opentelemetry/api';
 import type { ClientInterceptors } from '@temporalio/client';
 import type { WorkerInterceptors, WorkerOptions } from '@temporalio/worker';
+import { loggablePath } from './request-path.js';
 
 interface Active {
   api: typeof otel;
@@ -117,7 +118,7 @@ export function traceRequests(listener: http.RequestListener): http.RequestListe
   const { api, tracer } = active;
   return (req, res) => {
     const method = req.method ?? 'GET';
-    const path = (req.url ?? '/').split('?')[0];
+    const path = loggablePath((req.url ?? '/').split('?')[0]); // a tracking page's token is a credential
     const parent = api.propagation.extract(api.ROOT_CONTEXT, req.headers);
     // Named as OpenTelemetry's HTTP conventions say: `<METHOD> <route>` once the route is known, else
     // `<METHOD>` alone (never the path, whose ids would make every name unique).

@@ -1,7 +1,9 @@
 // One log line per request, with its id, status and duration. Only the method and path are logged:
-// never the Authorization header or a key (keys travel only in that header).
+// never the Authorization header or a key (keys travel only in that header), and never a tracking
+// page's token (platform/request-path.ts).
 import type { Middleware } from 'koa';
 import type { Logger } from '../../platform/logger.js';
+import { loggablePath } from '../../platform/request-path.js';
 
 export interface RequestLogFields {
   requestId: string;
@@ -18,7 +20,7 @@ export function logRequest(logger: Logger, fields: RequestLogFields): void {
   const line = {
     request_id: fields.requestId,
     method: fields.method,
-    path: fields.path,
+    path: loggablePath(fields.path),
     status: fields.status,
     ms: Math.round((performance.now() - fields.started) * 10) / 10,
     key_id: fields.keyId,

@@ -1,0 +1,254 @@
+// What the cardholder's tracking page says (DESIGN.md §9, docs/http-contract.md "The tracking
+// page"), as plain values for api/tracking-page/render.ts to put into HTML: the language the page is
+// written in (`?lang=`, the link's locale, Accept-Language, English), the steps, the delivery window
+// as that language writes dates, recommended_message (domain/messages.ts, the same catalogues), the
+// action, the timeline of the carrier events that changed the status, and when it last changed.
+// Pure: Intl and the catalogues only. It never receives the postal code, the country (beyond the
+// message's own locale fallback), the dispatch id or an event's location, so it cannot show them.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { match } from '@formatjs/intl-localematcher';
+import { IntlMessageFormat } from 'intl-messageformat';
+import { DEFAULT_LOCALE, SUPPORTED_LOCALES, type SupportedLocale } from './locale.js';
+import { CATALOGS, type PageCatalog } from './locales/index.js';
+import { renderSuggestion } from './messages.js';
+import { normalisePostalCode } from './prediction-model.js';
+import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from './schemas.js';
+import { recommendedActionFor } from './state-machine.js';
+import type { TrackingPageBranding } from './tracking-links.js';
+
+export const FORWARD_STEPS = ['dispatched', 'in_transit', 'out_for_delivery', 'delivered'] as const;
+type ForwardStatus = (typeof FORWARD_STEPS)[number];
+
+// ---------- language ----------
+
+export interface PageLanguage {
+  language: SupportedLocale;
+  /** BCP 47 tag the dates are written in: the language with the region it was asked for, if any. */
+  locale: string;
+  dir: 'ltr' | 'rtl';
+}
+
+/** Languages written right to left: none of the ten today, but the markup says `dir` from this. */
+const RIGHT_TO_LEFT = new Set(['ar', 'he', 'fa', 'ur']);
+const MAX_ACCEPT_LANGUAGE_ENTRIES = 20;
+
+function fromTag(tag: string): PageLanguage | undefined {
+  let parsed: Intl.Locale;
+  try {
+    parsed = new Intl.Locale(tag);
+  } catch {
+    return undefined;
+  }
+  const matched = match([parsed.baseName], SUPPORTED_LOCALES, 'und') as SupportedLocale | 'und';
+  if (matched === 'und') return undefined;
+  const locale = parsed.region !== undefined ? `${matched}-${parsed.region}` : matched;
+  return { language: matched, locale, dir: RIGHT_TO_LEFT.has(matched) ? 'rtl' : 'ltr' };
+}
+
+/** The tags of an Accept-Language header, most preferred first (q=0 and `*` dropped). */
+export function acceptedLanguages(header: string | undefined): string[] {
+  if (!header) return [];
+  return header
+    .split(',')
+    .slice(0, MAX_ACCEPT_LANGUAGE_ENTRIES)
+    .map((entry, index) => {
+      const [tag, ...params] = entry.trim().split(';');
+      const q = params.map((p) => /^\s*q=([01](?:\.[0-9]{0,3})?)\s*$/.exec(p)).find(Boolean);
+      return { tag: tag.trim(), q: q ? Number(q[1]) : 1, index };
+    })
+    .filter((entry) => entry.tag !== '' && entry.tag !== '*' && entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index)
+    .map((entry) => entry.tag);
+}
+
+/** DESIGN.md §9 "Language": the first supported of `?lang=`, the link's locale, Accept-Language, English. */
+export function pageLanguage(candidates: { lang?: string; linkLocale?: string | null; acceptLanguage?: string }): PageLanguage {
+  const tags = [candidates.lang, candidates.linkLocale ?? undefined, ...acceptedLanguages(candidates.acceptLanguage)];
+  for (const tag of tags) {
+    if (tag === undefined || tag.length > 35) continue;
+    const found = fromTag(tag);
+    if (found) return found;
+  }
+  return { language: DEFAULT_LOCALE, locale: DEFAULT_LOCALE, dir: 'ltr' };
+}
+
+// ---------- text ----------
+
+const compiled = new Map<string, IntlMessageFormat>();
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** A page string with its arguments (ICU MessageFormat, as domain/messages.ts renders). */
+function text(template: string, locale: string, values?: Record<string, string>): string {
+  if (!values) return template;
+  const key = `${locale}\u0000${template}`;
+  let message = compiled.get(key);
+  if (!message) {
+    message = new IntlMessageFormat(template, locale);
+    compiled.set(key, message);
+  }
+  return String(message.format(values));
+}
+
+function dateFormat(locale: string, kind: 'day' | 'dayShort' | 'moment'): Intl.DateTimeFormat {
+  const key = `${locale}\u0000${kind}`;
+  let format = formatters.get(key);
+  if (!format) {
+    const options: Intl.DateTimeFormatOptions =
+      kind === 'day'
+        ? { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }
+        : kind === 'dayShort'
+          ? { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }
+          : { day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' };
+    format = new Intl.DateTimeFormat(locale, options);
+    formatters.set(key, format);
+  }
+  return format;
+}
+
+const dayOf = (date: string) => new Date(`${date}T00:00:00Z`);
+
+/** The delivery window as calendar dates the way `locale` writes them: one day, or a range. */
+export function windowText(min: string, max: string, locale: string): string {
+  const format = dateFormat(locale, 'day');
+  return min === max ? format.format(dayOf(min)) : format.formatRange(dayOf(min), dayOf(max));
+}
+
+/** Language names, each in its own language ("Deutsch", "Français"), for the language links. */
+const OWN_NAMES: Readonly<Record<SupportedLocale, string>> = Object.fromEntries(
+  SUPPORTED_LOCALES.map((language) => {
+    const name = new Intl.DisplayNames([language], { type: 'language' }).of(language) ?? language;
+    return [language, name.charAt(0).toLocaleUpperCase(language) + name.slice(1)];
+  }),
+) as Record<SupportedLocale, string>;
+
+// ---------- the page ----------
+
+export interface PageEvent {
+  status: DispatchStatus;
+  occurredAt: Date;
+  reason: ExceptionReason | null;
+}
+
+export interface PageInput {
+  status: DispatchStatus;
+  windowMin: string;
+  windowMax: string;
+  confidence: ConfidenceLevel;
+  exceptionReason: ExceptionReason | null;
+  /** The dispatch's registered locale and country: only recommended_message's own fallback uses them. */
+  registeredLocale: string | null;
+  countryCode: string;
+  /** The carrier events with effect `applied`, in any order. */
+  events: PageEvent[];
+  updatedAt: Date;
+}
+
+export interface Issuer {
+  name: string;
+  branding: TrackingPageBranding | null;
+}
+
+export type StepState = 'done' | 'current' | 'next';
+
+export interface PageView {
+  language: PageLanguage;
+  strings: PageCatalog;
+  issuerName: string;
+  accentColor: string | null;
+  steps: Array<{ label: string; state: StepState; stateText: string }>;
+  exception?: { heading: string; reason: string };
+  window: { heading: string; text: string };
+  message: string;
+  action?: { label: string; href: string };
+  timeline: Array<{ label: string; date: string; datetime: string }>;
+  lastUpdated: { text: string; datetime: string };
+  languages: Array<{ language: SupportedLocale; name: string; current: boolean }>;
+}
+
+/** The name the page shows: the branding's display name, else the issuer's name. */
+export const issuerDisplayName = (issuer: Issuer) => issuer.branding?.display_name ?? issuer.name;
+
+/** The support contact a page offers: the support URL, else the phone as `tel:`; none without branding. */
+export function supportAction(issuer: Issuer, strings: PageCatalog, locale: string): { label: string; href: string } | undefined {
+  const branding = issuer.branding;
+  if (branding?.support_url) return { label: strings.contactSupport, href: branding.support_url };
+  if (branding?.support_phone) return { label: text(strings.callSupport, locale, { phone: branding.support_phone }), href: `tel:${branding.support_phone}` }; // prettier-ignore
+  return undefined;
+}
+
+export function languageLinks(current: SupportedLocale): PageView['languages'] {
+  return SUPPORTED_LOCALES.map((language) => ({ language, name: OWN_NAMES[language], current: language === current }));
+}
+
+/** The step the card has reached: its status, or in exception the furthest forward status an applied event set. */
+function reachedStep(input: PageInput): ForwardStatus | undefined {
+  if (input.status !== 'exception') return input.status;
+  let reached: ForwardStatus | undefined;
+  for (const event of input.events) {
+    const index = FORWARD_STEPS.indexOf(event.status as ForwardStatus);
+    if (index >= 0 && (reached === undefined || index > FORWARD_STEPS.indexOf(reached))) reached = FORWARD_STEPS[index];
+  }
+  return reached ?? 'dispatched';
+}
+
+export function pageView(input: PageInput, issuer: Issuer, language: PageLanguage): PageView {
+  const strings = CATALOGS[language.language].page;
+  const { locale } = language;
+  const reached = reachedStep(input)!;
+  const reachedIndex = FORWARD_STEPS.indexOf(reached);
+  const inException = input.status === 'exception';
+  const steps = FORWARD_STEPS.map((step, index) => {
+    const state: StepState = index < reachedIndex || (index === reachedIndex && (inException || step === 'delivered')) ? 'done' : index === reachedIndex ? 'current' : 'next'; // prettier-ignore
+    return { label: strings.steps[step], state, stateText: state === 'done' ? strings.stepDone : state === 'current' ? strings.stepCurrent : strings.stepNext }; // prettier-ignore
+  });
+  const suggestion = renderSuggestion({
+    status: input.status,
+    window: { min: input.windowMin, max: input.windowMax },
+    confidence: input.confidence,
+    exceptionReason: input.exceptionReason ?? undefined,
+    requestedLocale: locale,
+    registeredLocale: input.registeredLocale ?? undefined,
+    countryCode: input.countryCode,
+  });
+  const action = recommendedActionFor(input.status);
+  const delivered = input.status === 'delivered';
+  const timeline = [...input.events]
+    .sort((a, b) => b.occurredAt.getTime() - a.occurredAt.getTime())
+    .map((event) => ({
+      label: event.status === 'exception' ? strings.reasons[event.reason ?? 'other'] : strings.steps[event.status],
+      date: dateFormat(locale, 'dayShort').format(event.occurredAt),
+      datetime: event.occurredAt.toISOString(),
+    }));
+  return {
+    language,
+    strings,
+    issuerName: issuerDisplayName(issuer),
+    accentColor: issuer.branding?.accent_color ?? null,
+    steps,
+    exception: inException ? { heading: strings.exceptionHeading, reason: strings.reasons[input.exceptionReason ?? 'other'] } : undefined,
+    window: delivered
+      ? { heading: strings.deliveredHeading, text: windowText(input.windowMax, input.windowMax, locale) }
+      : { heading: strings.windowHeading, text: windowText(input.windowMin, input.windowMax, locale) },
+    message: suggestion.recommended_message,
+    action:
+      action === 'Activate' && issuer.branding?.activation_url
+        ? { label: strings.activate, href: issuer.branding.activation_url }
+        : action === 'ContactSupport'
+          ? supportAction(issuer, strings, locale)
+          : undefined,
+    timeline,
+    lastUpdated: {
+      text: text(strings.lastUpdated, locale, { time: dateFormat(locale, 'moment').format(input.updatedAt) }),
+      datetime: input.updatedAt.toISOString(),
+    },
+    languages: languageLinks(language.language),
+  };
+}
+
+// ---------- the postal-code gate ----------
+
+/** Whether the code typed matches the destination's, both normalised as the prediction does; constant time. */
+export function postalCodeMatches(typed: string, destination: string, countryCode: string): boolean {
+  const digest = (code: string) => createHash('sha256').update(normalisePostalCode(code, countryCode), 'utf8').digest();
+  return timingSafeEqual(digest(typed), digest(destination));
+}

@@ -1,0 +1,7 @@
+// The path of a request as logs and traces may show it: a tracking page's token is a credential
+// (DESIGN.md §9), so `/t/<token>` becomes `/t/…`; every other path is unchanged.
+const TRACKING_PAGE = /^\/t\/(?!assets\/).+/;
+
+export function loggablePath(path: string): string {
+  return TRACKING_PAGE.test(path) ? '/t/…' : path;
+}
