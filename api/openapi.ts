@@ -26,6 +26,7 @@ import { DISPATCH_DATE_RULE, OCCURRED_AT_RULE } from '../domain/input-bounds.js'
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from './idempotency.js';
 import { webhookRequests } from './openapi-webhook-requests.js';
 import { webhookPaths } from './openapi-webhooks.js';
+import { trackingPaths } from './openapi-tracking.js';
 import { BODY_LIMIT } from './middleware/json-body.js';
 import { BATCH_BODY_LIMIT } from './routes/batch.js';
 import { MAX_STATUS_AGE_SECONDS } from './status-read.js';
@@ -310,6 +311,13 @@ export function openApiJson(): string {
         '/v1/test_helpers/dispatches/{id}/fail': { post: testHelperFail },
         '/v1/test_helpers/dispatches/{id}/{action}': { post: testHelper },
         ...webhookPaths({
+          json,
+          error: (description) => error(description),
+          commonErrors,
+          bodyErrors: () => bodyErrors(),
+          rateLimitHeaders,
+        }),
+        ...trackingPaths({
           json,
           error: (description) => error(description),
           commonErrors,

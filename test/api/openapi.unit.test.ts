@@ -15,18 +15,21 @@ describe('GET /v1/openapi.json document', () => {
     await expect(SwaggerParser.validate(doc)).resolves.toBeDefined();
   });
 
-  it('documents the status, registration, list, batch, carrier-event, test-helper, webhook endpoint, event and replay paths', () => {
+  it('documents the status, registration, list, batch, carrier-event, test-helper, tracking link, tracking page, webhook endpoint, event and replay paths', () => {
     const { paths } = document();
     expect(Object.keys(paths).sort()).toEqual([
       '/v1/dispatches',
       '/v1/dispatches/batch',
       '/v1/dispatches/{id}/events',
+      '/v1/dispatches/{id}/tracking_links',
+      '/v1/dispatches/{id}/tracking_links/{link_id}',
       '/v1/events',
       '/v1/events/{webhook_event_id}',
       '/v1/replays/{replay_id}',
       '/v1/status/{id}',
       '/v1/test_helpers/dispatches/{id}/fail',
       '/v1/test_helpers/dispatches/{id}/{action}',
+      '/v1/tracking_page',
       '/v1/webhook_endpoints',
       '/v1/webhook_endpoints/{webhook_endpoint_id}',
       '/v1/webhook_endpoints/{webhook_endpoint_id}/replay',

@@ -283,6 +283,68 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/dispatches/{id}/tracking_links': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A dispatch's tracking links, newest first, without their tokens */
+    get: operations['listTrackingLinks'];
+    put?: never;
+    /**
+     * A link to the cardholder's tracking page for this dispatch (its token is in this answer only)
+     * @description The `url` is `{PUBLIC_BASE_URL}/t/{token}`: the token is a credential (256 random bits), stored only as a hash and never shown again. `expires_at` defaults to 60 days from now and may be at most 180 days ahead; `locale` defaults to the dispatch's; with `require_postal_code` the page first asks for the destination postal code.
+     */
+    post: operations['createTrackingLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/dispatches/{id}/tracking_links/{link_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a tracking link at once (its page answers 410 from the next request, on every API process) */
+    delete: operations['revokeTrackingLink'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tracking_page': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The issuer's branding of the tracking page
+     * @description Every field null until set: the page then shows the issuer name in neutral colours.
+     */
+    get: operations['getTrackingPageBranding'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the issuer's branding of the tracking page (the fields given; null clears one)
+     * @description URLs must be https; `support_phone` E.164; `accent_color` is the background of white text, so it must reach 4.5:1 against white (WCAG 2.2 AA).
+     */
+    patch: operations['updateTrackingPageBranding'];
+    trace?: never;
+  };
 }
 export interface webhooks {
   'status.updated': {
@@ -547,6 +609,38 @@ export interface components {
           /** @description up to 1000 event ids; those never delivered to this endpoint are ignored */
           event_ids: string[];
         };
+    TrackingLinkCreate: {
+      /**
+       * Format: date-time
+       * @description when the link stops working (default 60 days from now); must be in the future and at most 180 days ahead
+       */
+      expires_at?: string;
+      /**
+       * @description the page's language unless the visitor picks another (default: the dispatch's locale)
+       * @example en-GB
+       */
+      locale?: string;
+      /** @description the page asks for the destination postal code first (default false) */
+      require_postal_code?: boolean;
+    };
+    TrackingPageBrandingPatch: {
+      /** @description the name the page shows (default: the issuer's name) */
+      display_name?: string | null;
+      /**
+       * @description #rrggbb, the background of white text: at least 4.5:1 against white
+       * @example #0b5cad
+       */
+      accent_color?: string | null;
+      /** @description where the Activate button leads (https) */
+      activation_url?: string | null;
+      /** @description where the Contact support button leads (https) */
+      support_url?: string | null;
+      /**
+       * @description E.164 number the page offers as a tel: link when there is no support_url
+       * @example +33142685300
+       */
+      support_phone?: string | null;
+    };
     /** @description The body of a `status.updated` webhook: sent byte for byte the same on every attempt */
     StatusUpdatedWebhookEvent: {
       /** @constant */
@@ -943,6 +1037,51 @@ export interface components {
           duration_ms: number;
         }[];
       }[];
+    };
+    TrackingLinkList: {
+      data: components['schemas']['TrackingLink'][];
+      next_cursor: string | null;
+    };
+    TrackingLink: {
+      /**
+       * @description tracking link id
+       * @example tl_4kR9wQ2mZp7TxA1c
+       */
+      id: string;
+      /** Format: date-time */
+      expires_at: string;
+      /** @description BCP 47 tag the page opens in, or null (the visitor’s browser decides) */
+      locale: string | null;
+      require_postal_code: boolean;
+      /** Format: date-time */
+      created_at: string;
+      revoked_at: string | null;
+    };
+    TrackingLinkCreated: {
+      /**
+       * @description tracking link id
+       * @example tl_4kR9wQ2mZp7TxA1c
+       */
+      id: string;
+      /** Format: date-time */
+      expires_at: string;
+      /** @description BCP 47 tag the page opens in, or null (the visitor’s browser decides) */
+      locale: string | null;
+      require_postal_code: boolean;
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * @description the link to give the cardholder: shown only in this answer
+       * @example https://track.example.com/t/…
+       */
+      url: string;
+    };
+    TrackingPageBranding: {
+      display_name: string | null;
+      accent_color: string | null;
+      activation_url: string | null;
+      support_url: string | null;
+      support_phone: string | null;
     };
   };
   responses: never;
@@ -4058,6 +4197,705 @@ export interface operations {
       };
       /** @description no replay with this id for this key's issuer and mode (`not_found`) */
       404: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listTrackingLinks: {
+    parameters: {
+      query?: {
+        /** @description page size, 1–100 (default 20) */
+        limit?: number;
+        /** @description the next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @description dispatch id, a UUID v4 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description one page of links */
+      200: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TrackingLinkList'];
+        };
+      };
+      /** @description `id` is not a UUID v4, or a parameter is invalid (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the dispatch belongs to another issuer, or the key lacks `dispatches:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no dispatch with this id in this key's mode (`not_found`) */
+      404: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createTrackingLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dispatch id, a UUID v4 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['TrackingLinkCreate'];
+      };
+    };
+    responses: {
+      /** @description the link, with its url (never again) */
+      201: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TrackingLinkCreated'];
+        };
+      };
+      /** @description `id` is not a UUID v4, or a field fails validation (`expires_at` out of bounds); the message names it (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the dispatch belongs to another issuer, or the key lacks `dispatches:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no dispatch with this id in this key's mode (`not_found`) */
+      404: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description body larger than 1mb (`payload_too_large`) */
+      413: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description body not sent as application/json (`unsupported_media_type`) */
+      415: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  revokeTrackingLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dispatch id, a UUID v4 */
+        id: string;
+        /** @description tracking link id */
+        link_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description revoked (also when it already was) */
+      204: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `id` is not a UUID v4 or `link_id` not a tracking link id (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the dispatch belongs to another issuer, or the key lacks `dispatches:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such dispatch, or no such link for it (`not_found`) */
+      404: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getTrackingPageBranding: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the branding */
+      200: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TrackingPageBranding'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the key lacks `dispatches:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateTrackingPageBranding: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TrackingPageBrandingPatch'];
+      };
+    };
+    responses: {
+      /** @description the whole branding after the change */
+      200: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TrackingPageBranding'];
+        };
+      };
+      /** @description invalid JSON or a field that fails validation; the message names the field (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the key lacks `dispatches:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description body larger than 1mb (`payload_too_large`) */
+      413: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description body not sent as application/json (`unsupported_media_type`) */
+      415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
           'X-RateLimit-Limit': string;
