@@ -43,8 +43,8 @@ body {
   line-height: 1.5;
   overflow-wrap: anywhere;
 }
-.band { background: var(--accent); color: #ffffff; padding-block: 0.75rem; padding-inline: 1rem; }
-.band .issuer { margin: 0 auto; max-inline-size: 40rem; font-weight: 700; font-size: 1.125rem; }
+.band { background: var(--accent); color: #ffffff; padding-block: 0.75rem; }
+.band .issuer { margin: 0 auto; max-inline-size: 40rem; padding-inline: 1rem; font-weight: 700; font-size: 1.125rem; }
 main, footer { margin: 0 auto; max-inline-size: 40rem; padding-inline: 1rem; }
 main { padding-block: 1rem 0.5rem; }
 h1 { font-size: 1.5rem; line-height: 1.25; margin-block: 0.5rem 1rem; }
@@ -73,7 +73,7 @@ a { color: var(--link); }
 .window { font-size: 1.25rem; font-weight: 700; margin-block: 0.25rem; }
 .message { margin-block: 0.5rem 1rem; }
 .button {
-  display: inline-block; background: var(--accent); color: #ffffff; text-decoration: none; font-weight: 700;
+  display: inline-block; background: var(--accent); color: #ffffff; text-decoration: none;
   font: inherit; font-weight: 700; border: 2px solid transparent; border-radius: 0.5rem;
   padding-block: 0.75rem; padding-inline: 1.25rem; min-block-size: 2.75rem; cursor: pointer;
   transition: filter 150ms ease-in-out;
