@@ -91,9 +91,12 @@ export async function startVersionDevServer(versionDir: string, cliPath: string,
 
 const started = new Set<ChildProcess>();
 // Never outlive the benchmark, whatever way it ends short of SIGKILL (clean-up stops them gracefully first).
-process.on('exit', () => {
+process.on('exit', () => killTracked());
+
+/** SIGKILL to every tracked process still running. */
+export function killTracked(): void {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+}
 
 /** Kills `child` when the benchmark exits, if it still runs then. */
 export function track(child: ChildProcess): ChildProcess {

@@ -63,14 +63,14 @@ export function goals(report: Report): Goal[] {
       goal: 'CPU per carrier event ≤ 0.7× previous main',
       previous: previous.cpu.total,
       next: next.cpu.total,
-      measured: `${fmt(cpuRatio)}×`,
+      measured: `${fmt(cpuRatio, 3)}×`,
       met: cpuRatio <= 0.7,
     },
     {
       goal: `SQL statements per event ≤ 0.5× previous main (${statementKey === 'statements' ? 'all' : 'without utility'})`,
       previous: previous[statementKey],
       next: next[statementKey],
-      measured: `${fmt(statementRatio)}×`,
+      measured: `${fmt(statementRatio, 3)}×`,
       met: statementRatio <= 0.5,
     },
     {
@@ -91,13 +91,13 @@ export function goals(report: Report): Goal[] {
       goal: 'history events per life ≤ 0.6× previous main',
       previous: previous.historyEvents,
       next: next.historyEvents,
-      measured: `${fmt(historyRatio)}×`,
+      measured: `${fmt(historyRatio, 3)}×`,
       met: historyRatio <= 0.6,
     },
   ];
 }
 
-const fmt = (n: number) => (Number.isFinite(n) ? String(Math.round(n * 100) / 100) : '–');
+const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? String(Math.round(n * 10 ** digits) / 10 ** digits) : '–');
 const row = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
 
 export function toMarkdown(report: Report): string {

@@ -5,13 +5,14 @@
 // own and driven only from outside (side.ts). Results go to results/<date>.md and .json (README.md
 // explains every figure). Options (env): see README.md.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveTemporalCli } from '../../platform/temporal-cli.js';
 import { REPO_ROOT } from '../status-read/processes.js';
+import { killTracked } from './infrastructure.js';
 import { goals, toMarkdown, type Report } from './report.js';
-import { measureSide, type SideResult } from './side.js';
+import { measureSide, workDirs, type SideResult } from './side.js';
 import { folderTree, worktreeOf, type VersionTree } from './versions.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -41,13 +42,17 @@ if (process.env.DATABASE_URL) {
 const trees: VersionTree[] = [];
 let cleaning: Promise<void> | undefined;
 const removeTrees = () => (cleaning ??= Promise.resolve().then(() => trees.forEach((tree) => tree.remove())));
-// Ctrl-C or a kill: the sides' processes get SIGTERM from their own clean-up only if the process
-// lives on, so end through an exception-free path: remove the worktrees, exit. The embedded Postgres
-// and the dev server stop themselves on exit (platform/postgres.ts, temporal/dev-server.ts).
+// Ctrl-C or a kill: exit at once, removing the worktrees and the side's folder. On exit the embedded
+// Postgres and the dev server stop themselves (platform/postgres.ts, temporal/dev-server.ts) and the
+// API, worker and receiver are killed (infrastructure.ts `track`).
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => {
     log(`${signal}: stopping`);
-    void removeTrees().finally(() => process.exit(130));
+    killTracked();
+    void removeTrees().finally(() => {
+      for (const dir of workDirs) rmSync(dir, { recursive: true, force: true });
+      process.exit(130);
+    });
   });
 
 let exitCode = 0;

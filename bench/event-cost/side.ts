@@ -94,12 +94,19 @@ export interface SideResult {
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+/** Each running side's temp folder, for run.ts to remove when a signal ends the run. */
+export const workDirs = new Set<string>();
+
 export async function measureSide(version: VersionTree, settings: Settings, cliPath: string, log: (message: string) => void) {
   const say = (message: string) => log(`${version.label}: ${message}`);
   const cleanups: Array<() => Promise<void> | void> = [];
   const work = mkdtempSync(path.join(os.tmpdir(), 'cds-bench-event-cost-'));
   chmodSync(work, 0o755); // the embedded cluster runs as an unprivileged user when we are root
-  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  workDirs.add(work);
+  cleanups.push(() => {
+    rmSync(work, { recursive: true, force: true });
+    workDirs.delete(work);
+  });
   try {
     return await measure(version, settings, cliPath, say, work, cleanups);
   } finally {
