@@ -8,6 +8,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { match } from '@formatjs/intl-localematcher';
 import { IntlMessageFormat } from 'intl-messageformat';
+import { LRUCache } from 'lru-cache';
 import { DEFAULT_LOCALE, SUPPORTED_LOCALES, type SupportedLocale } from './locale.js';
 import { CATALOGS, type PageCatalog } from './locales/index.js';
 import { renderSuggestion } from './messages.js';
@@ -63,6 +64,19 @@ export function acceptedLanguages(header: string | undefined): string[] {
 
 /** DESIGN.md §9 "Language": the first supported of `?lang=`, the link's locale, Accept-Language, English. */
 export function pageLanguage(candidates: { lang?: string; linkLocale?: string | null; acceptLanguage?: string }): PageLanguage {
+  // CLDR matching costs tens of µs and the same few combinations come again and again (bench/tracking-page).
+  const key = `${candidates.lang ?? ''}\u0000${candidates.linkLocale ?? ''}\u0000${candidates.acceptLanguage ?? ''}`;
+  let language = languages.get(key);
+  if (!language) {
+    language = negotiatePageLanguage(candidates);
+    languages.set(key, language);
+  }
+  return language;
+}
+
+const languages = new LRUCache<string, PageLanguage>({ max: 10_000 });
+
+function negotiatePageLanguage(candidates: { lang?: string; linkLocale?: string | null; acceptLanguage?: string }): PageLanguage {
   const tags = [candidates.lang, candidates.linkLocale ?? undefined, ...acceptedLanguages(candidates.acceptLanguage)];
   for (const tag of tags) {
     if (tag === undefined || tag.length > 35) continue;
@@ -111,6 +125,19 @@ const dayOf = (date: string) => new Date(`${date}T00:00:00Z`);
 export function windowText(min: string, max: string, locale: string): string {
   const format = dateFormat(locale, 'day');
   return min === max ? format.format(dayOf(min)) : format.formatRange(dayOf(min), dayOf(max));
+}
+
+// Intl formatting costs a few µs a call and a page makes several; the same dates recur across
+// cards, so the written forms are kept (bench/tracking-page measures the page's cost).
+const written = new LRUCache<string, string>({ max: 20_000 });
+
+function memo(key: string, make: () => string): string {
+  let value = written.get(key);
+  if (value === undefined) {
+    value = make();
+    written.set(key, value);
+  }
+  return value;
 }
 
 /** Language names, each in its own language ("Deutsch", "Français"), for the language links. */
@@ -191,6 +218,30 @@ function reachedStep(input: PageInput): ForwardStatus | undefined {
   return reached ?? 'dispatched';
 }
 
+/**
+ * recommended_message in the page's locale (always supported, so the registered locale and the country
+ * never decide), memoised: the same status, window and confidence come for many cards.
+ */
+function suggestionFor(input: PageInput, locale: string): string {
+  const key = `${locale}|${input.status}|${input.windowMin}|${input.windowMax}|${input.confidence}|${input.exceptionReason ?? ''}`;
+  let message = messages.get(key);
+  if (message === undefined) {
+    message = renderSuggestion({
+      status: input.status,
+      window: { min: input.windowMin, max: input.windowMax },
+      confidence: input.confidence,
+      exceptionReason: input.exceptionReason ?? undefined,
+      requestedLocale: locale,
+      registeredLocale: input.registeredLocale ?? undefined,
+      countryCode: input.countryCode,
+    }).recommended_message;
+    messages.set(key, message);
+  }
+  return message;
+}
+
+const messages = new LRUCache<string, string>({ max: 10_000 });
+
 export function pageView(input: PageInput, issuer: Issuer, language: PageLanguage): PageView {
   const strings = CATALOGS[language.language].page;
   const { locale } = language;
@@ -201,22 +252,16 @@ export function pageView(input: PageInput, issuer: Issuer, language: PageLanguag
     const state: StepState = index < reachedIndex || (index === reachedIndex && (inException || step === 'delivered')) ? 'done' : index === reachedIndex ? 'current' : 'next'; // prettier-ignore
     return { label: strings.steps[step], state, stateText: state === 'done' ? strings.stepDone : state === 'current' ? strings.stepCurrent : strings.stepNext }; // prettier-ignore
   });
-  const suggestion = renderSuggestion({
-    status: input.status,
-    window: { min: input.windowMin, max: input.windowMax },
-    confidence: input.confidence,
-    exceptionReason: input.exceptionReason ?? undefined,
-    requestedLocale: locale,
-    registeredLocale: input.registeredLocale ?? undefined,
-    countryCode: input.countryCode,
-  });
+  const message = suggestionFor(input, locale);
   const action = recommendedActionFor(input.status);
   const delivered = input.status === 'delivered';
   const timeline = [...input.events]
     .sort((a, b) => b.occurredAt.getTime() - a.occurredAt.getTime())
     .map((event) => ({
       label: event.status === 'exception' ? strings.reasons[event.reason ?? 'other'] : strings.steps[event.status],
-      date: dateFormat(locale, 'dayShort').format(event.occurredAt),
+      date: memo(`d|${locale}|${event.occurredAt.toISOString().slice(0, 10)}`, () =>
+        dateFormat(locale, 'dayShort').format(event.occurredAt),
+      ),
       datetime: event.occurredAt.toISOString(),
     }));
   return {
@@ -227,9 +272,9 @@ export function pageView(input: PageInput, issuer: Issuer, language: PageLanguag
     steps,
     exception: inException ? { heading: strings.exceptionHeading, reason: strings.reasons[input.exceptionReason ?? 'other'] } : undefined,
     window: delivered
-      ? { heading: strings.deliveredHeading, text: windowText(input.windowMax, input.windowMax, locale) }
-      : { heading: strings.windowHeading, text: windowText(input.windowMin, input.windowMax, locale) },
-    message: suggestion.recommended_message,
+      ? { heading: strings.deliveredHeading, text: memo(`w|${locale}|${input.windowMax}`, () => windowText(input.windowMax, input.windowMax, locale)) } // prettier-ignore
+      : { heading: strings.windowHeading, text: memo(`w|${locale}|${input.windowMin}|${input.windowMax}`, () => windowText(input.windowMin, input.windowMax, locale)) }, // prettier-ignore
+    message,
     action:
       action === 'Activate' && issuer.branding?.activation_url
         ? { label: strings.activate, href: issuer.branding.activation_url }
@@ -238,7 +283,9 @@ export function pageView(input: PageInput, issuer: Issuer, language: PageLanguag
           : undefined,
     timeline,
     lastUpdated: {
-      text: text(strings.lastUpdated, locale, { time: dateFormat(locale, 'moment').format(input.updatedAt) }),
+      text: memo(`m|${locale}|${input.updatedAt.toISOString().slice(0, 16)}`, () =>
+        text(strings.lastUpdated, locale, { time: dateFormat(locale, 'moment').format(input.updatedAt) }),
+      ),
       datetime: input.updatedAt.toISOString(),
     },
     languages: languageLinks(language.language),

@@ -118,7 +118,7 @@ export function trackingPage(deps: TrackingPageDeps): Middleware {
     const token: string = ctx.params.token;
     const record = TOKEN_PATTERN.test(token) ? await findPageByToken(pool, token) : undefined;
     if (!record || !tokenMatches(record.tokenHash, token)) return void end(ctx, 'not_found', secure);
-    if (record.revokedAt || record.expiresAt.getTime() <= Date.now()) return void end(ctx, 'gone', secure, record);
+    if (record.revoked || record.expiresAt.getTime() <= Date.now()) return void end(ctx, 'gone', secure, record);
     return record;
   };
 

@@ -76,7 +76,19 @@ function layout(frame: Frame): Rendered {
         </footer>
       </body>
     </html> `.text;
-  return { body, styleHash: accent && `'sha256-${createHash('sha256').update(accent).digest('base64')}'` };
+  return { body, styleHash: accent && styleHash(accent) };
+}
+
+const styleHashes = new Map<string, string>();
+
+/** The CSP source of an inline style; one per accent colour, so computed once each. */
+function styleHash(style: string): string {
+  let hash = styleHashes.get(style);
+  if (!hash) {
+    hash = `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
+    if (styleHashes.size < 10_000) styleHashes.set(style, hash);
+  }
+  return hash;
 }
 
 export function renderPage(view: PageView): Rendered {

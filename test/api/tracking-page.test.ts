@@ -47,7 +47,7 @@ const ownAddress = () =>
   `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
 
 beforeAll(async () => {
-  h = await startHarness({ env: { TRACKING_PAGE_RATE_PER_MINUTE: '1000000' } });
+  h = await startHarness();
   issuerId = await h.createIssuer('Acme Card Issuing');
   key = (await h.createKey(issuerId)).key;
   testKey = (await h.createKey(issuerId, { mode: 'test' })).key;

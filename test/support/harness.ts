@@ -39,6 +39,8 @@ export async function startHarness(options: { env?: Record<string, string>; work
     // Every test file's keyless requests come from 127.0.0.1 and share its window in the one
     // Postgres: tests of that limit set it (test/api/unauthenticated-limit.test.ts).
     RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000',
+    // The same for the tracking page's per-IP window (test/api/tracking-page.test.ts tests that limit).
+    TRACKING_PAGE_RATE_PER_MINUTE: '1000000',
     ...options.env,
   };
   const config = loadConfig(baseEnv);
