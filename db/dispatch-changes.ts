@@ -1,0 +1,169 @@
+// Step 6 of a carrier event's path (docs/architecture.md "The path of one carrier event"): the one
+// transaction that writes a dispatch's change, called by activities/projection.ts (step 5).
+// Tables: dispatches (the projection's row), prediction_log, carrier_events (the `effect` column,
+// whose only writer on the live path this is), webhook_events and webhook_deliveries (the outbox).
+//
+// One statement, so one transaction: the projection row of the new version, the effects of the
+// carrier events folded into it, the webhook events the workflow decided (domain/webhook-events.ts)
+// and one delivery per subscribed endpoint commit together or not at all. Idempotent on
+// (dispatch, version): the input of a retry is the input of the first attempt (the workflow decided
+// it), each event's id is derived from its key `<dispatchId>:<version>:<type>`, so a retry after a
+// committed attempt creates nothing and returns the same pending deliveries, and a retry after a
+// failed one writes everything. A write of an older version than the row holds changes no row.
+import { createHash } from 'node:crypto';
+import type { ExceptionReason, StatusRecord } from '../domain/schemas.js';
+import type { EventEffect, WebhookEventType } from '../domain/state-machine.js';
+import type { Pool, PoolClient } from './pool.js';
+
+export interface DispatchRegistrationRow {
+  id: string;
+  issuerId: string;
+  mode: 'live' | 'test';
+  dispatchDate: string;
+  postalCode: string;
+  countryCode: string;
+  locale?: string;
+  carrier?: string;
+  trackingNumber?: string;
+  reference?: string;
+  /** Canonical JSON of the registration body. */
+  registration: string;
+}
+
+/** One version of the projection. */
+export interface ProjectedVersion {
+  version: number;
+  status: string;
+  windowMin: string;
+  windowMax: string;
+  confidenceLevel: string;
+  exceptionReason?: ExceptionReason;
+  record: StatusRecord;
+}
+
+export interface DispatchChange {
+  dispatch: DispatchRegistrationRow;
+  /** Absent: only effects to record (carrier events that changed nothing). */
+  projection?: ProjectedVersion;
+  /** Effects of the carrier events folded since the last write, by dedupe key. */
+  effects: ReadonlyArray<{ dedupeKey: string; effect: EventEffect }>;
+  /** The webhook events of this version, with their exact body bytes; only with `projection`. */
+  events: ReadonlyArray<{ type: WebhookEventType; body: Buffer }>;
+  /** The events' timestamp (fixed by the workflow, identical in every body). */
+  timestamp: string;
+}
+
+export interface DispatchChangeResult {
+  /** False when the row already held this version or a newer one (a retry, or a late write). */
+  written: boolean;
+  /** Every pending delivery of this version's events, in the events' order then by endpoint. */
+  deliveries: Array<{ eventId: string; endpointId: string }>;
+}
+
+const WRITE_CHANGE = `
+WITH projected AS (
+  INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, locale,
+                          carrier, tracking_number, reference, registration, window_min, window_max,
+                          confidence_level, exception_reason, record)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18::json WHERE $4::bigint IS NOT NULL
+  ON CONFLICT (id) DO UPDATE SET
+    version = EXCLUDED.version, status = EXCLUDED.status, window_min = EXCLUDED.window_min,
+    window_max = EXCLUDED.window_max, confidence_level = EXCLUDED.confidence_level,
+    exception_reason = EXCLUDED.exception_reason, record = EXCLUDED.record, updated_at = now()
+  WHERE dispatches.version < EXCLUDED.version
+  RETURNING 1
+), logged AS (
+  INSERT INTO prediction_log (dispatch_id, version, status, window_min, window_max, confidence_level)
+  SELECT $1, $4, $5, $14, $15, $16 WHERE $4::bigint IS NOT NULL
+  ON CONFLICT (dispatch_id, version) DO NOTHING
+), effects AS (
+  UPDATE carrier_events AS e SET effect = v.effect
+    FROM unnest($19::text[], $20::text[]) AS v (dedupe_key, effect)
+   WHERE e.dispatch_id = $1 AND e.dedupe_key = v.dedupe_key AND e.effect IS DISTINCT FROM v.effect
+), input AS (
+  SELECT * FROM unnest($21::text[], $22::text[], $23::text[], $24::bytea[]) WITH ORDINALITY AS i (id, type, idempotency_key, body, ord)
+), created AS (
+  INSERT INTO webhook_events (id, dispatch_id, issuer_id, mode, type, timestamp, body, idempotency_key)
+  SELECT id, $1, $2, $3, type, $25, body, idempotency_key FROM input ORDER BY ord
+  ON CONFLICT DO NOTHING
+  RETURNING id, type
+), new_deliveries AS (
+  INSERT INTO webhook_deliveries (event_id, endpoint_id, state, skipped_reason)
+  SELECT c.id, e.id, CASE WHEN e.paused_at IS NULL THEN 'pending' ELSE 'skipped' END,
+         CASE WHEN e.paused_at IS NOT NULL THEN 'endpoint disabled' END
+    FROM created c
+    JOIN webhook_endpoints e ON e.issuer_id = $2 AND e.mode = $3 AND e.disabled_at IS NULL AND c.type = ANY (e.events)
+  RETURNING event_id, endpoint_id, state
+), pending AS (
+  SELECT event_id, endpoint_id FROM new_deliveries WHERE state = 'pending'
+  UNION ALL
+  -- a retry of a committed write: the deliveries its first attempt made (invisible to new_deliveries)
+  SELECT event_id, endpoint_id FROM webhook_deliveries WHERE event_id = ANY ($21::text[]) AND state = 'pending'
+)
+SELECT (SELECT count(*) FROM projected)::int AS written,
+       coalesce((SELECT json_agg(json_build_object('eventId', p.event_id, 'endpointId', p.endpoint_id) ORDER BY i.ord, p.endpoint_id)
+                   FROM pending p JOIN input i ON i.id = p.event_id), '[]') AS deliveries`;
+
+/** Writes one change of a dispatch in one transaction (see the header). */
+export async function writeDispatchChange(db: Pool | PoolClient, change: DispatchChange): Promise<DispatchChangeResult> {
+  const { dispatch: d, projection: p } = change;
+  const events = p === undefined ? [] : change.events;
+  const keys = events.map((event) => webhookEventKey(d.id, p!.version, event.type));
+  const { rows } = await db.query<{ written: number; deliveries: Array<{ eventId: string; endpointId: string }> }>({
+    name: 'dispatch-change-write',
+    text: WRITE_CHANGE,
+    values: [
+      d.id,
+      d.issuerId,
+      d.mode,
+      p?.version ?? null,
+      p?.status ?? null,
+      d.dispatchDate,
+      d.postalCode,
+      d.countryCode,
+      d.locale ?? null,
+      d.carrier ?? null,
+      d.trackingNumber ?? null,
+      d.reference ?? null,
+      d.registration,
+      p?.windowMin ?? null,
+      p?.windowMax ?? null,
+      p?.confidenceLevel ?? null,
+      p?.exceptionReason ?? null,
+      p === undefined ? null : JSON.stringify(p.record),
+      change.effects.map((e) => e.dedupeKey),
+      change.effects.map((e) => e.effect),
+      keys.map(webhookEventId),
+      events.map((event) => event.type),
+      keys,
+      events.map((event) => event.body),
+      change.timestamp,
+    ],
+  });
+  return { written: rows[0].written === 1, deliveries: rows[0].deliveries };
+}
+
+/** The idempotency key of a dispatch version's event of one type. */
+export function webhookEventKey(dispatchId: string, version: number, type: WebhookEventType): string {
+  return `${dispatchId}:${version}:${type}`;
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const EVENT_ID_CHARS = 16;
+
+/**
+ * The webhook event id of an idempotency key: `evt_` and 16 letters or digits, as every event id
+ * (db/issuers.ts newId), but derived from the key, so every attempt of a write names the same
+ * event. Uniform characters by rejection sampling over the key's SHA-256 (chained while short).
+ */
+export function webhookEventId(key: string): string {
+  let id = '';
+  for (
+    let digest = createHash('sha256').update(key).digest();
+    id.length < EVENT_ID_CHARS;
+    digest = createHash('sha256').update(digest).digest()
+  ) {
+    for (const byte of digest) if (byte < 248 && id.length < EVENT_ID_CHARS) id += BASE62[byte % 62];
+  }
+  return `evt_${id}`;
+}
