@@ -185,6 +185,8 @@ export function trackingPage(deps: TrackingPageDeps): Middleware {
     if (outcome === 'limited') return end(ctx, 'limited', secure, record);
     if (outcome === 'wrong') return gate(ctx, record, true);
     const pass = await createGatePass(pool, record.linkId, record.expiresAt);
+    // Behind a TLS-terminating proxy the request itself is http: PUBLIC_BASE_URL says what browsers see.
+    if (secure) ctx.cookies.secure = true;
     ctx.cookies.set(cookieName, pass, {
       path: `${TRACKING_PAGE_PREFIX}/${ctx.params.token}`,
       httpOnly: true,

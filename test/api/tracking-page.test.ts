@@ -240,6 +240,21 @@ describe('the postal-code gate', () => {
     expect(currentStep(after.text)).toBe('Sent');
   });
 
+  it('marks the cookie Secure with a __Secure- name, and sends HSTS, when PUBLIC_BASE_URL is https (the request itself plain http behind a proxy)', async () => {
+    const https = await h.startExtraApi({ PUBLIC_BASE_URL: 'https://track.example.test' });
+    const path = await linkPath(await registered(), { require_postal_code: true });
+    const res = await request(https.baseUrl, path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `postal_code=${POSTAL_CODE}`,
+    });
+    expect(res.status).toBe(303);
+    const cookie = (res.headers['set-cookie'] ?? [])[0];
+    expect(cookie).toMatch(/^__Secure-cds_tracking_pass=/);
+    expect(cookie).toMatch(/; secure/i);
+    expect(res.headers['strict-transport-security']).toBe('max-age=31536000');
+  });
+
   it('shows the form again with an error for a wrong code, and sets no cookie', async () => {
     const path = await linkPath(await registered(), { require_postal_code: true });
     const res = await postCode(path, '99999');
