@@ -256,7 +256,7 @@ describe('deploy/helm/card-delivery: what the objects say', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('routes only /v1, /docs and /dashboard through the Ingress, and then trusts the proxy’s X-Forwarded-For', async () => {
+  it('routes only /v1, /docs, /dashboard and /t through the Ingress, and then trusts the proxy’s X-Forwarded-For', async () => {
     const objects = await render(EVERYTHING_ON);
     const rules = find(objects, 'Ingress', 'cds-card-delivery').spec.rules;
     expect(rules).toHaveLength(1);
@@ -264,10 +264,19 @@ describe('deploy/helm/card-delivery: what the objects say', () => {
       ['/v1', 'Prefix', 'cds-card-delivery-api'],
       ['/docs', 'Prefix', 'cds-card-delivery-api'],
       ['/dashboard', 'Prefix', 'cds-card-delivery-api'],
+      ['/t', 'Prefix', 'cds-card-delivery-api'],
     ]);
     expect(loadConfig(find(objects, 'ConfigMap', 'cds-card-delivery-config').data).TRUST_PROXY).toBe(true);
     // Without an Ingress the chart trusts no header unless told to.
     expect(find(await render(DEFAULTS), 'ConfigMap', 'cds-card-delivery-config').data.TRUST_PROXY).toBe('false');
+  });
+
+  it('sets PUBLIC_BASE_URL to the Ingress host (https with its TLS Secret) unless extraConfig names one', async () => {
+    const configOf = async (args: string[]) => find(await render(args), 'ConfigMap', 'cds-card-delivery-config').data;
+    expect(loadConfig((await configOf(EVERYTHING_ON)) as NodeJS.ProcessEnv).PUBLIC_BASE_URL).toBe('https://cards.example.com');
+    expect((await configOf(['--set', 'secret.existingSecret=cds-secrets', '--set', 'ingress.enabled=true'])).PUBLIC_BASE_URL).toBe('http://cards.example.com'); // prettier-ignore
+    expect((await configOf([...EVERYTHING_ON, '--set', 'extraConfig.PUBLIC_BASE_URL=https://track.example.org'])).PUBLIC_BASE_URL).toBe('https://track.example.org'); // prettier-ignore
+    expect((await configOf(DEFAULTS)).PUBLIC_BASE_URL).toBeUndefined();
   });
 
   it('runs every pod as non-root, read-only root filesystem, no privilege escalation, no service account token', async () => {
