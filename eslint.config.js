@@ -4,7 +4,9 @@
 //   own modules that do I/O. node:crypto and node:zlib are allowed: hashing, HMAC signing, random
 //   token bytes and crc32 are computation, not I/O.
 // - db/ sits below the HTTP side: it never imports api/, dashboard/ or cli/ (nor the layers that
-//   call it: worker/, activities/, workflows/).
+//   call it: worker/, activities/, workflows/, ingest/).
+// - ingest/ (the carrier event use case) sits above db/ and temporal/ and below api/ and
+//   activities/: it imports neither of those, and db/ and temporal/ never import it.
 // - workflow code (workflows/, and the contract files of temporal/ that the workflows bundle) runs in
 //   Temporal's deterministic sandbox. As in Temporal's TypeScript samples: no Node built-in modules,
 //   activities imported with `import type` only, and no module that reaches the outside world (I/O
@@ -119,8 +121,58 @@ export default tseslint.config(
         {
           patterns: [
             ownFolders(
+              ['api', 'dashboard', 'cli', 'worker', 'activities', 'workflows', 'ingest'],
+              'db/ is called by the HTTP side, the CLI, the ingest and activities; it never imports them.',
+            ),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The use-case layer of carrier events: above db/ and temporal/, below api/ and activities/.
+    files: layer('ingest'),
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ownFolders(
               ['api', 'dashboard', 'cli', 'worker', 'activities', 'workflows'],
-              'db/ is called by the HTTP side, the CLI and activities; it never imports them.',
+              'ingest/ is called by the API and the activities; it never imports them.',
+            ),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // A route never imports another route: what two routes share lives in api/route-params.ts or
+    // api/routes/access.ts (the dispatch access rule).
+    files: ['api/routes/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['./*', '!./access.js'], message: 'A route never imports another route: share through api/route-params.ts.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The client side of temporal/ sits below the ingest, the API and the activities.
+    files: layer('temporal'),
+    ignores: SANDBOXED_CONTRACT,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ownFolders(
+              ['api', 'dashboard', 'cli', 'worker', 'activities', 'ingest'],
+              'temporal/ is called by the ingest, the API and the activities; it never imports them.',
             ),
           ],
         },

@@ -16,6 +16,9 @@ export interface ActivityDeps {
     | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'
     | 'WEBHOOK_AUTO_DISABLE_AFTER'
     | 'OVERDUE_BUSINESS_DAYS'
+    | 'TEMPORAL_TASK_QUEUE'
+    | 'DELIVERED_RETENTION'
+    | 'EXCEPTION_RETENTION'
   >;
   /** Signals dispatch workflows (the prediction refresh); bound to the worker's namespace. */
   temporal: Client;

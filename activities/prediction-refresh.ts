@@ -26,26 +26,22 @@ import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { CountryStatisticsCache } from '../db/country-statistics-cache.js';
 import type { Pool } from '../db/pool.js';
-import { insertCarrierEvent } from '../db/carrier-events.js';
 import { claimRefreshes, loadRefreshCandidates, type RefreshCandidate } from '../db/predictions.js';
 import { AreaLevelCache } from '../db/area-level-cache.js';
 import { destinationKey, loadTransitStatisticsFor } from '../db/transit-statistics.js';
 import { addBusinessDays, businessDayOnOrAfter, utcDateOf } from '../domain/calendar.js';
 import { predictFromHistory } from '../domain/prediction-model.js';
-import { dedupeKey } from '../domain/state-machine.js';
 import type { Config } from '../platform/config.js';
 import { predictionRefreshDuration, predictionRefreshSignalled } from '../platform/metrics.js';
-import type { PredictionRefreshSummary, ServiceCarrierEventInput } from '../temporal/contract.js';
-import { isDispatchRunning, signalCarrierEvent, signalRefresh } from '../temporal/client.js';
-import { predictionChanged } from '../domain/webhook-events.js';
+import { createCarrierEventIngest } from '../ingest/carrier-events.js';
+import type { PredictionRefreshSummary } from '../temporal/contract.js';
+import { dispatchWorkflowOptions, signalRefresh } from '../temporal/client.js';
+import { predictionChanged } from '../domain/state-machine.js';
 
 /** Dispatches per page: one statistics query serves a page's destinations. */
 const PAGE_SIZE = 1000;
 /** Signals in flight at once: enough to hide round trips, few enough to spare the Temporal frontend. */
 const SIGNAL_CONCURRENCY = 20;
-
-/** The default of docs/states.md "Overdue", when the worker's configuration does not say. */
-const DEFAULT_OVERDUE_BUSINESS_DAYS = 10;
 
 export interface PredictionRefreshInput {
   /**
@@ -71,11 +67,17 @@ export function createPredictionRefreshActivities(deps: {
   pool: Pool;
   temporal: Client;
   countryStatistics: CountryStatisticsCache;
-  config?: Pick<Config, 'OVERDUE_BUSINESS_DAYS'>;
+  config: Pick<Config, 'OVERDUE_BUSINESS_DAYS' | 'TEMPORAL_TASK_QUEUE' | 'DELIVERED_RETENTION' | 'EXCEPTION_RETENTION'>;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
-  const overdueBusinessDays = deps.config?.OVERDUE_BUSINESS_DAYS ?? DEFAULT_OVERDUE_BUSINESS_DAYS;
+  const ingest = createCarrierEventIngest({
+    pool: deps.pool,
+    temporal: deps.temporal,
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    workflowOptions: dispatchWorkflowOptions(deps.config),
+  });
+  const overdueBusinessDays = deps.config.OVERDUE_BUSINESS_DAYS;
 
   /**
    * The page's verdicts: the candidates overdue on the run's day, and, among the others, those whose
@@ -121,18 +123,15 @@ export function createPredictionRefreshActivities(deps: {
   }
 
   /**
-   * Logs and signals an overdue card's exception, as the API does a carrier's event: logged first,
-   * so the workflow's fold finds the row to record its effect on, and only for a running workflow,
-   * so a dispatch nothing can move (closed, or on another cluster) gets no event nobody will judge.
-   * The event's id names the window it was judged by, so a repeat (a retried attempt) is the same
-   * event, deduplicated by both.
+   * An overdue card's exception, ingested as a carrier's event is (ingest/carrier-events.ts): logged,
+   * then signalled; a dispatch whose workflow rested and completed starts again, one terminated
+   * undelivered keeps the event to no effect (false: nothing received it). The event's id names the
+   * window it was judged by, so a repeat (a retried attempt) is the same event, deduplicated by both.
    */
-  async function signalOverdue(dispatchId: string, judgedMax: string, runAt: string): Promise<boolean> {
-    if (!(await isDispatchRunning(deps.temporal, dispatchId))) return false;
-    const body = { status: 'exception', reason: 'overdue', occurred_at: runAt, event_id: `overdue:${judgedMax}` } as const;
-    await insertCarrierEvent(deps.pool, dispatchId, dedupeKey(body), body);
-    const event: ServiceCarrierEventInput = { ...body, dedupeKey: dedupeKey(body) };
-    return signalCarrierEvent(deps.temporal, dispatchId, event);
+  async function signalOverdue(dispatch: RefreshCandidate, judgedMax: string, runAt: string): Promise<boolean> {
+    const event = { status: 'exception', reason: 'overdue', occurred_at: runAt, event_id: `overdue:${judgedMax}` } as const;
+    const outcome = await ingest.ingest(dispatch, { event }, new Date(runAt));
+    return outcome.outcome === 'accepted';
   }
 
   return {
@@ -149,12 +148,11 @@ export function createPredictionRefreshActivities(deps: {
         missing: 0,
         overdue: 0,
       };
-      // Heartbeat details of an attempt made before overdue cards existed have no count for them.
-      progress.overdue ??= 0;
       for (;;) {
         const page = await loadRefreshCandidates(deps.pool, { runAt: input.runAt, afterId: progress.afterId, limit: PAGE_SIZE });
         if (page.length === 0) break;
         const { changed, overdue } = await judge(page, attemptStart, input.runAt, areas);
+        const candidates = new Map(page.map((c) => [c.id, c]));
         // A retried attempt claims its own claims again (same runAt) and repeats this page's signals;
         // the workflow keeps one pending refresh and deduplicates carrier events by their key, so a
         // repeated signal changes nothing. A claim also makes sure no carrier event has moved the
@@ -171,7 +169,7 @@ export function createPredictionRefreshActivities(deps: {
           const received = await Promise.all(
             batch.map((dispatch) =>
               overdue.has(dispatch.id)
-                ? signalOverdue(dispatch.id, overdue.get(dispatch.id)!, input.runAt)
+                ? signalOverdue(candidates.get(dispatch.id)!, overdue.get(dispatch.id)!, input.runAt)
                 : signal(dispatch, changed.get(dispatch.id)!),
             ),
           );

@@ -1,21 +1,20 @@
-// Step 3 of a carrier event's path (HTTP → workflow → projection → webhook): the writes of one
-// version of a dispatch, called by the dispatch workflow (workflows/dispatch.ts, step 2). In order:
-// the prediction (from transit history and carrier conditions, domain/prediction-model.ts) and the
-// ui suggestion, the versioned projection row the API reads, the carrier events' effects, then the
-// webhook events the change fires, decided by domain/webhook-events.ts (step 4); the deliveries it
-// returns are what the workflow hands to activities/webhook-delivery.ts (step 5). A delivered live
-// dispatch also joins the transit history.
-// Idempotent: a retry writes the same version, which the monotonic upsert accepts once and ignores
-// after, and finds the webhook events it made by their idempotency keys.
+// Step 5 of a carrier event's path (docs/architecture.md "The path of one carrier event"): the two
+// local activities of a change, called by the dispatch workflow (workflows/dispatch.ts, step 3).
+// - `prepareProjection` reads and writes nothing but computes: the prediction (from transit history
+//   and carrier conditions, domain/prediction-model.ts), the ui suggestion and the status record.
+//   The workflow then decides which webhook events the change fires (domain/webhook-events.ts).
+// - `writeProjection` writes what the workflow decided in one transaction (db/dispatch-changes.ts,
+//   step 6): the projection row, the carrier events' effects, the webhook events and their
+//   deliveries, which the workflow hands to activities/webhook-delivery.ts (step 7). A delivered live
+//   dispatch also joins the transit history, once.
+// Both are retried until they succeed, except for an error no retry fixes (PROJECTION_REJECTED).
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
 import { carrierEvents } from '../platform/metrics.js';
-import { recordEventEffects } from '../db/carrier-events.js';
-import { upsertProjection } from '../db/dispatches.js';
 import { CountryStatisticsCache } from '../db/country-statistics-cache.js';
+import { writeDispatchChange, type DispatchChangeResult } from '../db/dispatch-changes.js';
 import { recordServiceDelivery } from '../db/transit-history.js';
 import { loadTransitStatistics } from '../db/transit-statistics.js';
-import { createWebhookEvents } from '../db/webhooks.js';
 import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../domain/calendar.js';
 import { renderSuggestion } from '../domain/messages.js';
 import type { Prediction } from '../domain/prediction.js';
@@ -23,73 +22,76 @@ import { predictFromHistory } from '../domain/prediction-model.js';
 import type { StatusRecord } from '../domain/schemas.js';
 import type { DispatchState, EventEffect, WebhookEventType } from '../domain/state-machine.js';
 import { buildStatusRecord } from '../domain/status-record.js';
-import { webhookEventsFired } from '../domain/webhook-events.js';
+import { buildWebhookBody } from '../domain/webhook-payload.js';
 import type { DispatchRegistration } from '../temporal/contract.js';
 
-export interface ProjectionInput {
+export interface PrepareInput {
   registration: DispatchRegistration;
   state: DispatchState;
-  version: number;
-  /** Effects of the carrier events folded into this version, recorded in the carrier event log. */
-  eventEffects: Array<{ dedupeKey: string; effect: EventEffect }>;
-  /** Webhook events the transition fired (domain/webhook-events.ts adds delivery.predicted when the window changes). */
-  webhookEvents?: WebhookEventType[];
-  /** The prediction of the previous version; absent at registration. */
-  previousPrediction?: Prediction;
   /**
-   * For a write the prediction refresh asked for: when the refresh's country statistics were
-   * loaded. This write reads none older (db/country-statistics-cache.ts).
+   * For a change the prediction refresh asked for: when the refresh's country statistics were
+   * loaded. This prediction reads none older (db/country-statistics-cache.ts).
    */
   statisticsAsOf?: string;
 }
 
-export interface ProjectionResult {
-  record: StatusRecord;
+export interface Prepared {
   prediction: Prediction;
-  /** False when a newer version was already projected (this write was a late retry). */
-  written: boolean;
-  /** One (webhook event, endpoint) pair per delivery the workflow must now start. */
-  deliveries: Array<{ eventId: string; endpointId: string }>;
+  record: StatusRecord;
 }
+
+export interface WriteInput {
+  registration: DispatchRegistration;
+  /** Effects of the carrier events folded since the last write, recorded in the carrier event log. */
+  effects: Array<{ dedupeKey: string; effect: EventEffect }>;
+  /** The new version and what it shows; absent when only effects are recorded. */
+  change?: {
+    version: number;
+    state: DispatchState;
+    prediction: Prediction;
+    record: StatusRecord;
+    /** The webhook events the workflow decided, in order. */
+    events: WebhookEventType[];
+    /** The events' timestamp, fixed by the workflow. */
+    timestamp: string;
+  };
+}
+
+export type WriteResult = DispatchChangeResult;
 
 export function createProjectionActivities(deps: { pool: Pool; now?: () => Date; countryStatistics?: CountryStatisticsCache }) {
   const now = deps.now ?? (() => new Date());
   const countryStatistics = deps.countryStatistics ?? new CountryStatisticsCache(deps.pool);
   return {
-    async writeProjection(input: ProjectionInput): Promise<ProjectionResult> {
+    async prepareProjection(input: PrepareInput): Promise<Prepared> {
       try {
-        return await writeProjection(input);
+        return await prepare(input);
       } catch (error) {
-        throw failFastIfDeterministic(error, input);
+        throw failFastIfDeterministic(error, input.registration.id);
       }
     },
 
-    async recordCarrierEventEffects(input: { dispatchId: string; eventEffects: ProjectionInput['eventEffects'] }): Promise<void> {
-      await recordEventEffects(deps.pool, input.dispatchId, input.eventEffects);
-      countEffects(input.eventEffects);
+    async writeProjection(input: WriteInput): Promise<WriteResult> {
+      try {
+        return await write(input);
+      } catch (error) {
+        throw failFastIfDeterministic(error, input.registration.id, input.change?.version);
+      }
     },
   };
 
-  async function writeProjection(input: ProjectionInput): Promise<ProjectionResult> {
-    const { registration: reg, state } = input;
-    const predictionInput = {
-      dispatchDate: reg.dispatchDate,
-      destination: reg.destination,
-      state,
-      today: now().toISOString().slice(0, 10),
-    };
+  async function prepare({ registration: reg, state, statisticsAsOf }: PrepareInput): Promise<Prepared> {
+    const today = now().toISOString().slice(0, 10);
     // Delivered and out-for-delivery windows come from the carrier's scan, never from history.
     const usesHistory = state.status === 'dispatched' || state.status === 'in_transit' || state.status === 'exception';
     const statistics = usesHistory
       ? await loadTransitStatistics(
           deps.pool,
-          { countryCode: reg.destination.country_code, postalCode: reg.destination.postal_code, today: predictionInput.today },
-          countryStatistics.source(input.statisticsAsOf),
+          { countryCode: reg.destination.country_code, postalCode: reg.destination.postal_code, today },
+          countryStatistics.source(statisticsAsOf),
         )
       : null;
-    const prediction = predictFromHistory(predictionInput, statistics);
-    // A test-mode delivery is whatever the issuer's test helper said: it must not teach the live model.
-    if (state.status === 'delivered' && reg.mode === 'live') await recordDelivery(deps.pool, reg, state.statusSince);
+    const prediction = predictFromHistory({ dispatchDate: reg.dispatchDate, destination: reg.destination, state, today }, statistics);
     const suggestion = renderSuggestion({
       status: state.status,
       window: prediction.window,
@@ -106,55 +108,54 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date;
       prediction,
       suggestion,
     });
-    const written = await upsertProjection(deps.pool, {
-      id: reg.id,
-      issuerId: reg.issuerId,
-      mode: reg.mode,
-      version: input.version,
-      status: state.status,
-      dispatchDate: reg.dispatchDate,
-      postalCode: reg.destination.postal_code,
-      countryCode: reg.destination.country_code,
-      locale: reg.locale,
-      carrier: reg.carrier,
-      trackingNumber: reg.trackingNumber,
-      reference: reg.reference,
-      registration: reg.fingerprint,
-      windowMin: prediction.window.min,
-      windowMax: prediction.window.max,
-      confidenceLevel: prediction.confidence,
-      exceptionReason: state.exceptionReason,
-      record,
-    });
-    await recordEventEffects(deps.pool, reg.id, input.eventEffects);
-    countEffects(input.eventEffects);
-    const events = webhookEventsFired({
-      dispatchId: reg.id,
-      version: input.version,
-      transitionEvents: input.webhookEvents,
-      previousPrediction: input.previousPrediction,
-      prediction,
-      record,
-      timestamp: now().toISOString(),
-    });
-    // Each body is stored once; with `version`, a retried write also gets the deliveries of events
-    // its first run decided and this run did not (the prediction depends on the clock).
-    const deliveries = await createWebhookEvents(deps.pool, {
-      dispatchId: reg.id,
-      issuerId: reg.issuerId,
-      mode: reg.mode,
-      version: input.version,
-      events,
-    });
-    const webhookEvents = events.map((event) => event.type);
-    log.info('projection written', { dispatchId: reg.id, version: input.version, status: state.status, written, webhookEvents });
-    return { record, prediction, written, deliveries };
+    return { prediction, record };
   }
-}
 
-/** cds_carrier_events_total{effect}: counted here, where the effects are recorded (a retried write counts again). */
-function countEffects(eventEffects: ProjectionInput['eventEffects']): void {
-  for (const { effect } of eventEffects) carrierEvents.inc({ effect });
+  async function write({ registration: reg, effects, change }: WriteInput): Promise<WriteResult> {
+    // A test-mode delivery is whatever the issuer's test helper said: it must not teach the live model.
+    if (change?.state.status === 'delivered' && reg.mode === 'live') await recordDelivery(deps.pool, reg, change.state.statusSince);
+    const result = await writeDispatchChange(deps.pool, {
+      dispatch: {
+        id: reg.id,
+        issuerId: reg.issuerId,
+        mode: reg.mode,
+        dispatchDate: reg.dispatchDate,
+        postalCode: reg.destination.postal_code,
+        countryCode: reg.destination.country_code,
+        locale: reg.locale,
+        carrier: reg.carrier,
+        trackingNumber: reg.trackingNumber,
+        reference: reg.reference,
+        registration: reg.fingerprint,
+      },
+      projection: change && {
+        version: change.version,
+        status: change.state.status,
+        windowMin: change.prediction.window.min,
+        windowMax: change.prediction.window.max,
+        confidenceLevel: change.prediction.confidence,
+        exceptionReason: change.state.exceptionReason,
+        record: change.record,
+      },
+      effects,
+      events: (change?.events ?? []).map((type) => ({
+        type,
+        body: Buffer.from(buildWebhookBody({ type, timestamp: change!.timestamp, data: change!.record }), 'utf8'),
+      })),
+      timestamp: change?.timestamp ?? now().toISOString(),
+    });
+    // cds_carrier_events_total{effect}: counted where the effects are recorded (a retried write counts again).
+    for (const { effect } of effects) carrierEvents.inc({ effect });
+    log.info('projection written', {
+      dispatchId: reg.id,
+      version: change?.version,
+      status: change?.state.status,
+      written: result.written,
+      webhookEvents: change?.events ?? [],
+      effects: effects.length,
+    });
+    return result;
+  }
 }
 
 /** The failure type the dispatch workflow recognises as "this change can never be projected". */
@@ -166,15 +167,10 @@ export const PROJECTION_REJECTED = 'ProjectionRejected';
  * the workflow refuses the change and says so instead of retrying it forever. Everything else (the
  * database down, a timeout) stays retryable: an accepted carrier event is never dropped.
  */
-function failFastIfDeterministic(error: unknown, input: ProjectionInput): unknown {
+function failFastIfDeterministic(error: unknown, dispatchId: string, version?: number): unknown {
   if (!isDeterministic(error)) return error;
-  const message = `cannot project dispatch ${input.registration.id} version ${input.version}: ${(error as Error).message}`;
-  log.error('projection rejected', {
-    dispatchId: input.registration.id,
-    version: input.version,
-    status: input.state.status,
-    error: String(error),
-  });
+  const message = `cannot project dispatch ${dispatchId}${version === undefined ? '' : ` version ${version}`}: ${(error as Error).message}`;
+  log.error('projection rejected', { dispatchId, version, error: String(error) });
   return ApplicationFailure.nonRetryable(message, PROJECTION_REJECTED);
 }
 

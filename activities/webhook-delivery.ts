@@ -31,8 +31,10 @@ import {
   claimSendSlot,
   deferDelivery,
   markDeliverySkipped,
+  pauseFailingEndpoint,
   recordDeliveryAttempt,
-  recordEndpointHealth,
+  recordEndpointFailure,
+  type EndpointAutoDisabled,
 } from '../db/webhooks.js';
 import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';
@@ -40,6 +42,7 @@ import { webhookAttemptDuration, webhookAttempts, webhookUndeliverable } from '.
 import { checkWebhookUrl, postToCheckedAddress } from '../platform/ssrf-guard.js';
 import { withTraceContext } from '../platform/tracing.js';
 import { startRedelivery } from '../temporal/client.js';
+import type { DeliveryKey } from '../temporal/contract.js';
 
 export interface DeliverWebhookInput {
   eventId: string;
@@ -52,6 +55,9 @@ export interface DeliverWebhookInput {
   driver?: string;
   takeOver?: boolean;
 }
+
+/** What one attempt left: settled, or a retry to make after `delayMs` (docs/webhooks.md "Delivery and retry schedule"). */
+export type AttemptResult = DeliverWebhookResult | { outcome: 'retry'; attempts: number; delayMs: number; type: string; message: string };
 
 export interface DeliverWebhookResult {
   /** superseded: another driver holds the delivery (a replay or the reconciler); nothing was sent. */
@@ -81,155 +87,187 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
   const now = deps.now ?? (() => new Date());
   const schedule = deps.config.WEBHOOK_RETRY_SCHEDULE;
 
+  /** After a failed attempt: the endpoint's failing streak, and whether it has failed long enough to pause it (then it is paused). */
+  async function judgeEndpointHealth(endpointId: string, at: Date, clock: Date): Promise<EndpointAutoDisabled | undefined> {
+    const streak = await recordEndpointFailure(deps.pool, { endpointId, at, clock });
+    if (!streak || streak.paused || clock.getTime() - streak.since.getTime() < deps.config.WEBHOOK_AUTO_DISABLE_AFTER) return undefined;
+    return pauseFailingEndpoint(deps.pool, { endpointId, streak, disabledAt: at });
+  }
+
+  /**
+   * One attempt of one delivery under `driver`: settled (delivered, undeliverable, skipped,
+   * superseded), or `retry` after `delayMs` (a failed attempt with retries left, or a throttled one).
+   */
+  async function attemptDelivery(input: DeliverWebhookInput, driver: string): Promise<AttemptResult> {
+    const { eventId, endpointId } = input;
+    const info = Context.current().info;
+    const delivery = await claimDelivery(deps.pool, eventId, endpointId, { driver, takeOver: input.takeOver === true });
+    if (!delivery) {
+      log.warn('webhook delivery not found', { eventId, endpointId });
+      return { outcome: 'skipped', attempts: 0 };
+    }
+    if (delivery === 'superseded') {
+      log.info('webhook delivery superseded: another driver holds it', { eventId, endpointId, driver });
+      return { outcome: 'superseded', attempts: 0 };
+    }
+    const attempt = delivery.attempts + 1;
+    const run = info.attempt;
+    if (run > attempt) log.info('webhook delivery resumed after an unrecorded run', { eventId, endpointId, attempt, run });
+    // A run that already settled (its result was lost with a crashed worker) does not send again.
+    if (delivery.state === 'delivered' || delivery.state === 'undeliverable' || delivery.state === 'skipped') {
+      return { outcome: delivery.state, attempts: delivery.attempts };
+    }
+    // A paused endpoint's pending retries stop here, at their next attempt (docs/operations.md "Dashboard").
+    const skipReason = delivery.endpoint.disabled
+      ? 'endpoint removed'
+      : delivery.endpoint.paused
+        ? delivery.endpoint.pausedReason === 'failing'
+          ? 'endpoint disabled: failing'
+          : 'endpoint disabled'
+        : !delivery.endpoint.events.includes(delivery.eventType)
+          ? `endpoint no longer subscribed to ${delivery.eventType}`
+          : undefined;
+    if (skipReason) {
+      await markDeliverySkipped(deps.pool, eventId, endpointId, skipReason);
+      log.info('webhook delivery skipped', { eventId, endpointId, reason: skipReason });
+      return { outcome: 'skipped', attempts: delivery.attempts };
+    }
+
+    const context = Context.current();
+    // The endpoint's rate_limit, shared by every worker through its row of send slots: waiting is
+    // not an attempt (the attempt number, the log and the retry schedule do not see it).
+    if (delivery.endpoint.rateLimit !== null) {
+      const slot = await claimSendSlot(deps.pool, endpointId, delivery.endpoint.rateLimit, MAX_THROTTLE_WAIT_MS);
+      if (!slot.granted) {
+        const delayMs = Math.max(1000, Math.round(slot.waitMs - MAX_THROTTLE_WAIT_MS / 2 + Math.random() * 1000));
+        await deferDelivery(deps.pool, eventId, endpointId, driver, delayMs);
+        log.info('webhook delivery throttled', { eventId, endpointId, attempt, delayMs });
+        return {
+          outcome: 'retry',
+          attempts: delivery.attempts,
+          delayMs,
+          type: 'WebhookThrottled',
+          message: `endpoint ${endpointId} is at its rate_limit; attempt ${attempt} waits ${delayMs} ms`,
+        };
+      }
+      if (slot.waitMs > 0) {
+        const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+        try {
+          await context.sleep(slot.waitMs);
+        } finally {
+          clearInterval(beat);
+        }
+      }
+    }
+
+    const startedAt = now();
+    const started = performance.now();
+    // Only a slow attempt heartbeats (a fast one costs no extra call): a worker that dies mid-POST
+    // is noticed by the heartbeat timeout, seconds later, instead of at the start-to-close limit.
+    const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+    let statusCode: number | undefined;
+    let responseHead: Buffer | undefined;
+    let error: string | undefined;
+    let requestHeaders: Record<string, string> | undefined;
+    try {
+      // WEBHOOK_TIMEOUT_MS bounds the whole attempt: resolving the host, then connecting, sending and
+      // reading the status and the body's first bytes in what is left of it.
+      const limitMs = deps.config.WEBHOOK_TIMEOUT_MS;
+      const checked = await checkWebhookUrl(delivery.endpoint.url, { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: limitMs }); // prettier-ignore
+      const headers = signedHeaders({ eventId, attempt, body: delivery.body, secrets: delivery.endpoint.secrets, now: startedAt });
+      requestHeaders = headers;
+      const timeoutMs = Math.max(1, limitMs - (performance.now() - started));
+      // The endpoint's custom headers go out with the signed ones (which win: their names are reserved)
+      // but are not in requestHeaders, which the delivery log records and shows.
+      // With tracing on, the attempt's W3C `traceparent` too (platform/tracing.ts); not recorded either.
+      const sent = withTraceContext({ ...delivery.endpoint.headers, ...headers });
+      const response = await postToCheckedAddress(checked, { headers: sent, body: delivery.body, timeoutMs, limitMs });
+      statusCode = response.statusCode;
+      responseHead = response.head;
+      if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
+    } catch (failure) {
+      error = (failure as Error).message || String(failure);
+    } finally {
+      clearInterval(heartbeat);
+    }
+    const durationMs = performance.now() - started;
+    const delivered = error === undefined;
+    const outcome = delivered ? 'success' : statusCode === undefined ? 'network_error' : 'http_error';
+    webhookAttempts.inc({ outcome });
+    webhookAttemptDuration.observe({ outcome }, durationMs / 1000);
+    const retriesLeft = attempt <= schedule.length;
+    const state = delivered ? 'delivered' : retriesLeft ? 'pending' : 'undeliverable';
+    const stillDriving = await recordDeliveryAttempt(deps.pool, {
+      eventId,
+      endpointId,
+      attempt,
+      startedAt,
+      durationMs,
+      statusCode,
+      error,
+      responseHead,
+      requestHeaders,
+      state,
+      driver,
+      retryDelayMs: state === 'pending' ? schedule[attempt - 1] : 0,
+    });
+    // Endpoint health (docs/webhooks.md "Auto-disable"): failing every attempt for WEBHOOK_AUTO_DISABLE_AFTER pauses it,
+    // judged here; a success ended the streak in recordDeliveryAttempt. Measured on Temporal's clock, this
+    // attempt's scheduled time as Temporal gives it (never after the attempt; the time-skipping test server
+    // moves it), so a test can skip 5 days; the instants stored for display (failing_since, disabled_at)
+    // stay this worker's clock, as events' created_at.
+    const autoDisabled = delivered
+      ? undefined
+      : await judgeEndpointHealth(endpointId, startedAt, new Date(info.currentAttemptScheduledTimestampMs));
+    if (autoDisabled) {
+      log.warn('webhook endpoint disabled: every attempt failed', { endpointId, notified: autoDisabled.deliveries.length });
+      if (autoDisabled.deliveries.length > 0 && deps.temporal) {
+        // Not started (Temporal unreachable): the deliveries stay pending and the reconciler drives them.
+        await startRedelivery(deps.temporal, info.taskQueue, autoDisabled.deliveries).catch((failure: unknown) =>
+          log.warn('webhook_endpoint.disabled deliveries not started; the reconciler will', { endpointId, error: String(failure) }),
+        );
+      }
+    }
+    if (!stillDriving) {
+      log.info('webhook delivery taken over during its attempt', { eventId, endpointId, attempt });
+      return { outcome: 'superseded', attempts: attempt };
+    }
+
+    if (delivered) return { outcome: 'delivered', attempts: attempt };
+    if (retriesLeft) {
+      return {
+        outcome: 'retry',
+        attempts: attempt,
+        delayMs: schedule[attempt - 1],
+        type: 'WebhookAttemptFailed',
+        message: `webhook attempt ${attempt} failed: ${error}`,
+      };
+    }
+    log.warn('webhook undeliverable', { eventId, endpointId, attempts: attempt, error });
+    webhookUndeliverable.inc();
+    return { outcome: 'undeliverable', attempts: attempt };
+  }
+
   return {
+    /**
+     * Drives one delivery to its end: each failed attempt ends the run with a retryable failure whose
+     * nextRetryDelay is the schedule's, so Temporal brings it back then.
+     */
     async deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookResult> {
-      const { eventId, endpointId } = input;
       const info = Context.current().info;
-      const driver = input.driver ?? `${info.workflowExecution?.workflowId}/${info.activityId}`;
-      const delivery = await claimDelivery(deps.pool, eventId, endpointId, { driver, takeOver: input.takeOver === true });
-      if (!delivery) {
-        log.warn('webhook delivery not found', { eventId, endpointId });
-        return { outcome: 'skipped', attempts: 0 };
-      }
-      if (delivery === 'superseded') {
-        log.info('webhook delivery superseded: another driver holds it', { eventId, endpointId, driver });
-        return { outcome: 'superseded', attempts: 0 };
-      }
-      const attempt = delivery.attempts + 1;
-      const run = info.attempt;
-      if (run > attempt) log.info('webhook delivery resumed after an unrecorded run', { eventId, endpointId, attempt, run });
-      // A run that already settled (its result was lost with a crashed worker) does not send again.
-      if (delivery.state === 'delivered' || delivery.state === 'undeliverable' || delivery.state === 'skipped') {
-        return { outcome: delivery.state, attempts: delivery.attempts };
-      }
-      // A paused endpoint's pending retries stop here, at their next attempt (docs/operations.md "Dashboard").
-      const skipReason = delivery.endpoint.disabled
-        ? 'endpoint removed'
-        : delivery.endpoint.paused
-          ? delivery.endpoint.pausedReason === 'failing'
-            ? 'endpoint disabled: failing'
-            : 'endpoint disabled'
-          : !delivery.endpoint.events.includes(delivery.eventType)
-            ? `endpoint no longer subscribed to ${delivery.eventType}`
-            : undefined;
-      if (skipReason) {
-        await markDeliverySkipped(deps.pool, eventId, endpointId, skipReason);
-        log.info('webhook delivery skipped', { eventId, endpointId, reason: skipReason });
-        return { outcome: 'skipped', attempts: delivery.attempts };
-      }
+      const result = await attemptDelivery(input, input.driver ?? `${info.workflowExecution?.workflowId}/${info.activityId}`);
+      if (result.outcome !== 'retry') return result;
+      throw ApplicationFailure.create({ type: result.type, message: result.message, nextRetryDelay: result.delayMs });
+    },
 
-      const context = Context.current();
-      // The endpoint's rate_limit, shared by every worker through its row of send slots: waiting is
-      // not an attempt (the attempt number, the log and the retry schedule do not see it).
-      if (delivery.endpoint.rateLimit !== null) {
-        const slot = await claimSendSlot(deps.pool, endpointId, delivery.endpoint.rateLimit, MAX_THROTTLE_WAIT_MS);
-        if (!slot.granted) {
-          const delayMs = Math.max(1000, Math.round(slot.waitMs - MAX_THROTTLE_WAIT_MS / 2 + Math.random() * 1000));
-          await deferDelivery(deps.pool, eventId, endpointId, driver, delayMs);
-          log.info('webhook delivery throttled', { eventId, endpointId, attempt, delayMs });
-          throw ApplicationFailure.create({
-            type: 'WebhookThrottled',
-            message: `endpoint ${endpointId} is at its rate_limit; attempt ${attempt} waits ${delayMs} ms`,
-            nextRetryDelay: delayMs,
-          });
-        }
-        if (slot.waitMs > 0) {
-          const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
-          try {
-            await context.sleep(slot.waitMs);
-          } finally {
-            clearInterval(beat);
-          }
-        }
-      }
-
-      const startedAt = now();
-      const started = performance.now();
-      // Only a slow attempt heartbeats (a fast one costs no extra call): a worker that dies mid-POST
-      // is noticed by the heartbeat timeout, seconds later, instead of at the start-to-close limit.
-      const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
-      let statusCode: number | undefined;
-      let responseHead: Buffer | undefined;
-      let error: string | undefined;
-      let requestHeaders: Record<string, string> | undefined;
-      try {
-        // WEBHOOK_TIMEOUT_MS bounds the whole attempt: resolving the host, then connecting, sending and
-        // reading the status and the body's first bytes in what is left of it.
-        const limitMs = deps.config.WEBHOOK_TIMEOUT_MS;
-        const checked = await checkWebhookUrl(delivery.endpoint.url, { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: limitMs }); // prettier-ignore
-        const headers = signedHeaders({ eventId, attempt, body: delivery.body, secrets: delivery.endpoint.secrets, now: startedAt });
-        requestHeaders = headers;
-        const timeoutMs = Math.max(1, limitMs - (performance.now() - started));
-        // The endpoint's custom headers go out with the signed ones (which win: their names are reserved)
-        // but are not in requestHeaders, which the delivery log records and shows.
-        // With tracing on, the attempt's W3C `traceparent` too (platform/tracing.ts); not recorded either.
-        const sent = withTraceContext({ ...delivery.endpoint.headers, ...headers });
-        const response = await postToCheckedAddress(checked, { headers: sent, body: delivery.body, timeoutMs, limitMs });
-        statusCode = response.statusCode;
-        responseHead = response.head;
-        if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
-      } catch (failure) {
-        error = (failure as Error).message || String(failure);
-      } finally {
-        clearInterval(heartbeat);
-      }
-      const durationMs = performance.now() - started;
-      const delivered = error === undefined;
-      const outcome = delivered ? 'success' : statusCode === undefined ? 'network_error' : 'http_error';
-      webhookAttempts.inc({ outcome });
-      webhookAttemptDuration.observe({ outcome }, durationMs / 1000);
-      const retriesLeft = attempt <= schedule.length;
-      const state = delivered ? 'delivered' : retriesLeft ? 'pending' : 'undeliverable';
-      const stillDriving = await recordDeliveryAttempt(deps.pool, {
-        eventId,
-        endpointId,
-        attempt,
-        startedAt,
-        durationMs,
-        statusCode,
-        error,
-        responseHead,
-        requestHeaders,
-        state,
-        driver,
-        retryDelayMs: state === 'pending' ? schedule[attempt - 1] : 0,
-      });
-      // Endpoint health (docs/webhooks.md "Auto-disable"): failing every attempt for WEBHOOK_AUTO_DISABLE_AFTER pauses it.
-      // Measured on Temporal's clock, this attempt's scheduled time as Temporal gives it (never after the
-      // attempt; the time-skipping test server moves it), so a test can skip 5 days; the instants
-      // stored for display (failing_since, disabled_at) stay this worker's clock, as events' created_at.
-      const autoDisabled = await recordEndpointHealth(deps.pool, {
-        endpointId,
-        delivered,
-        at: startedAt,
-        clock: new Date(info.currentAttemptScheduledTimestampMs),
-        disableAfterMs: deps.config.WEBHOOK_AUTO_DISABLE_AFTER,
-      });
-      if (autoDisabled) {
-        log.warn('webhook endpoint disabled: every attempt failed', { endpointId, notified: autoDisabled.deliveries.length });
-        if (autoDisabled.deliveries.length > 0 && deps.temporal) {
-          // Not started (Temporal unreachable): the deliveries stay pending and the reconciler drives them.
-          await startRedelivery(deps.temporal, info.taskQueue, autoDisabled.deliveries).catch((failure: unknown) =>
-            log.warn('webhook_endpoint.disabled deliveries not started; the reconciler will', { endpointId, error: String(failure) }),
-          );
-        }
-      }
-      if (!stillDriving) {
-        log.info('webhook delivery taken over during its attempt', { eventId, endpointId, attempt });
-        return { outcome: 'superseded', attempts: attempt };
-      }
-
-      if (delivered) return { outcome: 'delivered', attempts: attempt };
-      if (retriesLeft) {
-        throw ApplicationFailure.create({
-          type: 'WebhookAttemptFailed',
-          message: `webhook attempt ${attempt} failed: ${error}`,
-          nextRetryDelay: schedule[attempt - 1],
-        });
-      }
-      log.warn('webhook undeliverable', { eventId, endpointId, attempts: attempt, error });
-      webhookUndeliverable.inc();
-      return { outcome: 'undeliverable', attempts: attempt };
+    /**
+     * The first attempt of every delivery of one change of a dispatch, at once: one activity where a
+     * change fires several events, so the dispatch's history grows by one activity per change, not
+     * one per delivery. A delivery with retries to come is answered `retry` with its delay; the
+     * workflow waits that long and drives it on with deliverWebhook under the same driver.
+     */
+    async deliverWebhooks(input: { deliveries: DeliveryKey[]; driver: string }): Promise<AttemptResult[]> {
+      return Promise.all(input.deliveries.map((delivery) => attemptDelivery({ ...delivery, driver: input.driver }, input.driver)));
     },
 
     /** One page of a replay's matching deliveries (keys only: the workflow never holds the whole list). */

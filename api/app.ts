@@ -9,6 +9,8 @@ import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import Koa, { type Middleware } from 'koa';
 import type { Pool } from '../db/pool.js';
+import { createCarrierEventIngest } from '../ingest/carrier-events.js';
+import { dispatchWorkflowOptions } from '../temporal/client.js';
 import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
 import { createFastStatus } from './fast-status.js';
@@ -78,11 +80,17 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   });
   statusRoutes(v1, pool, config.PREDICTION_REFRESH_INTERVAL);
   dispatchRoutes(v1, deps);
-  eventRoutes(v1, deps);
+  const ingest = createCarrierEventIngest({
+    pool,
+    temporal: deps.temporal,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowOptions: dispatchWorkflowOptions(config),
+  });
+  eventRoutes(v1, { ingest });
   carrierEventRoutes(v1, pool);
   listRoutes(v1, pool);
   batchRoutes(v1, { ...deps, limiter });
-  testHelperRoutes(v1, deps);
+  testHelperRoutes(v1, { pool, ingest });
   webhookEndpointRoutes(v1, deps);
   webhookEventRoutes(v1, pool);
   replayRoutes(v1, deps);

@@ -6,6 +6,7 @@ import type { z, ZodError } from 'zod';
 import type { ErrorCode } from '../domain/schemas.js';
 import { isDatabaseUnavailable } from '../db/pool.js';
 import { TemporalUnavailable } from '../temporal/client.js';
+import type { IngestOutcome } from '../ingest/carrier-events.js';
 
 export class ApiError extends Error {
   constructor(
@@ -54,4 +55,11 @@ export function parseOrBadRequest<S extends z.ZodType>(schema: S, value: unknown
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw badRequest(describeZodError(parsed.error, prefix));
   return parsed.data;
+}
+
+/** A carrier event's ingest (ingest/carrier-events.ts) in HTTP terms: accepted, else 400 naming occurred_at or 409 for a closed dispatch. */
+export function acceptedOrThrow(outcome: IngestOutcome): { duplicate: boolean; dedupeKey: string } {
+  if (outcome.outcome === 'out_of_bounds') throw badRequest(`occurred_at: ${outcome.problem}`);
+  if (outcome.outcome === 'closed') throw conflict(outcome.message);
+  return outcome;
 }

@@ -31,7 +31,7 @@ import {
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../platform/logger.js';
 import { asApiError, badRequest, conflict } from './errors.js';
-import { canonicalJson } from './fingerprint.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';

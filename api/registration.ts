@@ -13,9 +13,10 @@ import { registrationBody, toUtc, type StatusRecord } from '../domain/schemas.js
 import type { Config } from '../platform/config.js';
 import type { DispatchRegistration } from '../temporal/contract.js';
 import { badRequest, conflict, parseOrBadRequest } from './errors.js';
-import { canonicalJson, registrationFingerprint } from './fingerprint.js';
+import { canonicalJson } from '../domain/canonical-json.js';
+import { registrationFingerprint } from './fingerprint.js';
 import type { ApiKey } from './key-cache.js';
-import { registerDispatch } from '../temporal/client.js';
+import { dispatchWorkflowOptions, registerDispatch } from '../temporal/client.js';
 
 export interface RegistrationDeps {
   pool: Pool;
@@ -60,7 +61,7 @@ export async function register(deps: RegistrationDeps, key: ApiKey, registration
   const result = await registerDispatch(deps.temporal, {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     registration,
-    options: { deliveredRetentionMs: deps.config.DELIVERED_RETENTION },
+    options: dispatchWorkflowOptions(deps.config),
   });
   if (result.outcome === 'closed') {
     // The id belongs to a workflow that has completed: only its projection can still answer.

@@ -65,20 +65,22 @@ export async function setCarrierEventEffect(
   });
 }
 
-/** Records what the workflow did with each event it folded (applied, stale, …). */
-export async function recordEventEffects(
+/**
+ * The events a dispatch's workflow folded and that count (not refused as `rejected` or
+ * `workflow_closed`), in arrival order, with their dedupe keys: the set a closed dispatch's workflow
+ * starts again from (ingest/carrier-events.ts).
+ */
+export async function foldedCarrierEvents(
   pool: Pool,
   dispatchId: string,
-  effects: ReadonlyArray<{ dedupeKey: string; effect: string }>,
-): Promise<void> {
-  if (effects.length === 0) return;
-  await pool.query({
-    name: 'carrier-event-effects',
-    text: `UPDATE carrier_events AS e SET effect = v.effect
-             FROM unnest($2::text[], $3::text[]) AS v(dedupe_key, effect)
-            WHERE e.dispatch_id = $1 AND e.dedupe_key = v.dedupe_key`,
-    values: [dispatchId, effects.map((e) => e.dedupeKey), effects.map((e) => e.effect)],
-  });
+): Promise<Array<{ dedupeKey: string; status: CarrierEventBody['status']; occurredAt: string; reason: ExceptionReason | null }>> {
+  const { rows } = await pool.query(
+    `SELECT dedupe_key, status, occurred_at, reason FROM carrier_events
+      WHERE dispatch_id = $1 AND effect IS NOT NULL AND effect NOT IN ('rejected', 'workflow_closed')
+      ORDER BY received_at, dedupe_key`,
+    [dispatchId],
+  );
+  return rows.map((row) => ({ dedupeKey: row.dedupe_key, status: row.status, occurredAt: (row.occurred_at as Date).toISOString(), reason: row.reason })); // prettier-ignore
 }
 
 /**

@@ -247,3 +247,55 @@ export async function upsertProjection(pool: Pool, row: ProjectionRow): Promise<
   });
   return result.rows[0].written === 1;
 }
+
+// ---- The state a closed dispatch's workflow starts again from (ingest/carrier-events.ts).
+
+/** What the projection holds of a dispatch, as its workflow was registered and last projected. */
+export interface ProjectedDispatchRow {
+  id: string;
+  issuerId: string;
+  mode: 'live' | 'test';
+  dispatchDate: string;
+  postalCode: string;
+  countryCode: string;
+  locale: string | null;
+  carrier: string | null;
+  trackingNumber: string | null;
+  reference: string | null;
+  /** The registration body as stored (parsed jsonb). */
+  registration: unknown;
+  version: number;
+  windowMin: string;
+  windowMax: string;
+  confidenceLevel: ConfidenceLevel;
+  record: StatusRecord;
+}
+
+export async function findProjectedDispatch(pool: Pool, id: string): Promise<ProjectedDispatchRow | undefined> {
+  const { rows } = await pool.query(
+    `SELECT id, issuer_id, mode, dispatch_date, postal_code, country_code, locale, carrier, tracking_number, reference,
+            registration, version, window_min, window_max, confidence_level, record
+       FROM dispatches WHERE id = $1`,
+    [id],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    issuerId: row.issuer_id,
+    mode: row.mode,
+    dispatchDate: (row.dispatch_date as Date).toISOString(),
+    postalCode: row.postal_code,
+    countryCode: row.country_code,
+    locale: row.locale,
+    carrier: row.carrier,
+    trackingNumber: row.tracking_number,
+    reference: row.reference,
+    registration: row.registration,
+    version: row.version,
+    windowMin: row.window_min,
+    windowMax: row.window_max,
+    confidenceLevel: row.confidence_level,
+    record: row.record,
+  };
+}

@@ -6,7 +6,7 @@
 import type { Prediction } from '../domain/prediction.js';
 import type { PredictionOutcome } from '../domain/prediction-quality.js';
 import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from '../domain/schemas.js';
-import type { DispatchState } from '../domain/state-machine.js';
+import type { CurrentStatus } from '../domain/state-machine.js';
 import type { Pool } from './pool.js';
 
 export interface LoggedPrediction {
@@ -100,7 +100,7 @@ export interface RefreshCandidate {
   version: number;
   dispatchDate: string;
   destination: { postal_code: string; country_code: string };
-  state: DispatchState;
+  state: CurrentStatus;
   prediction: Prediction;
   /** When a refresh last claimed it (ISO), if ever: a passed window is re-estimated once per business day. */
   refreshedAt: string | null;
@@ -109,7 +109,7 @@ export interface RefreshCandidate {
 interface CandidateRow {
   id: string;
   version: number;
-  status: DispatchState['status'];
+  status: CurrentStatus['status'];
   dispatch_date: Date;
   postal_code: string;
   country_code: string;
@@ -151,7 +151,7 @@ export async function loadRefreshCandidates(
   );
   return rows.map((row) => {
     const dispatchDate = row.dispatch_date.toISOString();
-    const state: DispatchState = { status: row.status, statusSince: (row.status_since ?? row.dispatch_date).toISOString() };
+    const state: CurrentStatus = { status: row.status, statusSince: (row.status_since ?? row.dispatch_date).toISOString() };
     if (row.exception_reason) state.exceptionReason = row.exception_reason;
     return {
       id: row.id,

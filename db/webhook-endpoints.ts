@@ -8,7 +8,7 @@ import type { Pool, PoolClient } from './pool.js';
 import { sampleStatusRecord, TEST_EVENT_DISPATCH_ID } from '../domain/sample-event.js';
 import { generateSecret } from '../domain/signing.js';
 import type { WebhookEventType } from '../domain/state-machine.js';
-import { buildEndpointDisabledBody } from '../domain/webhook-events.js';
+import { buildEndpointDisabledBody } from '../domain/webhook-payload.js';
 import { buildWebhookBody } from '../domain/webhook-payload.js';
 
 type Db = Pool | PoolClient;

@@ -1,103 +1,22 @@
-// Tables: webhook_events, webhook_deliveries, delivery_attempts (the writes). Webhook events and
-// their deliveries (docs/webhooks.md). Callers: the projection activity (`createWebhookEvents`:
-// body built once, one delivery per subscribed endpoint) and the delivery activity (load what to
-// send, record each attempt, settle the delivery). Their reads for people (delivery log, endpoint
+// Step 8, the last, of a carrier event's path (docs/architecture.md "The path of one carrier
+// event"): the SQL of activities/webhook-delivery.ts (step 7).
+// Tables: webhook_deliveries, delivery_attempts, webhook_endpoints' health (the writes). Webhook
+// events and their deliveries
+// (docs/webhooks.md): a dispatch's events and deliveries are created with its change
+// (db/dispatch-changes.ts); the delivery activity claims what to send, records each attempt,
+// settles the delivery and keeps its endpoint's health. Their reads for people (delivery log, endpoint
 // health, a dispatch's events, the CLI's list) are in db/delivery-log.ts; endpoints in
 // db/webhook-endpoints.ts; replays in db/webhook-replays.ts.
 import { newId } from './issuers.js';
 import type { Pool, PoolClient } from './pool.js';
 import type { EndpointSecrets } from '../domain/signing.js';
 import { TEST_EVENT_DISPATCH_ID } from '../domain/sample-event.js';
-import { buildEndpointDisabledBody } from '../domain/webhook-events.js';
-import { buildWebhookBody } from '../domain/webhook-payload.js';
-import type { StatusRecord } from '../domain/schemas.js';
+import { buildEndpointDisabledBody } from '../domain/webhook-payload.js';
 import type { WebhookEventType } from '../domain/state-machine.js';
 
 type Db = Pool | PoolClient;
 
 export type DeliveryState = 'pending' | 'delivered' | 'undeliverable' | 'skipped';
-
-// ---------- webhook events (from the dispatch workflow's projection activity) ----------
-
-export interface NewWebhookEvent {
-  type: WebhookEventType;
-  /** ISO 8601, fixed now and identical on every attempt. */
-  timestamp: string;
-  data: StatusRecord;
-  /** Deterministic per event, e.g. `<dispatchId>:<version>:<type>`: a repeat returns the rows it made. */
-  idempotencyKey?: string;
-}
-
-/**
- * Stores each event's body once and one pending delivery per endpoint of the issuer, of the
- * dispatch's mode, that subscribed to its type, in one statement (all or nothing). Returns the (event, endpoint) pairs to
- * deliver, in input order. A paused (disabled) endpoint gets its delivery already `skipped`, so
- * nothing is sent, yet a replay of the time range can recover the event once it is enabled again. Events whose idempotency key already exists are not created again: their
- * existing deliveries are returned (endpoints added since are not added to an old event). With
- * `version`, the pending deliveries of the version's other events come too (a retried write whose
- * list differs from the first run's orphans none; docs/webhooks.md).
- */
-export async function createWebhookEvents(
-  db: Db,
-  input: {
-    dispatchId: string;
-    issuerId: string;
-    mode: 'live' | 'test';
-    events: NewWebhookEvent[];
-    /**
-     * The projection version the events belong to (their keys start with `<dispatchId>:<version>:`):
-     * every pending delivery of that version is returned, also those of events an earlier run of
-     * the same write made and this run did not decide again (the prediction depends on the clock).
-     */
-    version?: number;
-  },
-): Promise<Array<{ eventId: string; endpointId: string }>> {
-  if (input.events.length === 0 && input.version === undefined) return [];
-  const ids = input.events.map(() => newId('evt'));
-  const bodies = input.events.map((event) => Buffer.from(buildWebhookBody(event), 'utf8'));
-  const { rows } = await db.query<{ event_id: string; endpoint_id: string }>({
-    name: 'webhook-events-create',
-    text: `WITH input AS (
-       SELECT * FROM unnest($4::text[], $5::text[], $6::timestamptz[], $7::bytea[], $8::text[]) WITH ORDINALITY
-                      AS i (id, type, timestamp, body, idempotency_key, ord)
-     ), created AS (
-       INSERT INTO webhook_events (id, dispatch_id, issuer_id, mode, type, timestamp, body, idempotency_key)
-       SELECT id, $1, $2, $3, type, timestamp, body, idempotency_key FROM input ORDER BY ord
-       ON CONFLICT (idempotency_key) DO NOTHING
-       RETURNING id, type
-     ), new_deliveries AS (
-       INSERT INTO webhook_deliveries (event_id, endpoint_id, state, skipped_reason)
-       SELECT c.id, e.id, CASE WHEN e.paused_at IS NULL THEN 'pending' ELSE 'skipped' END,
-              CASE WHEN e.paused_at IS NOT NULL THEN 'endpoint disabled' END
-         FROM created c
-         JOIN webhook_endpoints e ON e.issuer_id = $2 AND e.mode = $3 AND e.disabled_at IS NULL AND c.type = ANY (e.events)
-       RETURNING event_id, endpoint_id, state
-     )
-     SELECT d.event_id, d.endpoint_id, i.ord FROM new_deliveries d JOIN input i ON i.id = d.event_id WHERE d.state = 'pending'
-     UNION ALL
-     SELECT d.event_id, d.endpoint_id, i.ord FROM input i
-       JOIN webhook_events ev ON ev.idempotency_key = i.idempotency_key AND ev.id <> i.id
-       JOIN webhook_deliveries d ON d.event_id = ev.id
-     UNION
-     SELECT d.event_id, d.endpoint_id, NULL FROM webhook_events ev
-       JOIN webhook_deliveries d ON d.event_id = ev.id AND d.state = 'pending'
-      WHERE $9::text IS NOT NULL AND ev.dispatch_id = $1 AND left(ev.idempotency_key, length($9)) = $9
-        AND array_position($8::text[], ev.idempotency_key) IS NULL
-     ORDER BY ord NULLS LAST, event_id, endpoint_id`,
-    values: [
-      input.dispatchId,
-      input.issuerId,
-      input.mode,
-      ids,
-      input.events.map((event) => event.type),
-      input.events.map((event) => event.timestamp),
-      bodies,
-      input.events.map((event) => event.idempotencyKey ?? null),
-      input.version === undefined ? null : `${input.dispatchId}:${input.version}:`,
-    ],
-  });
-  return rows.map((row) => ({ eventId: row.event_id, endpointId: row.endpoint_id }));
-}
 
 // ---------- deliveries (the delivery activity and the CLI) ----------
 
@@ -219,8 +138,9 @@ export interface AttemptRecord {
 }
 
 /**
- * Logs one attempt and moves the delivery's counters and state, in one statement. False when
- * another driver took the delivery over meanwhile (the attempt is logged, its state left to the new driver).
+ * Logs one attempt and moves the delivery's counters and state, in one statement; a delivered
+ * attempt also ends its endpoint's failing streak there. False when another driver took the
+ * delivery over meanwhile (the attempt is logged, its state left to the new driver).
  */
 export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Promise<boolean> {
   const { rows } = await db.query({
@@ -229,6 +149,10 @@ export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Prom
        INSERT INTO delivery_attempts (event_id, endpoint_id, attempt, started_at, duration_ms, status_code, error, response_head,
                                       state_after, request_headers)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ), healthy AS (
+       -- a success ends the endpoint's failing streak (docs/webhooks.md "Auto-disable"); no row when none runs
+       UPDATE webhook_endpoints SET failing_since = NULL, failing_since_temporal = NULL
+        WHERE id = $2 AND $9 = 'delivered' AND failing_since IS NOT NULL
      )
      UPDATE webhook_deliveries
         SET attempts = attempts + 1, last_attempt_at = $4,
@@ -299,7 +223,7 @@ export async function deferDelivery(db: Db, eventId: string, endpointId: string,
   );
 }
 
-/** An endpoint auto-disabled by recordEndpointHealth, and the webhook_endpoint.disabled deliveries it made (to start). */
+/** An endpoint auto-disabled by pauseFailingEndpoint, and the webhook_endpoint.disabled deliveries it made (to start). */
 export interface EndpointAutoDisabled {
   endpointId: string;
   disabledAt: Date;
@@ -307,49 +231,58 @@ export interface EndpointAutoDisabled {
   deliveries: Array<{ eventId: string; endpointId: string }>;
 }
 
+/** An endpoint's failing streak as a failed attempt leaves it. */
+export interface FailingStreak {
+  url: string;
+  /** Temporal's time of the streak's first failed attempt. */
+  since: Date;
+  /** Already paused (by hand, or by an earlier attempt of the streak). */
+  paused: boolean;
+}
+
 /**
- * Endpoint health (docs/webhooks.md "Auto-disable"), after each attempt: a success clears
- * `failing_since`; a failure sets it if unset (the first failure since the last success), and when
- * it is at least `disableAfterMs` old the endpoint is paused with the reason `failing`, and in the
- * same statement a `webhook_endpoint.disabled` event is stored with one pending delivery to each of
- * the issuer's other enabled endpoints of that mode that subscribe to it (the caller starts them;
- * the reconciler would otherwise). Only the attempt that pauses it returns the result.
- *
- * Two clocks: `at` (the attempt's wall clock) is what `failing_since` and `paused_at` store, which
- * the API and the dashboard show and the missed range compares with events' creation; `clock` is
- * Temporal's time of the attempt, stored in `failing_since_temporal` at the first failure, and the
- * threshold is measured on it alone (so the time-skipping test server moves it). Without `clock`
- * (a caller outside an activity), `at` stands in for it.
+ * Records a failed attempt in the endpoint's health (docs/webhooks.md "Auto-disable"): the first
+ * failure since the last success starts the streak, storing both clocks. `at` (the attempt's wall
+ * clock) is what `failing_since` stores, which the API and the dashboard show; `clock` is Temporal's
+ * time of the attempt, stored in `failing_since_temporal`, on which the streak is measured (so the
+ * time-skipping test server moves it). Undefined for a removed endpoint. A success ends the streak
+ * in recordDeliveryAttempt's statement.
  */
-export async function recordEndpointHealth(
+export async function recordEndpointFailure(
   db: Db,
-  input: { endpointId: string; delivered: boolean; at: Date; clock?: Date; disableAfterMs: number },
-): Promise<EndpointAutoDisabled | undefined> {
-  const clock = input.clock ?? input.at;
-  if (input.delivered) {
-    await db.query('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [input.endpointId]);
-    return undefined;
-  }
-  // SET reads the columns' old values: the first failure records both clocks; a failure recorded
-  // before failing_since_temporal existed is measured from failing_since.
-  const marked = await db.query<{ url: string; failing_since_temporal: Date; paused: boolean }>(
+  input: { endpointId: string; at: Date; clock: Date },
+): Promise<FailingStreak | undefined> {
+  // SET reads the columns' old values: the first failure records both clocks.
+  const { rows } = await db.query<{ url: string; failing_since_temporal: Date; paused: boolean }>(
     `UPDATE webhook_endpoints
         SET failing_since = coalesce(failing_since, $2),
-            failing_since_temporal = CASE WHEN failing_since IS NULL THEN $3 ELSE coalesce(failing_since_temporal, failing_since) END
+            failing_since_temporal = CASE WHEN failing_since IS NULL THEN $3 ELSE failing_since_temporal END
       WHERE id = $1 AND disabled_at IS NULL
      RETURNING url, failing_since_temporal, paused_at IS NOT NULL AS paused`,
-    [input.endpointId, input.at, clock],
+    [input.endpointId, input.at, input.clock],
   );
-  const row = marked.rows[0];
-  if (!row || row.paused || clock.getTime() - row.failing_since_temporal.getTime() < input.disableAfterMs) return undefined;
+  const row = rows[0];
+  return row && { url: row.url, since: row.failing_since_temporal, paused: row.paused };
+}
+
+/**
+ * Pauses an endpoint whose failing streak the caller judged long enough, with the reason `failing`,
+ * and in the same statement stores the `webhook_endpoint.disabled` event with one pending delivery
+ * to each of the issuer's other enabled endpoints of that mode that subscribe to it (the caller
+ * starts them; the reconciler would otherwise). Only while it is still the streak that was judged
+ * (a success in between ended it) and nobody paused it first; undefined otherwise.
+ */
+export async function pauseFailingEndpoint(
+  db: Db,
+  input: { endpointId: string; streak: FailingStreak; disabledAt: Date },
+): Promise<EndpointAutoDisabled | undefined> {
   const eventId = newId('evt');
-  const disabledAt = input.at;
-  const timestamp = disabledAt.toISOString();
-  const body = buildEndpointDisabledBody(timestamp, { id: input.endpointId, url: row.url, disabled_reason: 'failing', disabled_at: timestamp }); // prettier-ignore
+  const timestamp = input.disabledAt.toISOString();
+  const body = buildEndpointDisabledBody(timestamp, { id: input.endpointId, url: input.streak.url, disabled_reason: 'failing', disabled_at: timestamp }); // prettier-ignore
   const { rows } = await db.query<{ disabled: boolean; endpoint_ids: string[] }>(
     `WITH disabled AS (
        UPDATE webhook_endpoints SET paused_at = $2, paused_reason = 'failing'
-        WHERE id = $1 AND paused_at IS NULL AND disabled_at IS NULL AND failing_since_temporal <= $7::timestamptz - $3 * interval '1 millisecond'
+        WHERE id = $1 AND paused_at IS NULL AND disabled_at IS NULL AND failing_since_temporal = $3
        RETURNING issuer_id, mode
      ), event AS (
        INSERT INTO webhook_events (id, dispatch_id, issuer_id, mode, type, timestamp, body)
@@ -364,12 +297,12 @@ export async function recordEndpointHealth(
      )
      SELECT EXISTS (SELECT 1 FROM disabled) AS disabled,
             coalesce((SELECT array_agg(endpoint_id ORDER BY endpoint_id) FROM deliveries), '{}') AS endpoint_ids`,
-    [input.endpointId, disabledAt, input.disableAfterMs, eventId, TEST_EVENT_DISPATCH_ID, Buffer.from(body, 'utf8'), clock],
+    [input.endpointId, input.disabledAt, input.streak.since, eventId, TEST_EVENT_DISPATCH_ID, Buffer.from(body, 'utf8')],
   );
   if (!rows[0]?.disabled) return undefined;
   return {
     endpointId: input.endpointId,
-    disabledAt,
+    disabledAt: input.disabledAt,
     eventId,
     deliveries: rows[0].endpoint_ids.map((endpointId) => ({ eventId, endpointId })),
   };

@@ -12,7 +12,7 @@
 // The history-based engine (postal code → prefix → country, carrier conditions, holidays,
 // calibrated coverage) replaces steps 1 and 2 and keeps this signature.
 import type { ConfidenceLevel, ExceptionReason } from './schemas.js';
-import type { DispatchState } from './state-machine.js';
+import type { CurrentStatus } from './state-machine.js';
 import { addBusinessDays, businessDayOnOrAfter, businessDaysBetween, laterDate, utcDateOf } from './calendar.js';
 
 export interface Prediction {
@@ -24,7 +24,7 @@ export interface PredictionInput {
   /** ISO 8601 timestamp of dispatch. */
   dispatchDate: string;
   destination: { postal_code: string; country_code: string };
-  state: DispatchState;
+  state: CurrentStatus;
   /** The date the prediction is made, YYYY-MM-DD (UTC). */
   today: string;
 }

@@ -10,12 +10,18 @@
 //   there are none). Registration is not an event: a scan dated before it counts like any other.
 // The set is kept as a summary that max/min fold commutatively (the latest scan per forward status,
 // the latest exception, the first delivered scan), so any permutation ends in the same state.
-// Webhook events fire for each change as events arrive:
-// - status.updated on every change of status; delivery.completed on reaching delivered;
-// - delivery.exception on entering exception, and again on a newer exception while in exception.
 //
-// `applyCarrierEventLegacy` is the arrival-order machine of runs recorded before this rule; the
-// workflow keeps it behind patched() so those runs replay.
+// Which webhook events a change fires (`webhookEventsOf`, taken by the dispatch workflow from the
+// dispatch before and after the change, before it is written; docs/states.md "Webhook events a
+// change fires"):
+// - `status.updated` on every change of status, then `delivery.exception` on entering exception or
+//   `delivery.completed` on reaching delivered;
+// - `delivery.exception` again for a newer exception (or another reason) while in exception;
+// - `delivery.predicted` when the window or its confidence changed; the first prediction, at
+//   registration, counts as a change.
+// `webhook_endpoint.disabled` is not about a card: activities/webhook-delivery.ts fires it where it
+// judges an endpoint's health.
+import type { Prediction } from './prediction.js';
 import type { CarrierEventBody, DispatchStatus, ExceptionReason, RecommendedAction } from './schemas.js';
 
 export const WEBHOOK_EVENT_TYPES = [
@@ -46,9 +52,12 @@ export interface DispatchState {
   statusSince: string;
   /** Set while in exception. */
   exceptionReason?: ExceptionReason;
-  /** The accepted events, summarised; absent in states carried by runs recorded before it existed. */
-  seen?: SeenEvents;
+  /** The accepted events, summarised. */
+  seen: SeenEvents;
 }
+
+/** The status part of a dispatch's state: what a prediction, the projection and the refresh read. */
+export type CurrentStatus = Omit<DispatchState, 'seen'>;
 
 /** The set of accepted carrier events, as much of it as the status depends on. */
 export interface SeenEvents {
@@ -73,8 +82,6 @@ export type EventEffect =
 export interface Transition {
   state: DispatchState;
   effect: EventEffect;
-  /** Webhook events this transition fires, in order (delivery.predicted is decided by the prediction). */
-  events: WebhookEventType[];
 }
 
 export function initialState(dispatchDate: string): DispatchState {
@@ -92,20 +99,15 @@ export function dedupeKey(event: Pick<CarrierEventBody, 'event_id' | 'status' | 
 
 /** Folds one accepted carrier event into the set and derives the status from the set (docs/states.md). */
 export function applyCarrierEvent(state: DispatchState, event: CarrierEventBody): Transition {
-  if (state.status === 'delivered') return { state, effect: 'after_delivery', events: [] };
-  const seen = addEvent(state.seen ?? seenFromLegacyState(state), event);
+  if (state.status === 'delivered') return { state, effect: 'after_delivery' };
+  const seen = addEvent(state.seen, event);
   const derived = statusOf(seen, state.statusSince);
   const next: DispatchState = { ...derived, seen };
-  if (derived.status !== state.status) {
-    const events: WebhookEventType[] = ['status.updated'];
-    if (derived.status === 'exception') events.push('delivery.exception');
-    if (derived.status === 'delivered') events.push('delivery.completed');
-    return { state: next, effect: 'applied', events };
-  }
+  if (derived.status !== state.status) return { state: next, effect: 'applied' };
   if (derived.status === 'exception' && (derived.statusSince !== state.statusSince || derived.exceptionReason !== state.exceptionReason)) {
-    return { state: next, effect: 'exception_repeated', events: ['delivery.exception'] };
+    return { state: next, effect: 'exception_repeated' };
   }
-  return { state: next, effect: effectOfNoChange(state, event), events: [] };
+  return { state: next, effect: effectOfNoChange(state, event) };
 }
 
 /** The status the set of events gives (see the header); `since` answers while no event counts. */
@@ -140,13 +142,6 @@ function addEvent(seen: SeenEvents, event: CarrierEventBody): SeenEvents {
   return current === undefined || at > current ? { ...seen, latest: { ...seen.latest, [event.status]: at } } : seen;
 }
 
-/** A state carried by a run recorded before the set existed, read as the set that gave it. */
-function seenFromLegacyState(state: DispatchState): SeenEvents {
-  if (state.status === 'exception') return { latest: {}, exception: { at: state.statusSince, reason: state.exceptionReason ?? 'other' } };
-  if (state.status === 'dispatched' || state.status === 'delivered') return { latest: {} };
-  return { latest: { [state.status]: state.statusSince } };
-}
-
 /** Why an accepted event left the status as it was (names as the carrier event log shows them). */
 function effectOfNoChange(state: DispatchState, event: CarrierEventBody): EventEffect {
   if (event.status === state.status) return 'unchanged';
@@ -155,31 +150,45 @@ function effectOfNoChange(state: DispatchState, event: CarrierEventBody): EventE
   return rank < FORWARD_RANK[state.status as ForwardStatus] ? 'backward' : 'stale';
 }
 
+// ---------- what a change fires ----------
+
+/** A dispatch as one version of its projection shows it. */
+export interface ProjectedDispatch {
+  state: Pick<DispatchState, 'status' | 'statusSince' | 'exceptionReason'>;
+  prediction: Prediction;
+}
+
 /**
- * The arrival-order state machine of runs recorded before the order-independent status (patch
- * `order-independent-status` in workflows/dispatch.ts): an event older than the one that set the
- * current status is stale. Kept unchanged so those histories replay.
+ * The webhook events the change from `before` (undefined at registration) to `after` fires, in the
+ * order they are created.
  */
-export function applyCarrierEventLegacy(state: DispatchState, event: CarrierEventBody): Transition {
-  const unchanged = (effect: EventEffect): Transition => ({ state, effect, events: [] });
-  if (state.status === 'delivered') return unchanged('after_delivery');
-  const occurredAt = normaliseTimestamp(event.occurred_at);
-  if (Date.parse(occurredAt) < Date.parse(state.statusSince)) return unchanged('stale');
-
-  if (event.status === 'exception') {
-    const next: DispatchState = { status: 'exception', statusSince: occurredAt, exceptionReason: event.reason ?? 'other' };
-    if (state.status === 'exception') return { state: next, effect: 'exception_repeated', events: ['delivery.exception'] };
-    return { state: next, effect: 'applied', events: ['status.updated', 'delivery.exception'] };
+export function webhookEventsOf(before: ProjectedDispatch | undefined, after: ProjectedDispatch): WebhookEventType[] {
+  const types: WebhookEventType[] = [];
+  const from = before?.state;
+  const to = after.state;
+  if (from !== undefined && from.status !== to.status) {
+    types.push('status.updated');
+    if (to.status === 'exception') types.push('delivery.exception');
+    if (to.status === 'delivered') types.push('delivery.completed');
+  } else if (
+    from !== undefined &&
+    to.status === 'exception' &&
+    (from.statusSince !== to.statusSince || from.exceptionReason !== to.exceptionReason)
+  ) {
+    types.push('delivery.exception');
   }
+  if (predictionChanged(before?.prediction, after.prediction)) types.push('delivery.predicted');
+  return types;
+}
 
-  const leavingException = state.status === 'exception';
-  if (!leavingException && FORWARD_RANK[event.status] <= FORWARD_RANK[state.status as keyof typeof FORWARD_RANK]) {
-    return unchanged(event.status === state.status ? 'unchanged' : 'backward');
-  }
-  const next: DispatchState = { status: event.status, statusSince: occurredAt };
-  const events: WebhookEventType[] = ['status.updated'];
-  if (event.status === 'delivered') events.push('delivery.completed');
-  return { state: next, effect: 'applied', events };
+/** A new or revised window or confidence; the first prediction (at registration) counts as new. */
+export function predictionChanged(previous: Prediction | undefined, next: Prediction): boolean {
+  return (
+    previous === undefined ||
+    previous.window.min !== next.window.min ||
+    previous.window.max !== next.window.max ||
+    previous.confidence !== next.confidence
+  );
 }
 
 export function recommendedActionFor(status: DispatchStatus): RecommendedAction {

@@ -4,7 +4,7 @@
 // GET /v1/status/{id}, so one parser serves polling and webhooks (the consumer kit imports it from
 // here); for `webhook_endpoint.disabled` it is the endpoint that was disabled.
 import { z } from 'zod';
-import { endpointDisabledData, isoTimestamp, statusRecord, type StatusRecord } from './schemas.js';
+import { endpointDisabledData, isoTimestamp, statusRecord, type EndpointDisabledData, type StatusRecord } from './schemas.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './state-machine.js';
 
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
@@ -54,4 +54,13 @@ export interface WebhookEventInput {
  */
 export function buildWebhookBody(input: WebhookEventInput): string {
   return JSON.stringify({ event: input.type, timestamp: input.timestamp, data: input.data });
+}
+
+/**
+ * The body of a `webhook_endpoint.disabled` event (docs/webhooks.md "Auto-disable"): the same envelope
+ * `{ event, timestamp, data }` as a card's events, but `data` is the disabled endpoint
+ * `{ id, url, disabled_reason, disabled_at }`, not a status record. Built once, sent byte for byte.
+ */
+export function buildEndpointDisabledBody(timestamp: string, data: EndpointDisabledData): string {
+  return JSON.stringify({ event: 'webhook_endpoint.disabled', timestamp, data });
 }

@@ -120,6 +120,11 @@ const envSchema = z.object({
   /** How long a delivered dispatch's workflow stays open for late carrier events before completing. */
   DELIVERED_RETENTION: duration.default(7 * 86_400_000),
   /**
+   * How long a dispatch resting in exception (lost, returned, overdue, …) with no carrier event stays
+   * open before completing; a later event starts it again (docs/states.md "Closed dispatches").
+   */
+  EXCEPTION_RETENTION: duration.default(30 * 86_400_000),
+  /**
    * Where browsers reach the dashboard (set-password links, Secure cookies when https). Unset: the
    * API's own http://localhost:PORT.
    */

@@ -15,6 +15,7 @@ import {
   type ClientOptions,
   type WorkflowHandle,
 } from '@temporalio/client';
+import type { Config } from '../platform/config.js';
 import { temporalClientInterceptors } from '../platform/tracing.js';
 import {
   carrierEventSignal,
@@ -45,6 +46,13 @@ export function createTemporalClient(options: ClientOptions): Client {
   return new Client(interceptors ? { ...options, interceptors } : options);
 }
 
+/** The dispatch workflow's options from the configuration: how long a resting card stays open. */
+export function dispatchWorkflowOptions(
+  config: Pick<Config, 'DELIVERED_RETENTION' | 'EXCEPTION_RETENTION'>,
+): DispatchWorkflowInput['options'] {
+  return { deliveredRetentionMs: config.DELIVERED_RETENTION, exceptionRetentionMs: config.EXCEPTION_RETENTION };
+}
+
 /** How long a call may wait on Temporal before it gives up with TemporalUnavailable. */
 export const TEMPORAL_DEADLINE_MS = 10_000;
 const GRPC_UNAVAILABLE = 14;
@@ -60,7 +68,7 @@ export class TemporalUnavailable extends Error {
 
 export type RegisterResult = RegisterOutcome | { outcome: 'closed' };
 
-/** A redelivery run as its starters see it (they never pass the pre-paging `deliveries`). */
+/** A redelivery run as its starters see it. */
 type RedeliveryWorkflow = (input: RedeliveryInput) => Promise<RedeliverySummary>;
 export type RedeliveryHandle = WorkflowHandle<RedeliveryWorkflow>;
 
@@ -103,6 +111,45 @@ export function signalCarrierEvent(
   );
 }
 
+/**
+ * Starts a closed dispatch's workflow again from `input` (the projection's state) with the carrier
+ * event as its first signal (signal-with-start); a run already started meanwhile just gets the
+ * signal. Only for a dispatch whose workflow completed resting (docs/states.md "Closed dispatches").
+ */
+export async function restartDispatch(
+  temporal: Client,
+  request: { taskQueue: string; input: DispatchWorkflowInput; event: CarrierEventInput | ServiceCarrierEventInput },
+): Promise<void> {
+  try {
+    await withDeadline(temporal, () =>
+      temporal.workflow.signalWithStart<(input: DispatchWorkflowInput) => Promise<unknown>, [CarrierEventInput | ServiceCarrierEventInput]>(
+        DISPATCH_WORKFLOW_TYPE,
+        {
+          workflowId: request.input.registration.id,
+          taskQueue: request.taskQueue,
+          args: [request.input],
+          signal: carrierEventSignal.name,
+          signalArgs: [request.event],
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        },
+      ),
+    );
+  } catch (error) {
+    throw translate(error);
+  }
+}
+
+/** How the dispatch's workflow ended: `completed` (it rested and ended), `ended` (terminated, failed, …), or `running`/`unknown`. */
+export async function dispatchWorkflowEnd(temporal: Client, dispatchId: string): Promise<'running' | 'completed' | 'ended' | 'unknown'> {
+  try {
+    const status = (await withDeadline(temporal, () => temporal.workflow.getHandle(dispatchId).describe())).status.name;
+    return status === 'RUNNING' ? 'running' : status === 'COMPLETED' ? 'completed' : 'ended';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return 'unknown';
+    throw translate(error);
+  }
+}
+
 /** Asks a dispatch to recompute its prediction (the hourly refresh); false when its workflow has closed. */
 export function signalRefresh(temporal: Client, dispatchId: string, request: PredictionRefreshRequest): Promise<boolean> {
   return signalOpen(temporal, dispatchId, (handle) => handle.signal(predictionRefreshSignal, request));
@@ -114,16 +161,6 @@ export async function querySnapshot(temporal: Client, dispatchId: string): Promi
     return await withDeadline(temporal, () => temporal.workflow.getHandle(dispatchId).query(snapshotQuery));
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return undefined;
-    throw translate(error);
-  }
-}
-
-/** Whether the dispatch's workflow is running (false when it is closed or unknown here). */
-export async function isDispatchRunning(temporal: Client, dispatchId: string): Promise<boolean> {
-  try {
-    return (await withDeadline(temporal, () => temporal.workflow.getHandle(dispatchId).describe())).status.name === 'RUNNING';
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
     throw translate(error);
   }
 }

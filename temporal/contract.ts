@@ -35,15 +35,19 @@ export interface CarriedState {
   record: StatusRecord;
   seenEventKeys: string[];
   registeredOnce: boolean;
+  /** Workflow time (epoch ms) of the last carrier event: a resting card's retention runs from it. */
+  lastEventAt: number;
 }
 
 export interface DispatchWorkflowInput {
   registration: DispatchRegistration;
   carried?: CarriedState;
   options?: {
-    /** How long a delivered dispatch stays open for late carrier events, in ms. */
+    /** How long a delivered dispatch stays open with no carrier event, in ms (workflows/dispatch.ts has the defaults). */
     deliveredRetentionMs?: number;
-    /** Test-only: continue as new once history passes this many events, as if Temporal suggested it. */
+    /** How long a dispatch in exception stays open with no carrier event, in ms. */
+    exceptionRetentionMs?: number;
+    /** Continue as new once history passes this many events (default CONTINUE_AS_NEW_AFTER_EVENTS). */
     continueAsNewAfterEvents?: number;
   };
 }
@@ -80,10 +84,9 @@ export interface PredictionRefreshRequest {
   version: number;
   /**
    * When the country statistics the refresh compared with were loaded (ISO); the projection write
-   * reads none older, so it computes the window the refresh found. Absent in signals sent before
-   * the statistics cache existed.
+   * reads none older, so it computes the window the refresh found.
    */
-  statisticsAsOf?: string;
+  statisticsAsOf: string;
 }
 export const predictionRefreshSignal = defineSignal<[PredictionRefreshRequest]>('refreshPrediction');
 
@@ -108,11 +111,9 @@ export interface DeliveryKey {
  * events of [since, until), dates as ISO strings, or a list of event ids to one endpoint, which
  * the workflow passes through untouched) and is paged: each run loads one page of keys
  * after `cursor` through an activity, drives it with bounded concurrency and continues as new with
- * the next cursor. The reconciler gives `keys` (a small batch it already claimed). `deliveries`:
- * runs started before paging (already reset to pending in the database).
+ * the next cursor. The reconciler gives `keys` (a small batch it already claimed).
  */
 export interface RedeliveryInput {
-  deliveries?: DeliveryKey[];
   /** The replay's id: its progress row (webhook_replays) and the driver token of its activities. */
   replayId?: string;
   filter?:
@@ -154,7 +155,7 @@ export interface PredictionRefreshSummary {
   missing: number;
   /**
    * Not delivered OVERDUE_BUSINESS_DAYS business days after their window, claimed and signalled into
-   * exception `overdue` (docs/states.md "Overdue"). Absent from runs before overdue cards existed.
+   * exception `overdue` (docs/states.md "Overdue").
    */
-  overdue?: number;
+  overdue: number;
 }

@@ -1,16 +1,25 @@
-// Step 2 of a carrier event's path (HTTP → workflow → projection → webhook): the carrierEvent
-// signal of api/routes/events.ts (step 1) is folded by domain/state-machine.ts; each change is
-// written by activities/projection.ts (step 3), and each delivery it returns runs
-// activities/webhook-delivery.ts (step 5).
-// The dispatch workflow: one per dispatched card, workflow id = the dispatch UUID. It owns the
-// card's state machine, dedupes carrier events (across continue-as-new), writes the projection the
-// API reads through a versioned activity, delivers the webhook events each change fires (one
-// activity per event and endpoint, without blocking the state machine), rewrites its prediction when
-// the hourly refresh signals that it changed, and shows operators the status in the Temporal UI.
+// Step 3 of a carrier event's path (docs/architecture.md "The path of one carrier event"): the
+// carrierEvent signal that ingest/carrier-events.ts (step 2) sends is folded here with
+// domain/state-machine.ts (step 4); a change is prepared and written by activities/projection.ts
+// (step 5), after this workflow has decided which webhook events it fires (domain/webhook-events.ts),
+// and each delivery the write returns runs activities/webhook-delivery.ts (step 7).
+//
+// The dispatch workflow: one per dispatched card, workflow id = the dispatch UUID. It owns the card's
+// state machine, dedupes carrier events (across continue-as-new), writes each version of the
+// projection the API reads, delivers the webhook events each change fires (one activity for a
+// change's first attempts, one per retry of a delivery, without blocking the state machine),
+// rewrites its prediction when the hourly refresh signals that it changed, and shows operators the
+// status in the Temporal UI. A card that rests, delivered or in exception, with no carrier event for
+// its retention period completes; a later event starts it again from the projection
+// (ingest/carrier-events.ts, docs/states.md "Closed dispatches").
 //
 // Shape (after temporalio/samples-typescript safe-message-handlers): state lives in one small
 // class; handlers are registered first; the main loop waits on a condition, folds pending carrier
-// events, then continues as new with plain-object state when Temporal suggests it.
+// events, then continues as new with plain-object state when the history is long enough.
+//
+// Versioning (docs/operations.md "Upgrading the workflow code safely"): not released yet, so a change
+// here re-records test/workflows/histories; from the first release on, patched() → deprecatePatch() →
+// removal, on dated steps.
 // eslint-disable-next-line @typescript-eslint/no-restricted-imports -- OpenTelemetry's API (no I/O), not our api/ folder that `**/api` means
 import * as otel from '@opentelemetry/api';
 import {
@@ -20,25 +29,18 @@ import {
   condition,
   continueAsNew,
   log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { Prediction } from '../domain/prediction.js';
 import type { StatusRecord } from '../domain/schemas.js';
-import {
-  applyCarrierEvent,
-  applyCarrierEventLegacy,
-  initialState,
-  type DispatchState,
-  type EventEffect,
-  type WebhookEventType,
-} from '../domain/state-machine.js';
+import { applyCarrierEvent, initialState, webhookEventsOf, type DispatchState, type EventEffect } from '../domain/state-machine.js';
 import {
   carrierEventSignal,
   predictionRefreshSignal,
@@ -48,6 +50,7 @@ import {
   type CarrierEventInput,
   type DispatchRegistration,
   type DispatchSnapshot,
+  type DeliveryKey,
   type DispatchWorkflowInput,
   type PredictionRefreshRequest,
   type RegisterOutcome,
@@ -55,32 +58,36 @@ import {
 import { DELIVERY_ACTIVITY_OPTIONS } from './delivery-options.js';
 import { COUNTRY_CODE, DISPATCH_STATUS, ISSUER_ID } from '../temporal/search-attributes.js';
 
-// Projection writes retry until they succeed: an accepted carrier event is never dropped.
-const PROJECTION_ACTIVITY_OPTIONS = {
+// Local activities: they run inside the workflow task that decided them, so a change is prepared,
+// decided, written and its deliveries scheduled in one task. Retried until they succeed: an accepted
+// carrier event is never dropped.
+const { prepareProjection, writeProjection } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-} as const;
-const { writeProjection, recordCarrierEventEffects } = proxyActivities<Activities>(PROJECTION_ACTIVITY_OPTIONS);
-// The projection write as a local activity: it runs inside the workflow task that decided it, so the
-// deliveries it returns are scheduled without a second workflow task round trip. Measured in
-// bench/webhook-latency: the dispatch shape went from 34 to 56 deliveries/s on the dev server.
-const { writeProjection: writeProjectionLocally } = proxyLocalActivities<Activities>(PROJECTION_ACTIVITY_OPTIONS);
-/** Runs recorded before this change wrote the projection as a regular activity; they replay so. */
-const PROJECTION_AS_LOCAL_ACTIVITY = 'projection-as-local-activity';
-/**
- * Runs recorded before the order-independent status (docs/states.md) folded events in arrival order (an event older than the current
- * status was stale, so a scan dated before registration was lost); they replay so. From this patch
- * on the status is a function of the set of events.
- */
-const ORDER_INDEPENDENT_STATUS = 'order-independent-status';
+});
 
 /** activities/projection.ts PROJECTION_REJECTED (not imported: that module is not workflow code). */
 const PROJECTION_REJECTED = 'ProjectionRejected';
 
-// One activity per (webhook event, endpoint); see delivery-options.ts for its retry policy.
-const { deliverWebhook } = proxyActivities<Activities>(DELIVERY_ACTIVITY_OPTIONS);
+// The first attempts of a change's deliveries in one activity; each retry of one delivery in its own,
+// on the schedule (see delivery-options.ts for their retry policy).
+const { deliverWebhook, deliverWebhooks } = proxyActivities<Activities>(DELIVERY_ACTIVITY_OPTIONS);
 
-const DEFAULT_DELIVERED_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/**
+ * How long a resting card stays open with no carrier event, so that late events find it running
+ * (docs/states.md "Closed dispatches"). Delivered: a week catches the carriers' late duplicate scans.
+ * Exception: a card that is lost, returned or overdue gets its next scan within days if it gets one
+ * at all; after 30 quiet days it completes, and a later event starts it again from the projection.
+ */
+export const DEFAULT_DELIVERED_RETENTION_MS = 7 * 24 * 3600 * 1000;
+export const DEFAULT_EXCEPTION_RETENTION_MS = 30 * 24 * 3600 * 1000;
+/**
+ * A run continues as new once its history holds this many events (or when Temporal suggests it):
+ * a worker that has evicted the workflow replays the whole run to apply one event, and a card's whole
+ * life is about 40 events (bench/event-cost), so only a card with an unusual number of events or
+ * refreshes ever reaches it.
+ */
+export const CONTINUE_AS_NEW_AFTER_EVENTS = 400;
 /** Dedupe keys kept across continue-as-new; far above the number of scans any real card gets. */
 const MAX_SEEN_EVENT_KEYS = 5000;
 
@@ -93,6 +100,8 @@ class Dispatch {
   registeredOnce: boolean;
   readonly seenEventKeys: Set<string>;
   readonly pending: CarrierEventInput[] = [];
+  /** Workflow time (ms) of the last carrier event: a resting card's retention runs from it. */
+  lastEventAt: number;
   /** A prediction refresh asked for and not yet done; repeated signals collapse into this one. */
   refreshRequested?: PredictionRefreshRequest;
   /** Webhook deliveries started and not yet settled (delivered, undeliverable or skipped). */
@@ -101,6 +110,8 @@ class Dispatch {
   rejected?: string;
   /** The last carrier event whose change could not be projected, shown to operators. */
   lastRejection?: string;
+  /** The status last shown in the DispatchStatus search attribute. */
+  private published?: string;
 
   constructor(input: DispatchWorkflowInput) {
     this.registration = input.registration;
@@ -111,10 +122,12 @@ class Dispatch {
     this.record = carried?.record;
     this.registeredOnce = carried?.registeredOnce ?? false;
     this.seenEventKeys = new Set(carried?.seenEventKeys ?? []);
+    this.lastEventAt = carried?.lastEventAt ?? Date.now();
   }
 
   /** Signal handler: queue a carrier event unless this dispatch has already seen it. */
   enqueue(event: CarrierEventInput): void {
+    this.lastEventAt = Date.now();
     if (this.seenEventKeys.has(event.dedupeKey)) return;
     this.seenEventKeys.add(event.dedupeKey);
     this.pending.push(event);
@@ -126,9 +139,8 @@ class Dispatch {
   }
 
   /**
-   * Writes a new version with a recomputed prediction (delivery.predicted is added by the projection
-   * activity when it changed), unless a newer version than the refresh compared with was written
-   * meanwhile: that one already holds a fresh prediction.
+   * Writes a new version with a recomputed prediction, unless a newer version than the refresh
+   * compared with was written meanwhile: that one already holds a fresh prediction.
    */
   async processRefresh(): Promise<void> {
     const request = this.refreshRequested;
@@ -138,7 +150,7 @@ class Dispatch {
       log.info('prediction refresh skipped: projection moved on', { requested: request.version, version: this.version });
       return;
     }
-    await this.project([], [], request.statisticsAsOf);
+    await this.project(this.state, [], request.statisticsAsOf);
   }
 
   /** Update handler: answer a registration once the first projection is durable. */
@@ -167,52 +179,70 @@ class Dispatch {
     };
   }
 
-  /** Writes the next version of the projection and publishes it to operators. */
-  async project(
-    eventEffects: Array<{ dedupeKey: string; effect: EventEffect }>,
-    webhookEvents: WebhookEventType[] = [],
-    statisticsAsOf?: string,
-  ): Promise<void> {
-    // The version moves only once the write is durable, so the snapshot query never runs ahead of
-    // what the API can read.
+  /**
+   * The next version: prepared (prediction and record), decided here (the webhook events it fires),
+   * written in one transaction with the effects of the events folded into it. Throws the
+   * projection's refusal; the version moves only once the write is durable, so the snapshot query
+   * never runs ahead of what the API can read.
+   */
+  async project(state: DispatchState, effects: Array<{ dedupeKey: string; effect: EventEffect }>, statisticsAsOf?: string): Promise<void> {
+    const { registration } = this;
+    const prepared = await prepareProjection({ registration, state, ...(statisticsAsOf === undefined ? {} : { statisticsAsOf }) });
+    const before = this.prediction && this.version > 0 ? { state: this.state, prediction: this.prediction } : undefined;
+    const events = webhookEventsOf(before, { state, prediction: prepared.prediction });
     const version = this.version + 1;
-    const input = {
-      registration: this.registration,
-      state: this.state,
-      version,
-      eventEffects,
-      webhookEvents,
-      previousPrediction: this.prediction,
-      // Only on a refresh's write, and only as an input: no new command, so recorded runs replay.
-      ...(statisticsAsOf === undefined ? {} : { statisticsAsOf }),
-    };
-    const result = patched(PROJECTION_AS_LOCAL_ACTIVITY) ? await writeProjectionLocally(input) : await writeProjection(input);
+    const change = { version, state, ...prepared, events, timestamp: new Date().toISOString() };
+    const result = await writeProjection({ registration, effects, change });
+    this.state = state;
     this.version = version;
-    this.prediction = result.prediction;
-    this.record = result.record;
+    this.prediction = prepared.prediction;
+    this.record = prepared.record;
     this.publish();
-    // Histories recorded before webhooks existed have no `deliveries` in this result.
-    for (const delivery of result.deliveries ?? []) this.startDelivery(delivery);
+    this.startDeliveries(result.deliveries);
   }
 
-  /** Starts one delivery and lets the state machine go on; the run ends only once all have settled. */
-  startDelivery(delivery: { eventId: string; endpointId: string }): void {
-    this.deliveriesInFlight += 1;
-    deliverWebhook(delivery)
-      .then((result) => log.info('webhook delivery settled', { ...delivery, ...result }))
-      .catch((error) => log.error('webhook delivery failed', { ...delivery, error: String(error) }))
-      .finally(() => (this.deliveriesInFlight -= 1));
+  /**
+   * Starts a change's deliveries and lets the state machine go on: their first attempts in one
+   * activity, then each delivery still to retry after its delay, in an activity of its own. All of
+   * them under the dispatch's driver token, which a replay may take over. The run ends only once
+   * all have settled.
+   */
+  startDeliveries(deliveries: DeliveryKey[]): void {
+    if (deliveries.length === 0) return;
+    const driver = `dispatch:${this.registration.id}`;
+    this.deliveriesInFlight += deliveries.length;
+    deliverWebhooks({ deliveries, driver }).then(
+      (results) =>
+        results.forEach((result, i) => {
+          if (result.outcome === 'retry') return void this.retryDelivery(deliveries[i], driver, result.delayMs);
+          log.info('webhook delivery settled', { ...deliveries[i], ...result });
+          this.deliveriesInFlight -= 1;
+        }),
+      (error) => {
+        log.error('webhook deliveries failed', { deliveries: deliveries.length, error: String(error) });
+        this.deliveriesInFlight -= deliveries.length;
+      },
+    );
   }
 
-  /** Folds every queued carrier event, in arrival order, into the state. */
+  async retryDelivery(delivery: DeliveryKey, driver: string, delayMs: number): Promise<void> {
+    try {
+      await sleep(delayMs);
+      const result = await deliverWebhook({ ...delivery, driver });
+      log.info('webhook delivery settled', { ...delivery, ...result });
+    } catch (error) {
+      log.error('webhook delivery failed', { ...delivery, error: String(error) });
+    } finally {
+      this.deliveriesInFlight -= 1;
+    }
+  }
+
+  /** Folds every queued carrier event, in arrival order; a change is written with the effects before it. */
   async processPending(): Promise<void> {
-    let unrecorded: Array<{ dedupeKey: string; effect: EventEffect }> = [];
+    let effects: Array<{ dedupeKey: string; effect: EventEffect }> = [];
     while (this.pending.length > 0) {
       const event = this.pending.shift()!;
-      const transition = patched(ORDER_INDEPENDENT_STATUS)
-        ? applyCarrierEvent(this.state, event)
-        : applyCarrierEventLegacy(this.state, event);
-      unrecorded.push({ dedupeKey: event.dedupeKey, effect: transition.effect });
+      const transition = applyCarrierEvent(this.state, event);
       log.info('carrier event', {
         dedupeKey: event.dedupeKey,
         status: event.status,
@@ -221,34 +251,41 @@ class Dispatch {
         from: this.state.status,
         to: transition.state.status,
       });
-      // Every accepted event joins the set the status is derived from, even one that changes nothing.
-      const previous = this.state;
-      this.state = transition.state;
-      if (transition.effect === 'applied' || transition.effect === 'exception_repeated') {
-        const reason = await refusedForGood(() => this.project(unrecorded, transition.events));
-        if (reason !== undefined) {
-          // The change can never be projected: the card stays as it was and the event says why.
-          log.error('carrier event rejected: its change cannot be projected', { dedupeKey: event.dedupeKey, reason });
-          this.state = previous;
-          unrecorded[unrecorded.length - 1] = { dedupeKey: event.dedupeKey, effect: 'rejected' };
-          this.lastRejection = `${event.dedupeKey}: ${reason}`;
-          this.publish();
-          continue;
-        }
-        unrecorded = [];
+      const effect = { dedupeKey: event.dedupeKey, effect: transition.effect };
+      if (transition.effect !== 'applied' && transition.effect !== 'exception_repeated') {
+        // Every accepted event joins the set the status is derived from, even one that changes nothing.
+        this.state = transition.state;
+        effects.push(effect);
+        continue;
       }
+      const reason = await refusedForGood(() => this.project(transition.state, [...effects, effect]));
+      if (reason === undefined) {
+        effects = [];
+        continue;
+      }
+      // The change can never be projected: the card stays as it was and the event says why.
+      log.error('carrier event rejected: its change cannot be projected', { dedupeKey: event.dedupeKey, reason });
+      effects.push({ dedupeKey: event.dedupeKey, effect: 'rejected' });
+      this.lastRejection = `${event.dedupeKey}: ${reason}`;
+      this.publish();
     }
-    if (unrecorded.length > 0) {
-      await recordCarrierEventEffects({ dispatchId: this.registration.id, eventEffects: unrecorded });
-    }
+    if (effects.length > 0) await writeProjection({ registration: this.registration, effects });
   }
 
+  /** The status in the Temporal UI: search attributes when the status changed, the details always. */
   publish(): void {
-    upsertSearchAttributes([
-      { key: DISPATCH_STATUS, value: this.state.status },
-      { key: ISSUER_ID, value: this.registration.issuerId },
-      { key: COUNTRY_CODE, value: this.registration.destination.country_code },
-    ]);
+    if (this.published !== this.state.status) {
+      upsertSearchAttributes([
+        { key: DISPATCH_STATUS, value: this.state.status },
+        ...(this.published === undefined
+          ? [
+              { key: ISSUER_ID, value: this.registration.issuerId },
+              { key: COUNTRY_CODE, value: this.registration.destination.country_code },
+            ]
+          : []),
+      ]);
+      this.published = this.state.status;
+    }
     const window = this.prediction
       ? `${this.prediction.window.min} → ${this.prediction.window.max} (${this.prediction.confidence})`
       : 'n/a';
@@ -271,6 +308,7 @@ class Dispatch {
       record: this.record!,
       seenEventKeys: [...this.seenEventKeys].slice(-MAX_SEEN_EVENT_KEYS),
       registeredOnce: this.registeredOnce,
+      lastEventAt: this.lastEventAt,
     };
   }
 }
@@ -302,15 +340,20 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
   setHandler(registerUpdate, (candidate) => dispatch.register(candidate));
   setHandler(snapshotQuery, () => dispatch.snapshot());
 
-  const retentionMs = input.options?.deliveredRetentionMs ?? DEFAULT_DELIVERED_RETENTION_MS;
-  const continueAsNewAfter = input.options?.continueAsNewAfterEvents;
-  const shouldContinueAsNew = () =>
-    workflowInfo().continueAsNewSuggested || (continueAsNewAfter !== undefined && workflowInfo().historyLength >= continueAsNewAfter);
+  const options = input.options ?? {};
+  const retentionMs = (status: string): number | undefined =>
+    status === 'delivered'
+      ? (options.deliveredRetentionMs ?? DEFAULT_DELIVERED_RETENTION_MS)
+      : status === 'exception'
+        ? (options.exceptionRetentionMs ?? DEFAULT_EXCEPTION_RETENTION_MS)
+        : undefined;
+  const continueAsNewAfter = options.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_AFTER_EVENTS;
+  const shouldContinueAsNew = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= continueAsNewAfter;
   // A run hands over to the next only when nothing is left in it: no handler, no delivery.
   const canContinueAsNew = () => shouldContinueAsNew() && dispatch.deliveriesInFlight === 0 && allHandlersFinished();
 
   if (dispatch.record === undefined) {
-    dispatch.rejected = await refusedForGood(() => dispatch.project([]));
+    dispatch.rejected = await refusedForGood(() => dispatch.project(dispatch.state, []));
     if (dispatch.rejected !== undefined) {
       // Nothing was projected, so nothing can follow: answer the registration and end the run.
       log.error('registration rejected: its first projection cannot be written', { reason: dispatch.rejected });
@@ -321,11 +364,15 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
 
   for (;;) {
     const woken = () => dispatch.pending.length > 0 || dispatch.refreshRequested !== undefined || canContinueAsNew();
-    if (dispatch.state.status === 'delivered') {
-      // Terminal: stay open a while so late carrier events are recorded as such, then complete.
-      if (!(await condition(woken, retentionMs))) break;
-    } else {
+    const retention = retentionMs(dispatch.state.status);
+    if (retention === undefined) {
       await condition(woken);
+    } else {
+      // Resting: complete once no carrier event came for the retention period (a refresh does not count).
+      const left = dispatch.lastEventAt + retention - Date.now();
+      if (left <= 0 || !(await condition(woken, left))) {
+        if (dispatch.pending.length === 0 && Date.now() >= dispatch.lastEventAt + retention) break;
+      }
     }
     const trace = eventTrace ?? otel.context.active();
     eventTrace = undefined;

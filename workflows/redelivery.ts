@@ -31,12 +31,6 @@ export const MAX_IN_FLIGHT = 50;
 export const REPLAY_PAGE_SIZE = 500;
 
 export async function redeliveryWorkflow(input: RedeliveryInput) {
-  // Runs started before paging: a fixed list already reset to pending.
-  if (input.deliveries) {
-    const deliveries = input.deliveries;
-    const results = await Promise.all(deliveries.map((delivery) => deliverWebhook(delivery)));
-    return deliveries.map((delivery, i) => ({ ...delivery, ...results[i] }));
-  }
   const totals: RedeliverySummary = { ...(input.totals ?? { delivered: 0, failed: 0, skipped: 0 }) };
   const driver = input.replayId;
   const takeOver = input.takeOver ?? true;
@@ -46,7 +40,7 @@ export async function redeliveryWorkflow(input: RedeliveryInput) {
     const page = await drive(input.keys);
     return add(totals, page);
   }
-  if (!input.filter || !driver) throw ApplicationFailure.nonRetryable('a redelivery needs a filter and a replayId, keys, or deliveries');
+  if (!input.filter || !driver) throw ApplicationFailure.nonRetryable('a redelivery needs a filter and a replayId, or keys');
 
   const page = await loadReplayPage({ filter: input.filter, after: input.cursor, limit: input.pageSize ?? REPLAY_PAGE_SIZE });
   const outcomes = await drive(page.deliveries);

@@ -24,7 +24,7 @@ import { replayDeliveries } from '../../temporal/replay.js';
 import { badRequest, conflict, notFound, parseOrBadRequest } from '../errors.js';
 import { checkScope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { endpointIdParam, endpointNotFound } from './webhook-endpoints.js';
+import { endpointIdParam, endpointNotFound } from '../route-params.js';
 
 function toReplayBody(replay: ReplayProgress) {
   return {

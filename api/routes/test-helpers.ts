@@ -3,16 +3,16 @@
 // that every webhook can be tried. Test keys only (a live key → 403); the dispatch is checked by the
 // rule every dispatch route shares (access.ts: the other mode's id → 404, another issuer's → 403). The action
 // becomes a carrier event, synthesized here with its own event id and sent down the very path a
-// carrier's event takes (api/routes/events.ts → the workflow's signal), so webhooks fire exactly as
+// carrier's event takes (ingest/carrier-events.ts → the workflow's signal), so webhooks fire exactly as
 // they would. The answer waits until the workflow has folded the event into the projection, and is
 // the updated status record. An action the state machine would ignore (deliver twice, ship a card
 // that is out for delivery) is a 409 conflict, not a silent no-op.
 import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
-import type { Client } from '@temporalio/client';
 import type { Middleware } from 'koa';
 import { carrierEventEffect, earliestFreshEventTime } from '../../db/carrier-events.js';
 import { findDispatch, findDispatchRecord } from '../../db/dispatches.js';
+import type { CarrierEventIngest } from '../../ingest/carrier-events.js';
 import type { Pool } from '../../db/pool.js';
 import {
   testHelperAction,
@@ -23,12 +23,11 @@ import {
   type TestHelperAction,
 } from '../../domain/schemas.js';
 import { latestOccurredAt } from '../../domain/input-bounds.js';
-import { applyCarrierEvent, type EventEffect } from '../../domain/state-machine.js';
-import { conflict, forbidden, parseOrBadRequest, serviceUnavailable } from '../errors.js';
+import { applyCarrierEvent, type CurrentStatus, type EventEffect, type SeenEvents } from '../../domain/state-machine.js';
+import { acceptedOrThrow, conflict, forbidden, parseOrBadRequest, serviceUnavailable } from '../errors.js';
 import { requireScope } from '../middleware/auth.js';
 import { optionalJsonBody } from '../middleware/json-body.js';
 import { checkAccess, dispatchIdParam } from './access.js';
-import { acceptCarrierEvent, checkEventTime } from './events.js';
 
 const STATUS_OF: Record<TestHelperAction, DispatchStatus> = {
   ship: 'in_transit',
@@ -47,7 +46,7 @@ const requireTestKey: Middleware = async (ctx, next) => {
   await next();
 };
 
-export function testHelperRoutes(router: Router, deps: { pool: Pool; temporal: Client }): void {
+export function testHelperRoutes(router: Router, deps: { pool: Pool; ingest: CarrierEventIngest }): void {
   router.post('/v1/test_helpers/dispatches/:id/:action', requireScope('events:write'), requireTestKey, optionalJsonBody(), async (ctx) => {
     const key = ctx.state.apiKey!;
     const id = dispatchIdParam(ctx.params.id);
@@ -67,11 +66,11 @@ export function testHelperRoutes(router: Router, deps: { pool: Pool; temporal: C
       event_id: `test_helper:${action}:${randomUUID()}`,
       reason,
     };
+    // The current status as the set {one event that set it}: enough to tell whether this one changes it.
     const current = { status: row.status, statusSince: statusSince.toISOString(), exceptionReason: row.exceptionReason ?? undefined };
-    refuseIneffective(action, row.status, applyCarrierEvent(current, event).effect);
+    refuseIneffective(action, row.status, applyCarrierEvent({ ...current, seen: seenOf(current) }, event).effect);
 
-    checkEventTime(event, row.dispatchDate, now);
-    const { dedupeKey } = await acceptCarrierEvent(deps, id, event);
+    const { dedupeKey } = acceptedOrThrow(await deps.ingest.ingest(row, { event }, now));
     refuseIneffective(action, row.status, await folded(deps.pool, id, dedupeKey));
     ctx.type = 'application/json';
     ctx.body = (await findDispatchRecord(deps.pool, id))!.recordJson;
@@ -88,6 +87,15 @@ function refuseIneffective(action: TestHelperAction, status: DispatchStatus, eff
   if (effect !== 'applied' && effect !== 'exception_repeated') {
     throw conflict(`cannot ${action.replaceAll('_', ' ')} a dispatch that is ${status}: the event would change nothing (${effect})`);
   }
+}
+
+/** The one-event set that gives `current` (domain/state-machine.ts statusOf). */
+function seenOf(current: CurrentStatus): SeenEvents {
+  if (current.status === 'exception')
+    return { latest: {}, exception: { at: current.statusSince, reason: current.exceptionReason ?? 'other' } };
+  if (current.status === 'delivered') return { latest: {}, deliveredAt: current.statusSince };
+  if (current.status === 'dispatched') return { latest: {} };
+  return { latest: { [current.status]: current.statusSince } };
 }
 
 /** Waits until the workflow has recorded what the event did (written with the projection). */

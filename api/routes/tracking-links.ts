@@ -32,7 +32,7 @@ import { badRequest, notFound, parseOrBadRequest } from '../errors.js';
 import { checkScope } from '../middleware/auth.js';
 import { jsonBody, optionalJsonBody } from '../middleware/json-body.js';
 import { checkAccess, dispatchIdParam } from './access.js';
-import { queryOnce } from './webhook-events.js';
+import { queryOnce } from '../route-params.js';
 
 export const TRACKING_SCOPE = 'dispatches:write';
 

@@ -33,7 +33,6 @@ import { findWebhookEvent } from '../../db/webhook-event-reads.js';
 import { LIST_LIMIT_DEFAULT } from '../../domain/schemas.js';
 import {
   endpointCreateBody,
-  endpointId,
   endpointListQuery,
   endpointUpdateBody,
   maskHeaders,
@@ -46,7 +45,7 @@ import { startRedelivery } from '../../temporal/client.js';
 import { badRequest, conflict, notFound, parseOrBadRequest } from '../errors.js';
 import { checkScope } from '../middleware/auth.js';
 import { jsonBody, optionalJsonBody } from '../middleware/json-body.js';
-import { queryOnce, toEventBody } from './webhook-events.js';
+import { endpointIdParam, endpointNotFound, queryOnce, toEventBody } from '../route-params.js';
 
 const DEFAULT_OVERLAP_SECONDS = 86_400;
 /** Resolving the URL's host at creation may take this long (a delivery attempt has its own limit). */
@@ -73,17 +72,6 @@ export function toEndpointBody(endpoint: EndpointSettings, revealHeaders = false
     created_at: endpoint.createdAt.toISOString(),
   };
 }
-
-/**
- * The `{webhook_endpoint_id}` path parameter (400 unless it is an endpoint id). Named apart from every
- * other route's `{id}`, so that a client or fuzzer linking operations by parameter name never hands
- * a dispatch id to an endpoint route.
- */
-export function endpointIdParam(id: string): string {
-  return parseOrBadRequest(endpointId, id, 'webhook_endpoint_id');
-}
-
-export const endpointNotFound = (id: string) => notFound(`no webhook endpoint ${id} for this key's issuer and mode`);
 
 export function webhookEndpointRoutes(router: Router, deps: EndpointRouteDeps): void {
   const { pool, config } = deps;

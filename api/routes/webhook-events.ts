@@ -5,28 +5,12 @@
 // query and the path id are checked (400) before the key's `webhooks:read` scope (403).
 import type Router from '@koa/router';
 import type { Pool } from '../../db/pool.js';
-import {
-  decodeEventCursor,
-  encodeEventCursor,
-  findWebhookEvent,
-  pageWebhookEvents,
-  type WebhookEventItem,
-} from '../../db/webhook-event-reads.js';
+import { decodeEventCursor, encodeEventCursor, findWebhookEvent, pageWebhookEvents } from '../../db/webhook-event-reads.js';
 import { LIST_LIMIT_DEFAULT } from '../../domain/schemas.js';
 import { eventListQuery, webhookEventId } from '../../domain/webhook-api-schemas.js';
 import { badRequest, notFound, parseOrBadRequest } from '../errors.js';
 import { checkScope } from '../middleware/auth.js';
-
-/** Refuses repeated query parameters (400), as every list does. */
-export function queryOnce(query: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
-  const repeated = Object.entries(query).find(([, value]) => Array.isArray(value));
-  if (repeated) throw badRequest(`${repeated[0]}: must be given once`);
-  return query as Record<string, string | undefined>;
-}
-
-export function toEventBody(event: WebhookEventItem) {
-  return { id: event.id, type: event.type, dispatch_id: event.dispatchId, created_at: event.createdAt.toISOString(), data: event.data };
-}
+import { queryOnce, toEventBody } from '../route-params.js';
 
 export function webhookEventRoutes(router: Router, pool: Pool): void {
   router.get('/v1/events', async (ctx) => {

@@ -9,13 +9,13 @@
 //   2. after delivered history is added for the changed country → only its moved windows signalled;
 //   3. idle again → nothing signalled.
 import { randomUUID } from 'node:crypto';
-import { canonicalJson } from '../../api/fingerprint.js';
+import { canonicalJson } from '../../domain/canonical-json.js';
 import { copyTransitHistory } from '../../db/transit-history.js';
 import { destinationKey, loadTransitStatisticsFor } from '../../db/transit-statistics.js';
 import { renderSuggestion } from '../../domain/messages.js';
 import { predictFromHistory } from '../../domain/prediction-model.js';
 import type { DispatchStatus } from '../../domain/schemas.js';
-import { dedupeKey, type DispatchState } from '../../domain/state-machine.js';
+import { dedupeKey, type CurrentStatus } from '../../domain/state-machine.js';
 import { buildStatusRecord } from '../../domain/status-record.js';
 import { PREDICTION_REFRESH_WORKFLOW_TYPE, type PredictionRefreshSummary } from '../../temporal/contract.js';
 import { countryHistory, type CountryPlan } from '../transit-statistics/history.js';
@@ -151,7 +151,7 @@ export async function refreshPart(stack: Stack, settings: RefreshSettings): Prom
       const stats = statistics.get(destinationKey({ countryCode: d.country_code, postalCode: d.postal_code }))!;
       const destination = { postal_code: d.postal_code, country_code: d.country_code };
       for (const status of ['dispatched', 'in_transit'] as const) {
-        const state: DispatchState = { status, statusSince: status === 'dispatched' ? dispatchDate : inTransitSince };
+        const state: CurrentStatus = { status, statusSince: status === 'dispatched' ? dispatchDate : inTransitSince };
         const prediction = predictFromHistory({ dispatchDate, destination, state, today }, stats);
         const suggestion = renderSuggestion({
           status,

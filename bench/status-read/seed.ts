@@ -3,13 +3,13 @@
 // The read path only reads `dispatches`, so the rows are written straight in SQL rather than
 // through workflows; each row's `record` is still made by the real domain code (prediction,
 // ui suggestion, buildStatusRecord), from a few dozen templates whose id is swapped per row.
-import { canonicalJson } from '../../api/fingerprint.js';
+import { canonicalJson } from '../../domain/canonical-json.js';
 import { createApiKey, createIssuer } from '../../db/issuers.js';
 import type { Pool } from '../../db/pool.js';
 import { renderSuggestion } from '../../domain/messages.js';
 import { predict } from '../../domain/prediction.js';
 import type { DispatchStatus, ExceptionReason } from '../../domain/schemas.js';
-import type { DispatchState } from '../../domain/state-machine.js';
+import type { CurrentStatus } from '../../domain/state-machine.js';
 import { buildStatusRecord } from '../../domain/status-record.js';
 
 export interface Seeded {
@@ -67,7 +67,7 @@ export function buildTemplates(now: Date = new Date()): Template[] {
   const templates: Template[] = [];
   for (const destination of DESTINATIONS) {
     for (const { status, afterDays, exceptionReason } of STATES) {
-      const state: DispatchState = {
+      const state: CurrentStatus = {
         status,
         statusSince: new Date(Date.parse(dispatchDate) + afterDays * 86_400_000).toISOString(),
         exceptionReason,

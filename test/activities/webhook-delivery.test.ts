@@ -14,7 +14,7 @@ import { Webhook } from 'standardwebhooks';
 import { createWebhookDeliveryActivities } from '../../activities/webhook-delivery.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { createWebhookEvents } from '../../db/webhooks.js';
+import { createWebhookEvents } from '../support/webhook-events.js';
 import { createWebhookEndpoint, removeWebhookEndpoint, rotateWebhookSecret } from '../../db/webhook-endpoints.js';
 import type { StatusRecord } from '../../domain/schemas.js';
 import type { WebhookEventType } from '../../domain/state-machine.js';

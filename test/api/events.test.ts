@@ -1,6 +1,6 @@
 // POST /v1/dispatches/{id}/events (docs/http-contract.md): 202 with duplicate false/true, 404, 403, 400
 // naming the field, and events for a dispatch whose workflow has already closed (delivered: 202;
-// terminated or failed undelivered: 409).
+// rested in exception: 202, and its workflow starts again; terminated or failed undelivered: 409).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { carrierEventEffect, insertCarrierEvent } from '../../db/carrier-events.js';
@@ -46,8 +46,8 @@ async function statusUntil(id: string, done: (res: TestResponse) => boolean): Pr
 }
 
 beforeAll(async () => {
-  // A delivered dispatch's workflow closes after this retention, so closed workflows can be tested.
-  h = await startHarness({ env: { DELIVERED_RETENTION: '1s' } });
+  // A resting dispatch's workflow closes after these retentions, so closed workflows can be tested.
+  h = await startHarness({ env: { DELIVERED_RETENTION: '1s', EXCEPTION_RETENTION: '2s' } });
   const issuer = await h.createIssuer('Events Issuer');
   key = (await h.createKey(issuer)).key;
   testModeKey = (await h.createKey(issuer, { mode: 'test' })).key;
@@ -186,6 +186,51 @@ describe('events for a dispatch whose workflow has closed', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('delivered');
+  });
+});
+
+/** Waits until Temporal reports the dispatch's workflow closed. */
+async function workflowClosed(id: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  let workflowStatus = 'RUNNING';
+  while (workflowStatus === 'RUNNING' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    workflowStatus = (await h.temporal.workflow.getHandle(id).describe()).status.name;
+  }
+  return workflowStatus;
+}
+
+describe('events for a dispatch whose workflow completed resting in exception (docs/states.md "Closed dispatches")', () => {
+  let id: string;
+
+  beforeAll(async () => {
+    id = await registered();
+    expect((await postEvent(id, { status: 'exception', reason: 'lost', occurred_at: SCAN_AT, event_id: 'lost-1' })).status).toBe(202);
+    await statusUntil(id, (r) => r.body.status === 'exception');
+    // Exception retention is 2 s with no carrier event: the workflow completes.
+    expect(await workflowClosed(id)).toBe('COMPLETED');
+  });
+
+  it('accepts a later event with 202, starts the workflow again from the projection and applies it: exception → delivered', async () => {
+    const res = await postEvent(id, { status: 'delivered', occurred_at: DELIVERED_AT, event_id: 'found-1' });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ accepted: true, duplicate: false });
+    const status = await statusUntil(id, (r) => r.body.status === 'delivered');
+    expect(status.body.status).toBe('delivered');
+    const effects = await h.pool.query('SELECT event_id, effect FROM carrier_events WHERE dispatch_id = $1 ORDER BY received_at', [id]);
+    expect(effects.rows).toEqual([
+      { event_id: 'lost-1', effect: 'applied' },
+      { event_id: 'found-1', effect: 'applied' },
+    ]);
+  });
+
+  it('starts again with the events it had folded: a repeat of one of them is a duplicate that changes nothing', async () => {
+    const version = (await h.pool.query('SELECT version FROM dispatches WHERE id = $1', [id])).rows[0].version;
+    const res = await postEvent(id, { status: 'exception', reason: 'lost', occurred_at: SCAN_AT, event_id: 'lost-1' });
+    expect(res.status).toBe(202);
+    expect(res.body.duplicate).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await h.pool.query('SELECT version FROM dispatches WHERE id = $1', [id])).rows[0].version).toBe(version);
   });
 });
 

@@ -20,7 +20,7 @@ import {
   type CardWebhookEnvelope,
 } from '../../consumer-kit/src/index.js';
 import { generateSecret, signedHeaders, signHex } from '../../domain/signing.js';
-import { buildEndpointDisabledBody } from '../../domain/webhook-events.js';
+import { buildEndpointDisabledBody } from '../../domain/webhook-payload.js';
 import { buildWebhookBody } from '../../domain/webhook-payload.js';
 import type { StatusRecord } from '../../domain/schemas.js';
 

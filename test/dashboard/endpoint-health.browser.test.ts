@@ -2,11 +2,12 @@
 // attempt failed says so, and since when, on the Webhooks page and its own page; enabling it offers
 // "Replay missed deliveries", which replays its events of the missed range through the existing
 // replay machinery to a real receiver. The endpoint is disabled by the worker's own health rule
-// (db/webhooks.ts recordEndpointHealth) with a zero threshold, so the page shows the real state.
+// (db/webhooks.ts recordEndpointFailure, then pauseFailingEndpoint as the delivery activity judges a
+// streak past its threshold), so the page shows the real state.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { createTestEvent, createWebhookEndpoint } from '../../db/webhook-endpoints.js';
-import { recordEndpointHealth } from '../../db/webhooks.js';
+import { pauseFailingEndpoint, recordEndpointFailure } from '../../db/webhooks.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { requestsFor, until } from './webhook-helpers.js';
 import { expectAccessible, saveScreenshot, signIn, startBrowserHarness, type BrowserHarness, type DashboardUser } from './support.js';
@@ -34,9 +35,11 @@ describe('an auto-disabled endpoint', () => {
     const created = await createWebhookEndpoint(h.pool, { issuerId: user.issuerId, url: receiver.url, events: ['status.updated'] });
     if (!created.ok) throw new Error(created.reason);
     const id = created.endpoint.id;
-    // An event it never got (pending, no driver yet), then a failed attempt with a zero threshold.
+    // An event it never got (pending, no driver yet), then a failed attempt judged past the threshold.
     const missed = (await createTestEvent(h.pool, user.issuerId, id, 'status.updated'))!;
-    const disabled = await recordEndpointHealth(h.pool, { endpointId: id, delivered: false, at: new Date(), disableAfterMs: 0 });
+    const at = new Date();
+    const streak = (await recordEndpointFailure(h.pool, { endpointId: id, at, clock: at }))!;
+    const disabled = await pauseFailingEndpoint(h.pool, { endpointId: id, streak, disabledAt: at });
     expect(disabled?.endpointId).toBe(id);
 
     await page.goto('/dashboard/webhooks');

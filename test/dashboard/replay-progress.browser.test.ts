@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { createWebhookEvents } from '../../db/webhooks.js';
+import { createWebhookEvents } from '../support/webhook-events.js';
 import { sampleStatusRecord } from '../../domain/sample-event.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { addEndpoint, until } from './webhook-helpers.js';

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Logger } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createProjectionActivities, type ProjectionResult } from '../../activities/projection.js';
+import { createProjectionActivities, type Prepared } from '../../activities/projection.js';
 import { clearCarrierConditions, setCarrierCondition } from '../../db/conditions.js';
 import { COUNTRY_STATISTICS_TTL_MS, CountryStatisticsCache, MAX_STALENESS_TTLS } from '../../db/country-statistics-cache.js';
 import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '../../db/transit-history.js';
@@ -31,11 +31,11 @@ afterAll(async () => {
   await pool?.end();
 });
 
-/** `count` deliveries to the code, one every 3 days from 40 days ago back, each `businessDays` long. */
+/** `count` deliveries to the code, one every 3 days from 45 days ago back (older than RECENT_DAYS), each `businessDays` long. */
 async function deliveries(countryCode: string, postalCode: string, count: number, businessDays: number): Promise<void> {
   const rows: TransitRecord[] = [];
   for (let i = 0; i < count; i += 1) {
-    const dispatched = new Date(Date.now() - (40 + 3 * i) * 86_400_000);
+    const dispatched = new Date(Date.now() - (45 + 3 * i) * 86_400_000);
     const delivered = new Date(dispatched.getTime() + (businessDays + 4) * 86_400_000);
     rows.push({
       postalCode,
@@ -191,14 +191,12 @@ describe('a projection write the prediction refresh asked for', () => {
     });
     // The projection's worker read Albania's statistics at registration…
     const projectionCache = new CountryStatisticsCache(pool);
-    const { writeProjection } = createProjectionActivities({ pool, countryStatistics: projectionCache });
-    const run = (version: number, statisticsAsOf?: string): Promise<ProjectionResult> =>
-      new MockActivityEnvironment({}, { logger: quiet }).run(writeProjection, {
+    const { prepareProjection } = createProjectionActivities({ pool, countryStatistics: projectionCache });
+    const run = (_version: number, statisticsAsOf?: string): Promise<Prepared> =>
+      new MockActivityEnvironment({}, { logger: quiet }).run(prepareProjection, {
         registration: reg,
         state: initialState(reg.dispatchDate),
-        version,
-        eventEffects: [],
-        statisticsAsOf,
+        ...(statisticsAsOf === undefined ? {} : { statisticsAsOf }),
       });
     const registered = await run(1);
     // …then a large import made the country slower, and another worker's refresh read it.

@@ -1,74 +1,106 @@
-// What a projected change fires (domain/webhook-events.ts): the transition's webhook events, then
-// delivery.predicted when the window or its confidence changed, each keyed by dispatch, version and
-// type and stamped with the write's one timestamp.
+// Which webhook events a change fires (domain/state-machine.ts `webhookEventsOf`): the one decision,
+// from the dispatch before and after the change, one test per rule of its header, then the rule for
+// every sequence of carrier events and predictions (fast-check).
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import type { Prediction } from '../../domain/prediction.js';
-import type { StatusRecord } from '../../domain/schemas.js';
-import { predictionChanged, webhookEventsFired, type ChangeToProject } from '../../domain/webhook-events.js';
+import type { DispatchStatus } from '../../domain/schemas.js';
+import {
+  applyCarrierEvent,
+  initialState,
+  predictionChanged,
+  webhookEventsOf,
+  type DispatchState,
+  type ProjectedDispatch,
+} from '../../domain/state-machine.js';
 
-const DISPATCH_ID = '6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60';
-const TIMESTAMP = '2026-11-24T10:15:00.000Z';
 const window = { min: '2026-11-26', max: '2026-11-28' };
 const prediction: Prediction = { window, confidence: 'Medium' };
-const record = { id: DISPATCH_ID, status: 'in_transit' } as unknown as StatusRecord;
+const since = '2026-11-22T10:00:00.000Z';
 
-function change(overrides: Partial<ChangeToProject> = {}): ChangeToProject {
+function side(status: DispatchStatus, overrides: Partial<ProjectedDispatch['state']> = {}, p: Prediction = prediction): ProjectedDispatch {
   return {
-    dispatchId: DISPATCH_ID,
-    version: 3,
-    transitionEvents: ['status.updated'],
-    previousPrediction: prediction,
-    prediction,
-    record,
-    timestamp: TIMESTAMP,
-    ...overrides,
+    state: { status, statusSince: since, ...(status === 'exception' ? { exceptionReason: 'postal_delay' } : {}), ...overrides },
+    prediction: p,
   };
 }
 
-const types = (c: ChangeToProject) => webhookEventsFired(c).map((event) => event.type);
-
-describe('webhookEventsFired', () => {
-  it("fires the transition's events in the transition's order", () => {
-    expect(types(change({ transitionEvents: ['status.updated', 'delivery.completed'] }))).toEqual(['status.updated', 'delivery.completed']);
+describe('webhookEventsOf', () => {
+  it('fires only delivery.predicted at registration, where there is no dispatch before', () => {
+    expect(webhookEventsOf(undefined, side('dispatched'))).toEqual(['delivery.predicted']);
   });
 
-  it('keys each event <dispatchId>:<version>:<type>', () => {
-    const keys = webhookEventsFired(change({ transitionEvents: ['status.updated', 'delivery.exception'] })).map((e) => e.idempotencyKey);
-    expect(keys).toEqual([`${DISPATCH_ID}:3:status.updated`, `${DISPATCH_ID}:3:delivery.exception`]);
+  it('fires status.updated when the status changes', () => {
+    expect(webhookEventsOf(side('dispatched'), side('in_transit'))).toEqual(['status.updated']);
   });
 
-  it('gives every event the timestamp the write fixed and the version record as data', () => {
-    const events = webhookEventsFired(change({ transitionEvents: ['status.updated'], previousPrediction: undefined }));
-    expect(events).toHaveLength(2);
-    for (const event of events) {
-      expect(event.timestamp).toBe(TIMESTAMP);
-      expect(event.data).toBe(record);
-    }
+  it('fires status.updated then delivery.exception on entering exception', () => {
+    expect(webhookEventsOf(side('in_transit'), side('exception'))).toEqual(['status.updated', 'delivery.exception']);
+  });
+
+  it('fires status.updated then delivery.completed on reaching delivered', () => {
+    expect(webhookEventsOf(side('out_for_delivery'), side('delivered'))).toEqual(['status.updated', 'delivery.completed']);
+  });
+
+  it('fires delivery.exception again for a newer exception while in exception, without status.updated', () => {
+    expect(webhookEventsOf(side('exception'), side('exception', { statusSince: '2026-11-23T10:00:00.000Z' }))).toEqual([
+      'delivery.exception',
+    ]);
+  });
+
+  it('fires delivery.exception again for another reason at the same instant', () => {
+    expect(webhookEventsOf(side('exception'), side('exception', { exceptionReason: 'lost' }))).toEqual(['delivery.exception']);
   });
 
   it('adds delivery.predicted last when the window moves', () => {
     const later = { window: { min: '2026-11-27', max: '2026-11-28' }, confidence: 'Medium' } as const;
-    expect(types(change({ prediction: later }))).toEqual(['status.updated', 'delivery.predicted']);
+    expect(webhookEventsOf(side('dispatched'), side('in_transit', {}, later))).toEqual(['status.updated', 'delivery.predicted']);
   });
 
-  it('adds delivery.predicted when only the confidence changes', () => {
-    expect(types(change({ prediction: { window, confidence: 'High' } }))).toEqual(['status.updated', 'delivery.predicted']);
-  });
-
-  it('adds delivery.predicted at registration, where there is no previous prediction', () => {
-    const fired = webhookEventsFired(change({ version: 1, transitionEvents: [], previousPrediction: undefined }));
-    expect(fired).toEqual([
-      { type: 'delivery.predicted', timestamp: TIMESTAMP, data: record, idempotencyKey: `${DISPATCH_ID}:1:delivery.predicted` },
-    ]);
-  });
-
-  it('fires only delivery.predicted for a re-prediction without a transition', () => {
-    const moved = { window: { min: '2026-11-29', max: '2026-12-01' }, confidence: 'Low' } as const;
-    expect(types(change({ transitionEvents: undefined, prediction: moved }))).toEqual(['delivery.predicted']);
+  it('fires only delivery.predicted for a re-prediction without a change of status', () => {
+    expect(webhookEventsOf(side('in_transit'), side('in_transit', {}, { window, confidence: 'High' }))).toEqual(['delivery.predicted']);
   });
 
   it('fires nothing when neither the status nor the prediction changed', () => {
-    expect(webhookEventsFired(change({ transitionEvents: [] }))).toEqual([]);
+    expect(webhookEventsOf(side('in_transit'), side('in_transit'))).toEqual([]);
+  });
+});
+
+describe('webhookEventsOf, for every sequence of carrier events and predictions', () => {
+  const STATUSES: DispatchStatus[] = ['dispatched', 'in_transit', 'out_for_delivery', 'delivered', 'exception'];
+  const step = fc.record({
+    status: fc.constantFrom(...STATUSES),
+    hours: fc.integer({ min: -48, max: 400 }),
+    reason: fc.constantFrom('failed_attempt', 'postal_delay', 'lost'),
+    moved: fc.boolean(),
+  });
+
+  it('fires status.updated exactly on a change of status, its companion event, and delivery.predicted exactly on a new prediction', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 15 }), (steps) => {
+        let state: DispatchState = initialState('2026-11-20T10:00:00.000Z');
+        let current = prediction;
+        for (const [i, s] of steps.entries()) {
+          const occurred_at = new Date(Date.parse('2026-11-20T10:00:00.000Z') + s.hours * 3_600_000).toISOString();
+          const next = applyCarrierEvent(state, {
+            status: s.status,
+            occurred_at,
+            ...(s.status === 'exception' ? { reason: s.reason } : {}),
+          }).state;
+          const nextPrediction = s.moved ? { window: { min: window.min, max: `2026-12-${String(10 + (i % 18)).padStart(2, '0')}` }, confidence: 'Low' as const } : current; // prettier-ignore
+          const fired = webhookEventsOf({ state, prediction: current }, { state: next, prediction: nextPrediction });
+          const changed = next.status !== state.status;
+          expect(fired.includes('status.updated')).toBe(changed);
+          expect(fired.includes('delivery.completed')).toBe(changed && next.status === 'delivered');
+          if (changed && next.status === 'exception') expect(fired).toContain('delivery.exception');
+          expect(fired.includes('delivery.predicted')).toBe(predictionChanged(current, nextPrediction));
+          expect(new Set(fired).size).toBe(fired.length);
+          state = next;
+          current = nextPrediction;
+        }
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 

@@ -165,8 +165,9 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       ['POST /v1/dispatches/:id/events', 'card-delivery-api'],
       ['SignalWorkflow:carrierEvent', 'card-delivery-api'],
       ['HandleSignal:carrierEvent', 'card-delivery-worker'],
+      ['RunActivity:prepareProjection', 'card-delivery-worker'],
       ['RunActivity:writeProjection', 'card-delivery-worker'],
-      ['RunActivity:deliverWebhook', 'card-delivery-worker'],
+      ['RunActivity:deliverWebhooks', 'card-delivery-worker'],
     ];
     const inTrace = () => collector.spans.filter((span) => span.traceId === traceId).map((span) => [span.name, span.service]);
     await until(
@@ -182,12 +183,15 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
     expect(traceparent.split('-')[1]).toBe(traceId);
     // …as a child of the webhook delivery activity's span.
-    const delivery = collector.spans.find((span) => span.traceId === traceId && span.name === 'RunActivity:deliverWebhook')!;
+    const delivery = collector.spans.find((span) => span.traceId === traceId && span.name === 'RunActivity:deliverWebhooks')!;
     expect(traceparent.split('-')[2]).toBe(delivery.spanId);
 
     // Log lines carry the trace id: the API's request line and the worker's projection line.
     await until(() => logLines(api).some((line) => line.trace_id === traceId && line.msg === 'request'), 'the API request log line');
-    expect(logLines(tracedWorker).filter((line) => line.trace_id === traceId && line.msg === 'projection written')).toHaveLength(1);
+    // The worker writes its line before the webhook goes out, but its log is another process's file: wait for it.
+    const projectionLines = () => logLines(tracedWorker).filter((line) => line.trace_id === traceId && line.msg === 'projection written');
+    await until(() => (projectionLines().length > 0 ? true : undefined), 'the worker projection log line');
+    expect(projectionLines()).toHaveLength(1);
   }, 120_000);
 });
 

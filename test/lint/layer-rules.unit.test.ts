@@ -13,6 +13,8 @@ const FIXTURES = path.join(ROOT, 'test/fixtures/layers');
 const WRONG = {
   'domain/imports-pg.ts': '@typescript-eslint/no-restricted-imports',
   'db/imports-api.ts': '@typescript-eslint/no-restricted-imports',
+  'db/imports-ingest.ts': '@typescript-eslint/no-restricted-imports',
+  'ingest/imports-route.ts': '@typescript-eslint/no-restricted-imports',
   'workflows/imports-node-fs.ts': '@typescript-eslint/no-restricted-imports',
   'workflows/imports-activity.ts': '@typescript-eslint/no-restricted-imports',
   'promises/floating.ts': '@typescript-eslint/no-floating-promises',
@@ -41,6 +43,16 @@ describe('layer rules', () => {
   it('reports db/ importing api/ as a restricted import', () => {
     expect(rulesOf('db/imports-api.ts')).toEqual([WRONG['db/imports-api.ts']]);
     expect(reported.get('db/imports-api.ts')![0]).toContain("'../api/app.js'");
+  });
+
+  it('reports db/ importing ingest/ (the layer above it) as a restricted import', () => {
+    expect(rulesOf('db/imports-ingest.ts')).toEqual([WRONG['db/imports-ingest.ts']]);
+    expect(reported.get('db/imports-ingest.ts')![0]).toContain("'../ingest/carrier-events.js'");
+  });
+
+  it('reports ingest/ importing a route of api/ as a restricted import', () => {
+    expect(rulesOf('ingest/imports-route.ts')).toEqual([WRONG['ingest/imports-route.ts']]);
+    expect(reported.get('ingest/imports-route.ts')![0]).toContain("'../api/routes/events.js'");
   });
 
   it('reports workflow code importing node:fs as a restricted import', () => {

@@ -68,7 +68,7 @@ describe('on a reachable Temporal', () => {
   it('signalCarrierEvent and signalRefresh answer false for a dispatch without a workflow', async () => {
     const id = randomUUID();
     expect(await signalCarrierEvent(temporal, id, event)).toBe(false);
-    expect(await signalRefresh(temporal, id, { version: 1 })).toBe(false);
+    expect(await signalRefresh(temporal, id, { version: 1, statisticsAsOf: new Date().toISOString() })).toBe(false);
   });
 
   it('querySnapshot answers undefined for a dispatch without a workflow', async () => {

@@ -1,6 +1,5 @@
 // docs/webhooks.md "One driver per pending delivery", against the real Temporal dev server and
-// Postgres: a retried projection write returns every pending delivery of its (dispatch, version);
-// the reconciler re-drives a pending delivery nobody drives; a replay touches no delivery before
+// Postgres: the reconciler re-drives a pending delivery nobody drives; a replay touches no delivery before
 // its workflow has started, and none before it is about to drive it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -8,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { replayDeliveries } from '../../temporal/replay.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { getReplay } from '../../db/webhook-replays.js';
-import { createWebhookEvents, type NewWebhookEvent } from '../../db/webhooks.js';
+import { createWebhookEvents, type NewWebhookEvent } from '../support/webhook-events.js';
 import type { StatusRecord } from '../../domain/schemas.js';
 import type { WebhookEventType } from '../../domain/state-machine.js';
 import { RECONCILE_DELIVERIES_WORKFLOW_TYPE } from '../../temporal/contract.js';
@@ -44,9 +43,6 @@ function events(dispatchId: string, version: number, types: WebhookEventType[]):
   return types.map((type) => ({ type, timestamp, data: record(dispatchId), idempotencyKey: `${dispatchId}:${version}:${type}` }));
 }
 
-const byKey = (rows: Array<{ eventId: string; endpointId: string }>) =>
-  [...rows].sort((a, b) => a.eventId.localeCompare(b.eventId) || a.endpointId.localeCompare(b.endpointId));
-
 /** An event with one delivery to the test endpoint, settled as undeliverable after 6 attempts. */
 async function undeliverableEvent(): Promise<string> {
   const dispatchId = randomUUID();
@@ -62,27 +58,6 @@ async function undeliverableEvent(): Promise<string> {
 
 const deliveryOf = async (eventId: string) =>
   (await h.pool.query('SELECT state, attempts, driver FROM webhook_deliveries WHERE event_id = $1', [eventId])).rows[0];
-
-describe('a retried projection write (createWebhookEvents)', () => {
-  it('returns every pending delivery of its (dispatch, version), also those of events only an earlier run decided', async () => {
-    const dispatchId = randomUUID();
-    const first = await createWebhookEvents(h.pool, {
-      dispatchId,
-      issuerId,
-      mode: 'live',
-      version: 3,
-      events: events(dispatchId, 3, ['status.updated', 'delivery.predicted']),
-    });
-    expect(first).toHaveLength(2);
-    // The retry no longer decides delivery.predicted (the prediction moved with the clock).
-    const retry = await createWebhookEvents(h.pool, { dispatchId, issuerId, mode: 'live', version: 3, events: events(dispatchId, 3, ['status.updated']) }); // prettier-ignore
-    expect(byKey(retry)).toEqual(byKey(first));
-    const empty = await createWebhookEvents(h.pool, { dispatchId, issuerId, mode: 'live', version: 3, events: [] });
-    expect(byKey(empty)).toEqual(byKey(first));
-    // Another version's deliveries are not its own.
-    expect(await createWebhookEvents(h.pool, { dispatchId, issuerId, mode: 'live', version: 4, events: [] })).toEqual([]);
-  });
-});
 
 describe('the reconciler', () => {
   it('re-drives a pending delivery that has had no running driver for longer than the grace period', async () => {
