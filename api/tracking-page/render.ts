@@ -16,7 +16,23 @@ class Raw {
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
-function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
+/**
+ * A template's literal parts with each line's indentation dropped (the page has no <pre>, so a
+ * newline is as good a separator as a newline and spaces): a quarter fewer bytes to every phone.
+ * Done once per template.
+ */
+const trimmed = new WeakMap<TemplateStringsArray, string[]>();
+function literalParts(strings: TemplateStringsArray): string[] {
+  let parts = trimmed.get(strings);
+  if (!parts) {
+    parts = strings.map((part) => part.replace(/\n[ \t]+/g, '\n'));
+    trimmed.set(strings, parts);
+  }
+  return parts;
+}
+
+function html(templateStrings: TemplateStringsArray, ...values: unknown[]): Raw {
+  const strings = literalParts(templateStrings);
   let out = strings[0];
   values.forEach((value, i) => {
     const parts = Array.isArray(value) ? value : [value];
