@@ -20,6 +20,7 @@ import { deliveryLogRoutes } from './routes/delivery-log.js';
 import { dispatchRoutes } from './routes/dispatches.js';
 import { predictionQualityRoutes } from './routes/prediction-quality.js';
 import { signInRoutes } from './routes/sign-in.js';
+import { trackingPageRoutes } from './routes/tracking-page.js';
 import { webhookActionRoutes } from './routes/webhook-actions.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { csrfProtection, loadSession } from './session.js';
@@ -32,6 +33,7 @@ const PAGES: Array<(router: Router, deps: DashboardDeps) => void> = [
   apiKeyRoutes,
   dispatchRoutes,
   predictionQualityRoutes,
+  trackingPageRoutes,
 ];
 
 const STYLESHEET_PATH = `${DASHBOARD_PREFIX}/assets/dashboard.css`;

@@ -7,6 +7,7 @@ export const NAV = [
   { label: 'API keys', href: `${DASHBOARD_PREFIX}/api-keys` },
   { label: 'Dispatches', href: `${DASHBOARD_PREFIX}/dispatches` },
   { label: 'Prediction quality', href: `${DASHBOARD_PREFIX}/prediction-quality` },
+  { label: 'Tracking page', href: `${DASHBOARD_PREFIX}/settings/tracking-page` },
 ] as const;
 
 /** Where `/dashboard` and a successful sign-in lead. */
