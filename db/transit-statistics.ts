@@ -11,7 +11,7 @@
 // effect at once. The bulk refresh holds the code and prefix levels for one run (db/area-level-cache.ts):
 // read per page, a prefix level shared by every page was read once per page (bench/scale).
 import type { LevelStatistics, OperatorDelay, TransitStatistics } from '../domain/prediction-model.js';
-import { MATURITY_DAYS, MOMENT_CAP_DAYS, normalisePostalCode, postalPrefixOf, RECENT_DAYS } from '../domain/prediction-model.js';
+import { MOMENT_CAP_DAYS, normalisePostalCode, postalPrefixOf, RECENT_DAYS } from '../domain/prediction-model.js';
 import type { AreaMoments } from '../domain/statistics.js';
 import type { Pool } from './pool.js';
 
@@ -38,12 +38,12 @@ export const inLookBack = (today: string) => `dispatch_date >= ${today}::date - 
  * source of the area's recent deliveries has together, so no issuer weighs more than half of them
  * however many it records. (If an issuer is cut, every other has at least its count, so the bound
  * holds after the cut too.) Over rows with `partition` columns, `issuer_id`, `delivered_date`,
- * `business_days` and an `is_recent` flag. Ties in the order differ in no counted column, so the
- * statistics do not depend on which of them is kept.
+ * `business_days`, `dispatch_date` and an `is_recent` flag. Ties in the order differ in no counted
+ * column, so the statistics do not depend on which of them is kept.
  */
 export const countedAsRecent = (partition: string) => `
   is_recent AND (issuer_id IS NULL OR
-    count(*) FILTER (WHERE is_recent) OVER (PARTITION BY ${partition}, issuer_id ORDER BY delivered_date DESC, business_days ROWS UNBOUNDED PRECEDING)
+    count(*) FILTER (WHERE is_recent) OVER (PARTITION BY ${partition}, issuer_id ORDER BY delivered_date DESC, business_days, dispatch_date ROWS UNBOUNDED PRECEDING)
       <= count(*) FILTER (WHERE is_recent) OVER (PARTITION BY ${partition})
        - count(*) FILTER (WHERE is_recent) OVER (PARTITION BY ${partition}, issuer_id))`;
 
@@ -62,25 +62,26 @@ const weightedCount = (partition: string) => `
                  / sum(n) OVER (PARTITION BY ${partition}, issuer_id)::numeric) END`;
 
 // From a `levels` CTE (level, country_code, key, issuer_id, dispatch_date, delivered_date,
-// business_days), each level split by dispatch date into the older 75 % (fit) and the newest 25 %
-// (held out for calibration), as histograms of business days (dispatches younger than MATURITY_DAYS
-// left out), each issuer's weighed down to its cap in the level (weightedCount); and each level's
-// long-run and recent medians and how many recent deliveries were slower than the norm, each
-// issuer's recent ones capped (countedAsRecent). Every step is partitioned by
-// level, so a level's numbers do not depend on which other levels the statement reads. The postal
-// code and prefix levels are read with it; the country level's statement computes the same from
-// counts, and is tested against it.
+// business_days), each level's long-run history (dispatches at least RECENT_DAYS old) split by
+// dispatch date into the older 75 % (fit) and the newest 25 % (held out for calibration), as
+// histograms of business days, each issuer's weighed down to its cap in the level (weightedCount);
+// and each level's recent deliveries (dispatches of the last RECENT_DAYS) counted by days since
+// dispatch and transit, each issuer's capped (countedAsRecent): the model reads them for a shift and
+// decides which are mature (domain/recent-change.ts). Every step is partitioned by level, so a
+// level's numbers do not depend on which other levels the statement reads. The postal code and
+// prefix levels are read with it; the country level's statement computes the same from counts, and
+// is tested against it.
 export const levelStatistics = (today: string) => `
 flagged AS (
-  SELECT level, country_code, key, issuer_id, delivered_date, business_days, delivered_date > ${today}::date - ${RECENT_DAYS} AS is_recent
+  SELECT level, country_code, key, issuer_id, dispatch_date, delivered_date, business_days, dispatch_date > ${today}::date - ${RECENT_DAYS} AS is_recent
   FROM levels
 ), counted AS (
-  SELECT level, country_code, key, business_days, ${countedAsRecent('level, country_code, key')} AS recent
+  SELECT level, country_code, key, dispatch_date, business_days, ${countedAsRecent('level, country_code, key')} AS recent
   FROM flagged
 ), issuer_daily AS (
   SELECT level, country_code, key, issuer_id, dispatch_date, business_days, count(*) AS n,
          CASE level WHEN 'country' THEN ${ISSUER_WEIGHT_FLOOR.country} WHEN 'prefix' THEN ${ISSUER_WEIGHT_FLOOR.prefix} ELSE ${ISSUER_WEIGHT_FLOOR.code} END AS floor
-  FROM levels WHERE dispatch_date < ${today}::date - ${MATURITY_DAYS} GROUP BY level, country_code, key, issuer_id, dispatch_date, business_days
+  FROM levels WHERE dispatch_date <= ${today}::date - ${RECENT_DAYS} GROUP BY level, country_code, key, issuer_id, dispatch_date, business_days
 ), daily AS (
   SELECT level, country_code, key, dispatch_date, business_days, sum(n) AS n
   FROM (SELECT level, country_code, key, dispatch_date, business_days, ${weightedCount('level, country_code, key')} AS n FROM issuer_daily) weighted
@@ -96,24 +97,14 @@ flagged AS (
   SELECT level, country_code, key, business_days, coalesce(sum(n) FILTER (WHERE NOT held_out), 0) AS fit,
          coalesce(sum(n) FILTER (WHERE held_out), 0) AS calibration
   FROM ranked GROUP BY level, country_code, key, business_days
-), medians AS (
-  SELECT level, country_code, key, percentile_cont(0.5) WITHIN GROUP (ORDER BY business_days) AS long_run_median,
-         percentile_cont(0.5) WITHIN GROUP (ORDER BY business_days) FILTER (WHERE recent) AS recent_median
-  FROM counted GROUP BY level, country_code, key
-), recent_by_days AS (
-  SELECT level, country_code, key, business_days, count(*) FILTER (WHERE recent) AS recent
-  FROM counted GROUP BY level, country_code, key, business_days
-), summaries AS (
-  -- From the per-day counts rather than the rows again: a join of every row with its median was
-  -- the slowest step of the query on a large country.
-  SELECT level, country_code, key, m.long_run_median, m.recent_median, sum(r.recent) AS recent_count,
-         coalesce(sum(r.recent) FILTER (WHERE r.business_days > m.long_run_median), 0) AS recent_slower
-  FROM medians m JOIN recent_by_days r USING (level, country_code, key) GROUP BY level, country_code, key, m.long_run_median, m.recent_median
+), recent_groups AS (
+  SELECT level, country_code, key, ${today}::date - dispatch_date AS since_days, business_days, count(*) AS n
+  FROM counted WHERE recent GROUP BY level, country_code, key, dispatch_date, business_days
 )`;
 
 export const LEVEL_COLUMNS = `
   (SELECT coalesce(json_agg(json_build_array(level, country_code, key, business_days, fit, calibration)), '[]') FROM histograms) AS histograms,
-  (SELECT coalesce(json_agg(json_build_array(level, country_code, key, long_run_median, recent_count, recent_median, recent_slower)), '[]') FROM summaries) AS summaries`; // prettier-ignore
+  (SELECT coalesce(json_agg(json_build_array(level, country_code, key, since_days, business_days, n) ORDER BY level, country_code, key, since_days, business_days), '[]') FROM recent_groups) AS recent`; // prettier-ignore
 
 /**
  * Each country's sums by postal code and prefix over all its areas (AreaMoments, for the shrinkage
@@ -133,23 +124,14 @@ prefix_moments AS (
   FROM prefix_moments GROUP BY country_code
 )`;
 
-/**
- * What percentile_cont(0.5) over the rows returns, from a `cumulative` row per business-day count
- * (`through`: rows up to and including it, `total`: all rows): the middle value, or the mean of the
- * two middle ones (exact in float8 for integers this small); null without rows.
- */
-const medianFromCounts = (through: string, total: string) => `
-  CASE WHEN max(${total}) > 0 THEN (min(business_days) FILTER (WHERE ${through} > floor((${total} - 1) / 2.0))
-                                 + min(business_days) FILTER (WHERE ${through} > ceil((${total} - 1) / 2.0)))::float8 / 2 END`;
-
 // The countries' level ($1: countries, $2: today) and their area moments: what levelStatistics and
 // per-code sums over the country's rows give (test/db/country-statistics-sql.test.ts holds it to
 // that), but each pass over the rows only counts them, by issuer, dispatch day and business days, and
-// by postal code; everything after works on those few thousand counts (the issuers' weights too),
-// the medians from the cumulative counts by business days. Row by row, the rows kept for three passes and the medians' sort spilled
-// to disk: 0.8 s on 150,000 deliveries (bench/transit-statistics). Two plain GROUP BYs rather than
-// GROUPING SETS: the planner hashes grouping sets only when it expects every hash table to fit in
-// work_mem, and sorted (on disk) the rows of a large country otherwise.
+// by postal code; everything after works on those few thousand counts (the issuers' weights too).
+// Row by row, the rows kept for three passes spilled to disk: 0.8 s on 150,000 deliveries
+// (bench/transit-statistics). Two plain GROUP BYs rather than GROUPING SETS: the planner hashes
+// grouping sets only when it expects every hash table to fit in work_mem, and sorted (on disk) the
+// rows of a large country otherwise.
 const COUNTRY_SQL = `
 WITH area AS NOT MATERIALIZED (
   SELECT country_code, postal_prefix, postal_code, issuer_id, dispatch_date, delivered_date, least(business_days, ${MAX_TRANSIT_DAYS}) AS business_days
@@ -157,24 +139,24 @@ WITH area AS NOT MATERIALIZED (
 ), issuer_daily AS (
   -- Counted by issuer too (a few more groups, the same pass), for the issuers' weights (weightedCount).
   SELECT country_code, issuer_id, dispatch_date, business_days, count(*) AS n, ${ISSUER_WEIGHT_FLOOR.country} AS floor
-  FROM area GROUP BY country_code, issuer_id, dispatch_date, business_days
+  FROM area WHERE dispatch_date <= $2::date - ${RECENT_DAYS} GROUP BY country_code, issuer_id, dispatch_date, business_days
 ), mature_daily AS (
   SELECT country_code, dispatch_date, business_days, sum(n) AS n
-  FROM (SELECT country_code, dispatch_date, business_days, ${weightedCount('country_code')} AS n
-          FROM issuer_daily WHERE dispatch_date < $2::date - ${MATURITY_DAYS}) weighted
+  FROM (SELECT country_code, dispatch_date, business_days, ${weightedCount('country_code')} AS n FROM issuer_daily) weighted
   GROUP BY country_code, dispatch_date, business_days
 ), recent_counted AS (
-  -- The recent deliveries with their issuer, through their own index (transit_history_recent_idx)
-  -- rather than with every row of the look-back period, each issuer's capped (countedAsRecent).
-  SELECT country_code, business_days, ${countedAsRecent('country_code')} AS recent
-  FROM (SELECT country_code, issuer_id, delivered_date, least(business_days, ${MAX_TRANSIT_DAYS}) AS business_days, true AS is_recent
+  -- The recent dispatches with their issuer, through the dispatch-date index, each issuer's capped
+  -- (countedAsRecent).
+  SELECT country_code, dispatch_date, business_days, ${countedAsRecent('country_code')} AS recent
+  FROM (SELECT country_code, issuer_id, dispatch_date, delivered_date, least(business_days, ${MAX_TRANSIT_DAYS}) AS business_days, true AS is_recent
           FROM transit_history
-         WHERE country_code = ANY ($1::text[]) AND ${inLookBack('$2')} AND delivered_date > $2::date - ${RECENT_DAYS}) recent_rows
-), recent_by_days AS (
-  SELECT country_code, business_days, count(*) AS recent FROM recent_counted WHERE recent GROUP BY country_code, business_days
+         WHERE country_code = ANY ($1::text[]) AND ${inLookBack('$2')} AND dispatch_date > $2::date - ${RECENT_DAYS}) recent_rows
+), recent_groups AS (
+  SELECT 'country' AS level, country_code, '' AS key, $2::date - dispatch_date AS since_days, business_days, count(*) AS n
+  FROM recent_counted WHERE recent GROUP BY country_code, dispatch_date, business_days
 ), code_moments AS (
   SELECT country_code, postal_prefix, count(*) AS n, sum(x) AS s, sum(x * x) AS ss
-  FROM (SELECT country_code, postal_prefix, postal_code, least(business_days, ${MOMENT_CAP_DAYS}) AS x FROM area WHERE dispatch_date < $2::date - ${MATURITY_DAYS}) mature
+  FROM (SELECT country_code, postal_prefix, postal_code, least(business_days, ${MOMENT_CAP_DAYS}) AS x FROM area WHERE dispatch_date <= $2::date - ${RECENT_DAYS}) mature
   GROUP BY country_code, postal_prefix, postal_code
 ), ranked AS (
   SELECT country_code, business_days, n,
@@ -184,22 +166,6 @@ WITH area AS NOT MATERIALIZED (
   SELECT 'country' AS level, country_code, '' AS key, business_days, coalesce(sum(n) FILTER (WHERE NOT held_out), 0) AS fit,
          coalesce(sum(n) FILTER (WHERE held_out), 0) AS calibration
   FROM ranked GROUP BY country_code, business_days
-), by_days AS (
-  SELECT d.country_code, d.business_days, d.n, coalesce(r.recent, 0) AS recent
-  FROM (SELECT country_code, business_days, sum(n) AS n FROM issuer_daily GROUP BY country_code, business_days) d
-  LEFT JOIN recent_by_days r USING (country_code, business_days)
-), cumulative AS (
-  SELECT country_code, business_days, recent, sum(n) OVER up_to AS n_through, sum(n) OVER country AS n_total,
-         sum(recent) OVER up_to AS recent_through, sum(recent) OVER country AS recent_total
-  FROM by_days WINDOW country AS (PARTITION BY country_code), up_to AS (country ORDER BY business_days)
-), medians AS (
-  SELECT country_code, ${medianFromCounts('n_through', 'n_total')} AS long_run_median,
-         ${medianFromCounts('recent_through', 'recent_total')} AS recent_median, max(recent_total) AS recent_count
-  FROM cumulative GROUP BY country_code
-), summaries AS (
-  SELECT 'country' AS level, country_code, '' AS key, m.long_run_median, m.recent_count, m.recent_median,
-         coalesce(sum(c.recent) FILTER (WHERE c.business_days > m.long_run_median), 0) AS recent_slower
-  FROM medians m JOIN cumulative c USING (country_code) GROUP BY country_code, m.long_run_median, m.recent_count, m.recent_median
 ), ${AREA_MOMENTS}
 SELECT ${LEVEL_COLUMNS},
   (SELECT coalesce(json_agg(moments), '[]') FROM moments) AS moments`;
@@ -229,18 +195,18 @@ SELECT ${LEVEL_COLUMNS},
 
 export type Level = 'country' | 'prefix' | 'code';
 type HistogramRow = [Level, string, string, number, number, number];
-type SummaryRow = [Level, string, string, number | null, number, number | null, number];
-export type LevelRows = LevelStatistics & { fit: number[]; calibration: number[] };
+type RecentRow = [Level, string, string, number, number, number];
+export type LevelRows = LevelStatistics & { fit: number[]; calibration: number[]; recent: Array<[number, number, number]> };
 
 /** A level's key in the maps below: `level COUNTRY key` (the country level's key is empty). */
 export const levelKey = (level: Level, country: string, key: string) => `${level} ${country} ${key}`;
 
 export function emptyLevel(): LevelRows {
-  return { fit: [], calibration: [], recent: { count: 0, median: null, slowerThanNorm: 0 }, longRunMedian: null };
+  return { fit: [], calibration: [], recent: [] };
 }
 
-/** Each level's statistics by `level country key`, from a statement's histograms and summaries. */
-function levelsOf(rows: { histograms: HistogramRow[]; summaries: SummaryRow[] }): Map<string, LevelRows> {
+/** Each level's statistics by `level country key`, from a statement's histograms and recent counts. */
+function levelsOf(rows: { histograms: HistogramRow[]; recent: RecentRow[] }): Map<string, LevelRows> {
   const levels = new Map<string, LevelRows>();
   const levelOf = (level: Level, country: string, key: string) => {
     const id = levelKey(level, country, key);
@@ -255,11 +221,8 @@ function levelsOf(rows: { histograms: HistogramRow[]; summaries: SummaryRow[] })
     stats.fit[days] = Number(fit);
     stats.calibration[days] = Number(calibration);
   }
-  for (const [level, country, key, longRunMedian, recentCount, recentMedian, recentSlower] of rows.summaries) {
-    const stats = levelOf(level, country, key);
-    stats.longRunMedian = longRunMedian;
-    stats.recent = { count: Number(recentCount), median: recentMedian, slowerThanNorm: Number(recentSlower) };
-  }
+  for (const [level, country, key, sinceDays, days, count] of rows.recent)
+    levelOf(level, country, key).recent.push([sinceDays, days, Number(count)]);
   return levels;
 }
 
@@ -281,7 +244,7 @@ export async function loadCountryStatistics(
 
 /**
  * Each country's statistics from a statement of the country level's shape ($1: countries, $2:
- * today; histograms, summaries, moments): COUNTRY_SQL, or the reference it is tested against.
+ * today; histograms, recent, moments): COUNTRY_SQL, or the reference it is tested against.
  */
 export async function countryStatisticsOf(
   pool: Pool,
@@ -291,7 +254,7 @@ export async function countryStatisticsOf(
 ): Promise<Map<string, CountryStatistics>> {
   const { rows } = await pool.query<{
     histograms: HistogramRow[];
-    summaries: SummaryRow[];
+    recent: RecentRow[];
     moments: Array<Record<string, number | string>>;
   }>(sql, [[...new Set(countries)], today]);
   const levels = levelsOf(rows[0]);
@@ -352,7 +315,7 @@ export type AreaStatisticsSource = (request: AreaRequest, today: string) => Prom
 
 /** Reads the levels and the delays asked for, in one statement. */
 export async function loadAreaLevels(pool: Pool, request: AreaRequest, today: string): Promise<AreaLevels> {
-  const { rows } = await pool.query<{ histograms: HistogramRow[]; summaries: SummaryRow[]; delays: DelayRow[] }>({
+  const { rows } = await pool.query<{ histograms: HistogramRow[]; recent: RecentRow[]; delays: DelayRow[] }>({
     name: 'transit-statistics-areas',
     text: AREA_SQL,
     values: [

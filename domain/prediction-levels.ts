@@ -2,7 +2,7 @@
 // levels"): the coverage target of each level, the rules that give a window its level from how well
 // the data pin it down, and how many held-out deliveries calibrating a target needs. Pure. The
 // model (domain/prediction-model.ts) decides the level first, then makes the window at its target.
-import type { ConfidenceLevel } from './schemas.js';
+import type { ConfidenceLevel } from './vocabulary.js';
 import { quantile, type Histogram } from './statistics.js';
 
 /**
@@ -56,8 +56,11 @@ export interface ConfidenceSignals {
   postalCodeHistory: number;
   /** 10th–90th percentile spread of the code's predictive distribution, business days. */
   spread: number;
-  /** Business days of slowdown detected in the area's recent deliveries (slowdownDays). */
-  slowdownDays: number;
+  /**
+   * A recent shift of the area that the model could not pin to one size, or only suspects
+   * (recent-change.ts): its window moves by a guess.
+   */
+  uncertainShift: boolean;
   /** Business days of delay an operator declared for the destination (operatorDelayDays). */
   declaredDelayDays: number;
   /** Held-out deliveries of the largest level (code, prefix or country): what calibration can use. */
@@ -66,18 +69,19 @@ export interface ConfidenceSignals {
 
 /**
  * The confidence level (docs/predictions.md "Confidence levels"):
- * - High: ≥ HIGH_MIN_HISTORY deliveries to the code, spread ≤ HIGH_MAX_SPREAD, no slowdown, no
- *   declared delay, and enough held-out deliveries somewhere to calibrate 97 %.
- * - Medium: ≥ MEDIUM_MIN_HISTORY deliveries, spread ≤ MEDIUM_MAX_SPREAD, no declared delay (a
- *   detected slowdown is measured by the area's own recent deliveries, so it caps at Medium).
+ * - High: ≥ HIGH_MIN_HISTORY deliveries to the code, spread ≤ HIGH_MAX_SPREAD, no uncertain recent
+ *   shift, no declared delay, and enough held-out deliveries somewhere to calibrate 97 %. A shift
+ *   pinned to one size moves the window and leaves the level alone.
+ * - Medium: ≥ MEDIUM_MIN_HISTORY deliveries, spread ≤ MEDIUM_MAX_SPREAD, no declared delay (an
+ *   uncertain shift is measured by the area's own recent deliveries, so it caps at Medium).
  * - Low otherwise: a new or sparse code, a wide spread, or a declared delay (its size is the
  *   operator's estimate, which no history can calibrate).
  * Monotone: more deliveries (or held-out ones) with the same spread and conditions never lower it.
  */
 export function confidenceFor(signals: ConfidenceSignals): ConfidenceLevel {
-  const { postalCodeHistory, spread, slowdownDays: slowdown, declaredDelayDays: declared, calibrationSize } = signals;
+  const { postalCodeHistory, spread, uncertainShift, declaredDelayDays: declared, calibrationSize } = signals;
   if (declared > 0) return 'Low';
-  const disrupted = slowdown > 0;
+  const disrupted = uncertainShift;
   const canCalibrateHigh = calibrationSize >= calibrationSizeFor(TARGET_COVERAGE.High);
   if (!disrupted && canCalibrateHigh && postalCodeHistory >= HIGH_MIN_HISTORY && spread <= HIGH_MAX_SPREAD) return 'High';
   if (postalCodeHistory >= MEDIUM_MIN_HISTORY && spread <= MEDIUM_MAX_SPREAD) return 'Medium';

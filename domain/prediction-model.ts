@@ -16,33 +16,37 @@
 //    The parent's distribution pools its areas by volume, so it carries the spread between its busy
 //    areas only; step 4 adds the spread between areas that a sparse or new code's history leaves open.
 // 3. Confidence first, from how well the data pin the window down (prediction-levels.ts
-//    confidenceFor): the postal
-//    code's own deliveries, the spread of its predictive distribution, whether a slowdown was
-//    detected or a delay declared, and whether any level holds enough held-out deliveries to
-//    calibrate the level's target. The level decides the target, so it comes before the window.
+//    confidenceFor): the postal code's own deliveries, the spread of its predictive distribution,
+//    whether a recent shift is uncertain or a delay declared, and whether any level holds enough
+//    held-out deliveries to calibrate the level's target. The level decides the target, so it
+//    comes before the window.
 // 4. The window is the shortest interval holding TARGET_COVERAGE[confidence] (High 97 %, Medium
 //    92 %, Low 85 %) of the predictive distribution, with the spread between areas that the code's
 //    own history has not resolved added to it (unresolvedAreaVariance: all of it for a code never
 //    delivered to, since the prefix's pooled deliveries describe its busy codes, not a new one;
 //    almost none for a well-known code), then corrected split-conformally: the model is fitted on
 //    the older 75 % of each level's history; the most specific level with enough held-out (most
-//    recent 25 %) deliveries for the target (calibrationSizeFor: 33 for 97 %, else MIN_CALIBRATION)
+//    recent 25 %, and the mature recent ones of step 5) deliveries for the target (calibrationSizeFor)
 //    scores them against the interval the same model gives that level, and the correction that
 //    makes that level's interval meet the target is applied to the window.
-// 5. Conditions: a slowdown (recent median transit of the most specific area with enough recent
-//    deliveries above its long-run median, confirmed by a sign test: slowdownDays) moves the window
-//    later; an operator-declared delay of N days moves it N later and, since N is an estimate,
+// 5. Recent change (recent-change.ts): the recent deliveries (dispatches of the last RECENT_DAYS,
+//    which the histograms leave out) are read for a shift of the code, its prefix or its country
+//    against its fitted norm, censoring included (recent-shift.ts); a detected shift moves the
+//    window, an uncertain one lowers the level too. The recent deliveries that are mature by the
+//    country's p99 transit join the held-out ones, so calibration follows the network as it is now.
+//    An operator-declared delay of N days moves the window N later and, since N is an estimate,
 //    widens each end by ⌈N·DECLARED_DELAY_UNCERTAINTY⌉, whether the window comes from history or from
 //    the default table (docs/predictions.md "Conditions").
 // 6. Status narrowing (delivered, out for delivery, exception) is the foundation's, unchanged.
 import { addBusinessDays, businessDayOnOrAfter, laterDate, utcDateOf } from './calendar.js';
 import { conformalEnds } from './conformal-window.js';
+import { recentChange, withMatureRecent } from './recent-change.js';
+export { RECENT_DAYS } from './recent-shift.js';
 import { LOW_CONFIDENCE_EXTRA_DAYS, notInThePast, predict, transitRangeFor, type Prediction, type PredictionInput } from './prediction.js';
 import { calibrationSizeFor, confidenceFor, spreadOf, TARGET_COVERAGE } from './prediction-levels.js';
-import type { ConfidenceLevel } from './schemas.js';
+import type { ConfidenceLevel } from './vocabulary.js';
 import {
   addNormalNoise,
-  binomialUpperTail,
   combine,
   normalise,
   shortestInterval,
@@ -52,22 +56,23 @@ import {
   type Histogram,
 } from './statistics.js';
 
+/** Recent deliveries of a level: [calendar days from dispatch to today, transit in business days, count]. */
+export type RecentCounts = ReadonlyArray<readonly [sinceDays: number, transit: number, count: number]>;
+
 /** One level's history, as loadTransitStatistics returns it. */
 export interface LevelStatistics {
   /**
-   * Deliveries per transit time (index = business days) in the older 75 % of the level's history
-   * (dispatches at least MATURITY_DAYS old).
+   * Deliveries per transit time (index = business days) in the older 75 % of the level's long-run
+   * history (dispatches at least RECENT_DAYS old).
    */
   fit: Histogram;
   /** The same for the most recent 25 %, held out to calibrate the window. */
   calibration: Histogram;
   /**
-   * Deliveries made in the last RECENT_DAYS: how many, their median transit (business days), and how
-   * many of them took longer than the long-run median.
+   * Deliveries (so far) of the dispatches of the last RECENT_DAYS: read by the shift detector, and
+   * added to the held-out deliveries once mature (recent-change.ts).
    */
-  recent: { count: number; median: number | null; slowerThanNorm: number };
-  /** Median transit over the whole look-back period: the area's norm. */
-  longRunMedian: number | null;
+  recent: RecentCounts;
 }
 
 /** An operator-declared delay (`conditions set`), not cleared. */
@@ -107,25 +112,6 @@ export const MOMENT_CAP_DAYS = 15;
 export const DECLARED_DELAY_UNCERTAINTY = 1 / 3;
 /** A country needs this many deliveries before its history replaces the default table. */
 export const MIN_COUNTRY_HISTORY = 30;
-/** Recent deliveries an area needs before its recent transit can signal a slowdown. */
-export const MIN_RECENT_FOR_SLOWDOWN = 10;
-/**
- * A slowdown is a recent median at least a business day above the long-run one, confirmed by a sign
- * test: under no change at most half the recent deliveries exceed the long-run median, so the count
- * that did must be improbable (one-sided binomial p ≤ SLOWDOWN_P_VALUE). Transit times are small
- * integers with a long tail: the median alone jumps a day on noise (one area in three with 14 recent
- * deliveries in the seeded network), a mean is dragged by one lost-then-found card; the sign test is
- * robust to both, and a real 2-day slowdown passes it from 10 recent deliveries.
- */
-export const SLOWDOWN_P_VALUE = 0.001;
-/** "Recent" for the slowdown signal: deliveries made in the last this many days. */
-export const RECENT_DAYS = 21;
-/**
- * Dispatches younger than this (calendar days) are left out of the histograms: the slow ones among
- * them are still on their way, so the delivered ones alone would make transit look faster than it
- * is (censoring). A month is far beyond any normal transit; the slowdown signal still reads them.
- */
-export const MATURITY_DAYS = 28;
 
 /**
  * The postal prefix of a (normalised) postal code, the middle level of the model: the outward code
@@ -188,7 +174,7 @@ export function unresolvedAreaVariance(stats: TransitStatistics): number {
 }
 
 /** Each level's predictive distribution, fitted on its older 75 % and shrunk toward its parent (step 2). */
-function levelPredictives(stats: TransitStatistics): { country: number[]; prefix: number[]; code: number[] } {
+export function levelPredictives(stats: TransitStatistics): { country: number[]; prefix: number[]; code: number[] } {
   const strength = priorStrengths(stats.areaMoments);
   const country = normalise(stats.country.fit);
   const prefix = shrink(stats.postalPrefix.fit, country, strength.prefix);
@@ -205,9 +191,9 @@ function shrink(own: Histogram, parent: Histogram, strength: number): number[] {
   return combine(own, 1 / (n + strength), parent, strength / (n + strength));
 }
 
-/** Carrier conditions that bear on the confidence: detected slowdown and declared delay, business days. */
+/** Carrier conditions that bear on the confidence: an uncertain recent shift, a declared delay (business days). */
 export interface Conditions {
-  slowdownDays: number;
+  uncertainShift: boolean;
   declaredDelayDays: number;
 }
 
@@ -217,7 +203,7 @@ export interface Conditions {
  */
 export function transitDays(
   stats: TransitStatistics,
-  conditions: Conditions = { slowdownDays: 0, declaredDelayDays: 0 },
+  conditions: Conditions = { uncertainShift: false, declaredDelayDays: 0 },
 ): { days: [number, number]; confidence: ConfidenceLevel } {
   const confidence = confidenceFor({
     postalCodeHistory: total(stats.postalCode.fit) + total(stats.postalCode.calibration),
@@ -256,32 +242,6 @@ export function calibratedWindow(stats: TransitStatistics, coverage: number): [n
   return [min, Math.max(min, hi + correction.late)];
 }
 
-/** Business days a slowdown adds: how much slower the most specific area that can tell has recently been. */
-export function slowdownDays(stats: TransitStatistics): number {
-  return Math.round(slowdownExcess(stats));
-}
-
-/**
- * The days a slowdown moves each end of the window: the excess of the recent median over the norm,
- * rounded down for the early end and up for the late end. A median of an even count can fall
- * between two days (12 recent deliveries, median 3.5 against a norm of 1): the area is 2 or 3 days
- * slower, so the window moves 2 at its start and 3 at its end, rather than 3 and missing every card
- * that is only 2 days late (docs/predictions.md "Conditions").
- */
-export function slowdownShift(stats: TransitStatistics): { early: number; late: number } {
-  const excess = slowdownExcess(stats);
-  return { early: Math.floor(excess), late: Math.ceil(excess) };
-}
-
-function slowdownExcess(stats: TransitStatistics): number {
-  const level = [stats.postalCode, stats.postalPrefix, stats.country].find((l) => l.recent.count >= MIN_RECENT_FOR_SLOWDOWN);
-  if (!level || level.recent.median === null || level.longRunMedian === null) return 0;
-  const excess = level.recent.median - level.longRunMedian;
-  // A faster-than-usual spell does not narrow the window: it may end before this card arrives.
-  if (excess < 1 || binomialUpperTail(level.recent.count, level.recent.slowerThanNorm, 0.5) > SLOWDOWN_P_VALUE) return 0;
-  return excess;
-}
-
 /** The largest operator delay in force today for the destination (country-wide or its prefix). */
 export function operatorDelayDays(delays: readonly OperatorDelay[], postalPrefix: string, today: string): number {
   let days = 0;
@@ -306,11 +266,16 @@ export function predictFromHistory(input: PredictionInput, stats: TransitStatist
   const hasHistory = stats !== null && countryHistory >= MIN_COUNTRY_HISTORY && total(stats.country.fit) > 0;
   const declared = stats ? operatorDelayDays(stats.operatorDelays, postalPrefixOf(input.destination.postal_code, country), input.today) : 0; // prettier-ignore
   if (!hasHistory && declared === 0) return foundation;
-  // Without history the window is the foundation's (its table, Low), with no slowdown to read.
-  const slowdown = hasHistory ? slowdownShift(stats) : { early: 0, late: 0 };
-  const transit = hasHistory
-    ? { ...transitDays(stats, { slowdownDays: slowdown.late, declaredDelayDays: declared }), slowdown }
-    : { ...defaultTransitDays(country), slowdown };
+  // Without history the window is the foundation's (its table, Low), with no recent change to read.
+  let transit: { days: [number, number]; confidence: ConfidenceLevel; slowdown: { early: number; late: number } };
+  if (hasHistory) {
+    const predictives = levelPredictives(stats);
+    const norms = { postalCode: predictives.code, postalPrefix: predictives.prefix, country: predictives.country };
+    const change = recentChange(stats, norms, input.today, country);
+    const calibrated = withMatureRecent(stats, norms, change, input.today, country);
+    const slowdown = { early: change.early, late: change.late };
+    transit = { ...transitDays(calibrated, { uncertainShift: change.uncertain, declaredDelayDays: declared }), slowdown };
+  } else transit = { ...defaultTransitDays(country), slowdown: { early: 0, late: 0 } };
   switch (input.state.status) {
     case 'delivered':
     case 'out_for_delivery':
@@ -344,7 +309,11 @@ function inTransitPrediction(
   const start = businessDayOnOrAfter(utcDateOf(input.dispatchDate), country);
   const window = {
     min: addBusinessDays(start, Math.max(0, days[0] + slowdown.early + declared - spread), country),
-    max: addBusinessDays(start, days[1] + slowdown.late + declared + spread, country),
+    max: addBusinessDays(
+      start,
+      Math.max(0, days[0] + slowdown.early + declared - spread, days[1] + slowdown.late + declared + spread),
+      country,
+    ),
   };
   return { window: notInThePast(window, input.today, country), confidence };
 }

@@ -24,11 +24,11 @@ afterAll(async () => {
   await pool?.end();
 });
 
-/** `count` deliveries to the code, one every 3 days from 40 days ago back, each `businessDays` long. */
+/** `count` deliveries to the code, one every 3 days from 45 days ago back (older than RECENT_DAYS), each `businessDays` long. */
 async function deliveries(countryCode: string, postalCode: string, count: number, businessDays: number): Promise<void> {
   const rows: TransitRecord[] = [];
   for (let i = 0; i < count; i += 1) {
-    const dispatched = new Date(Date.now() - (40 + 3 * i) * 86_400_000);
+    const dispatched = new Date(Date.now() - (45 + 3 * i) * 86_400_000);
     rows.push({
       postalCode,
       countryCode,

@@ -1,7 +1,7 @@
 // The country level's statement (db/transit-statistics.ts loadCountryStatistics), which works on
 // counts by dispatch day and business days rather than on the rows, against the real test Postgres:
 // it must read exactly what the per-level statement reads over every row of the country (the
-// reference in test/support/country-statistics-reference.ts), histograms, medians, recent counts
+// reference in test/support/country-statistics-reference.ts), histograms, recent counts
 // and area moments alike, compared as JSON so a last-bit difference fails. Each test uses its own
 // countries, which no other test file uses.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -85,7 +85,7 @@ describe('the country statement over counts', () => {
     const countries = ['IS', 'CY', 'SM', 'MC'];
     for (const day of [today, daysBefore(today, 10), daysBefore(today, 200), daysBefore(today, 700)]) {
       const reference = await loadCountryStatisticsReference(pool, countries, day);
-      expect(reference.get('IS')!.country.recent.count).toBeGreaterThan(0);
+      expect(reference.get('IS')!.country.recent.length).toBeGreaterThan(0);
       expect(asJson(await loadCountryStatistics(pool, countries, day))).toBe(asJson(reference));
     }
   });
@@ -144,37 +144,36 @@ describe('the country statement over counts', () => {
     const country = (await loadCountryStatistics(pool, ['GL'], today)).get('GL')!;
     const area = await loadTransitStatistics(pool, { countryCode: 'GL', postalCode: '3900', today });
     for (const level of [country.country, area.postalPrefix, area.postalCode]) {
-      expect(level.recent.count).toBe(20 + 25 + 5);
-      // Sorted: 20 × 2, 5 × 3, 25 × 9: half are the first issuer's, so the median is the mean of 3
-      // and 9, not the 9 its uncapped 60 would make it.
-      expect(level.recent.median).toBe(6);
+      const byTransit = new Map<number, number>();
+      for (const [, transit, count] of level.recent) byTransit.set(transit, (byTransit.get(transit) ?? 0) + count);
+      // 20 × 2 days, 5 × 3, and 25 × 9 of the first issuer's 60: half of the 50, not 60 of 85.
+      expect(Object.fromEntries(byTransit)).toEqual({ 2: 20, 3: 5, 9: 25 });
     }
   });
 
-  it('takes the mean of the two middle transits for an even count, as percentile_cont does', async () => {
-    await insert([1, 2, 3, 6].map((days, i) => delivery('LI', '9490', 100 + i, days)));
-    const [statistics] = (await loadCountryStatistics(pool, ['LI'], today)).values();
-    expect(statistics.country.longRunMedian).toBe(2.5);
-    expect(asJson(await loadCountryStatistics(pool, ['LI'], today))).toBe(
-      asJson(await loadCountryStatisticsReference(pool, ['LI'], today)),
-    );
+  it('counts recent deliveries by days since dispatch and transit, and none when nothing was dispatched recently, as the reference does', async () => {
+    await insert([
+      ...[3, 3, 4].map((days) => delivery('MT', '1000', 300, days)),
+      ...[2, 2, 5].map((days) => delivery('LI', '9490', 10, days)),
+    ]);
+    const statistics = await loadCountryStatistics(pool, ['MT', 'LI'], today);
+    expect(statistics.get('MT')!.country.recent).toEqual([]);
+    expect(statistics.get('LI')!.country.recent).toEqual([
+      [10, 2, 2],
+      [10, 5, 1],
+    ]);
+    expect(asJson(statistics)).toBe(asJson(await loadCountryStatisticsReference(pool, ['MT', 'LI'], today)));
   });
 
-  it('gives no recent median when nothing was delivered recently, as the reference does', async () => {
-    await insert([3, 3, 4].map((days) => delivery('MT', '1000', 300, days)));
-    const statistics = (await loadCountryStatistics(pool, ['MT'], today)).get('MT')!;
-    expect(statistics.country.recent).toEqual({ count: 0, median: null, slowerThanNorm: 0 });
-    expect(asJson(await loadCountryStatistics(pool, ['MT'], today))).toBe(
-      asJson(await loadCountryStatisticsReference(pool, ['MT'], today)),
-    );
-  });
-
-  it('reads a country with only immature dispatches as the reference does: a summary, no histogram, no moments', async () => {
+  it('reads a country with only recent dispatches as the reference does: recent counts, no histogram, no moments', async () => {
     await insert([1, 2, 2].map((days) => delivery('AD', '500', 5, days)));
     const statistics = (await loadCountryStatistics(pool, ['AD'], today)).get('AD')!;
     expect(statistics.areaMoments).toBeNull();
     expect(statistics.country.fit).toEqual([]);
-    expect(statistics.country.longRunMedian).toBe(2);
+    expect(statistics.country.recent).toEqual([
+      [5, 1, 1],
+      [5, 2, 2],
+    ]);
     expect(asJson(await loadCountryStatistics(pool, ['AD'], today))).toBe(
       asJson(await loadCountryStatisticsReference(pool, ['AD'], today)),
     );

@@ -15,7 +15,15 @@ import { createPool, type Pool } from '../../db/pool.js';
 import { upsertProjection, type ProjectionRow } from '../../db/dispatches.js';
 import { PROMPT_DELIVERY_REPORT_DAYS, PROMPT_REGISTRATION_DAYS } from '../../db/transit-history.js';
 import { ISSUER_WEIGHT_FLOOR, loadTransitStatistics } from '../../db/transit-statistics.js';
-import { MIN_COUNTRY_HISTORY, predictFromHistory, slowdownDays, transitDays, type LevelStatistics } from '../../domain/prediction-model.js';
+import {
+  levelPredictives,
+  MIN_COUNTRY_HISTORY,
+  predictFromHistory,
+  transitDays,
+  type LevelStatistics,
+  type TransitStatistics,
+} from '../../domain/prediction-model.js';
+import { recentChange } from '../../domain/recent-change.js';
 import { total } from '../../domain/statistics.js';
 import { requireTestEnv } from '../support/env.js';
 
@@ -169,15 +177,24 @@ describe('a live delivery joining the shared history', () => {
   });
 });
 
+/** Recent deliveries of a level, counted. */
+const recentCount = (level: LevelStatistics) => level.recent.reduce((n, [, , count]) => n + count, 0);
+
+/** The recent change the model reads in the statistics (domain/recent-change.ts). */
+function changeOf(stats: TransitStatistics, country: string) {
+  const p = levelPredictives(stats);
+  return recentChange(stats, { postalCode: p.code, postalPrefix: p.prefix, country: p.country }, today, country);
+}
+
 describe('an issuer’s weight in an area’s recent history', () => {
   /** Two years of 3-day deliveries to the code, the last 10 of them recent: a norm of 3. */
   const steadyHistory = (countryCode: string, postalCode: string) =>
     importRows([
-      ...Array.from({ length: 100 }, (_, i) => delivery(countryCode, postalCode, 40 + i * 5, 3)),
+      ...Array.from({ length: 100 }, (_, i) => delivery(countryCode, postalCode, 45 + i * 5, 3)),
       ...Array.from({ length: 10 }, (_, i) => delivery(countryCode, postalCode, 8 + i, 3)),
     ]);
 
-  it('is at most that of every other source together: one issuer’s 40 slow deliveries do not move the window', async () => {
+  it('is at most that of every other source together: one issuer’s 40 slow deliveries do not read as a shift of the area', async () => {
     await steadyHistory('BG', '1000');
     const query = { countryCode: 'BG', postalCode: '1000', today };
     const input = {
@@ -191,9 +208,16 @@ describe('an issuer’s weight in an area’s recent history', () => {
     const attacker = await newIssuer();
     for (let i = 0; i < 40; i += 1) expect(await deliveredBy(attacker, delivery('BG', '1000', 12 + (i % 5), 9))).toBe(true);
     const after = await loadTransitStatistics(pool, query);
-    for (const level of [after.postalCode, after.postalPrefix, after.country]) expect(level.recent.count).toBe(10 + 10);
-    expect(slowdownDays(after)).toBe(0);
-    expect(predictFromHistory(input, after)).toEqual(before);
+    for (const level of [after.postalCode, after.postalPrefix, after.country]) expect(recentCount(level)).toBe(10 + 10);
+    expect(changeOf(after, 'BG').shift).toBeNull();
+    // Neither moved nor lowered by a shift. Once mature (the country's p99 transit, 3 business
+    // days) the counted half joins the held-out deliveries like any other recent delivery
+    // (docs/predictions.md "History and its bounds": at half the weight an issuer's slow deliveries
+    // still move an area's windows), so the window may end later, never sooner.
+    const afterPrediction = predictFromHistory(input, after);
+    expect(afterPrediction.confidence).toBe(before.confidence);
+    expect(afterPrediction.window.min).toBe(before.window.min);
+    expect(afterPrediction.window.max >= before.window.max).toBe(true);
   }, 60_000);
 
   it('still lets several issuers’ slow deliveries show a real slowdown', async () => {
@@ -204,8 +228,8 @@ describe('an issuer’s weight in an area’s recent history', () => {
       expect(await deliveredBy(second, delivery('RO', '010011', 10 + (i % 5), 6))).toBe(true);
     }
     const stats = await loadTransitStatistics(pool, { countryCode: 'RO', postalCode: '010011', today });
-    expect(stats.postalCode.recent.count).toBe(50);
-    expect(slowdownDays(stats)).toBe(3);
+    expect(recentCount(stats.postalCode)).toBe(50);
+    expect(changeOf(stats, 'RO')).toMatchObject({ early: 3, late: 3, uncertain: false });
   }, 60_000);
 });
 
@@ -218,27 +242,27 @@ describe('an issuer’s weight in an area’s long-run history', () => {
     // 150 imported deliveries of 2–4 business days to the code (the only one of its prefix), 600
     // more to another prefix of the country.
     await importRows([
-      ...Array.from({ length: 150 }, (_, i) => delivery('NZ', '6011', 35 + i * 4, 2 + (i % 3))),
-      ...Array.from({ length: 600 }, (_, i) => delivery('NZ', '9010', 35 + i, 2 + (i % 3))),
+      ...Array.from({ length: 150 }, (_, i) => delivery('NZ', '6011', 105 + i * 4, 2 + (i % 3))),
+      ...Array.from({ length: 600 }, (_, i) => delivery('NZ', '9010', 105 + i, 2 + (i % 3))),
     ]);
     const attacker = await newIssuer();
-    // 9 business days each (within 3 × the p99 of 4), reported as they happened, dispatched 30–89
-    // days ago: past MATURITY_DAYS, so in the long-run histograms, and past the recent period.
-    for (let i = 0; i < 300; i += 1) expect(await deliveredBy(attacker, delivery('NZ', '6011', 30 + (i % 60), 9))).toBe(true);
+    // 9 business days each (within 3 × the p99 of 4), reported as they happened, dispatched 45–104
+    // days ago: past the recent period (RECENT_DAYS), so in the long-run histograms.
+    for (let i = 0; i < 300; i += 1) expect(await deliveredBy(attacker, delivery('NZ', '6011', 45 + (i % 60), 9))).toBe(true);
     const stats = await loadTransitStatistics(pool, { countryCode: 'NZ', postalCode: '6011', today });
     for (const level of [stats.postalCode, stats.postalPrefix]) {
       expect(totalOf(level)).toBeCloseTo(150 + 150, 6);
       expect(weightOf(level, 9)).toBeCloseTo(150, 6);
-      expect(level.recent.count).toBe(0);
+      expect(recentCount(level)).toBe(0);
     }
     // In the country its 300 are fewer than the other 750: counted in full.
     expect(totalOf(stats.country)).toBe(750 + 300);
   }, 120_000);
 
   it('counts an issuer in full while it has no more deliveries than the other sources', async () => {
-    await importRows(Array.from({ length: 150 }, (_, i) => delivery('AM', '0010', 35 + i * 4, 2 + (i % 3))));
+    await importRows(Array.from({ length: 150 }, (_, i) => delivery('AM', '0010', 65 + i * 4, 2 + (i % 3))));
     const issuerId = await newIssuer();
-    for (let i = 0; i < 40; i += 1) expect(await deliveredBy(issuerId, delivery('AM', '0010', 30 + (i % 20), 5))).toBe(true);
+    for (let i = 0; i < 40; i += 1) expect(await deliveredBy(issuerId, delivery('AM', '0010', 45 + (i % 20), 5))).toBe(true);
     const stats = await loadTransitStatistics(pool, { countryCode: 'AM', postalCode: '0010', today });
     expect(totalOf(stats.postalCode)).toBe(190);
     expect(weightOf(stats.postalCode, 5)).toBe(40);
@@ -247,7 +271,7 @@ describe('an issuer’s weight in an area’s long-run history', () => {
   it('lets a lone issuer (no import, no other issuer) predict from its own deliveries, counted up to its floor at each level', async () => {
     const issuerId = await newIssuer();
     // 200 deliveries of 6 business days to one code, reported as they happened over the last months.
-    for (let i = 0; i < 200; i += 1) expect(await deliveredBy(issuerId, delivery('AZ', '1000', 30 + (i % 100), 6))).toBe(true);
+    for (let i = 0; i < 200; i += 1) expect(await deliveredBy(issuerId, delivery('AZ', '1000', 45 + (i % 100), 6))).toBe(true);
     const stats = await loadTransitStatistics(pool, { countryCode: 'AZ', postalCode: '1000', today });
     expect(totalOf(stats.postalCode)).toBeCloseTo(ISSUER_WEIGHT_FLOOR.code, 6);
     expect(totalOf(stats.postalPrefix)).toBeCloseTo(ISSUER_WEIGHT_FLOOR.prefix, 6);

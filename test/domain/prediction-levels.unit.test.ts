@@ -34,7 +34,7 @@ describe('confidence', () => {
   const known = (overrides: Partial<ConfidenceSignals> = {}): ConfidenceSignals => ({
     postalCodeHistory: HIGH_MIN_HISTORY,
     spread: spreadOf(tight),
-    slowdownDays: 0,
+    uncertainShift: false,
     declaredDelayDays: 0,
     calibrationSize: 1_000,
     ...overrides,
@@ -54,25 +54,25 @@ describe('confidence', () => {
     expect(confidenceFor(known({ postalCodeHistory: 10_000, spread: spreadOf(wide) }))).toBe('Low');
   });
 
-  it('is never High where a slowdown is detected or a delay declared, or for a new code, whatever else holds', () => {
+  it('is never High where a recent shift is uncertain or a delay declared, or for a new code, whatever else holds', () => {
     const signals = fc.record({
       postalCodeHistory: fc.nat({ max: 100_000 }),
       spread: fc.nat({ max: 20 }),
-      slowdownDays: fc.nat({ max: 10 }),
+      uncertainShift: fc.boolean(),
       declaredDelayDays: fc.nat({ max: 10 }),
       calibrationSize: fc.nat({ max: 100_000 }),
     });
     fc.assert(
       fc.property(signals, fc.integer({ min: 1, max: 10 }), (s, days) => {
-        expect(confidenceFor({ ...s, slowdownDays: days })).not.toBe('High');
+        expect(confidenceFor({ ...s, uncertainShift: true })).not.toBe('High');
         expect(confidenceFor({ ...s, declaredDelayDays: days })).toBe('Low');
         expect(confidenceFor({ ...s, postalCodeHistory: 0 })).toBe('Low');
       }),
     );
   });
 
-  it('caps a well-known code at Medium during a detected slowdown and at Low under a declared delay', () => {
-    expect(confidenceFor(known({ slowdownDays: 2 }))).toBe('Medium');
+  it('caps a well-known code at Medium during an uncertain recent shift and at Low under a declared delay', () => {
+    expect(confidenceFor(known({ uncertainShift: true }))).toBe('Medium');
     expect(confidenceFor(known({ declaredDelayDays: 3 }))).toBe('Low');
   });
 
@@ -93,7 +93,7 @@ describe('confidence', () => {
     const signals = fc.record({
       postalCodeHistory: fc.nat({ max: 1_000 }),
       spread: fc.nat({ max: 8 }),
-      slowdownDays: fc.nat({ max: 3 }),
+      uncertainShift: fc.boolean(),
       declaredDelayDays: fc.nat({ max: 3 }),
       calibrationSize: fc.nat({ max: 1_000 }),
     });

@@ -2,14 +2,13 @@
 // sparse postal codes with weights estimated from the country's spread between areas, the
 // confidence a whole set of statistics gets (the rules themselves: prediction-levels.unit.test.ts),
 // per-level calibration on constructed histories and split-conformal coverage per level on a seeded
-// synthetic carrier network, slowdowns and operator delays, and the invariants every window keeps.
+// synthetic carrier network, recent shifts and operator delays, and the invariants every window keeps.
 import { describe, it, expect } from '@jest/globals';
 import { addBusinessDays, businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
 import { predict, type PredictionInput } from '../../domain/prediction.js';
 import {
   calibratedWindow,
   DEFAULT_PRIOR_STRENGTH,
-  MATURITY_DAYS,
   MAX_PRIOR_STRENGTH,
   MOMENT_CAP_DAYS,
   postalPrefixOf,
@@ -22,8 +21,9 @@ import {
   type TransitStatistics,
 } from '../../domain/prediction-model.js';
 import { TARGET_COVERAGE } from '../../domain/prediction-levels.js';
-import type { ConfidenceLevel } from '../../domain/schemas.js';
+import { MIN_SHIFT_DELIVERIES } from '../../domain/recent-shift.js';
 import type { DispatchState } from '../../domain/state-machine.js';
+import type { ConfidenceLevel } from '../../domain/vocabulary.js';
 import { quantile, varianceComponents, type AreaMoments } from '../../domain/statistics.js';
 
 const TODAY = '2026-11-20'; // a Friday
@@ -41,22 +41,16 @@ function hist(days: number[]): number[] {
 }
 const repeat = (day: number, times: number) => Array<number>(times).fill(day);
 
-const median = (values: number[]) => {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = (sorted.length - 1) / 2;
-  return (sorted[Math.floor(mid)] + sorted[Math.ceil(mid)]) / 2;
-};
-
-/** A level whose history is `days`, the last quarter held out; `recent`: the last deliveries, if any. */
-function level(days: number[], recent: number[] = []): LevelStatistics {
+/**
+ * A level whose long-run history is `days`, the last quarter held out; `recent`: deliveries of the
+ * last RECENT_DAYS as [calendar days since dispatch, transit], if any.
+ */
+function level(days: number[], recent: Array<[number, number]> = []): LevelStatistics {
   const cut = Math.floor(days.length * 0.75);
-  const norm = median(days);
   return {
     fit: hist(days.slice(0, cut)),
     calibration: hist(days.slice(cut)),
-    recent: { count: recent.length, median: median(recent), slowerThanNorm: recent.filter((d) => norm !== null && d > norm).length },
-    longRunMedian: norm,
+    recent: recent.map(([since, transit]) => [since, transit, 1]),
   };
 }
 
@@ -295,7 +289,7 @@ describe('coverage on a seeded synthetic carrier network', () => {
 
   /** What db/transit-statistics.ts loadTransitStatistics computes in SQL, computed here on the same rules. */
   function levelOf(rows: Row[]): LevelStatistics {
-    const mature = rows.filter((r) => r.dispatch < shiftDate(TODAY, -MATURITY_DAYS));
+    const mature = rows.filter((r) => r.dispatch <= shiftDate(TODAY, -RECENT_DAYS));
     const byDispatch = [...mature].sort((a, b) => a.dispatch.localeCompare(b.dispatch));
     const fit: number[] = [];
     const calibration: number[] = [];
@@ -306,13 +300,13 @@ describe('coverage on a seeded synthetic carrier network', () => {
       while (target.length <= row.days) target.push(0);
       target[row.days] += 1;
     });
-    const norm = median(rows.map((r) => r.days));
-    const recent = rows.filter((r) => r.delivered > shiftDate(TODAY, -RECENT_DAYS)).map((r) => r.days);
-    const slowerThanNorm = recent.filter((d) => norm !== null && d > norm).length;
-    return { fit, calibration, recent: { count: recent.length, median: median(recent), slowerThanNorm }, longRunMedian: norm };
+    const recent = rows
+      .filter((r) => r.dispatch > shiftDate(TODAY, -RECENT_DAYS))
+      .map((r): [number, number, number] => [(Date.parse(TODAY) - Date.parse(r.dispatch)) / dayMs, r.days, 1]);
+    return { fit, calibration, recent };
   }
   const countryLevel = levelOf(history);
-  const areaMoments = momentsOf(history.filter((r) => r.dispatch < shiftDate(TODAY, -MATURITY_DAYS)));
+  const areaMoments = momentsOf(history.filter((r) => r.dispatch <= shiftDate(TODAY, -RECENT_DAYS)));
   const prefixLevels = new Map(['75', '69', '13', '33', '59'].map((p) => [p, levelOf(history.filter((r) => r.prefix === p))]));
 
   it('meets each confidence level’s target coverage on held-out dispatches', () => {
@@ -465,44 +459,56 @@ describe('carrier conditions', () => {
   const slowStats = (overrides: Partial<TransitStatistics> = {}) =>
     stats({ postalCode: level(slow(200)), postalPrefix: level(slow(2_000)), country: level(slow(20_000)), ...overrides });
 
-  it('shifts the window later when an area’s recent transit exceeds its long-run norm', () => {
+  /** `perDay` deliveries a day dispatched `from`..`to` calendar days ago, transit from `slow` plus `extra`. */
+  const recentDays = (from: number, to: number, perDay: number, extra: number): Array<[number, number]> =>
+    Array.from({ length: (to - from + 1) * perDay }, (_, i) => [from + Math.floor(i / perDay), slow(5)[i % 5] + extra]);
+
+  it('moves the window by a shift its area’s recent deliveries pin down, and keeps the level', () => {
     const normal = predictFromHistory(input(), slowStats());
-    const slowedPrefix = level(
-      slow(2_000),
-      slow(60).map((d) => d + 2),
-    );
-    const slowed = predictFromHistory(input(), slowStats({ postalPrefix: slowedPrefix }));
+    // Three deliveries a day dispatched 20–41 days ago, each 2 business days slower than the norm.
+    const slowed = predictFromHistory(input(), slowStats({ postalPrefix: level(slow(2_000), recentDays(20, 41, 3, 2)) }));
     const [min, max] = windowDays(normal);
     expect(windowDays(slowed)).toEqual([min + 2, max + 2]);
+    expect(slowed.confidence).toBe('High');
   });
 
-  it('moves the start by the slowdown rounded down and the end by it rounded up when the recent median falls between two days', () => {
+  it('moves the window earlier by a shift to faster transit', () => {
     const normal = predictFromHistory(input(), slowStats());
-    // 12 recent deliveries, median 11.5 against a norm of 9: the area is 2 or 3 days slower.
-    const slowedPrefix = level(slow(2_000), [...repeat(11, 6), ...repeat(12, 6)]);
+    const faster = predictFromHistory(input(), slowStats({ postalPrefix: level(slow(2_000), recentDays(15, 41, 3, -2)) }));
     const [min, max] = windowDays(normal);
-    expect(windowDays(predictFromHistory(input(), slowStats({ postalPrefix: slowedPrefix })))).toEqual([min + 2, max + 3]);
+    expect(windowDays(faster)).toEqual([min - 2, max - 2]);
   });
 
-  it('never gives High to a well-known code whose area is slowed down, nor where a delay is declared', () => {
+  it('moves the start by the lowest plausible shift and the end by the highest, and is at most Medium, when unsure of its size', () => {
+    const normal = predictFromHistory(input(), slowStats());
+    // Twelve deliveries, half 2 and half 3 days slower: the data cannot tell 2 from 3.
+    const recent: Array<[number, number]> = [...repeat(11, 6), ...repeat(12, 6)].map((d, i) => [25 + i, d]);
+    const unsure = predictFromHistory(input(), slowStats({ postalPrefix: level(slow(2_000), recent) }));
+    const [min, max] = windowDays(normal);
+    const [uMin, uMax] = windowDays(unsure);
+    expect(uMin).toBeLessThanOrEqual(min + 2);
+    expect(uMax).toBeGreaterThanOrEqual(max + 3);
+    expect(unsure.confidence).toBe('Medium');
+  });
+
+  it('never gives High where a delay is declared', () => {
     expect(predictFromHistory(input(), slowStats()).confidence).toBe('High');
-    const slowedPrefix = level(
-      slow(2_000),
-      slow(60).map((d) => d + 2),
-    );
-    expect(predictFromHistory(input(), slowStats({ postalPrefix: slowedPrefix })).confidence).toBe('Medium');
     expect(predictFromHistory(input(), slowStats({ operatorDelays: [{ postalPrefix: null, delayDays: 1, until: null }] })).confidence).toBe('Low'); // prettier-ignore
   });
 
-  it('ignores a recent change measured on fewer than 10 deliveries', () => {
-    const fewRecent = slowStats({ postalPrefix: level(slow(2_000), repeat(14, 9)) });
+  it('ignores a recent change measured on fewer than MIN_SHIFT_DELIVERIES deliveries', () => {
+    const fewRecent = slowStats({
+      postalPrefix: level(
+        slow(2_000),
+        repeat(14, MIN_SHIFT_DELIVERIES - 1).map((d, i) => [20 + i, d]),
+      ),
+    });
     expect(predictFromHistory(input(), fewRecent)).toEqual(predictFromHistory(input(), slowStats()));
   });
 
-  it('ignores a recent median above the norm that a sign test cannot tell from noise', () => {
-    // 8 of 14 recent deliveries slower than the median of 9: p ≈ 0.4 under no change.
-    const noisy = slowStats({ postalPrefix: level(slow(2_000), [...repeat(10, 8), ...repeat(9, 6)]) });
-    expect(predictFromHistory(input(), noisy)).toEqual(predictFromHistory(input(), slowStats()));
+  it('ignores recent deliveries that follow the norm, however many', () => {
+    const same = slowStats({ postalPrefix: level(slow(2_000), recentDays(16, 41, 5, 0)) });
+    expect(predictFromHistory(input(), same)).toEqual(predictFromHistory(input(), slowStats()));
   });
 
   it('moves the window by an operator delay for the country until its end date, inclusive, widened by a third of it each side', () => {

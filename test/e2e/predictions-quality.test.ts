@@ -23,7 +23,7 @@ beforeAll(async () => {
   h = await startHarness();
   // 500 deliveries to Zagreb 10000 over the last 100 weeks, three each Monday → Wednesday and two
   // each Tuesday → Thursday: enough for a High window there, whose 97 % target needs 100 held-out
-  // deliveries to calibrate (the most recent quarter of the ~480 at least 28 days old). Croatia is
+  // deliveries to calibrate (the most recent quarter of the ~470 at least RECENT_DAYS, six weeks, old). Croatia is
   // used by no other test file; Slovakia (no history) gets the default table's Low window.
   const lines = ['postal_code,country_code,dispatch_date,delivered_date'];
   const weeksAgo = new Date(Date.now() - 101 * 7 * 86_400_000);

@@ -3,7 +3,7 @@
 // rows): the statement the country level was read with before it was rewritten over counts. Kept as
 // the reference test/db/country-statistics-sql.test.ts compares the rewrite with, and as the
 // "before" of bench/transit-statistics.
-import { MATURITY_DAYS, MOMENT_CAP_DAYS } from '../../domain/prediction-model.js';
+import { MOMENT_CAP_DAYS, RECENT_DAYS } from '../../domain/prediction-model.js';
 import type { Pool } from '../../db/pool.js';
 import {
   AREA_MOMENTS,
@@ -24,7 +24,7 @@ WITH area AS (
 ), ${levelStatistics('$2')}, code_moments AS (
   SELECT country_code, postal_prefix, count(*) AS n, sum(x) AS s, sum(x * x) AS ss
   FROM (SELECT country_code, postal_prefix, postal_code, least(business_days, ${MOMENT_CAP_DAYS}) AS x
-        FROM area WHERE dispatch_date < $2::date - ${MATURITY_DAYS}) mature
+        FROM area WHERE dispatch_date <= $2::date - ${RECENT_DAYS}) mature
   GROUP BY country_code, postal_prefix, postal_code
 ), ${AREA_MOMENTS}
 SELECT ${LEVEL_COLUMNS},

@@ -1,0 +1,137 @@
+// What a destination's recent deliveries say (docs/predictions.md "Recent shifts and maturity"):
+// whether its area's transit shifted in the last weeks (recent-shift.ts, read on the postal code,
+// then its prefix: the first that shows a shift), by how much the window moves
+// and whether the level must drop for it; and the held-out deliveries the window is calibrated on,
+// with the recent ones that are mature by the network's own speed added as the newest of them.
+// Pure: the caller passes today and the destination's country.
+import { businessDayOnOrAfter, businessDaysBetween } from './calendar.js';
+import type { LevelStatistics, RecentCounts, TransitStatistics } from './prediction-model.js';
+import {
+  isMature,
+  RECENT_DAYS,
+  recentShift,
+  SHIFT_EVIDENCE,
+  SUSPECT_EVIDENCE,
+  type DispatchDay,
+  type RecentDelivery,
+  type RecentShift,
+} from './recent-shift.js';
+import { quantile, type Histogram } from './statistics.js';
+
+/** The percentile of transit past which a recent dispatch counts as mature (recent-shift.ts isMature). */
+export const MATURITY_QUANTILE = 0.99;
+
+export type LevelName = 'postalCode' | 'postalPrefix' | 'country';
+const LEVELS: readonly LevelName[] = ['postalCode', 'postalPrefix', 'country'];
+/**
+ * The levels read for a shift: an area's, not the country's. A shift of a few prefixes blurs the
+ * country's recent deliveries into a mixture that no single shift fits, and read there it moved (or
+ * lowered) every window of the country for it; a country-wide change shows in each prefix.
+ */
+const AREAS: readonly LevelName[] = ['postalCode', 'postalPrefix'];
+
+/** How the recent change bears on the window and its level. */
+export interface RecentChange {
+  /** Business days the window's start and end move (negative: earlier). */
+  early: number;
+  late: number;
+  /** A shift detected but not pinned to one size, or only suspected: the level is at most Medium. */
+  uncertain: boolean;
+  /** The shift read, and on which level; null when none. */
+  shift: (RecentShift & { level: LevelName; detected: boolean }) | null;
+}
+
+/**
+ * The recent period's dispatch days (RECENT_DAYS of them, today first) with the business days a
+ * card of each could have taken and be known delivered: counted to yesterday, since today's
+ * deliveries are still coming in (a delivery known today counts only if its transit fits by
+ * yesterday, so every day is read with the same cut).
+ */
+export function recentPeriod(today: string, country: string): DispatchDay[] {
+  const todayMs = Date.parse(`${today}T00:00:00Z`);
+  const yesterday = new Date(todayMs - 86_400_000).toISOString().slice(0, 10);
+  return Array.from({ length: RECENT_DAYS }, (_, sinceDays) => {
+    const dispatched = new Date(todayMs - sinceDays * 86_400_000);
+    const start = businessDayOnOrAfter(dispatched.toISOString().slice(0, 10), country);
+    return {
+      sinceDays,
+      observableDays: start > yesterday ? -1 : businessDaysBetween(start, yesterday, country),
+      weekday: dispatched.getUTCDay(),
+    };
+  });
+}
+
+/** A level's recent deliveries with the observable business days of their dispatch day (recentPeriod). */
+export function recentDeliveries(recent: RecentCounts, period: readonly DispatchDay[]): RecentDelivery[] {
+  return recent.map(([sinceDays, transit, count]) => ({
+    sinceDays,
+    observableDays: period[sinceDays]?.observableDays ?? -1,
+    transit,
+    count,
+  }));
+}
+
+/**
+ * The recent change of the destination: the first level (code, then prefix) whose recent
+ * deliveries show a shift with SHIFT_EVIDENCE moves the window by the shifts it cannot tell apart
+ * (the start by the lowest, the end by the highest), uncertain unless that is one size; without one,
+ * the first level with SUSPECT_EVIDENCE widens the window to both the norm and its most plausible
+ * shifts, uncertain. `norms` are the levels' fitted predictive distributions.
+ */
+export function recentChange(stats: TransitStatistics, norms: Record<LevelName, Histogram>, today: string, country: string): RecentChange {
+  const period = recentPeriod(today, country);
+  const readings = AREAS.map((level) => {
+    const shift = recentShift(norms[level], recentDeliveries(stats[level].recent, period), period);
+    return shift && { ...shift, level };
+  });
+  const detected = readings.find((r) => r !== null && r.confirmed && r.evidence >= SHIFT_EVIDENCE);
+  if (detected) {
+    const [low, high] = detected.plausible;
+    return { early: low, late: high, uncertain: low !== high, shift: { ...detected, detected: true } };
+  }
+  const suspected = readings.find((r) => r !== null && r.evidence >= SUSPECT_EVIDENCE);
+  if (suspected) {
+    const [low, high] = suspected.plausible;
+    return { early: Math.min(0, low), late: Math.max(0, high), uncertain: true, shift: { ...suspected, detected: false } };
+  }
+  return { early: 0, late: 0, uncertain: false, shift: null };
+}
+
+/**
+ * The statistics with each level's mature recent deliveries added to its held-out ones (the newest
+ * of them: split-conformal calibration then follows the network as it is now, not as it was six
+ * weeks ago). A recent dispatch is mature once it is at least the p99 transit of the country (or of
+ * the level, where slower) old, in business days. On the level where a shift was detected and the
+ * more specific ones, a delivery of a dispatch inside the shift's span is taken back by the shift
+ * before it is added: the window is fitted on the norm and then moved by the shift, so it is scored
+ * as the norm it is corrected for.
+ */
+export function withMatureRecent(
+  stats: TransitStatistics,
+  norms: Record<LevelName, Histogram>,
+  change: RecentChange,
+  today: string,
+  country: string,
+): TransitStatistics {
+  const countryP99 = quantile(norms.country, MATURITY_QUANTILE) ?? 0;
+  const period = recentPeriod(today, country);
+  const shifted = change.shift?.detected ? LEVELS.slice(0, LEVELS.indexOf(change.shift.level) + 1) : [];
+  const level = (name: LevelName): LevelStatistics => {
+    const own = stats[name];
+    if (own.recent.length === 0) return own;
+    // A slowed area's cards take longer: its dispatches mature that much later.
+    const slower = shifted.includes(name) ? Math.max(0, change.shift!.days) : 0;
+    const p99 = Math.max(countryP99, quantile(norms[name], MATURITY_QUANTILE) ?? 0) + slower;
+    const calibration = [...own.calibration];
+    for (const delivery of recentDeliveries(own.recent, period)) {
+      // Delivered today, past the period's cut (recentPeriod): it counts from tomorrow, as every day's do.
+      if (!isMature(delivery, p99) || delivery.transit > delivery.observableDays) continue;
+      const inShift = shifted.includes(name) && change.shift !== null && delivery.sinceDays <= change.shift.sinceDays;
+      const transit = Math.max(0, delivery.transit - (inShift ? change.shift!.days : 0));
+      while (calibration.length <= transit) calibration.push(0);
+      calibration[transit] += delivery.count;
+    }
+    return { ...own, calibration };
+  };
+  return { ...stats, postalCode: level('postalCode'), postalPrefix: level('postalPrefix'), country: level('country') };
+}

@@ -1,0 +1,222 @@
+// Recent change in an area's transit, and when a recent delivery is old enough to count as mature
+// (docs/predictions.md "Recent shifts and maturity"). Pure: the caller passes the area's long-run
+// transit distribution and its recent deliveries, each with how long ago it was dispatched.
+//
+// Why a likelihood and not a comparison of medians: the recent deliveries of a slowed area are
+// censored. Of the cards dispatched a week ago only those that took at most a week are delivered,
+// so the recent deliveries look faster than the area really is (the slowest are still on their
+// way), and a shift that began a few weeks ago is hidden by exactly the cards it delays. Here each
+// recent delivery is read as what it is: a transit y observed because y ≤ A, A the business days
+// from its dispatch to today. Under the long-run distribution q moved by s days its probability is
+// q_s(y) / Q_s(A) (Q_s the cumulative), so a delivery of an immature dispatch is evidence too, about
+// the part of the distribution it could reach. The shift is a step: dispatches of the last c days
+// are s days slower (s < 0: faster), older ones are not; c and s are chosen by likelihood, and the
+// evidence is twice the log-likelihood ratio against no change.
+import { binomialUpperTail, normalise, quantile, type Histogram } from './statistics.js';
+
+/** A group of recent deliveries of one area: same dispatch day and transit. */
+export interface RecentDelivery {
+  /** Calendar days from dispatch to today (0: dispatched today). */
+  sinceDays: number;
+  /**
+   * Business days from the first business day on or after dispatch to today: the longest transit a
+   * card of that dispatch can have and already be delivered.
+   */
+  observableDays: number;
+  /** Transit, business days. */
+  transit: number;
+  count: number;
+}
+
+export interface RecentShift {
+  /** Most likely shift, business days (negative: faster than the norm). */
+  days: number;
+  /** The shift applies to dispatches of the last this many calendar days. */
+  sinceDays: number;
+  /** Shifts the data cannot tell from `days` (likelihood interval, about 95 %), lowest and highest. */
+  plausible: [number, number];
+  /** Twice the log-likelihood ratio of the shift against no change. */
+  evidence: number;
+  /** Recent deliveries dispatched within the shift's span. */
+  deliveries: number;
+  /**
+   * Whether the sign test (SIGN_P) confirmed it on enough of the span's deliveries old enough to
+   * tell; a shift that only the youngest, censored dispatches show is at most suspected.
+   */
+  confirmed: boolean;
+}
+
+/**
+ * The recent period (calendar days): dispatches of the last six weeks are not fitted. The shift
+ * detector reads all their deliveries (a shift that began 5–35 days ago, with a week of the norm
+ * before it), and those that are mature by the network's own speed join the held-out deliveries
+ * (recent-change.ts). Older dispatches make the long-run histograms.
+ */
+export const RECENT_DAYS = 42;
+/** Largest shift looked for, either way (business days). */
+export const MAX_SHIFT_DAYS = 6;
+/**
+ * Evidence (2·log LR, maximised over change days and shifts) above which a shift is taken as
+ * detected. The maximum over ~40 change days × 12 shifts of a null statistic is far above the
+ * single-test χ²₁ quantiles; SHIFT_EVIDENCE keeps false detections in an area without change rare
+ * (test/domain/recent-shift.unit.test.ts measures the rate on constructed histories).
+ */
+export const SHIFT_EVIDENCE = 16;
+/** Evidence from which a shift is suspected: not enough to move the window by it alone, enough to doubt the norm. */
+export const SUSPECT_EVIDENCE = 10;
+/** 2·log LR within which another shift stays plausible (χ²₁ 95 %). */
+export const PLAUSIBLE_RANGE = 3.84;
+/** Fewest recent deliveries the shift's span would have delivered by now without it, for it to count. */
+export const MIN_SHIFT_DELIVERIES = 5;
+/**
+ * A shift must also move its span's deliveries to its side of the norm's median more often than
+ * the norm does (a sign test, ties at the median counted half, one-sided p ≤ SIGN_P): the likelihood
+ * alone lets a minority of very late cards read as a shift, and a single issuer may supply up to
+ * half of an area's recent deliveries (docs/predictions.md "History and its bounds"), which the
+ * sign test cannot take for a change at this level.
+ */
+export const SIGN_P = 0.01;
+/** Weight of a flat floor mixed into the norm: a transit the norm never saw must not be impossible. */
+const FLOOR_WEIGHT = 0.01;
+
+/** log q_s(y) and Q_s(A) of the norm moved by s days (Y = max(0, X + s)), over a shared floor. */
+function shiftedNorm(norm: Histogram, s: number): { logPmf: (y: number) => number; cdf: (a: number) => number } {
+  const q = normalise(norm);
+  const span = q.length + MAX_SHIFT_DAYS + 1;
+  const floor = FLOOR_WEIGHT / span;
+  const pmf = Array.from({ length: span + MAX_SHIFT_DAYS }, () => 0);
+  q.forEach((p, x) => (pmf[Math.min(pmf.length - 1, Math.max(0, x + s))] += (1 - FLOOR_WEIGHT) * p));
+  for (let y = 0; y < span; y += 1) pmf[y] += floor;
+  const cumulative: number[] = [];
+  pmf.reduce((sum, p, y) => (cumulative[y] = sum + p), 0);
+  return {
+    logPmf: (y) => Math.log(y < pmf.length ? Math.max(pmf[y], floor) : floor),
+    cdf: (a) => (a < 0 ? 0 : cumulative[Math.min(a, cumulative.length - 1)]),
+  };
+}
+
+/** A day of the recent period on which cards may have been dispatched. */
+export interface DispatchDay {
+  sinceDays: number;
+  observableDays: number;
+  /** Day of the week of the dispatch (0 Sunday … 6 Saturday): volumes differ by weekday, not by week. */
+  weekday: number;
+}
+
+/**
+ * The most likely step shift in the recent deliveries against the norm, or null when there are no
+ * recent deliveries (or no norm). `days` are the recent period's dispatch days. The caller decides
+ * what evidence is enough (SHIFT_EVIDENCE, SUSPECT_EVIDENCE); `evidence` is 0 when no shift
+ * explains the data better than none.
+ *
+ * Two things are evidence. Which transits the delivered cards took, each read as observed because
+ * it was at most its dispatch's observable days (q_s(y) / Q_s(A)). And how many were delivered: a
+ * dispatch day's deliveries so far are Poisson with mean λ·Q_s(A), λ its weekday's volume (estimated
+ * from the same six weeks); so a slowdown younger than the transit shows as the fast cards that did
+ * not arrive, where the few that did look like the norm. With λ profiled out the log-likelihood is
+ * Σ log q_s(y) − Σ_weekdays N_w·log Σ_days Q_s(A).
+ */
+export function recentShift(norm: Histogram, recent: readonly RecentDelivery[], days: readonly DispatchDay[]): RecentShift | null {
+  const groups = recent.filter((r) => r.count > 0 && r.transit <= r.observableDays);
+  if (groups.length === 0 || !norm.some((p) => p > 0)) return null;
+  const shifts = Array.from({ length: 2 * MAX_SHIFT_DAYS + 1 }, (_, i) => i - MAX_SHIFT_DAYS);
+  const none = shifts.indexOf(0);
+  const models = shifts.map((s) => shiftedNorm(norm, s));
+  // By dispatch day, newest first: a change day c puts every day with sinceDays ≤ c in the step.
+  const ordered = [...days].sort((a, b) => a.sinceDays - b.sinceDays);
+  const perDay = ordered.map((day) => {
+    const own = groups.filter((g) => g.sinceDays === day.sinceDays);
+    return {
+      day,
+      count: own.reduce((n, g) => n + g.count, 0),
+      logPmf: models.map((m) => own.reduce((sum, g) => sum + g.count * m.logPmf(g.transit), 0)),
+      reach: models.map((m) => m.cdf(day.observableDays)),
+    };
+  });
+  const volume = new Map<number, { n: number; reach: number }>();
+  for (const d of perDay) {
+    const w = volume.get(d.day.weekday) ?? { n: 0, reach: 0 };
+    volume.set(d.day.weekday, { n: w.n + d.count, reach: w.reach + d.reach[none] });
+  }
+  const reachLog = (n: number, reach: number) => (n > 0 ? n * Math.log(reach) : 0);
+  // Per shift: the weekdays' reach with the step applied so far, and the pmf part in the step.
+  const stepReach = shifts.map(() => new Map([...volume].map(([w, v]) => [w, v.reach])));
+  const inStep = shifts.map(() => 0);
+  const countPart = shifts.map(() => 0);
+  let best: { gain: number; day: number; shift: number; deliveries: number } | null = null;
+  // Each shift's best gain over the change days: a shift is plausible if some start makes it so.
+  const profile = shifts.map(() => -Infinity);
+  let deliveries = 0;
+  let expected = 0;
+  for (const d of perDay) {
+    const w = volume.get(d.day.weekday)!;
+    deliveries += d.count;
+    expected += w.reach > 0 ? (w.n / w.reach) * d.reach[none] : 0;
+    for (let k = 0; k < shifts.length; k += 1) {
+      inStep[k] += d.logPmf[k];
+      const before = stepReach[k].get(d.day.weekday)!;
+      const after = before + d.reach[k] - d.reach[none];
+      stepReach[k].set(d.day.weekday, after);
+      countPart[k] += reachLog(w.n, before) - reachLog(w.n, Math.max(after, 1e-12));
+    }
+    // Enough recent deliveries: as many as the step's dispatches would have delivered by now unchanged.
+    if (expected < MIN_SHIFT_DELIVERIES) continue;
+    const gains = shifts.map((_, k) => inStep[k] - inStep[none] + countPart[k]);
+    for (let k = 0; k < shifts.length; k += 1) {
+      profile[k] = Math.max(profile[k], gains[k]);
+      if (k !== none && (best === null || gains[k] > best.gain))
+        best = { gain: gains[k], day: d.day.sinceDays, shift: shifts[k], deliveries };
+    }
+  }
+  const nothing = (n: number): RecentShift => ({ days: 0, sinceDays: 0, plausible: [0, 0], evidence: 0, deliveries: n, confirmed: false });
+  if (best === null || best.gain <= 0) return nothing(best?.deliveries ?? 0);
+  const found = best;
+  const sign = signTest(
+    norm,
+    groups.filter((g) => g.sinceDays <= found.day),
+    found.shift,
+  );
+  if (sign === 'fails') return nothing(found.deliveries);
+  const plausible = shifts.filter((_, k) => k !== none && 2 * (found.gain - profile[k]) <= PLAUSIBLE_RANGE);
+  return {
+    days: found.shift,
+    sinceDays: found.day,
+    plausible: [Math.min(...plausible), Math.max(...plausible)],
+    evidence: 2 * found.gain,
+    deliveries: found.deliveries,
+    confirmed: sign === 'holds',
+  };
+}
+
+/**
+ * The sign test of SIGN_P: of the span's deliveries whose dispatch is old enough for the question
+ * not to be censored (at least the norm's 95th percentile plus the shift, in business days), those
+ * beyond the norm's median on the shift's side (at the median counting half), against the share the
+ * norm itself puts there, at least a half. 'untested' when fewer than MIN_SHIFT_DELIVERIES are old
+ * enough.
+ */
+function signTest(norm: Histogram, step: readonly RecentDelivery[], shift: number): 'holds' | 'fails' | 'untested' {
+  const q = normalise(norm);
+  const median = quantile(q, 0.5) ?? 0;
+  const oldEnough = (quantile(q, 0.95) ?? 0) + Math.max(0, shift);
+  const score = (y: number) => ((shift > 0 ? y > median : y < median) ? 1 : y === median ? 0.5 : 0);
+  const expected = Math.max(
+    0.5,
+    q.reduce((sum, p, y) => sum + p * score(y), 0),
+  );
+  const told = step.filter((g) => g.observableDays >= oldEnough);
+  const n = told.reduce((sum, g) => sum + g.count, 0);
+  if (n < MIN_SHIFT_DELIVERIES) return 'untested';
+  const k = told.reduce((sum, g) => sum + g.count * score(g.transit), 0);
+  return binomialUpperTail(Math.round(n), Math.ceil(k), expected) <= SIGN_P ? 'holds' : 'fails';
+}
+
+/**
+ * Whether a recent delivery is mature: its dispatch is at least `p99` business days old, `p99` the
+ * 99th-percentile transit of the country (or of the area, where that is slower). Of a dispatch that
+ * old at most ~1 % of the cards are still on their way, so its delivered cards are an unbiased
+ * sample of transit; younger dispatches are censored and are read by recentShift only.
+ */
+export function isMature(delivery: Pick<RecentDelivery, 'observableDays'>, p99: number): boolean {
+  return delivery.observableDays >= p99;
+}

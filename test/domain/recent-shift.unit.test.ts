@@ -1,0 +1,269 @@
+// The recent-shift detector and the maturity rule (domain/recent-shift.ts, domain/recent-change.ts;
+// docs/predictions.md "Recent shifts and maturity") on constructed histories: an area's long-run
+// transit distribution, and its recent deliveries as the SQL returns them (by days since dispatch
+// and transit), only those delivered by today, so the youngest dispatches show only their fastest
+// cards. The rules must hold for every network shape fast-check draws: bodies of 1–10 business
+// days, narrow or wide, with or without a late tail.
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { addBusinessDays, businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
+import {
+  levelPredictives,
+  predictFromHistory,
+  RECENT_DAYS,
+  type LevelStatistics,
+  type TransitStatistics,
+} from '../../domain/prediction-model.js';
+import { MATURITY_QUANTILE, recentChange, recentDeliveries, recentPeriod, withMatureRecent } from '../../domain/recent-change.js';
+import {
+  isMature,
+  MIN_SHIFT_DELIVERIES,
+  recentShift,
+  SHIFT_EVIDENCE,
+  SUSPECT_EVIDENCE,
+  type RecentDelivery,
+} from '../../domain/recent-shift.js';
+import { quantile, total } from '../../domain/statistics.js';
+
+const TODAY = '2026-11-20'; // a Friday
+const COUNTRY = 'FR';
+
+/** A discretised log-normal body of median `median` business days and spread `sigma`, and a late tail of weight `tail`. */
+function transitDistribution(median: number, sigma: number, tail: number): number[] {
+  const p = Array<number>(40).fill(0);
+  for (let i = 0; i < 2000; i += 1) {
+    const z = Math.SQRT2 * inverseErf((2 * (i + 0.5)) / 2000 - 1);
+    const days = Math.max(1, Math.round(median * Math.exp(sigma * z)));
+    p[Math.min(39, days)] += (1 - tail) / 2000;
+    p[Math.min(39, days + 4)] += tail / 2000;
+  }
+  return p;
+}
+
+/** erf⁻¹ by Giles' approximation: enough to place 2,000 quantiles of a normal. */
+function inverseErf(x: number): number {
+  let w = -Math.log((1 - x) * (1 + x));
+  let p: number;
+  if (w < 5) {
+    w -= 2.5;
+    p = [2.81022636e-8, 3.43273939e-7, -3.5233877e-6, -4.39150654e-6, 0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941].reduce((acc, c) => acc * w + c, 0); // prettier-ignore
+  } else {
+    w = Math.sqrt(w) - 3;
+    p = [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682].reduce((acc, c) => acc * w + c, 0); // prettier-ignore
+  }
+  return p * x;
+}
+
+const PERIOD = recentPeriod(TODAY, COUNTRY);
+const dateBefore = (days: number) => new Date(Date.parse(`${TODAY}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The recent deliveries of an area whose cards follow `p`, `perDay` dispatched each of the last
+ * RECENT_DAYS days, those of the last `since` days `shift` business days later (never under 1):
+ * each transit's expected count, rounded, and only the cards delivered by yesterday (recentPeriod).
+ */
+function constructedRecent(p: number[], perDay: number, shift = 0, since = -1): Array<[number, number, number]> {
+  const recent: Array<[number, number, number]> = [];
+  for (let ago = 0; ago < RECENT_DAYS; ago += 1) {
+    const observable = PERIOD[ago].observableDays;
+    const counts = new Map<number, number>();
+    p.forEach((mass, days) => {
+      const y = ago <= since ? Math.max(1, days + shift) : days;
+      counts.set(y, (counts.get(y) ?? 0) + mass * perDay);
+    });
+    for (const [y, expected] of counts) if (y <= observable && Math.round(expected) > 0) recent.push([ago, y, Math.round(expected)]);
+  }
+  return recent;
+}
+
+/** Histogram of `n` deliveries following `p` (expected counts, rounded). */
+const histogramOf = (p: number[], n: number) => p.map((mass) => Math.round(mass * n));
+
+function area(p: number[], recent: Array<[number, number, number]>, scale = 1): LevelStatistics {
+  return { fit: histogramOf(p, 3_000 * scale), calibration: histogramOf(p, 1_000 * scale), recent };
+}
+
+/** A network with one area (code, prefix, country alike) whose recent deliveries are `recent`. */
+function network(p: number[], recent: Array<[number, number, number]>): TransitStatistics {
+  return { postalCode: area(p, recent), postalPrefix: area(p, recent, 2), country: area(p, [], 10), operatorDelays: [], areaMoments: null };
+}
+
+const networkShape = fc.record({
+  median: fc.double({ min: 1, max: 10, noNaN: true }),
+  sigma: fc.double({ min: 0.1, max: 0.5, noNaN: true }),
+  tail: fc.double({ min: 0, max: 0.06, noNaN: true }),
+});
+
+const deliveriesOf = (recent: Array<[number, number, number]>): RecentDelivery[] => recentDeliveries(recent, PERIOD);
+
+describe('the recent-shift detector', () => {
+  it('reads no shift where recent deliveries follow the norm, though the youngest dispatches show only their fastest cards', () => {
+    fc.assert(
+      fc.property(networkShape, fc.integer({ min: 1, max: 40 }), ({ median, sigma, tail }, perDay) => {
+        const p = transitDistribution(median, sigma, tail);
+        const shift = recentShift(p, deliveriesOf(constructedRecent(p, perDay)), PERIOD);
+        expect(shift?.evidence ?? 0).toBeLessThan(SUSPECT_EVIDENCE);
+      }),
+    );
+  });
+
+  it('finds a shift of 1–3 business days either way that started 5–35 days ago, its size and its start, once enough of its dispatches are old enough to tell', () => {
+    fc.assert(
+      fc.property(
+        networkShape,
+        fc.constantFrom(-3, -2, -1, 1, 2, 3),
+        fc.integer({ min: 5, max: 35 }),
+        ({ median, sigma, tail }, shift, since) => {
+          const p = transitDistribution(median, sigma, tail);
+          // A faster shift cannot take cards below one business day: only where the norm leaves room.
+          fc.pre(shift > 0 || (quantile(p, 0.1) ?? 0) + shift >= 1);
+          // 60 cards a day, and at least 100 of the shift's deliveries from dispatches at least the
+          // norm's 95th percentile (plus the shift) old. The history holds deliveries, not cards on
+          // their way: of a younger dispatch only the fastest cards are known, and a 3-day slowdown
+          // of 5 days ago in a 2-day network has delivered nothing yet (the next property).
+          const recent = deliveriesOf(constructedRecent(p, 60, shift, since));
+          const oldEnough = (quantile(p, 0.95) ?? 0) + Math.max(0, shift);
+          fc.pre(recent.filter((d) => d.sinceDays <= since && d.observableDays >= oldEnough).reduce((n, d) => n + d.count, 0) >= 100); // prettier-ignore
+          const found = recentShift(p, recent, PERIOD);
+          expect(found).toMatchObject({ days: shift, confirmed: true });
+          expect(found!.evidence).toBeGreaterThanOrEqual(SHIFT_EVIDENCE);
+          expect(found!.plausible[0]).toBeLessThanOrEqual(shift);
+          expect(found!.plausible[1]).toBeGreaterThanOrEqual(shift);
+          expect(Math.abs(found!.sinceDays - since)).toBeLessThanOrEqual(3);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('reads a younger shift, where enough of its cards have arrived to show it, as one of its direction, at most suspected', () => {
+    fc.assert(
+      fc.property(networkShape, fc.constantFrom(1, 2, 3), fc.integer({ min: 5, max: 35 }), ({ median, sigma, tail }, shift, since) => {
+        const p = transitDistribution(median, sigma, tail);
+        const recent = deliveriesOf(constructedRecent(p, 40, shift, since));
+        // At least 40 of its deliveries from dispatches old enough for the slower cards to have arrived.
+        const telling = (quantile(p, 0.5) ?? 0) + shift;
+        fc.pre(recent.filter((d) => d.sinceDays <= since && d.observableDays >= telling).reduce((n, d) => n + d.count, 0) >= 40); // prettier-ignore
+        const found = recentShift(p, recent, PERIOD);
+        expect(found!.evidence).toBeGreaterThanOrEqual(SUSPECT_EVIDENCE);
+        expect(Math.sign(found!.days)).toBe(1);
+        expect(found!.plausible[1]).toBeGreaterThanOrEqual(shift);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('moves the window by a shift it is sure of, and keeps its level', () => {
+    fc.assert(
+      fc.property(networkShape, fc.constantFrom(1, 2, 3), fc.integer({ min: 21, max: 35 }), ({ median, sigma, tail }, shift, since) => {
+        const p = transitDistribution(median, sigma, tail);
+        fc.pre((quantile(p, 0.95) ?? 0) <= 6);
+        const steady = network(p, constructedRecent(p, 20));
+        const shifted = network(p, constructedRecent(p, 20, shift, since));
+        const input = {
+          dispatchDate: `${TODAY}T09:00:00Z`,
+          destination: { postal_code: '75011', country_code: COUNTRY },
+          state: { status: 'dispatched' as const, statusSince: `${TODAY}T09:00:00Z` },
+          today: TODAY,
+        };
+        const days = (stats: TransitStatistics) => {
+          const { window, confidence } = predictFromHistory(input, stats);
+          expect(confidence).toBe(predictFromHistory(input, steady).confidence);
+          const start = businessDayOnOrAfter(TODAY, COUNTRY);
+          return [businessDaysBetween(start, window.min, COUNTRY), businessDaysBetween(start, window.max, COUNTRY)];
+        };
+        const [min, max] = days(steady);
+        const [shiftedMin, shiftedMax] = days(shifted);
+        // The end moves by the shift; the start too, unless "not in the past" held it at today.
+        expect(shiftedMax).toBe(max + shift);
+        expect(shiftedMin).toBeGreaterThanOrEqual(min);
+        expect(shiftedMin).toBeLessThanOrEqual(min + shift);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('widens the window to the shift it suspects in the youngest dispatches, and lowers a High level to Medium', () => {
+    // A 2-day slowdown that began 6 days ago in a 3-day network: its cards are mostly still on their way.
+    const p = transitDistribution(3, 0.2, 0);
+    const input = {
+      dispatchDate: `${TODAY}T09:00:00Z`,
+      destination: { postal_code: '75011', country_code: COUNTRY },
+      state: { status: 'dispatched' as const, statusSince: `${TODAY}T09:00:00Z` },
+      today: TODAY,
+    };
+    const steady = predictFromHistory(input, network(p, constructedRecent(p, 40)));
+    const young = network(p, constructedRecent(p, 40, 2, 6));
+    const predictives = levelPredictives(young);
+    const change = recentChange(young, { postalCode: predictives.code, postalPrefix: predictives.prefix, country: predictives.country }, TODAY, COUNTRY); // prettier-ignore
+    expect(change.uncertain).toBe(true);
+    expect(change.late).toBeGreaterThanOrEqual(2);
+    expect(steady.confidence).toBe('High');
+    const suspected = predictFromHistory(input, young);
+    expect(suspected.confidence).toBe('Medium');
+    expect(suspected.window.max > steady.window.max).toBe(true);
+  });
+
+  it('ignores fewer than MIN_SHIFT_DELIVERIES recent deliveries, however slow', () => {
+    const p = transitDistribution(3, 0.3, 0.02);
+    const few: Array<[number, number, number]> = Array.from({ length: MIN_SHIFT_DELIVERIES - 1 }, (_, i) => [20 + i, 12, 1]);
+    expect(recentShift(p, deliveriesOf(few), PERIOD)).toMatchObject({ days: 0, evidence: 0 });
+  });
+
+  it('does not take a minority of very late cards for a shift of the area', () => {
+    // 30 cards a day on time, and on each of 8 days 6 cards 6 days late: a fifth of them, not a shift.
+    const p = transitDistribution(3, 0.3, 0.02);
+    const recent = constructedRecent(p, 30);
+    for (let ago = 12; ago < 20; ago += 1) recent.push([ago, 9, 6]);
+    const found = recentShift(p, deliveriesOf(recent), PERIOD);
+    expect(found?.evidence ?? 0).toBeLessThan(SUSPECT_EVIDENCE);
+  });
+});
+
+describe('the maturity rule', () => {
+  it('counts a recent delivery once its dispatch is as old as the p99 transit, in business days, of whichever is slower of the country and the area', () => {
+    fc.assert(
+      fc.property(networkShape, fc.integer({ min: 1, max: 20 }), ({ median, sigma, tail }, perDay) => {
+        const p = transitDistribution(median, sigma, tail);
+        const recent = constructedRecent(p, perDay);
+        const stats = network(p, recent);
+        const predictives = levelPredictives(stats);
+        const norms = { postalCode: predictives.code, postalPrefix: predictives.prefix, country: predictives.country };
+        const change = recentChange(stats, norms, TODAY, COUNTRY);
+        expect(change.shift).toBeNull();
+        const withRecent = withMatureRecent(stats, norms, change, TODAY, COUNTRY);
+        const p99 = Math.max(quantile(norms.country, MATURITY_QUANTILE)!, quantile(norms.postalCode, MATURITY_QUANTILE)!);
+        const mature = deliveriesOf(recent).filter((d) => d.observableDays >= p99);
+        expect(mature.every((d) => isMature(d, p99))).toBe(true);
+        // The mature ones join the held-out deliveries, nothing else does, and the fit is untouched.
+        expect(total(withRecent.postalCode.calibration) - total(stats.postalCode.calibration)).toBe(
+          mature.reduce((n, d) => n + d.count, 0),
+        );
+        expect(withRecent.postalCode.fit).toEqual(stats.postalCode.fit);
+      }),
+    );
+  });
+
+  it('follows the network: a fast network counts a week-old dispatch, a slow one does not', () => {
+    const fast = transitDistribution(1.5, 0.2, 0);
+    const slow = transitDistribution(9, 0.3, 0.04);
+    const weekOld = { observableDays: businessDaysBetween(businessDayOnOrAfter(dateBefore(7), COUNTRY), TODAY, COUNTRY) };
+    expect(isMature(weekOld, quantile(fast, MATURITY_QUANTILE)!)).toBe(true);
+    expect(isMature(weekOld, quantile(slow, MATURITY_QUANTILE)!)).toBe(false);
+    // ...and the slow network counts it once its p99 has passed.
+    const p99 = quantile(slow, MATURITY_QUANTILE)!;
+    expect(isMature({ observableDays: businessDaysBetween(TODAY, addBusinessDays(TODAY, p99, COUNTRY), COUNTRY) }, p99)).toBe(true);
+  });
+
+  it('scores the mature deliveries of a shifted area as the norm they are corrected for: the shift taken back', () => {
+    const p = transitDistribution(3, 0.3, 0.02);
+    const stats = network(p, constructedRecent(p, 20, 2, 30));
+    const predictives = levelPredictives(stats);
+    const norms = { postalCode: predictives.code, postalPrefix: predictives.prefix, country: predictives.country };
+    const change = recentChange(stats, norms, TODAY, COUNTRY);
+    expect(change).toMatchObject({ early: 2, late: 2, uncertain: false });
+    const added = withMatureRecent(stats, norms, change, TODAY, COUNTRY).postalCode.calibration.map((n, d) => n - (stats.postalCode.calibration[d] ?? 0)); // prettier-ignore
+    // Taken back by 2 days, the added deliveries have the norm's median, not two days more.
+    expect(quantile(added, 0.5)).toBe(quantile(p, 0.5));
+  });
+});
