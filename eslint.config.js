@@ -3,9 +3,17 @@
 // - domain/ is pure: no I/O (database, network, files, processes, Temporal, logging) and none of our
 //   own modules that do I/O. node:crypto and node:zlib are allowed: hashing, HMAC signing, random
 //   token bytes and crc32 are computation, not I/O.
+// - platform/ (configuration, logging, metrics, tracing, the SSRF guard) is the floor every process
+//   stands on: it imports none of our folders.
+// - devtools/ (the engines that build, start and test the service: embedded Postgres, the Temporal dev
+//   and production servers, the tool cache) is not in the product: no production folder imports it,
+//   only `npm start`'s launcher (cli/start.ts, cli/demo.ts), test/ and bench/. tsconfig.build.json
+//   leaves it out of dist/, and test/lint/import-graph.unit.test.ts walks the graph from the entry points.
 // - db/ sits below the HTTP side: it never imports api/, dashboard/ or cli/ (nor the layers that
-//   call it: worker/, activities/, workflows/, ingest/).
-// - ingest/ (the carrier event use case) sits above db/ and temporal/ and below api/ and
+//   call it: worker/, activities/, workflows/, ingest/, nor temporal/).
+// - temporal/'s client side sits above platform/ and domain/ only: it imports neither db/ nor any
+//   layer that calls it, and domain/, platform/ and db/ never import it.
+// - ingest/ (the use cases: carrier events in, webhook replays) sits above db/ and temporal/ and below api/ and
 //   activities/: it imports neither of those, and db/ and temporal/ never import it.
 // - workflow code (workflows/, and the contract files of temporal/ that the workflows bundle) runs in
 //   Temporal's deterministic sandbox. As in Temporal's TypeScript samples: no Node built-in modules,
@@ -27,6 +35,25 @@ const SANDBOXED_CONTRACT = ['temporal/contract.ts', 'temporal/search-attributes.
 /** The .ts files of a source folder, and of its stand-in among the layer fixtures. */
 const layer = (...dirs) => dirs.flatMap((dir) => [`${dir}/**/*.ts`, `${FIXTURES}/${dir}/**/*.ts`]);
 
+/** The folders of the product (what `npm run build` compiles, and the packages): never import devtools/. */
+const PRODUCTION = [
+  'api',
+  'worker',
+  'activities',
+  'workflows',
+  'domain',
+  'db',
+  'platform',
+  'temporal',
+  'ingest',
+  'dashboard',
+  'consumer-kit',
+  'packages',
+  'cli',
+];
+/** Our folders, for "imports none of them". */
+const OUR_FOLDERS = [...PRODUCTION, 'devtools', 'test', 'bench'];
+
 const bareBuiltins = builtinModules.filter((name) => !name.startsWith('node:') && !name.startsWith('_'));
 /**
  * Node's built-in modules less the ones named in `allowed`: `node:`-prefixed by pattern, bare by exact
@@ -44,6 +71,11 @@ const ownFolders = (dirs, message, options = {}) => ({
   message,
   ...options,
 });
+/**
+ * Our own folders by relative path only (`../api/x.js`, never a package such as `@opentelemetry/api`
+ * or `@temporalio/worker`), for a layer that imports none of them.
+ */
+const relativeFolders = (dirs, message) => ({ regex: `^(\\.\\.?/)+(${dirs.join('|')})(/|$)`, message });
 /** Packages that talk to the outside world (database, HTTP, Temporal server and worker, logging, processes). */
 const IO_PACKAGES = [
   'pg',
@@ -106,7 +138,7 @@ export default tseslint.config(
         restrict(nodeBuiltins(['crypto', 'zlib'], 'domain/ is pure: no I/O (node:crypto and node:zlib compute only).'), [
           { group: IO_PACKAGES, message: 'domain/ is pure: no I/O.' },
           ownFolders(
-            ['db', 'api', 'activities', 'platform', 'worker', 'cli', 'dashboard', 'temporal', 'workflows'],
+            ['db', 'api', 'activities', 'platform', 'worker', 'cli', 'dashboard', 'temporal', 'workflows', 'ingest', 'devtools'],
             'domain/ is the innermost layer: it imports only domain/ and pure packages.',
           ),
         ]),
@@ -121,11 +153,21 @@ export default tseslint.config(
         {
           patterns: [
             ownFolders(
-              ['api', 'dashboard', 'cli', 'worker', 'activities', 'workflows', 'ingest'],
-              'db/ is called by the HTTP side, the CLI, the ingest and activities; it never imports them.',
+              ['api', 'dashboard', 'cli', 'worker', 'activities', 'workflows', 'ingest', 'temporal'],
+              'db/ is called by the HTTP side, the CLI, the ingest, temporal/ and activities; it never imports them.',
             ),
           ],
         },
+      ],
+    },
+  },
+  {
+    // The floor: configuration, logging, metrics, tracing, the SSRF guard.
+    files: layer('platform'),
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [relativeFolders(OUR_FOLDERS, 'platform/ is the floor every process stands on: it imports none of our folders.')] },
       ],
     },
   },
@@ -171,8 +213,8 @@ export default tseslint.config(
         {
           patterns: [
             ownFolders(
-              ['api', 'dashboard', 'cli', 'worker', 'activities', 'ingest'],
-              'temporal/ is called by the ingest, the API and the activities; it never imports them.',
+              ['api', 'dashboard', 'cli', 'worker', 'activities', 'ingest', 'workflows', 'db'],
+              'temporal/ imports only domain/ and platform/: it is called by the ingest, the API, the dashboard, the worker and the activities.',
             ),
           ],
         },
@@ -197,6 +239,25 @@ export default tseslint.config(
         ]),
       ],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // The product never reaches the development engines. The core rule (not the TypeScript one that
+    // the layers above use) so that it adds to each layer's own list instead of replacing it.
+    files: PRODUCTION.flatMap((dir) => layer(dir)),
+    ignores: ['cli/start.ts', 'cli/demo.ts'].flatMap((file) => [file, `${FIXTURES}/${file}`]),
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ownFolders(
+              ['devtools'],
+              'devtools/ is not in the product (tsconfig.build.json): only cli/start.ts, test/ and bench/ import it.',
+            ),
+          ],
+        },
+      ],
     },
   },
   {

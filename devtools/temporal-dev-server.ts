@@ -4,9 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { stopLeftover } from '../platform/tool-cache.js';
-import { SEARCH_ATTRIBUTES } from './search-attributes.js';
-import { SERVER_DYNAMIC_CONFIG } from './server-settings.js';
+import { stopLeftover } from './tool-cache.js';
+import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes.js';
+import { SERVER_DYNAMIC_CONFIG } from './temporal-server-settings.js';
 
 export interface DevServerOptions {
   cliPath: string;
@@ -15,7 +15,7 @@ export interface DevServerOptions {
   /** SQLite file to persist to; in-memory when absent. */
   dbFilename?: string;
   namespace?: string;
-  /** Dynamic config, key → value, over SERVER_DYNAMIC_CONFIG (temporal/server-settings.ts). */
+  /** Dynamic config, key → value, over SERVER_DYNAMIC_CONFIG (devtools/temporal-server-settings.ts). */
   dynamicConfig?: Record<string, unknown>;
   logger?: Logger;
 }

@@ -4,7 +4,7 @@
 // at the lowest CPU priority, once per machine (a file lock makes concurrent callers build once;
 // about 5 minutes on 2 cores with cold Go caches), reused after; and the schema of its two databases
 // set up on a Postgres with the sql tool, from the module's source in the Go module cache.
-// platform/temporal-server.ts runs the server as a cluster.
+// devtools/temporal-server.ts runs the server as a cluster.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';

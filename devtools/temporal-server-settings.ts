@@ -1,6 +1,6 @@
 // The dynamic configuration every Temporal server of this service runs with, beyond the server's
-// defaults: the dev server (temporal/dev-server.ts: `npm start`, the tests, the benchmarks), the
-// production server the tests and benchmarks build (platform/temporal-server.ts) and the deployed
+// defaults: the dev server (devtools/temporal-dev-server.ts: `npm start`, the tests, the benchmarks), the
+// production server the tests and benchmarks build (devtools/temporal-server.ts) and the deployed
 // one (deploy/temporal/dynamicconfig/production-sql.yaml, checked against this list by
 // test/deploy/compose.unit.test.ts).
 export const SERVER_DYNAMIC_CONFIG = {

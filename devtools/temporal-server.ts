@@ -15,7 +15,7 @@
 //   await cluster.members[1].kill('SIGKILL');
 //   await cluster.stop();
 //
-// The binaries and the databases' schema: platform/temporal-server-binaries.ts (built once into the
+// The binaries and the databases' schema: devtools/temporal-server-binaries.ts (built once into the
 // tool cache with `go install`). Each member's config is the module's own development-postgres12.yaml
 // with our Postgres and ports.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -26,7 +26,7 @@ import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { parse, stringify } from 'yaml';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes.js';
-import { SERVER_DYNAMIC_CONFIG } from '../temporal/server-settings.js';
+import { SERVER_DYNAMIC_CONFIG } from './temporal-server-settings.js';
 import { resolveTemporalCli } from './temporal-cli.js';
 import {
   exec,
@@ -307,7 +307,7 @@ function serverConfig(
 
 /**
  * The module's config/dynamicconfig/development-sql.yaml, its callback address on this member's HTTP
- * port, the service's SERVER_DYNAMIC_CONFIG (temporal/server-settings.ts), plus `extra`.
+ * port, the service's SERVER_DYNAMIC_CONFIG (devtools/temporal-server-settings.ts), plus `extra`.
  */
 function dynamicConfig(binaries: TemporalServerBinaries, httpPort: number, extra: Record<string, unknown> = {}) {
   const text = readFileSync(path.join(binaries.moduleDir, 'config', 'dynamicconfig', 'development-sql.yaml'), 'utf8');

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
 import { countReplayMatches, createReplay, failReplay, toFilterInput, type ReplayFilter } from '../db/webhook-replays.js';
-import { startReplay, type RedeliveryHandle } from './client.js';
+import { startReplay, type RedeliveryHandle } from '../temporal/client.js';
 
 export interface StartedReplay {
   /** The replay's id: its progress row (db/webhook-replays.ts getReplay) and its workflow id. */

@@ -1,7 +1,7 @@
 // Replays as an API (docs/http-contract.md "Replays"; DESIGN.md §8): POST
 // /v1/webhook_endpoints/{id}/replay sends an endpoint's deliveries again, those of the events created
 // in [since, until) or of a list of event ids, through the paged replay the CLI's `deliveries replay`
-// and the dashboard use (temporal/replay.ts: a progress row and a redelivery workflow that reads the
+// and the dashboard use (ingest/webhook-replays.ts: a progress row and a redelivery workflow that reads the
 // deliveries a page at a time, so a replay may be of any size), and answers 202 with the replay;
 // GET /v1/replays/{id} reads its progress. Only replays of the key's issuer's endpoints in its mode
 // are found (else 404). Body and path (400) before scope (403) before the endpoint (404).
@@ -20,7 +20,7 @@ import {
 } from '../../db/webhook-replays.js';
 import { replayEventsBody, replayId, replayRangeBody } from '../../domain/webhook-api-schemas.js';
 import type { Config } from '../../platform/config.js';
-import { replayDeliveries } from '../../temporal/replay.js';
+import { replayDeliveries } from '../../ingest/webhook-replays.js';
 import { badRequest, conflict, notFound, parseOrBadRequest } from '../errors.js';
 import { checkScope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { migrate } from '../../db/migrate.js';
 import { createPool } from '../../db/pool.js';
 import { generateKey } from '../../domain/api-keys.js';
-import { startPostgres } from '../../platform/postgres.js';
+import { startPostgres } from '../../devtools/postgres.js';
 import { firstJsonLine, machineCpuSeconds, REPO_ROOT, stopChild } from '../status-read/processes.js';
 import { seed } from '../status-read/seed.js';
 import type { QueryCounts } from './api-server.js';

@@ -1,16 +1,16 @@
 // One side of the event-cost benchmark, set up from outside: a fresh embedded Postgres with
-// pg_stat_statements (platform/postgres.ts, restarted once with the library preloaded), the
+// pg_stat_statements (devtools/postgres.ts, restarted once with the library preloaded), the
 // version's own migrations (its db/migrate-cli.ts), a fresh Temporal dev server started by the
-// version's own temporal/dev-server.ts (its search attributes and dynamic config), the version's
+// version's own devtools/temporal-dev-server.ts (its search attributes and dynamic config), the version's
 // API and worker as `node --import tsx api/main.ts` / `worker/main.ts` processes, and its admin CLI
 // (`npm run -s admin -- --json …`) for the issuer, key and webhook endpoint.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort, startPostgres, type RunningPostgres } from '../../platform/postgres.js';
+import { freePort, startPostgres, type RunningPostgres } from '../../devtools/postgres.js';
 import { sleep } from '../webhook-latency/load.js';
 
 const run = promisify(execFile);
@@ -83,9 +83,15 @@ interface DevServerModule {
   }): Promise<{ address: string; child: ChildProcess; stop(): Promise<void> }>;
 }
 
-/** The version's temporal/dev-server.ts: its search attributes and SERVER_DYNAMIC_CONFIG. */
+/**
+ * The version's dev server (devtools/temporal-dev-server.ts, temporal/dev-server.ts before the
+ * development engines left the product tree): its search attributes and SERVER_DYNAMIC_CONFIG.
+ */
 export async function startVersionDevServer(versionDir: string, cliPath: string, dbFilename: string) {
-  const module = (await import(pathToFileURL(path.join(versionDir, 'temporal/dev-server.ts')).href)) as DevServerModule;
+  const file = ['devtools/temporal-dev-server.ts', 'temporal/dev-server.ts'].find((candidate) =>
+    existsSync(path.join(versionDir, candidate)),
+  )!;
+  const module = (await import(pathToFileURL(path.join(versionDir, file)).href)) as DevServerModule;
   return module.startDevServer({ cliPath, port: await freePort(), dbFilename });
 }
 

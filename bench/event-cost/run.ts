@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveTemporalCli } from '../../platform/temporal-cli.js';
+import { resolveTemporalCli } from '../../devtools/temporal-cli.js';
 import { REPO_ROOT } from '../status-read/processes.js';
 import { killTracked } from './infrastructure.js';
 import { goals, toMarkdown, type Report } from './report.js';
@@ -43,7 +43,7 @@ const trees: VersionTree[] = [];
 let cleaning: Promise<void> | undefined;
 const removeTrees = () => (cleaning ??= Promise.resolve().then(() => trees.forEach((tree) => tree.remove())));
 // Ctrl-C or a kill: exit at once, removing the worktrees and the side's folder. On exit the embedded
-// Postgres and the dev server stop themselves (platform/postgres.ts, temporal/dev-server.ts) and the
+// Postgres and the dev server stop themselves (devtools/postgres.ts, devtools/temporal-dev-server.ts) and the
 // API, worker and receiver are killed (infrastructure.ts `track`).
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
-import { freePort } from '../../platform/postgres.js';
+import { freePort } from '../../devtools/postgres.js';
 import { machineCpuSeconds, startScript, stopChild } from '../status-read/processes.js';
 import { median } from '../status-read/report.js';
 import { inParallel, postCarrierEvent, sleep, steadyRate } from '../webhook-latency/load.js';

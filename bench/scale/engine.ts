@@ -1,15 +1,15 @@
 // The Temporal engine a scale run measures on (BENCH_TEMPORAL): the CLI's dev server on a SQLite
 // file (WAL, synchronous=off; what `npm start` and the other benchmarks use), or a real Temporal
-// server on Postgres (DESIGN.md §2): platform/temporal-server.ts's cluster, one member, on an embedded
+// server on Postgres (DESIGN.md §2): devtools/temporal-server.ts's cluster, one member, on an embedded
 // Postgres of its own.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pg_ from 'pg';
-import { freePort, startPostgres } from '../../platform/postgres.js';
-import { resolveTemporalCli } from '../../platform/temporal-cli.js';
-import { startTemporalCluster, TEMPORAL_SERVER_VERSION, type TemporalCluster } from '../../platform/temporal-server.js';
-import { startDevServer } from '../../temporal/dev-server.js';
+import { freePort, startPostgres } from '../../devtools/postgres.js';
+import { resolveTemporalCli } from '../../devtools/temporal-cli.js';
+import { startTemporalCluster, TEMPORAL_SERVER_VERSION, type TemporalCluster } from '../../devtools/temporal-server.js';
+import { startDevServer } from '../../devtools/temporal-dev-server.js';
 
 export type EngineKind = 'dev' | 'production';
 
@@ -76,7 +76,7 @@ async function startProduction(work: string): Promise<Engine> {
   return {
     kind: 'production',
     address: cluster.address,
-    description: `Temporal server ${TEMPORAL_SERVER_VERSION} (platform/temporal-server.ts, 1 member, 4 history shards), its own embedded Postgres (fsync off)`,
+    description: `Temporal server ${TEMPORAL_SERVER_VERSION} (devtools/temporal-server.ts, 1 member, 4 history shards), its own embedded Postgres (fsync off)`,
     pid: cluster.members[0].pid,
     postgresPid: postmasterPid,
     storeBytes: async () => {

@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createApiKey, createIssuer } from '../../db/issuers.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { startPostgres } from '../../platform/postgres.js';
+import { startPostgres } from '../../devtools/postgres.js';
 import type { WorkerMemoryReport } from '../webhook-latency/report.js';
 import {
   firstJsonLine,

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { migrate } from '../../db/migrate.js';
 import { createPool } from '../../db/pool.js';
-import { startPostgres } from '../../platform/postgres.js';
+import { startPostgres } from '../../devtools/postgres.js';
 import type { LoadResult } from './load.js';
 import { firstJsonLine, machineCpuSeconds, postgresCpuSeconds, processCpuSeconds, REPO_ROOT, startScript, stopChild } from './processes.js';
 import { summariseProfile } from './profile-summary.js';

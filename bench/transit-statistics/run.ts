@@ -16,7 +16,7 @@ import { createPool } from '../../db/pool.js';
 import { loadCountryStatistics, loadTransitStatistics, type CountryStatistics } from '../../db/transit-statistics.js';
 import { loadCountryStatisticsReference } from '../../test/support/country-statistics-reference.js';
 import { median } from '../../domain/prediction-quality.js';
-import { startPostgres } from '../../platform/postgres.js';
+import { startPostgres } from '../../devtools/postgres.js';
 import { REPO_ROOT } from '../status-read/processes.js';
 import { prng } from '../prediction-quality/network.js';
 import { countryHistory, type CountryPlan } from './history.js';

@@ -15,10 +15,10 @@ import { createApiKey, createIssuer } from '../../db/issuers.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
-import { freePort, startPostgres } from '../../platform/postgres.js';
-import { resolveTemporalCli } from '../../platform/temporal-cli.js';
-import { startTemporalCluster, TEMPORAL_SERVER_VERSION } from '../../platform/temporal-server.js';
-import { startDevServer } from '../../temporal/dev-server.js';
+import { freePort, startPostgres } from '../../devtools/postgres.js';
+import { resolveTemporalCli } from '../../devtools/temporal-cli.js';
+import { startTemporalCluster, TEMPORAL_SERVER_VERSION } from '../../devtools/temporal-server.js';
+import { startDevServer } from '../../devtools/temporal-dev-server.js';
 import {
   firstJsonLine,
   IMAGE_ENV,
@@ -59,7 +59,7 @@ const settings = {
   minimalBodyBytes: env('BENCH_MINIMAL_BODY_BYTES', 700),
   temporalDb: process.env.BENCH_TEMPORAL_DB === 'memory' ? ('memory' as const) : ('sqlite-file' as const),
   noVmTimeout: process.env.BENCH_NO_VM_TIMEOUT === '1' ? 1 : 0,
-  // BENCH_EAGER_ACTIVITIES=0: the servers without eager activity dispatch (temporal/server-settings.ts), to measure it.
+  // BENCH_EAGER_ACTIVITIES=0: the servers without eager activity dispatch (devtools/temporal-server-settings.ts), to measure it.
   eagerActivities: process.env.BENCH_EAGER_ACTIVITIES === '0' ? 0 : 1,
   temporal: process.env.BENCH_TEMPORAL === 'production' ? ('production' as const) : ('dev server' as const),
 };
@@ -84,7 +84,7 @@ const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
 const work = mkdtempSync(path.join(os.tmpdir(), 'cds-bench-webhook-'));
 chmodSync(work, 0o755); // the embedded cluster runs as an unprivileged user when we are root
 const [pg, cliPath] = await Promise.all([startPostgres({ dataDir: path.join(work, 'pg'), persistent: false }), resolveTemporalCli()]);
-// BENCH_TEMPORAL=production: the production server (platform/temporal-server.ts), two members on the
+// BENCH_TEMPORAL=production: the production server (devtools/temporal-server.ts), two members on the
 // benchmark's Postgres, instead of the CLI's dev server.
 const eagerOverride = settings.eagerActivities ? {} : { 'system.enableActivityEagerExecution': false };
 const temporalServer = await (async () => {
@@ -101,7 +101,7 @@ const temporalServer = await (async () => {
       address: cluster.address,
       pids: () => cluster.members.map((m) => m.pid),
       stop: () => cluster.stop(),
-      describe: `Temporal server ${TEMPORAL_SERVER_VERSION} (platform/temporal-server.ts), 2 members on the same embedded Postgres`,
+      describe: `Temporal server ${TEMPORAL_SERVER_VERSION} (devtools/temporal-server.ts), 2 members on the same embedded Postgres`,
     };
   }
   const devServer = await startDevServer({

@@ -2,11 +2,11 @@
 // (webhook event, endpoint) with its state (pending, delivered, undeliverable, skipped), attempts and
 // last attempt time. `deliveries replay`: one event again, or an endpoint's events of a time range,
 // through a paged redelivery workflow on the service's task queue (same signing, same retry
-// schedule; temporal/replay.ts, shared with the dashboard); `deliveries replay-status` its progress.
+// schedule; ingest/webhook-replays.ts, shared with the dashboard); `deliveries replay-status` its progress.
 import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { replayDeliveries } from '../../temporal/replay.js';
+import { replayDeliveries } from '../../ingest/webhook-replays.js';
 import { eventDeliveries, getReplay, type ReplayFilter, type ReplayProgress } from '../../db/webhook-replays.js';
 import { listDeliveries } from '../../db/delivery-log.js';
 import { loadConfig } from '../../platform/config.js';

@@ -3,7 +3,7 @@
 // `disabled` (db/webhook-endpoint-settings.ts), so both behave alike: disabling keeps an earlier
 // reason and time (an auto-disabled endpoint stays `failing`); enabling clears failing_since and
 // reports what the endpoint missed, as the API's `missed`. With --replay-missed that range goes
-// through the paged replay of `deliveries replay --endpoint` (temporal/replay.ts), as the API's
+// through the paged replay of `deliveries replay --endpoint` (ingest/webhook-replays.ts), as the API's
 // POST …/replay does. Registered under `webhook` by webhook-commands.ts.
 import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
@@ -18,7 +18,7 @@ import {
   type EndpointSettings,
 } from '../../db/webhook-endpoint-settings.js';
 import { loadConfig } from '../../platform/config.js';
-import { replayDeliveries } from '../../temporal/replay.js';
+import { replayDeliveries } from '../../ingest/webhook-replays.js';
 import { CliError, iso, output, parseOptions, resolveTemporalAddress, withDatabase } from './context.js';
 
 const id = z.string().trim().min(1, 'must not be empty');

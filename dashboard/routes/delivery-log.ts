@@ -1,11 +1,11 @@
 // The delivery log: every attempt to one of the issuer's endpoints, newest first, filtered by event
 // type and outcome and paged by keyset; one event's detail (the exact body sent, each attempt with
 // the headers it carried, its X-Service-Signature among them); replay of one event to this endpoint
-// or of the endpoint's events of a time range (temporal/replay.ts, as `deliveries replay`), with the
+// or of the endpoint's events of a time range (ingest/webhook-replays.ts, as `deliveries replay`), with the
 // progress of the endpoint's recent replays (matched, sent, delivered, failed). The nav's
 // "Delivery log" lists the endpoints to choose from.
 import type Router from '@koa/router';
-import { replayDeliveries } from '../../temporal/replay.js';
+import { replayDeliveries } from '../../ingest/webhook-replays.js';
 import { findDelivery, listAttempts, listEndpointsWithHealth, OUTCOMES } from '../../db/delivery-log.js';
 import { listReplays } from '../../db/webhook-replays.js';
 import { findEndpoint } from '../../db/webhook-endpoints.js';

@@ -5,14 +5,14 @@
 // request accepted, and no response that breaks the document.
 //
 // Schemathesis comes from PyPI at a pinned version, into a virtualenv in the tool cache
-// (platform/tool-cache.ts), once per machine. Without Python or PyPI this test fails: it never skips.
+// (devtools/tool-cache.ts), once per machine. Without Python or PyPI this test fails: it never skips.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { run, toolCacheDir } from '../../platform/tool-cache.js';
+import { run, toolCacheDir } from '../../devtools/tool-cache.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
 const SCHEMATHESIS_VERSION = '4.32.5';

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { createApiKey, createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { SCOPES } from '../../domain/api-keys.js';
-import { freePort } from '../../platform/postgres.js';
+import { freePort } from '../../devtools/postgres.js';
 import { deliveryReconcileScheduleId, predictionRefreshScheduleId } from '../../worker/schedules.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { randomId, requireTestEnv } from '../support/env.js';

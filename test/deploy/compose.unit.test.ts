@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { SERVER_DYNAMIC_CONFIG } from '../../temporal/server-settings.js';
+import { SERVER_DYNAMIC_CONFIG } from '../../devtools/temporal-server-settings.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -12,7 +12,7 @@ import { writeRuntimeFile } from '../../cli/runtime-file.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { parseKey, SCOPES } from '../../domain/api-keys.js';
-import { startPostgres, type RunningPostgres } from '../../platform/postgres.js';
+import { startPostgres, type RunningPostgres } from '../../devtools/postgres.js';
 import { expectOneLineFailure, runCli as runCliProcess } from '../support/cli.js';
 
 let databaseUrl: string;

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort } from '../../platform/postgres.js';
+import { freePort } from '../../devtools/postgres.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { requireTestEnv, startHarness, type Harness } from '../support/harness.js';
 import { startEntryPoint, type Started } from '../support/processes.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createApiKey, createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { SCOPES } from '../../domain/api-keys.js';
-import { freePort } from '../../platform/postgres.js';
+import { freePort } from '../../devtools/postgres.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { randomId, requireTestEnv } from '../support/env.js';
 import { startEntryPoint as start } from '../support/processes.js';

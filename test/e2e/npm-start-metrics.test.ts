@@ -3,7 +3,7 @@
 // the Temporal SDK's), beside the API's /metrics. Production shape (TEMPORAL_ADDRESS and
 // DATABASE_URL set), so nothing but the worker and the API start.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort } from '../../platform/postgres.js';
+import { freePort } from '../../devtools/postgres.js';
 import { randomId, requireTestEnv } from '../support/env.js';
 import { startEntryPoint, type Started } from '../support/processes.js';
 import { hasSeries, scrape } from '../support/prometheus.js';

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { relocatedClusterDir } from '../../platform/postgres.js';
+import { relocatedClusterDir } from '../../devtools/postgres.js';
 import { freeLauncherPorts, launcherEnv, whenReady, type Started } from '../support/processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,5 +1,5 @@
 // The production shape, run for real (issue 16; docs/operations.md "The production engine"): the
-// real Temporal server (go.temporal.io/server 1.32, platform/temporal-server.ts), two server
+// real Temporal server (go.temporal.io/server 1.32, devtools/temporal-server.ts), two server
 // processes forming one cluster on one Postgres; the service's migrations as their own step
 // (`npm run migrate`, as docker-compose's `migrate` service and the chart's Job run them); two API
 // and two worker processes from the production entry points (api/main.ts, worker/main.ts), each
@@ -24,8 +24,8 @@ import { verify } from '../../consumer-kit/src/index.js';
 import { createApiKey, createIssuer } from '../../db/issuers.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { SCOPES } from '../../domain/api-keys.js';
-import { freePort, startPostgres, type RunningPostgres } from '../../platform/postgres.js';
-import { startTemporalCluster, type TemporalCluster } from '../../platform/temporal-server.js';
+import { freePort, startPostgres, type RunningPostgres } from '../../devtools/postgres.js';
+import { startTemporalCluster, type TemporalCluster } from '../../devtools/temporal-server.js';
 import { querySnapshot } from '../../temporal/client.js';
 import { bearer, registrationFor, request, type TestResponse } from '../api/http.js';
 import { run } from '../support/kube-tools.js';

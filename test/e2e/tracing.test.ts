@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
-import { freePort } from '../../platform/postgres.js';
+import { freePort } from '../../devtools/postgres.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { randomId, requireTestEnv, startHarness, type Harness } from '../support/harness.js';
 import { startEntryPoint, type Started } from '../support/processes.js';

@@ -15,12 +15,24 @@ const WRONG = {
   'db/imports-api.ts': '@typescript-eslint/no-restricted-imports',
   'db/imports-ingest.ts': '@typescript-eslint/no-restricted-imports',
   'ingest/imports-route.ts': '@typescript-eslint/no-restricted-imports',
+  'platform/imports-temporal.ts': '@typescript-eslint/no-restricted-imports',
+  'temporal/imports-ingest.ts': '@typescript-eslint/no-restricted-imports',
+  'db/imports-temporal.ts': '@typescript-eslint/no-restricted-imports',
+  'api/imports-devtools.ts': 'no-restricted-imports',
   'workflows/imports-node-fs.ts': '@typescript-eslint/no-restricted-imports',
   'workflows/imports-activity.ts': '@typescript-eslint/no-restricted-imports',
   'promises/floating.ts': '@typescript-eslint/no-floating-promises',
   'cycle/a.ts': 'import-x/no-cycle',
 } as const;
-const CORRECT = ['domain/pure.ts', 'db/uses-domain.ts', 'workflows/correct.ts', 'promises/awaited.ts', 'activities/index.ts'];
+const CORRECT = [
+  'domain/pure.ts',
+  'db/uses-domain.ts',
+  'temporal/uses-platform.ts',
+  'workflows/correct.ts',
+  'promises/awaited.ts',
+  'activities/index.ts',
+  'cli/start.ts',
+];
 
 /** Messages per fixture (relative to FIXTURES), as `ruleId: message`. */
 let reported: Map<string, string[]>;
@@ -53,6 +65,26 @@ describe('layer rules', () => {
   it('reports ingest/ importing a route of api/ as a restricted import', () => {
     expect(rulesOf('ingest/imports-route.ts')).toEqual([WRONG['ingest/imports-route.ts']]);
     expect(reported.get('ingest/imports-route.ts')![0]).toContain("'../api/routes/events.js'");
+  });
+
+  it('reports platform/ importing any of our folders (here temporal/) as a restricted import', () => {
+    expect(rulesOf('platform/imports-temporal.ts')).toEqual([WRONG['platform/imports-temporal.ts']]);
+    expect(reported.get('platform/imports-temporal.ts')![0]).toContain("'../temporal/client.js'");
+  });
+
+  it('reports temporal/ importing a layer that calls it (ingest/) as a restricted import', () => {
+    expect(rulesOf('temporal/imports-ingest.ts')).toEqual([WRONG['temporal/imports-ingest.ts']]);
+    expect(reported.get('temporal/imports-ingest.ts')![0]).toContain("'../ingest/webhook-replays.js'");
+  });
+
+  it('reports db/ importing temporal/ (which sits above it) as a restricted import', () => {
+    expect(rulesOf('db/imports-temporal.ts')).toEqual([WRONG['db/imports-temporal.ts']]);
+    expect(reported.get('db/imports-temporal.ts')![0]).toContain("'../temporal/client.js'");
+  });
+
+  it('reports a production folder importing devtools/ (the development engines) as a restricted import', () => {
+    expect(rulesOf('api/imports-devtools.ts')).toEqual([WRONG['api/imports-devtools.ts']]);
+    expect(reported.get('api/imports-devtools.ts')![0]).toContain("'../devtools/postgres.js'");
   });
 
   it('reports workflow code importing node:fs as a restricted import', () => {

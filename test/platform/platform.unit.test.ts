@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { loadConfig, parseDuration } from '../../platform/config.js';
-import { startPostgres } from '../../platform/postgres.js';
-import { resolveTemporalCli } from '../../platform/temporal-cli.js';
-import { resolveTestServer } from '../../platform/test-server.js';
-import { MissingComponentError } from '../../platform/tool-cache.js';
+import { startPostgres } from '../../devtools/postgres.js';
+import { resolveTemporalCli } from '../../devtools/temporal-cli.js';
+import { resolveTestServer } from '../../devtools/test-server.js';
+import { MissingComponentError } from '../../devtools/tool-cache.js';
 
 const saved = { ...process.env };
 let emptyCache: string;

@@ -1,4 +1,4 @@
-// platform/temporal-server.ts: the production Temporal server (built from go.temporal.io/server into
+// devtools/temporal-server.ts: the production Temporal server (built from go.temporal.io/server into
 // the tool cache) set up on the tests' embedded Postgres, in databases of its own, as a one-member
 // cluster with the service's namespace and search attributes. The two-member cluster under the
 // whole service is test/e2e/production-topology.test.ts.
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Connection } from '@temporalio/client';
 import pg from 'pg';
-import { startTemporalCluster, type TemporalCluster } from '../../platform/temporal-server.js';
+import { startTemporalCluster, type TemporalCluster } from '../../devtools/temporal-server.js';
 import { SEARCH_ATTRIBUTES } from '../../temporal/search-attributes.js';
 import { requireTestEnv } from '../support/env.js';
 

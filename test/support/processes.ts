@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../platform/postgres.js';
+import { freePort } from '../../devtools/postgres.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
-import { replayDeliveries } from '../../temporal/replay.js';
+import { replayDeliveries } from '../../ingest/webhook-replays.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { getReplay } from '../../db/webhook-replays.js';
 import { createWebhookEvents, type NewWebhookEvent } from '../support/webhook-events.js';

@@ -3,7 +3,7 @@
 // (1 min, 5 min, 30 min, 2 h, 8 h, then undeliverable) measured on the server's own clock.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { replayDeliveries } from '../../temporal/replay.js';
+import { replayDeliveries } from '../../ingest/webhook-replays.js';
 import type { Pool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import type { CarrierEventBody } from '../../domain/schemas.js';
