@@ -237,6 +237,11 @@ export async function attemptGate(pool: Pool, linkId: string, isRight: () => boo
   try {
     await client.query('BEGIN');
     await client.query('SELECT 1 FROM tracking_links WHERE id = $1 FOR UPDATE', [linkId]);
+    // Older wrong codes no longer count: forgotten here, so the table holds at most the last window's.
+    await client.query(`DELETE FROM tracking_gate_failures WHERE link_id = $1 AND failed_at <= now() - make_interval(mins => $2)`, [
+      linkId,
+      GATE_WINDOW_MINUTES,
+    ]);
     const { rows } = await client.query<{ wrong: number }>(
       `SELECT count(*)::int AS wrong FROM tracking_gate_failures
         WHERE link_id = $1 AND failed_at > now() - make_interval(mins => $2)`,
