@@ -41,6 +41,7 @@
 import { addBusinessDays, businessDayOnOrAfter, laterDate, utcDateOf } from './calendar.js';
 import { conformalEnds } from './conformal-window.js';
 import { recentChange, withMatureRecent } from './recent-change.js';
+import type { RecentCounts } from './recent-shift.js';
 export { RECENT_DAYS } from './recent-shift.js';
 import { LOW_CONFIDENCE_EXTRA_DAYS, notInThePast, predict, transitRangeFor, type Prediction, type PredictionInput } from './prediction.js';
 import { calibrationSizeFor, confidenceFor, spreadOf, TARGET_COVERAGE } from './prediction-levels.js';
@@ -55,9 +56,6 @@ import {
   type AreaMoments,
   type Histogram,
 } from './statistics.js';
-
-/** Recent deliveries of a level: [calendar days from dispatch to today, transit in business days, count]. */
-export type RecentCounts = ReadonlyArray<readonly [sinceDays: number, transit: number, count: number]>;
 
 /** One level's history, as loadTransitStatistics returns it. */
 export interface LevelStatistics {

@@ -5,7 +5,6 @@
 // with the recent ones that are mature by the network's own speed added as the newest of them.
 // Pure: the caller passes today and the destination's country.
 import { businessDayOnOrAfter, businessDaysBetween } from './calendar.js';
-import type { LevelStatistics, RecentCounts, TransitStatistics } from './prediction-model.js';
 import {
   isMature,
   RECENT_DAYS,
@@ -13,6 +12,7 @@ import {
   SHIFT_EVIDENCE,
   SUSPECT_EVIDENCE,
   type DispatchDay,
+  type RecentCounts,
   type RecentDelivery,
   type RecentShift,
 } from './recent-shift.js';
@@ -22,6 +22,11 @@ import { quantile, type Histogram } from './statistics.js';
 export const MATURITY_QUANTILE = 0.99;
 
 export type LevelName = 'postalCode' | 'postalPrefix' | 'country';
+/** What is read here of each level of domain/prediction-model.ts TransitStatistics. */
+export interface RecentLevel {
+  calibration: Histogram;
+  recent: RecentCounts;
+}
 const LEVELS: readonly LevelName[] = ['postalCode', 'postalPrefix', 'country'];
 /**
  * The levels read for a shift: an area's, not the country's. A shift of a few prefixes blurs the
@@ -78,7 +83,12 @@ export function recentDeliveries(recent: RecentCounts, period: readonly Dispatch
  * the first level with SUSPECT_EVIDENCE widens the window to both the norm and its most plausible
  * shifts, uncertain. `norms` are the levels' fitted predictive distributions.
  */
-export function recentChange(stats: TransitStatistics, norms: Record<LevelName, Histogram>, today: string, country: string): RecentChange {
+export function recentChange(
+  stats: Readonly<Record<LevelName, RecentLevel>>,
+  norms: Record<LevelName, Histogram>,
+  today: string,
+  country: string,
+): RecentChange {
   const period = recentPeriod(today, country);
   const readings = AREAS.map((level) => {
     const shift = recentShift(norms[level], recentDeliveries(stats[level].recent, period), period);
@@ -106,17 +116,17 @@ export function recentChange(stats: TransitStatistics, norms: Record<LevelName, 
  * before it is added: the window is fitted on the norm and then moved by the shift, so it is scored
  * as the norm it is corrected for.
  */
-export function withMatureRecent(
-  stats: TransitStatistics,
+export function withMatureRecent<S extends Record<LevelName, RecentLevel>>(
+  stats: S,
   norms: Record<LevelName, Histogram>,
   change: RecentChange,
   today: string,
   country: string,
-): TransitStatistics {
+): S {
   const countryP99 = quantile(norms.country, MATURITY_QUANTILE) ?? 0;
   const period = recentPeriod(today, country);
   const shifted = change.shift?.detected ? LEVELS.slice(0, LEVELS.indexOf(change.shift.level) + 1) : [];
-  const level = (name: LevelName): LevelStatistics => {
+  const level = (name: LevelName): S[LevelName] => {
     const own = stats[name];
     if (own.recent.length === 0) return own;
     // A slowed area's cards take longer: its dispatches mature that much later.

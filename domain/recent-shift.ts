@@ -14,6 +14,9 @@
 // evidence is twice the log-likelihood ratio against no change.
 import { binomialUpperTail, normalise, quantile, type Histogram } from './statistics.js';
 
+/** Recent deliveries of a level as the statistics read them: [calendar days from dispatch to today, transit in business days, count]. */
+export type RecentCounts = ReadonlyArray<readonly [sinceDays: number, transit: number, count: number]>;
+
 /** A group of recent deliveries of one area: same dispatch day and transit. */
 export interface RecentDelivery {
   /** Calendar days from dispatch to today (0: dispatched today). */
