@@ -1,11 +1,12 @@
 // Every activity the worker registers, built from the worker's dependencies.
 import type { Client } from '@temporalio/client';
+import type { AreaStatisticsCache } from '../db/area-statistics-cache.js';
 import { CountryStatisticsCache } from '../db/country-statistics-cache.js';
 import type { Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
 import { createPredictionRefreshActivities } from './prediction-refresh.js';
 import { createProjectionActivities } from './projection.js';
-import { createWebhookDeliveryActivities } from './webhook-delivery.js';
+import { createWebhookDeliveryActivities, HandedDeliveries } from './webhook-delivery.js';
 
 export interface ActivityDeps {
   pool: Pool;
@@ -24,14 +25,18 @@ export interface ActivityDeps {
   temporal: Client;
   /** The worker's cache of country statistics; one per process unless a test brings its own. */
   countryStatistics?: CountryStatisticsCache;
+  /** The worker's cache of area levels and delays, listening for changes (worker/create-worker.ts openWorker). */
+  areaStatistics?: AreaStatisticsCache;
 }
 
 export function createActivities(deps: ActivityDeps) {
   // One cache for the projection writes and the refresh: a refresh run's reads serve the writes it signals.
   const countryStatistics = deps.countryStatistics ?? new CountryStatisticsCache(deps.pool);
+  // A change's write hands its new deliveries to their first attempt in this worker.
+  const handed = new HandedDeliveries();
   return {
-    ...createProjectionActivities({ ...deps, countryStatistics }),
-    ...createWebhookDeliveryActivities(deps),
+    ...createProjectionActivities({ ...deps, countryStatistics, handed }),
+    ...createWebhookDeliveryActivities({ ...deps, handed }),
     ...createPredictionRefreshActivities({ ...deps, countryStatistics }),
   };
 }

@@ -14,7 +14,8 @@ import { carrierEvents } from '../platform/metrics.js';
 import { CountryStatisticsCache } from '../db/country-statistics-cache.js';
 import { writeDispatchChange, type DispatchChangeResult } from '../db/dispatch-changes.js';
 import { recordServiceDelivery } from '../db/transit-history.js';
-import { loadTransitStatistics } from '../db/transit-statistics.js';
+import { destinationKey, loadTransitStatisticsFor } from '../db/transit-statistics.js';
+import { notifyTransitStatisticsChanged, type AreaStatisticsCache } from '../db/area-statistics-cache.js';
 import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../domain/calendar.js';
 import { renderSuggestion } from '../domain/messages.js';
 import type { Prediction } from '../domain/prediction.js';
@@ -23,7 +24,8 @@ import type { StatusRecord } from '../domain/schemas.js';
 import type { DispatchState, EventEffect, WebhookEventType } from '../domain/state-machine.js';
 import { buildStatusRecord } from '../domain/status-record.js';
 import { buildWebhookBody } from '../domain/webhook-payload.js';
-import type { DispatchRegistration } from '../temporal/contract.js';
+import { dispatchDriver, type DispatchRegistration } from '../temporal/contract.js';
+import type { HandedDeliveries } from './webhook-delivery.js';
 
 export interface PrepareInput {
   registration: DispatchRegistration;
@@ -59,7 +61,15 @@ export interface WriteInput {
 
 export type WriteResult = DispatchChangeResult;
 
-export function createProjectionActivities(deps: { pool: Pool; now?: () => Date; countryStatistics?: CountryStatisticsCache }) {
+export function createProjectionActivities(deps: {
+  pool: Pool;
+  now?: () => Date;
+  countryStatistics?: CountryStatisticsCache;
+  /** Where the write leaves its new deliveries' first attempts for deliverWebhooks in this worker. */
+  handed?: HandedDeliveries;
+  /** The worker's cache of area levels and delays (read every time without it). */
+  areaStatistics?: AreaStatisticsCache;
+}) {
   const now = deps.now ?? (() => new Date());
   const countryStatistics = deps.countryStatistics ?? new CountryStatisticsCache(deps.pool);
   return {
@@ -84,12 +94,17 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date;
     const today = now().toISOString().slice(0, 10);
     // Delivered and out-for-delivery windows come from the carrier's scan, never from history.
     const usesHistory = state.status === 'dispatched' || state.status === 'in_transit' || state.status === 'exception';
+    const destination = { countryCode: reg.destination.country_code, postalCode: reg.destination.postal_code };
     const statistics = usesHistory
-      ? await loadTransitStatistics(
-          deps.pool,
-          { countryCode: reg.destination.country_code, postalCode: reg.destination.postal_code, today },
-          countryStatistics.source(statisticsAsOf),
-        )
+      ? (
+          await loadTransitStatisticsFor(
+            deps.pool,
+            [destination],
+            today,
+            countryStatistics.source(statisticsAsOf),
+            deps.areaStatistics?.source,
+          )
+        ).get(destinationKey(destination))!
       : null;
     const prediction = predictFromHistory({ dispatchDate: reg.dispatchDate, destination: reg.destination, state, today }, statistics);
     const suggestion = renderSuggestion({
@@ -114,36 +129,42 @@ export function createProjectionActivities(deps: { pool: Pool; now?: () => Date;
   async function write({ registration: reg, effects, change }: WriteInput): Promise<WriteResult> {
     // A test-mode delivery is whatever the issuer's test helper said: it must not teach the live model.
     if (change?.state.status === 'delivered' && reg.mode === 'live') await recordDelivery(deps.pool, reg, change.state.statusSince);
-    const result = await writeDispatchChange(deps.pool, {
-      dispatch: {
-        id: reg.id,
-        issuerId: reg.issuerId,
-        mode: reg.mode,
-        dispatchDate: reg.dispatchDate,
-        postalCode: reg.destination.postal_code,
-        countryCode: reg.destination.country_code,
-        locale: reg.locale,
-        carrier: reg.carrier,
-        trackingNumber: reg.trackingNumber,
-        reference: reg.reference,
-        registration: reg.fingerprint,
+    const driver = dispatchDriver(reg.id);
+    const { handed, ...result } = await writeDispatchChange(
+      deps.pool,
+      {
+        dispatch: {
+          id: reg.id,
+          issuerId: reg.issuerId,
+          mode: reg.mode,
+          dispatchDate: reg.dispatchDate,
+          postalCode: reg.destination.postal_code,
+          countryCode: reg.destination.country_code,
+          locale: reg.locale,
+          carrier: reg.carrier,
+          trackingNumber: reg.trackingNumber,
+          reference: reg.reference,
+          registration: reg.fingerprint,
+        },
+        projection: change && {
+          version: change.version,
+          status: change.state.status,
+          windowMin: change.prediction.window.min,
+          windowMax: change.prediction.window.max,
+          confidenceLevel: change.prediction.confidence,
+          exceptionReason: change.state.exceptionReason,
+          record: change.record,
+        },
+        effects,
+        events: (change?.events ?? []).map((type) => ({
+          type,
+          body: Buffer.from(buildWebhookBody({ type, timestamp: change!.timestamp, data: change!.record }), 'utf8'),
+        })),
+        timestamp: change?.timestamp ?? now().toISOString(),
       },
-      projection: change && {
-        version: change.version,
-        status: change.state.status,
-        windowMin: change.prediction.window.min,
-        windowMax: change.prediction.window.max,
-        confidenceLevel: change.prediction.confidence,
-        exceptionReason: change.state.exceptionReason,
-        record: change.record,
-      },
-      effects,
-      events: (change?.events ?? []).map((type) => ({
-        type,
-        body: Buffer.from(buildWebhookBody({ type, timestamp: change!.timestamp, data: change!.record }), 'utf8'),
-      })),
-      timestamp: change?.timestamp ?? now().toISOString(),
-    });
+      driver,
+    );
+    for (const delivery of handed) deps.handed?.put(driver, delivery);
     // cds_carrier_events_total{effect}: counted where the effects are recorded (a retried write counts again).
     for (const { effect } of effects) carrierEvents.inc({ effect });
     log.info('projection written', {
@@ -187,7 +208,7 @@ async function recordDelivery(pool: Pool, reg: DispatchRegistration, deliveredAt
   const country = reg.destination.country_code;
   const dispatchDate = utcDateOf(reg.dispatchDate);
   const deliveredDate = utcDateOf(deliveredAt);
-  await recordServiceDelivery(pool, reg.id, {
+  const recorded = await recordServiceDelivery(pool, reg.id, {
     postalCode: reg.destination.postal_code,
     countryCode: country,
     dispatchDate,
@@ -195,6 +216,8 @@ async function recordDelivery(pool: Pool, reg: DispatchRegistration, deliveredAt
     // Counted as the window is built: from the first business day on or after dispatch.
     businessDays: businessDaysBetween(businessDayOnOrAfter(dispatchDate, country), deliveredDate, country),
   });
+  // The country's areas changed: every worker's area cache forgets them (db/area-statistics-cache.ts).
+  if (recorded) await notifyTransitStatisticsChanged(pool, country);
 }
 
 export type ProjectionActivities = ReturnType<typeof createProjectionActivities>;

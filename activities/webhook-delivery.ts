@@ -34,6 +34,7 @@ import {
   pauseFailingEndpoint,
   recordDeliveryAttempt,
   recordEndpointFailure,
+  type DeliveryToSend,
   type EndpointAutoDisabled,
 } from '../db/webhooks.js';
 import { signedHeaders } from '../domain/signing.js';
@@ -78,12 +79,52 @@ const HEARTBEAT_EVERY_MS = 2000;
  */
 export const MAX_THROTTLE_WAIT_MS = 30_000;
 
+/** How long a handed-over delivery may wait for its first attempt before it is read again instead. */
+const HAND_OFF_MAX_AGE_MS = 5_000;
+
+/**
+ * Deliveries a change's write created and handed to their first attempt in this worker
+ * (activities/projection.ts → deliverWebhooks): born claimed by the dispatch's driver, with what the
+ * attempt needs read in the write's own transaction (db/dispatch-changes.ts), so the first attempt
+ * sends without a claim statement. Taken once; one the attempt did not take within
+ * HAND_OFF_MAX_AGE_MS (another worker ran it, or a backlog) is dropped, and a run without it claims
+ * as any other. An endpoint changed in between is what the claim-then-POST order allowed already.
+ */
+export class HandedDeliveries {
+  private readonly held = new Map<string, { at: number; driver: string; delivery: DeliveryToSend }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  put(driver: string, delivery: DeliveryToSend): void {
+    const at = this.now();
+    for (const [key, entry] of this.held) {
+      if (at - entry.at < HAND_OFF_MAX_AGE_MS) break;
+      this.held.delete(key);
+    }
+    this.held.set(`${delivery.eventId} ${delivery.endpoint.id}`, { at, driver, delivery });
+  }
+
+  take(eventId: string, endpointId: string, driver: string): DeliveryToSend | undefined {
+    const key = `${eventId} ${endpointId}`;
+    const entry = this.held.get(key);
+    if (!entry) return undefined;
+    this.held.delete(key);
+    return entry.driver === driver && this.now() - entry.at < HAND_OFF_MAX_AGE_MS ? entry.delivery : undefined;
+  }
+}
+
 type DeliveryConfig = Pick<
   Config,
   'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'WEBHOOK_AUTO_DISABLE_AFTER'
 >;
 
-export function createWebhookDeliveryActivities(deps: { pool: Pool; config: DeliveryConfig; temporal?: Client; now?: () => Date }) {
+export function createWebhookDeliveryActivities(deps: {
+  pool: Pool;
+  config: DeliveryConfig;
+  temporal?: Client;
+  now?: () => Date;
+  handed?: HandedDeliveries;
+}) {
   const now = deps.now ?? (() => new Date());
   const schedule = deps.config.WEBHOOK_RETRY_SCHEDULE;
 
@@ -101,7 +142,9 @@ export function createWebhookDeliveryActivities(deps: { pool: Pool; config: Deli
   async function attemptDelivery(input: DeliverWebhookInput, driver: string): Promise<AttemptResult> {
     const { eventId, endpointId } = input;
     const info = Context.current().info;
-    const delivery = await claimDelivery(deps.pool, eventId, endpointId, { driver, takeOver: input.takeOver === true });
+    const delivery =
+      (input.takeOver ? undefined : deps.handed?.take(eventId, endpointId, driver)) ??
+      (await claimDelivery(deps.pool, eventId, endpointId, { driver, takeOver: input.takeOver === true }));
     if (!delivery) {
       log.warn('webhook delivery not found', { eventId, endpointId });
       return { outcome: 'skipped', attempts: 0 };

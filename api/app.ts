@@ -79,17 +79,17 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
     ctx.body = openApiJson();
   });
   statusRoutes(v1, pool, config.PREDICTION_REFRESH_INTERVAL);
-  dispatchRoutes(v1, deps);
   const ingest = createCarrierEventIngest({
     pool,
     temporal: deps.temporal,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowOptions: dispatchWorkflowOptions(config),
   });
+  dispatchRoutes(v1, { ...deps, ingest });
   eventRoutes(v1, { ingest });
   carrierEventRoutes(v1, pool);
   listRoutes(v1, pool);
-  batchRoutes(v1, { ...deps, limiter });
+  batchRoutes(v1, { ...deps, ingest, limiter });
   testHelperRoutes(v1, { pool, ingest });
   webhookEndpointRoutes(v1, deps);
   webhookEventRoutes(v1, pool);

@@ -15,6 +15,7 @@ import type { DispatchRegistration } from '../temporal/contract.js';
 import { badRequest, conflict, parseOrBadRequest } from './errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { registrationFingerprint } from './fingerprint.js';
+import type { CarrierEventIngest } from '../ingest/carrier-events.js';
 import type { ApiKey } from './key-cache.js';
 import { dispatchWorkflowOptions, registerDispatch } from '../temporal/client.js';
 
@@ -22,6 +23,8 @@ export interface RegistrationDeps {
   pool: Pool;
   temporal: Client;
   config: Config;
+  /** Told each registered dispatch's facts, so its carrier events need not read them (ingest/carrier-events.ts). */
+  ingest?: Pick<CarrierEventIngest, 'remember'>;
 }
 
 export interface Registered {
@@ -72,6 +75,7 @@ export async function register(deps: RegistrationDeps, key: ApiKey, registration
   if (result.outcome === 'conflict') throw conflict(result.reason);
   // A body that passed validation yet can never be projected (docs/states.md "Failures that no retry fixes"): refused, not wedged.
   if (result.outcome === 'rejected') throw badRequest(`this dispatch cannot be registered: ${result.reason}`);
+  deps.ingest?.remember({ id: registration.id, issuerId: registration.issuerId, mode: registration.mode, dispatchDate: new Date(registration.dispatchDate) }); // prettier-ignore
   return { outcome: result.outcome, id: registration.id, record: result.record };
 }
 

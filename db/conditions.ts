@@ -2,6 +2,7 @@
 // Carrier conditions an operator declares (`conditions set|list|clear`, docs/operations.md "Operator CLI"): a delay in
 // business days for a country or one postal prefix of it, optionally until a date. Cleared
 // conditions are kept (cleared_at) so what the model knew at a given time can be reconstructed.
+import { notifyTransitStatisticsChanged } from './area-statistics-cache.js';
 import { randomBytes } from 'node:crypto';
 import type { Pool } from './pool.js';
 
@@ -49,6 +50,7 @@ export async function setCarrierCondition(
     `INSERT INTO carrier_conditions (id, country_code, postal_prefix, delay_days, until) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
     [id, input.countryCode, input.postalPrefix, input.delayDays, input.until],
   );
+  await notifyTransitStatisticsChanged(pool, input.countryCode);
   return fromRow(rows[0]);
 }
 
@@ -66,5 +68,6 @@ export async function clearCarrierConditions(pool: Pool, target: { id: string } 
     `UPDATE carrier_conditions SET cleared_at = now() WHERE ${column} = $1 AND cleared_at IS NULL RETURNING ${COLUMNS}`,
     [value],
   );
+  for (const country of new Set(rows.map((row) => row.country_code))) await notifyTransitStatisticsChanged(pool, country);
   return rows.map(fromRow);
 }

@@ -3,7 +3,9 @@
 // area moments (db/transit-statistics.ts loadCountryStatistics), which read every delivery to the
 // country in the look-back period (about 0.3 s for 150,000 of them, bench/transit-statistics) and
 // move by a hair with each new delivery. Every projection write and the bulk prediction refresh
-// read through it; the postal code and prefix levels and the operator delays are never cached.
+// read through it; the postal code and prefix levels and the operator delays are held by
+// db/area-statistics-cache.ts (the worker's, emptied by NOTIFY) and db/area-level-cache.ts (a
+// refresh run's).
 //
 // An entry serves a caller when it was loaded for the same `today`, less than the TTL ago, and at
 // or after the caller's `freshAsOf`. The refresh passes the time its attempt began, so each country

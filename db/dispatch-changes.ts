@@ -10,10 +10,13 @@
 // it), each event's id is derived from its key `<dispatchId>:<version>:<type>`, so a retry after a
 // committed attempt creates nothing and returns the same pending deliveries, and a retry after a
 // failed one writes everything. A write of an older version than the row holds changes no row.
+// New pending deliveries are born claimed by the dispatch's driver, with what their first attempt
+// needs read in the same statement (activities/webhook-delivery.ts HandedDeliveries).
 import { createHash } from 'node:crypto';
 import type { ExceptionReason, StatusRecord } from '../domain/schemas.js';
 import type { EventEffect, WebhookEventType } from '../domain/state-machine.js';
 import type { Pool, PoolClient } from './pool.js';
+import { DRIVER_RUN_BUDGET_MS, type DeliveryToSend } from './webhooks.js';
 
 export interface DispatchRegistrationRow {
   id: string;
@@ -88,12 +91,22 @@ WITH projected AS (
   ON CONFLICT DO NOTHING
   RETURNING id, type
 ), new_deliveries AS (
-  INSERT INTO webhook_deliveries (event_id, endpoint_id, state, skipped_reason)
+  -- born claimed by the dispatch's driver ($26), as its first delivery activity would claim them
+  INSERT INTO webhook_deliveries (event_id, endpoint_id, state, skipped_reason, driver, driver_due_at)
   SELECT c.id, e.id, CASE WHEN e.paused_at IS NULL THEN 'pending' ELSE 'skipped' END,
-         CASE WHEN e.paused_at IS NOT NULL THEN 'endpoint disabled' END
+         CASE WHEN e.paused_at IS NOT NULL THEN 'endpoint disabled' END,
+         CASE WHEN e.paused_at IS NULL THEN $26::text END,
+         CASE WHEN e.paused_at IS NULL THEN now() + $27::bigint * interval '1 millisecond' END
     FROM created c
     JOIN webhook_endpoints e ON e.issuer_id = $2 AND e.mode = $3 AND e.disabled_at IS NULL AND c.type = ANY (e.events)
   RETURNING event_id, endpoint_id, state
+), handed AS (
+  -- what the first attempt of each new pending delivery needs, read with the endpoint it was made for
+  SELECT d.event_id, d.endpoint_id, i.type, e.url, e.events, e.secret, e.headers, e.rate_limit,
+         CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret,
+         CASE WHEN e.previous_secret_expires_at > now() THEN e.signature_switch_at END AS signature_switch_at
+    FROM new_deliveries d JOIN input i ON i.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
+   WHERE d.state = 'pending'
 ), pending AS (
   SELECT event_id, endpoint_id FROM new_deliveries WHERE state = 'pending'
   UNION ALL
@@ -102,14 +115,27 @@ WITH projected AS (
 )
 SELECT (SELECT count(*) FROM projected)::int AS written,
        coalesce((SELECT json_agg(json_build_object('eventId', p.event_id, 'endpointId', p.endpoint_id) ORDER BY i.ord, p.endpoint_id)
-                   FROM pending p JOIN input i ON i.id = p.event_id), '[]') AS deliveries`;
+                   FROM pending p JOIN input i ON i.id = p.event_id), '[]') AS deliveries,
+       coalesce((SELECT json_agg(h) FROM handed h), '[]') AS handed`;
 
-/** Writes one change of a dispatch in one transaction (see the header). */
-export async function writeDispatchChange(db: Pool | PoolClient, change: DispatchChange): Promise<DispatchChangeResult> {
+/**
+ * Writes one change of a dispatch in one transaction (see the header). Its new pending deliveries
+ * are born claimed by `driver` (the dispatch's, temporal/contract.ts dispatchDriver), and `handed`
+ * holds what their first attempts need.
+ */
+export async function writeDispatchChange(
+  db: Pool | PoolClient,
+  change: DispatchChange,
+  driver: string,
+): Promise<DispatchChangeResult & { handed: DeliveryToSend[] }> {
   const { dispatch: d, projection: p } = change;
   const events = p === undefined ? [] : change.events;
   const keys = events.map((event) => webhookEventKey(d.id, p!.version, event.type));
-  const { rows } = await db.query<{ written: number; deliveries: Array<{ eventId: string; endpointId: string }> }>({
+  const { rows } = await db.query<{
+    written: number;
+    deliveries: Array<{ eventId: string; endpointId: string }>;
+    handed: Array<Record<string, unknown>>;
+  }>({
     name: 'dispatch-change-write',
     text: WRITE_CHANGE,
     values: [
@@ -138,9 +164,35 @@ export async function writeDispatchChange(db: Pool | PoolClient, change: Dispatc
       keys,
       events.map((event) => event.body),
       change.timestamp,
+      driver,
+      DRIVER_RUN_BUDGET_MS,
     ],
   });
-  return { written: rows[0].written === 1, deliveries: rows[0].deliveries };
+  // What claimDelivery would have read, read in this transaction: the first attempt needs no claim.
+  const bodies = new Map(events.map((event) => [event.type, event.body]));
+  const handed = rows[0].handed.map((h): DeliveryToSend => ({
+    eventId: h.event_id as string,
+    eventType: h.type as WebhookEventType,
+    body: bodies.get(h.type as WebhookEventType)!,
+    state: 'pending',
+    attempts: 0,
+    endpoint: {
+      id: h.endpoint_id as string,
+      url: h.url as string,
+      events: h.events as WebhookEventType[],
+      disabled: false,
+      paused: false,
+      pausedReason: null,
+      secrets: {
+        current: h.secret as string,
+        previous: (h.previous_secret as string | null) ?? undefined,
+        switchAt: h.signature_switch_at ? new Date(h.signature_switch_at as string) : undefined,
+      },
+      headers: (h.headers as Record<string, string> | null) ?? {},
+      rateLimit: (h.rate_limit as number | null) ?? null,
+    },
+  }));
+  return { written: rows[0].written === 1, deliveries: rows[0].deliveries, handed };
 }
 
 /** The idempotency key of a dispatch version's event of one type. */
@@ -153,7 +205,7 @@ const EVENT_ID_CHARS = 16;
 
 /**
  * The webhook event id of an idempotency key: `evt_` and 16 letters or digits, as every event id
- * (db/issuers.ts newId), but derived from the key, so every attempt of a write names the same
+ * (db/ids.ts newId), but derived from the key, so every attempt of a write names the same
  * event. Uniform characters by rejection sampling over the key's SHA-256 (chained while short).
  */
 export function webhookEventId(key: string): string {

@@ -3,6 +3,7 @@
 // write of `history import` (one COPY, streamed) and the service's own completed deliveries, which
 // join only when reported promptly and within plausibility bounds, and keep their issuer (docs/predictions.md "History and its
 // bounds"). The reads behind a prediction are in db/transit-statistics.ts.
+import { notifyTransitStatisticsChanged } from './area-statistics-cache.js';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -70,6 +71,8 @@ export async function copyTransitHistory(
       ),
     );
     await pipeline(Readable.from(copyChunks(rows, source, counter)), copy);
+    // Every worker's area cache forgets what it read (db/area-statistics-cache.ts), at the commit.
+    await notifyTransitStatisticsChanged(client);
     await client.query('COMMIT');
     return counter.rows;
   } catch (error) {

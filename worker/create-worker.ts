@@ -3,6 +3,7 @@
 // bundle built once (bundleWorkflowCode) instead of bundling per worker.
 import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
+import { AreaStatisticsCache } from '../db/area-statistics-cache.js';
 import { createPool, type Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
@@ -23,6 +24,8 @@ export interface WorkerDeps {
    * (worker/workflow-bundle.ts: the bundler's memory leaves with it).
    */
   workflowBundle?: WorkflowBundleOption;
+  /** The area levels' cache, listening for changes (openWorker starts it); without it, every prediction reads them. */
+  areaStatistics?: AreaStatisticsCache;
 }
 
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
@@ -51,6 +54,7 @@ function createWorkerWith(
     activities: createActivities({
       pool: deps.pool,
       config: deps.config,
+      areaStatistics: deps.areaStatistics,
       temporal: createTemporalClient({ connection: deps.connection, namespace: deps.namespace }),
     }),
     ...workerTuning(deps.config),
@@ -108,6 +112,10 @@ export async function openWorker(
     onIdleError: (error) => options.logger.warn({ err: error }, 'idle database connection lost'),
   });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const areaStatistics = new AreaStatisticsCache(pool, config.DATABASE_URL, (error) =>
+    options.logger.warn({ err: error }, 'area statistics listener lost; predictions read every time until it is back'),
+  );
+  await areaStatistics.start();
   const worker = await createWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -115,12 +123,14 @@ export async function openWorker(
     pool,
     config,
     workflowBundle: options.workflowBundle,
+    areaStatistics,
   });
   return {
     worker,
     connection,
     pool,
     close: async () => {
+      await areaStatistics.stop();
       await connection.close();
       await pool.end();
     },

@@ -16,6 +16,7 @@ import { insertIssuer } from '../support/workflow-env.js';
 
 let pool: Pool;
 let issuerId: string;
+const DRIVER = 'dispatch:test';
 
 beforeAll(async () => {
   pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 4, applicationName: 'test-dispatch-changes' });
@@ -87,14 +88,14 @@ async function write(change: DispatchChange, interruption: Interruption) {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      await writeDispatchChange(client, change);
+      await writeDispatchChange(client, change, DRIVER);
       await client.query('ROLLBACK');
     } finally {
       client.release();
     }
   }
-  if (interruption === 'after') await writeDispatchChange(pool, change);
-  return (await writeDispatchChange(pool, change)).deliveries;
+  if (interruption === 'after') await writeDispatchChange(pool, change, DRIVER);
+  return (await writeDispatchChange(pool, change, DRIVER)).deliveries;
 }
 
 /** What a dispatch's changes left, with its id taken out so two dispatches compare. */
@@ -147,7 +148,7 @@ describe('a dispatch change written in one transaction', () => {
       interruption: 'none',
       effectsOnly: false,
     });
-    const deliveries = await writeDispatchChange(pool, change);
+    const deliveries = await writeDispatchChange(pool, change, DRIVER);
     expect(deliveries.written).toBe(true);
     // status.updated → both endpoints that take it (the paused one's is skipped); delivery.predicted → the first.
     expect(deliveries.deliveries).toHaveLength(3);
@@ -160,11 +161,28 @@ describe('a dispatch change written in one transaction', () => {
     );
   });
 
+  it('creates its pending deliveries claimed by the dispatch, and hands each its first attempt with the endpoint as read', async () => {
+    const id = randomUUID();
+    const result = await writeDispatchChange(pool, changeOf(id, 1, { events: ['status.updated'], effects: [], interruption: 'none', effectsOnly: false }), DRIVER); // prettier-ignore
+    expect(result.handed.map((h) => [h.eventId, h.endpoint.id])).toEqual(result.deliveries.map((d) => [d.eventId, d.endpointId]));
+    expect(result.handed[0]).toMatchObject({ eventType: 'status.updated', attempts: 0, state: 'pending', endpoint: { url: 'https://example.com/hook', paused: false } }); // prettier-ignore
+    expect(result.handed[0].body.toString('utf8')).toBe(JSON.stringify({ event: 'status.updated', version: 1 }));
+    const drivers = await pool.query(`SELECT driver, driver_due_at > now() AS due FROM webhook_deliveries WHERE event_id = $1 AND state = 'pending'`, [result.handed[0].eventId]); // prettier-ignore
+    expect(drivers.rows).toEqual([
+      { driver: DRIVER, due: true },
+      { driver: DRIVER, due: true },
+    ]);
+    // A retry hands nothing over (its deliveries already exist; their runs claim them).
+    const again = await writeDispatchChange(pool, changeOf(id, 1, { events: ['status.updated'], effects: [], interruption: 'none', effectsOnly: false }), DRIVER); // prettier-ignore
+    expect(again.handed).toEqual([]);
+    expect(again.deliveries).toEqual(result.deliveries);
+  });
+
   it('changes no row for a late write of an older version', async () => {
     const id = randomUUID();
     const step = { events: ['status.updated'] as WebhookEventType[], effects: [], interruption: 'none' as const, effectsOnly: false };
-    await writeDispatchChange(pool, changeOf(id, 2, step));
-    const late = await writeDispatchChange(pool, changeOf(id, 1, step));
+    await writeDispatchChange(pool, changeOf(id, 2, step), DRIVER);
+    const late = await writeDispatchChange(pool, changeOf(id, 1, step), DRIVER);
     expect(late.written).toBe(false);
     expect((await outcome(id)).projection).toEqual([{ version: 2, status: 'in_transit' }]);
   });

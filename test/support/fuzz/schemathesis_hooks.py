@@ -27,6 +27,13 @@ RULES_STATED_IN_DESCRIPTIONS = (
     "headers",
     "until: must be later than since",
     "type: this endpoint is not subscribed",
+    # Tracking links and the page's branding (docs/http-contract.md "Tracking links and the tracking
+    # page"): the expiry's bounds depend on the clock; a colour's contrast and a URL's host are not
+    # JSON Schema.
+    "expires_at: must be in the future",
+    "accent_color: must reach a contrast",
+    "activation_url: must be an https URL",
+    "support_url: must be an https URL",
 )
 # 409s a schema-valid request may get, as the descriptions say: the per-issuer endpoint cap, and a
 # test event or replay for a disabled endpoint.

@@ -1,0 +1,113 @@
+// The worker's cache of area levels and delays (db/area-statistics-cache.ts) against the real test
+// Postgres and its LISTEN/NOTIFY: while it listens, a destination's areas are read once and then
+// served from memory; a condition set or cleared for its country, a service delivery's notice or a
+// history import makes the next prediction read afresh, another country's change does not; not
+// listening, it reads every time. Each test uses its own countries (Nordic and Baltic ones no other
+// test file uses), so rows never leak between them.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { AreaStatisticsCache, notifyTransitStatisticsChanged } from '../../db/area-statistics-cache.js';
+import { clearCarrierConditions, setCarrierCondition } from '../../db/conditions.js';
+import { createPool, type Pool } from '../../db/pool.js';
+import { copyTransitHistory } from '../../db/transit-history.js';
+import { destinationKey, loadTransitStatisticsFor } from '../../db/transit-statistics.js';
+import { requireTestEnv } from '../support/env.js';
+import { until } from '../support/until.js';
+
+let pool: Pool;
+/** The same pool, counting the statements the cache sends through it. */
+let counted: Pool;
+let statements = 0;
+const caches: AreaStatisticsCache[] = [];
+const today = new Date().toISOString().slice(0, 10);
+
+beforeAll(() => {
+  pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 4, applicationName: 'test-area-statistics-cache' });
+  counted = new Proxy(pool, {
+    get(target, property, receiver) {
+      if (property !== 'query') return Reflect.get(target, property, receiver);
+      return (...args: unknown[]) => {
+        statements += 1;
+        return (target.query as (...a: unknown[]) => unknown)(...args);
+      };
+    },
+  });
+});
+
+afterAll(async () => {
+  for (const cache of caches) await cache.stop();
+  await pool?.end();
+});
+
+async function listening(): Promise<AreaStatisticsCache> {
+  const cache = new AreaStatisticsCache(counted, requireTestEnv('TEST_DATABASE_URL'));
+  caches.push(cache);
+  await cache.start();
+  expect(cache.isListening).toBe(true);
+  return cache;
+}
+
+/** The delays in force for a destination, as a prediction reads them through `cache`; counts statements. */
+async function delaysThrough(cache: AreaStatisticsCache, countryCode: string, postalCode = '10115'): Promise<number[]> {
+  const destination = { countryCode, postalCode };
+  const read = await loadTransitStatisticsFor(counted, [destination], today, async (list) => new Map(list.map((c) => [c, { country: emptyCountry(), areaMoments: undefined }])) as never, cache.source); // prettier-ignore
+  return read.get(destinationKey(destination))!.operatorDelays.map((d) => d.delayDays);
+}
+
+const emptyCountry = () => ({}) as never;
+
+describe('the area statistics cache', () => {
+  it('reads a destination once while it listens', async () => {
+    const cache = await listening();
+    statements = 0;
+    await delaysThrough(cache, 'IS');
+    await delaysThrough(cache, 'IS');
+    await delaysThrough(cache, 'IS');
+    expect(statements).toBe(1);
+  });
+
+  it('reads afresh after a condition is set or cleared for the country, not for another country', async () => {
+    const cache = await listening();
+    expect(await delaysThrough(cache, 'LV')).toEqual([]);
+    await setCarrierCondition(pool, { countryCode: 'LT', postalPrefix: null, delayDays: 1, until: null });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    statements = 0;
+    expect(await delaysThrough(cache, 'LV')).toEqual([]);
+    expect(statements).toBe(0);
+
+    await setCarrierCondition(pool, { countryCode: 'LV', postalPrefix: null, delayDays: 2, until: null });
+    await until(async () => ((await delaysThrough(cache, 'LV')).length === 1 ? true : undefined), 'the new condition to be read');
+    expect(await delaysThrough(cache, 'LV')).toEqual([2]);
+    await clearCarrierConditions(pool, { countryCode: 'LV' });
+    await until(async () => ((await delaysThrough(cache, 'LV')).length === 0 ? true : undefined), 'the cleared condition to be read');
+  });
+
+  it('reads afresh after a service delivery is announced for the country, or a history import', async () => {
+    const cache = await listening();
+    await delaysThrough(cache, 'EE');
+    await notifyTransitStatisticsChanged(pool, 'EE');
+    await until(async () => {
+      statements = 0;
+      await delaysThrough(cache, 'EE');
+      return statements === 1 ? true : undefined;
+    }, 'a fresh read after the notice');
+    await copyTransitHistory(
+      pool,
+      (async function* () {
+        yield { postalCode: '10115', countryCode: 'EE', dispatchDate: '2026-10-01', deliveredDate: '2026-10-05', businessDays: 4 };
+      })(),
+    );
+    await until(async () => {
+      statements = 0;
+      await delaysThrough(cache, 'EE');
+      return statements === 1 ? true : undefined;
+    }, 'a fresh read after the import');
+  });
+
+  it('reads every time when it is not listening', async () => {
+    const cache = new AreaStatisticsCache(counted, requireTestEnv('TEST_DATABASE_URL'));
+    statements = 0;
+    await delaysThrough(cache, 'FO');
+    await delaysThrough(cache, 'FO');
+    expect(statements).toBe(2);
+  });
+});
