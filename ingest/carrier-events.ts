@@ -21,8 +21,10 @@ import { findDispatch, findProjectedDispatch, type DispatchRow } from '../db/dis
 import type { Pool } from '../db/pool.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { occurredAtProblem } from '../domain/input-bounds.js';
-import { toUtc, type CarrierEventBody, type ExceptionReason } from '../domain/schemas.js';
+import type { CarrierEventBody } from '../domain/carrier-event-schemas.js';
+import { toUtc } from '../domain/field-schemas.js';
 import { applyCarrierEvent, dedupeKey, initialState, type DispatchState } from '../domain/state-machine.js';
+import type { ExceptionReason } from '../domain/vocabulary.js';
 import { dispatchWorkflowEnd, restartDispatch, signalCarrierEvent } from '../temporal/client.js';
 import type { CarrierEventInput, DispatchWorkflowInput } from '../temporal/contract.js';
 
@@ -69,6 +71,11 @@ export function createCarrierEventIngest(deps: IngestDeps) {
       const found = { id: row.id, issuerId: row.issuerId, mode: row.mode, dispatchDate: row.dispatchDate };
       facts.set(id, found);
       return found;
+    },
+
+    /** Holds the facts of a dispatch just registered by this process: its first event reads none. */
+    remember(dispatch: DispatchFacts): void {
+      facts.set(dispatch.id, dispatch);
     },
 
     /** Ingests one carrier event of `dispatch` (steps 1–5 of the header). */

@@ -6,8 +6,10 @@
 // into workflows.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Prediction } from '../domain/prediction.js';
-import type { CarrierEventBody, ExceptionReason, StatusRecord } from '../domain/schemas.js';
+import type { CarrierEventBody } from '../domain/carrier-event-schemas.js';
+import type { StatusRecord } from '../domain/dispatch-schemas.js';
 import type { DispatchState } from '../domain/state-machine.js';
+import type { ExceptionReason } from '../domain/vocabulary.js';
 
 export const DISPATCH_WORKFLOW_TYPE = 'dispatchWorkflow';
 
@@ -101,36 +103,52 @@ export const snapshotQuery = defineQuery<DispatchSnapshot>('snapshot');
 
 export const REDELIVERY_WORKFLOW_TYPE = 'redeliveryWorkflow';
 
+/** The driver token of a dispatch's own deliveries (docs/webhooks.md "One driver per pending delivery"). */
+export function dispatchDriver(dispatchId: string): string {
+  return `dispatch:${dispatchId}`;
+}
+
 export interface DeliveryKey {
   eventId: string;
   endpointId: string;
 }
 
-/**
- * A redelivery run (workflows/redelivery.ts). A replay gives `filter` (one event, an endpoint's
- * events of [since, until), dates as ISO strings, or a list of event ids to one endpoint, which
- * the workflow passes through untouched) and is paged: each run loads one page of keys
- * after `cursor` through an activity, drives it with bounded concurrency and continues as new with
- * the next cursor. The reconciler gives `keys` (a small batch it already claimed).
- */
-export interface RedeliveryInput {
-  /** The replay's id: its progress row (webhook_replays) and the driver token of its activities. */
-  replayId?: string;
-  filter?:
-    | { eventId: string; endpointId?: string }
-    | { endpointId: string; since: string; until: string }
-    | { endpointId: string; eventIds: string[] };
-  cursor?: { createdAt: string; eventId: string; endpointId: string };
-  keys?: DeliveryKey[];
-  /** A replay takes deliveries over from their drivers; the reconciler drives only what it claimed. */
-  takeOver?: boolean;
-  /** Whether a progress row exists for replayId. */
-  progress?: boolean;
-  /** Tests only: the page size (default 500). */
-  pageSize?: number;
-  /** Outcomes of the pages before this run's (carried through continue-as-new). */
-  totals?: RedeliverySummary;
+/** Which deliveries a replay sends again: one event, an endpoint's events of [since, until) (ISO dates), or a list of events to one endpoint. */
+export type ReplayFilter =
+  | { eventId: string; endpointId?: string }
+  | { endpointId: string; since: string; until: string }
+  | { endpointId: string; eventIds: string[] };
+
+/** Where a paged replay goes on: the last delivery of the previous page. */
+export interface ReplayCursor {
+  createdAt: string;
+  eventId: string;
+  endpointId: string;
 }
+
+/**
+ * A redelivery run (workflows/redelivery.ts), in one of three modes:
+ * - `redeliver`: a few given deliveries (a dashboard or API redelivery, a test event, the deliveries
+ *   an auto-disabled endpoint leaves), each taken over from whatever drives it;
+ * - `reconcile`: a batch the reconciler has already claimed (docs/webhooks.md "One driver per pending delivery"),
+ *   driven without taking anything over;
+ * - `replay`: an operator's or issuer's replay, paged: each run loads one page of keys after `cursor`
+ *   through an activity, drives it with bounded concurrency, adds its outcomes to the replay's
+ *   progress row and continues as new with the next cursor.
+ * `replayId` is the driver token of the run's activities (and, for a replay, its progress row).
+ */
+export type RedeliveryInput =
+  | { mode: 'redeliver' | 'reconcile'; replayId: string; keys: DeliveryKey[] }
+  | {
+      mode: 'replay';
+      replayId: string;
+      filter: ReplayFilter;
+      cursor?: ReplayCursor;
+      /** Tests only: the page size (default 500). */
+      pageSize?: number;
+      /** Outcomes of the pages before this run's (carried through continue-as-new). */
+      totals?: RedeliverySummary;
+    };
 
 /** Totals of one redelivery run (its result; a paged replay's last run returns the totals of all pages). */
 export interface RedeliverySummary {

@@ -39,10 +39,12 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { Prediction } from '../domain/prediction.js';
-import type { StatusRecord } from '../domain/schemas.js';
-import { applyCarrierEvent, initialState, webhookEventsOf, type DispatchState, type EventEffect } from '../domain/state-machine.js';
+import type { StatusRecord } from '../domain/dispatch-schemas.js';
+import { applyCarrierEvent, initialState, webhookEventsOf, type DispatchState } from '../domain/state-machine.js';
+import type { EventEffect } from '../domain/vocabulary.js';
 import {
   carrierEventSignal,
+  dispatchDriver,
   predictionRefreshSignal,
   registerUpdate,
   snapshotQuery,
@@ -209,7 +211,7 @@ class Dispatch {
    */
   startDeliveries(deliveries: DeliveryKey[]): void {
     if (deliveries.length === 0) return;
-    const driver = `dispatch:${this.registration.id}`;
+    const driver = dispatchDriver(this.registration.id);
     this.deliveriesInFlight += deliveries.length;
     deliverWebhooks({ deliveries, driver }).then(
       (results) =>
