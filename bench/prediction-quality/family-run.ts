@@ -28,7 +28,7 @@ import { prng } from './network.js';
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const settings = {
   shape: process.env.BENCH_SHAPE === 'today' ? 'today' : 'family',
-  firstSeed: env('BENCH_SEED', 1),
+  firstSeed: env('BENCH_SEED', process.env.BENCH_SHAPE === 'today' ? 20261122 : 1),
   networks: env('BENCH_NETWORKS', process.env.BENCH_SHAPE === 'today' ? 1 : 24),
   heldOut: env('BENCH_HELD_OUT', 600),
   historyDays: env('BENCH_HISTORY_DAYS', 365),
