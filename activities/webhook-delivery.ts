@@ -1,12 +1,16 @@
-// Step 5, the last, of a carrier event's path (HTTP → workflow → projection → webhook): the POST of
-// a webhook event that domain/webhook-events.ts (step 4) decided and activities/projection.ts stored.
-// The webhook delivery activity: one run per (webhook event, endpoint), started by the dispatch
-// workflow (docs/webhooks.md "Delivery and retry schedule"). Each attempt re-checks the URL (SSRF guard), POSTs the
-// stored body bytes with fresh signatures, and records itself in delivery_attempts — Temporal's
-// history keeps only the last attempt. The retry schedule is this activity's: a failed attempt
-// throws a retryable ApplicationFailure whose nextRetryDelay is the schedule's entry for it; after
-// the last retry the delivery is marked undeliverable and the activity RETURNS, so the workflow sees
-// a settled delivery rather than a failure.
+// Step 7 of a carrier event's path (docs/architecture.md "The path of one carrier event"): the POST
+// of each webhook event a change fired, started by the dispatch workflow (workflows/dispatch.ts,
+// step 3) with the deliveries activities/projection.ts (step 5) wrote; its SQL is db/webhooks.ts
+// (step 8).
+// The webhook delivery activities (docs/webhooks.md "Delivery and retry schedule"): deliverWebhooks
+// makes the first attempt of each delivery of a change, deliverWebhook drives one delivery on
+// through its retries (and a replay's or the reconciler's). Each attempt re-checks the URL (SSRF
+// guard), POSTs the stored body bytes with fresh signatures, and records itself in
+// delivery_attempts — Temporal's history keeps only the last attempt. The retry schedule is the
+// activities': a first attempt that failed is answered with the schedule's delay (the workflow
+// waits it), a later one throws a retryable ApplicationFailure whose nextRetryDelay is the
+// schedule's entry; after the last retry the delivery is marked undeliverable and the activity
+// RETURNS, so the workflow sees a settled delivery rather than a failure.
 //
 // The attempt number is the delivery's recorded attempts + 1, not Temporal's attempt counter: a run
 // that never got to record its attempt (a worker killed mid-POST, the database down) is retried by
@@ -15,8 +19,9 @@
 // startToCloseTimeout comfortably above WEBHOOK_TIMEOUT_MS (it is also how fast a crash is noticed).
 //
 // One driver per pending delivery (docs/webhooks.md): each run first claims the delivery
-// (db/webhooks.ts claimDelivery) as `<workflowId>/<activityId>`, or as the replay's token when a
-// redelivery workflow passes one. A run that finds the delivery driven by someone else (a replay
+// (db/webhooks.ts claimDelivery) as the driver it is given (the dispatch's `dispatch:<id>`, a
+// replay's or the reconciler's token; `<workflowId>/<activityId>` when none), unless the change's
+// write handed it over already claimed (HandedDeliveries). A run that finds the delivery driven by someone else (a replay
 // took over its waiting retry, or the reconciler re-drove it) returns `superseded` without sending,
 // so the dispatch workflow completes. The reconciler (reconcileOrphanedDeliveries, below, run by a
 // Temporal Schedule) re-drives pending deliveries whose driver is overdue: see docs/webhooks.md.

@@ -1,6 +1,8 @@
-// The dispatch state machine (spec "States and transitions" + docs/states.md,
-// "The status is a function of the set of events"), as pure functions shared by the workflow and the tests. It decides
-// what a carrier event does to a card; it never reads a clock, a database or Temporal.
+// Step 4 of a carrier event's path (docs/architecture.md "The path of one carrier event"): the pure
+// decisions the dispatch workflow (workflows/dispatch.ts, step 3) takes, what a carrier event does to
+// a card (docs/states.md "The status is a function of the set of events") and which webhook events
+// the change fires. Shared by the workflow, the ingest and the tests; it never reads a clock, a
+// database or Temporal.
 //
 // The status is a function of the SET of carrier events accepted, whatever order they arrive in.
 // With E the occurred_at of the latest exception event (none: −∞):
@@ -22,17 +24,8 @@
 // `webhook_endpoint.disabled` is not about a card: activities/webhook-delivery.ts fires it where it
 // judges an endpoint's health.
 import type { Prediction } from './prediction.js';
-import type { CarrierEventBody, DispatchStatus, ExceptionReason, RecommendedAction } from './schemas.js';
-
-export const WEBHOOK_EVENT_TYPES = [
-  'status.updated',
-  'delivery.predicted',
-  'delivery.completed',
-  'delivery.exception',
-  // Not about a card: another endpoint of the issuer was auto-disabled (docs/webhooks.md "Auto-disable").
-  'webhook_endpoint.disabled',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+import type { CarrierEventBody } from './carrier-event-schemas.js';
+import type { DispatchStatus, EventEffect, ExceptionReason, RecommendedAction, WebhookEventType } from './vocabulary.js';
 
 const FORWARD_RANK: Record<Exclude<DispatchStatus, 'exception'>, number> = {
   dispatched: 0,
@@ -68,16 +61,6 @@ export interface SeenEvents {
   /** The latest exception event (ties broken by reason, so the result does not depend on order). */
   exception?: { at: string; reason: ExceptionReason };
 }
-
-/**
- * What a carrier event did: `applied` changed the status; `exception_repeated` kept the card in
- * exception but is a new exception; `stale`, `backward`, `unchanged` and `after_delivery` changed
- * nothing (the event still joins the set). Set outside the state machine: `workflow_closed` (the
- * dispatch's workflow had closed undelivered, the API answered 409) and `rejected` (the projection
- * refused the change for good, see activities/projection.ts).
- */
-export type EventEffect =
-  'applied' | 'exception_repeated' | 'stale' | 'after_delivery' | 'backward' | 'unchanged' | 'workflow_closed' | 'rejected';
 
 export interface Transition {
   state: DispatchState;
