@@ -1,8 +1,10 @@
 # Image of the service's processes (docker-compose.yml runs it as `migrate`, `api` and `worker`; the
 # Helm chart in deploy/helm as the api and worker Deployments and the migrations Job).
-# Two stages: the first compiles the TypeScript (`npm run build` → dist/), the second holds only the
-# compiled JavaScript and the production dependencies: no TypeScript, no tsx, no embedded Postgres,
-# no test tooling. It runs as the official image's unprivileged `node` user.
+# Two stages: the first compiles the TypeScript and bundles the workflows (`npm run build` → dist/,
+# with dist/workflow-bundles/), the second holds only the compiled JavaScript, the workflow bundles
+# and the production dependencies: no TypeScript, no tsx, no embedded Postgres, no test tooling, no
+# workflow bundler (webpack, SWC). It runs as the official image's unprivileged `node` user, each
+# container's process `node dist/…` itself (PID 1 under the orchestrator's init, not npm).
 
 FROM node:24-slim AS build
 WORKDIR /app
@@ -21,14 +23,17 @@ WORKDIR /app
 # Dependencies first, so a source change does not reinstall them. The `node` npm package that pins
 # Node for local runs is a dev dependency and stays out: the image has Node 24. In the same layer,
 # deploy/image/prune-node-modules.sh removes what never runs (the Temporal core's native library
-# for the other four platforms, Rust sources, type declarations, most source maps): 393 MB → 187 MB
-# (README "Image"). Deleting them in a later RUN would not make the image smaller.
-COPY package.json package-lock.json deploy/image/prune-node-modules.sh ./
+# for the other four platforms, Rust sources, type declarations, source maps): 393 MB → 151 MB
+# (README "Image"), and deploy/image/drop-workflow-bundler.mjs the workflow bundler (webpack, SWC
+# and what only they need): the worker loads the bundle the build stage made. Deleting them in a
+# later RUN would not make the image smaller.
+COPY package.json package-lock.json deploy/image/prune-node-modules.sh deploy/image/drop-workflow-bundler.mjs ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
-  && sh prune-node-modules.sh node_modules && rm prune-node-modules.sh
+  && sh prune-node-modules.sh node_modules && rm prune-node-modules.sh drop-workflow-bundler.mjs
 
-# The npm scripts operators and docker-compose use keep their names and run the compiled code
-# (from a source checkout they run the TypeScript through tsx). `npm start`, the all-in-one
+# The npm scripts operators use (`npm run admin`, `npm run migrate`) keep their names and run the
+# compiled code (from a source checkout they run the TypeScript through tsx); the containers
+# themselves run `node dist/…` (docker-compose.yml, the chart's commands). `npm start`, the all-in-one
 # development launcher, needs the embedded Postgres and is not in the image.
 RUN npm pkg set "scripts.start:api=node dist/api/main.js" "scripts.start:worker=node dist/worker/main.js" \
       "scripts.migrate=node dist/db/migrate-cli.js" "scripts.admin=node dist/cli/admin.js" \
@@ -39,4 +44,4 @@ COPY --from=build /app/dist ./dist
 USER node
 
 EXPOSE 3000
-CMD ["npm", "run", "start:api"]
+CMD ["node", "dist/api/main.js"]

@@ -9,7 +9,7 @@ import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
 import { temporalWorkerTracing } from '../platform/tracing.js';
 import { createTemporalClient } from '../temporal/client.js';
-import { bundleWorkflowsInChildProcess } from './workflow-bundle.js';
+import { workflowBundleFile } from './workflow-bundle.js';
 
 export { WORKFLOWS_PATH } from './workflows-path.js';
 
@@ -20,8 +20,8 @@ export interface WorkerDeps {
   pool: Pool;
   config: Config;
   /**
-   * A prebuilt bundle (tests); when absent workflows/ is bundled at start-up, in a child process
-   * (worker/workflow-bundle.ts: the bundler's memory leaves with it).
+   * A prebuilt bundle (tests); when absent, the one `npm run build` wrote (the compiled tree, the
+   * image), else workflows/ is bundled at start-up in a child process (worker/workflow-bundle.ts).
    */
   workflowBundle?: WorkflowBundleOption;
   /** The area levels' cache, listening for changes (openWorker starts it); without it, every prediction reads them. */
@@ -32,7 +32,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   const tracing = temporalWorkerTracing();
   if (deps.workflowBundle) return createWorkerWith(deps, deps.workflowBundle, tracing);
   // The workflow interceptors of tracing go into the bundle itself.
-  const bundle = await bundleWorkflowsInChildProcess(tracing?.interceptors.workflowModules ?? []);
+  const bundle = await workflowBundleFile(tracing?.interceptors.workflowModules ?? []);
   try {
     return await createWorkerWith(deps, { codePath: bundle.codePath }, tracing);
   } finally {

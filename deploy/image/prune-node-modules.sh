@@ -21,6 +21,8 @@ rm -rf "$bridge/sdk-core" "$bridge/src" "$bridge/bridge-macros" "$bridge/Cargo.t
 # Type declarations and documentation: never loaded at run time (licence and notice files stay).
 find "$modules" -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete
 find "$modules" -type f -iname '*.md' ! -iname 'licen[cs]e*' ! -iname 'notice*' ! -iname 'copying*' -delete
-# Source maps, except those of the packages the worker bundles into its workflow code at start
-# (webpack's source-map-loader reads them there): the Temporal SDK and the OpenTelemetry API.
-find "$modules" -type f -name '*.map' ! -path "$modules/@temporalio/*" ! -path "$modules/@opentelemetry/api/*" -delete
+# The workflow bundler: the workflows were bundled in the build stage (dist/workflow-bundles/), so
+# webpack, SWC and what only they need leave (a stub stands in for webpack, which the SDK requires).
+node "$(dirname "$0")/drop-workflow-bundler.mjs" "$modules"
+# Source maps: nothing reads them any more (webpack's source-map-loader did, bundling at start).
+find "$modules" -type f -name '*.map' -delete

@@ -1,7 +1,8 @@
 // The lean image's contents, run for real without a Docker engine: `npm run build` compiles the
-// service to dist/, the compiled entry points need only production dependencies (no tsx, no
+// service to dist/ (no development engine of devtools/ among it) and bundles the workflows into
+// dist/workflow-bundles/, the compiled entry points need only production dependencies (no tsx, no
 // embedded Postgres), and the compiled migrations, worker, API and admin CLI work against the test
-// Postgres and Temporal. The Dockerfile itself cannot be built here (no engine; hadolint is not
+// Postgres and Temporal, the worker from a tree without webpack or SWC. The Dockerfile itself cannot be built here (no engine; hadolint is not
 // available either), so its stages are read, and its final stage's tree is made as it makes it
 // (npm ci --omit=dev from the lock file, offline from the npm cache; deploy/image/prune-node-modules.sh;
 // dist/), measured against the size the README states, and run.
@@ -119,6 +120,24 @@ describe('npm run build (the lean image’s dist/)', () => {
     expect(existsSync(path.join(DIST, 'test'))).toBe(false);
   });
 
+  it('leaves the development engines out: nothing of devtools/, nor `npm start`’s launcher that imports them', () => {
+    const devtools = readdirSync(path.join(ROOT, 'devtools')).filter((file) => file.endsWith('.ts'));
+    expect(devtools.length).toBeGreaterThan(0);
+    expect(existsSync(path.join(DIST, 'devtools'))).toBe(false);
+    const compiled = readdirSync(DIST, { recursive: true, encoding: 'utf8' });
+    const engines = compiled.filter((file) => devtools.some((name) => path.basename(file) === name.replace(/\.ts$/, '.js')));
+    expect(engines).toEqual([]);
+    expect(existsSync(path.join(DIST, 'cli', 'start.js'))).toBe(false);
+  });
+
+  it('bundles the workflows during the build, with and without tracing’s workflow interceptors', () => {
+    const plain = readFileSync(path.join(DIST, 'workflow-bundles', 'workflows.js'), 'utf8');
+    const tracing = readFileSync(path.join(DIST, 'workflow-bundles', 'workflows-tracing.js'), 'utf8');
+    for (const bundle of [plain, tracing]) expect(bundle).toContain('dispatchWorkflow');
+    expect(plain).not.toContain('tracing-interceptors');
+    expect(tracing).toContain('tracing-interceptors');
+  });
+
   it('needs only production dependencies: no tsx, no embedded Postgres, no dev dependency at all', () => {
     const imported = [...packagesImportedFrom(ENTRY_POINTS)];
     expect(imported).toEqual(expect.arrayContaining(['@temporalio/worker', 'koa', 'pg']));
@@ -181,6 +200,12 @@ describe('Dockerfile (read: no engine runs here)', () => {
     expect(final).toMatch(/^USER node$/m);
   });
 
+  it('runs node on a compiled entry point as the container’s process, not npm', () => {
+    const [, final] = stages;
+    expect(final).toMatch(/^CMD \["node", "dist\/api\/main\.js"\]$/m);
+    expect(final).not.toMatch(/^(CMD|ENTRYPOINT) \["npm"/m);
+  });
+
   it('points the npm scripts the image runs at compiled files that the build produces', () => {
     const scripts = [...dockerfile.matchAll(/"scripts\.([\w:]+)=node (dist\/[\w/.-]+)"/g)].map((m) => [m[1], m[2]]);
     expect(scripts.map(([name]) => name).sort()).toEqual(['admin', 'migrate', 'start:api', 'start:worker']);
@@ -216,8 +241,20 @@ describe('the final stage’s tree, made as the Dockerfile makes it (npm ci --om
 
   it('runs the pruning in the same layer as npm ci, with the script in the build context', () => {
     expect(final).toMatch(/^RUN npm ci --omit=dev [^\n]*\\\n\s+&& sh prune-node-modules\.sh node_modules/m);
-    expect(final).toMatch(/^COPY [^\n]*deploy\/image\/prune-node-modules\.sh \.\/$/m);
-    expect(readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')).toMatch(/^!deploy\/image\/prune-node-modules\.sh$/m);
+    expect(final).toMatch(/^COPY [^\n]*deploy\/image\/prune-node-modules\.sh deploy\/image\/drop-workflow-bundler\.mjs \.\/$/m);
+    const dockerignore = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8');
+    expect(dockerignore).toMatch(/^!deploy\/image\/prune-node-modules\.sh$/m);
+    expect(dockerignore).toMatch(/^!deploy\/image\/drop-workflow-bundler\.mjs$/m);
+    expect(dockerignore).toMatch(/^dist$/m); // the build stage makes its own
+  });
+
+  it('ships no workflow bundler: no SWC, no swc-loader, and webpack only as the stub that says why', () => {
+    expect(existsSync(path.join(tree, 'node_modules/@swc'))).toBe(false);
+    expect(existsSync(path.join(tree, 'node_modules/swc-loader'))).toBe(false);
+    expect(existsSync(path.join(tree, 'node_modules/terser'))).toBe(false);
+    const webpack = createRequire(path.join(tree, 'package.json'))('webpack') as { webpack(): unknown };
+    expect(() => webpack.webpack()).toThrow(/webpack is not in this image/);
+    expect(existsSync(path.join(tree, 'dist/workflow-bundles/workflows.js'))).toBe(true);
   });
 
   it('keeps the Temporal core of this platform only, and no Rust sources or type declarations', async () => {
@@ -241,7 +278,7 @@ describe('the final stage’s tree, made as the Dockerfile makes it (npm ci --om
     });
   });
 
-  it('runs from it as the image does: npm run migrate, the compiled worker bundling its workflows from the pruned tree, the API serving a registration and /docs', async () => {
+  it('runs from it as the image does: npm run migrate, the compiled worker loading the prebuilt workflow bundle without webpack or SWC, the API serving a registration and /docs', async () => {
     const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'), TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info' }; // prettier-ignore
     const base = { PATH: pathWithNode, HOME: process.env.HOME ?? tree, CDS_RUNTIME_FILE: '/nonexistent/runtime.json', WORKER_METRICS_PORT: '0', NODE_ENV: 'production' }; // prettier-ignore
     const migrated = await run('npm', ['run', '-s', 'migrate'], { cwd: tree, env: { ...base, ...env } });

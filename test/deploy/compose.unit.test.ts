@@ -31,7 +31,6 @@ const chartValues = parse(readFileSync(path.join(ROOT, 'deploy/helm/card-deliver
 };
 const services = compose.services;
 const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
-const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
 
 const APP_SERVICES = ['api', 'worker'] as const;
 
@@ -128,18 +127,22 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it.each(['api', 'worker', 'migrate'])('builds %s from the Dockerfile and runs an npm script that exists', (name) => {
-    const service = services[name];
-    expect(service.build).toEqual({ context: '.', dockerfile: 'Dockerfile' });
-    const [npm, run, script] = service.command!;
-    expect([npm, run]).toEqual(['npm', 'run']);
-    expect(packageJson.scripts).toHaveProperty(script);
-  });
+  it.each(['api', 'worker', 'migrate'])(
+    'builds %s from the Dockerfile and runs its compiled entry point with node, not through npm',
+    (name) => {
+      const service = services[name];
+      expect(service.build).toEqual({ context: '.', dockerfile: 'Dockerfile' });
+      const [node, file] = service.command!;
+      expect(node).toBe('node');
+      // The compiled file of a source entry point that `npm run build` compiles (tsconfig.build.json).
+      expect(existsSync(path.join(ROOT, file.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
+    },
+  );
 
-  it('runs npm run migrate in the migrate one-shot, start:api in api and start:worker in worker', () => {
-    expect(services.migrate.command).toEqual(['npm', 'run', 'migrate']);
-    expect(services.api.command).toEqual(['npm', 'run', 'start:api']);
-    expect(services.worker.command).toEqual(['npm', 'run', 'start:worker']);
+  it('runs the migrations in the migrate one-shot, the API in api and the worker in worker', () => {
+    expect(services.migrate.command).toEqual(['node', 'dist/db/migrate-cli.js']);
+    expect(services.api.command).toEqual(['node', 'dist/api/main.js']);
+    expect(services.worker.command).toEqual(['node', 'dist/worker/main.js']);
   });
 
   it('registers the search attributes DispatchStatus, IssuerId and CountryCode as Keyword', () => {
@@ -185,9 +188,9 @@ describe('Dockerfile', () => {
     expect(['root', '0']).not.toContain(users.at(-1));
   });
 
-  it('exposes 3000 and starts the API by default', () => {
+  it('exposes 3000 and starts the compiled API by default, node itself as the process (not npm)', () => {
     expect(dockerfile).toMatch(/^EXPOSE 3000$/m);
-    expect(dockerfile).toMatch(/^CMD \["npm", ?"run", ?"start:api"\]$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", ?"dist\/api\/main\.js"\]$/m);
   });
 
   it('keeps node_modules and local data out of the build context', () => {

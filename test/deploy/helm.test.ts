@@ -5,7 +5,7 @@
 // come from package registries into the tool cache (test/support/kube-tools.ts); no cluster is
 // needed. Integration tier because it builds and runs external binaries.
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
@@ -126,6 +126,34 @@ describe('deploy/helm/card-delivery: every rendered object against the API schem
     ]);
   });
 
+  const ciValues = readdirSync(path.join(CHART, 'ci')).filter((file) => file.endsWith('-values.yaml'));
+
+  it('has value files for chart-testing under ci/, and a README that shows the one value a user must give', () => {
+    expect(ciValues.sort()).toEqual(['default-values.yaml', 'everything-on-values.yaml']);
+    const readme = readFileSync(path.join(CHART, 'README.md'), 'utf8');
+    expect(readme).toMatch(/--set secret\.databaseUrl=/);
+    expect(readme).toContain('secret.existingSecret');
+  });
+
+  it.each(ciValues)('lints (helm lint --strict) and renders with ci/%s alone, every object valid', async (file) => {
+    const values = ['-f', path.join(CHART, 'ci', file)];
+    const lint = await run(tools.helm, ['lint', '--strict', CHART, ...values]);
+    expect({ code: lint.code, output: lint.stdout + lint.stderr }).toEqual({
+      code: 0,
+      output: expect.stringContaining('0 chart(s) failed'),
+    });
+    const objects = await render(values);
+    expect(kinds(objects)).toEqual(expect.arrayContaining(['Deployment/cds-card-delivery-api', 'Deployment/cds-card-delivery-worker']));
+    const verdicts = await validateObjects(tools, objects);
+    expect(verdicts.filter((v) => !v.valid)).toEqual([]);
+  });
+
+  it('refuses to render without the database (no value file, no --set)', async () => {
+    const result = await helmTemplate([]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('secret.databaseUrl');
+  });
+
   it('passes helm lint --strict', async () => {
     const lint = await run(tools.helm, ['lint', '--strict', CHART, ...DEFAULTS]);
     expect(lint.stdout + lint.stderr).toContain('0 chart(s) failed');
@@ -204,14 +232,12 @@ describe('deploy/helm/card-delivery: what the objects say', () => {
     expect(find(on, 'Deployment', 'cds-card-delivery-worker').spec.replicas).toBeUndefined();
   });
 
-  it('runs the package.json migrate script as a pre-install/pre-upgrade hook, its DATABASE_URL from a hook Secret made before it', async () => {
-    const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    expect(scripts.migrate).toBeDefined();
+  it('runs the compiled migrations (node, not npm) as a pre-install/pre-upgrade hook, its DATABASE_URL from a hook Secret made before it', async () => {
     const objects = await render(DEFAULTS);
     const job = find(objects, 'Job', 'cds-card-delivery-migrations');
     expect(job.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
     const container = job.spec.template.spec.containers[0];
-    expect(container.command).toEqual(['npm', 'run', 'migrate']);
+    expect(container.command).toEqual(['node', 'dist/db/migrate-cli.js']);
     const databaseUrl = container.env.find((e: any) => e.name === 'DATABASE_URL');
     expect(databaseUrl.valueFrom.secretKeyRef).toEqual({ name: 'cds-card-delivery-migrations', key: 'DATABASE_URL' });
     const hookSecret = find(objects, 'Secret', 'cds-card-delivery-migrations');
