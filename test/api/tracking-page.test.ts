@@ -272,6 +272,19 @@ describe('the postal-code gate', () => {
     expect(right.text).toContain('Too many attempts');
   });
 
+  it('counts wrong codes across API processes', async () => {
+    const other = await h.startExtraApi();
+    const path = await linkPath(await registered(), { require_postal_code: true });
+    const postTo = (baseUrl: string, code: string) =>
+      request(baseUrl, path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `postal_code=${code}`,
+      });
+    for (let i = 0; i < 5; i++) expect((await postTo(i % 2 ? other.baseUrl : h.baseUrl, `0000${i}`)).status).toBe(200);
+    expect((await postTo(other.baseUrl, POSTAL_CODE)).status).toBe(429);
+  });
+
   it('does not reset the count of wrong codes on a right one', async () => {
     const path = await linkPath(await registered(), { require_postal_code: true });
     for (let i = 0; i < 4; i++) await postCode(path, `0000${i}`);
