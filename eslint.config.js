@@ -20,14 +20,15 @@
 //   activities imported with `import type` only, and no module that reaches the outside world (I/O
 //   packages, our I/O folders, temporal/'s client side).
 // - everywhere: no unawaited promise (@typescript-eslint/no-floating-promises, which needs type
-//   information) and no import cycle (import-x/no-cycle).
+//   information) and no import cycle, type-only imports included (local/no-import-cycle,
+//   devtools/eslint-import-cycles.js; import-x/no-cycle skips type-only imports).
 // test/lint/layer-rules.unit.test.ts lints the fixtures in test/fixtures/layers/ (one wrong import per rule)
 // with this configuration; `eslint .` ignores them. Each layer's globs name the fixtures' copy of
 // its folder, so the test runs the very rules the build runs.
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import localRules from './devtools/eslint-import-cycles.js';
 
 const FIXTURES = 'test/fixtures/layers';
 /** The files of temporal/ that the workflows bundle, so they obey the workflow sandbox's rules. */
@@ -103,19 +104,12 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    plugins: { 'import-x': importX },
-    settings: {
-      // no-cycle follows imports into .ts files, parsed without type information.
-      'import-x/extensions': ['.ts', '.js'],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
-      // TypeScript sources are imported as './x.js' (nodenext); resolve them to the .ts file.
-      'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })],
-    },
+    plugins: { local: localRules },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-non-null-assertion': 'off',
-      // Type-only imports are erased at run time, so they cannot make a cycle that matters.
-      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // A cycle closed by a type-only import still ties two modules together: counted too.
+      'local/no-import-cycle': 'error',
     },
   },
   {

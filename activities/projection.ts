@@ -20,10 +20,11 @@ import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../domain/
 import { renderSuggestion } from '../domain/messages.js';
 import type { Prediction } from '../domain/prediction.js';
 import { predictFromHistory } from '../domain/prediction-model.js';
-import type { StatusRecord } from '../domain/schemas.js';
-import type { DispatchState, EventEffect, WebhookEventType } from '../domain/state-machine.js';
-import { buildStatusRecord } from '../domain/status-record.js';
+import type { StatusRecord } from '../domain/dispatch-schemas.js';
+import type { DispatchState } from '../domain/state-machine.js';
+import type { EventEffect, WebhookEventType } from '../domain/vocabulary.js';
 import { buildWebhookBody } from '../domain/webhook-payload.js';
+import { buildStatusRecord } from '../domain/status-record.js';
 import { dispatchDriver, type DispatchRegistration } from '../temporal/contract.js';
 import type { HandedDeliveries } from './webhook-delivery.js';
 

@@ -28,7 +28,6 @@ import { batchRoutes } from './routes/batch.js';
 import { carrierEventRoutes } from './routes/carrier-events.js';
 import { dispatchRoutes } from './routes/dispatches.js';
 import { docsRouter } from './routes/docs.js';
-import { eventRoutes } from './routes/events.js';
 import { healthRouter, type Readiness } from './routes/health.js';
 import { listRoutes } from './routes/list.js';
 import { metricsRouter } from './routes/metrics.js';
@@ -86,8 +85,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
     workflowOptions: dispatchWorkflowOptions(config),
   });
   dispatchRoutes(v1, { ...deps, ingest });
-  eventRoutes(v1, { ingest });
-  carrierEventRoutes(v1, pool);
+  carrierEventRoutes(v1, { ingest, pool });
   listRoutes(v1, pool);
   batchRoutes(v1, { ...deps, ingest, limiter });
   testHelperRoutes(v1, { pool, ingest });

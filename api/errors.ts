@@ -3,7 +3,7 @@
 // them (and anything unexpected) into the `{ error, message }` body. Errors of the layers below
 // that have an HTTP meaning (Temporal or Postgres unavailable) get it here, in `asApiError`.
 import type { z, ZodError } from 'zod';
-import type { ErrorCode } from '../domain/schemas.js';
+import type { ErrorCode } from '../domain/dispatch-schemas.js';
 import { isDatabaseUnavailable } from '../db/pool.js';
 import { TemporalUnavailable } from '../temporal/client.js';
 import type { IngestOutcome } from '../ingest/carrier-events.js';

@@ -2,7 +2,7 @@
 // the issuer sent it, after validation, without `id` and without defaults. A repeated registration
 // with the same id must carry the same fingerprint, else it is a 409 conflict.
 import { canonicalJson } from '../domain/canonical-json.js';
-import type { Registration } from '../domain/schemas.js';
+import type { Registration } from '../domain/dispatch-schemas.js';
 
 export function registrationFingerprint(body: Registration): string {
   const { id: _id, ...rest } = body;

@@ -4,7 +4,7 @@
 // for cardholders, not part of the integrator API: docs/http-contract.md "The tracking page" states it.
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
-import { uuidV4 } from '../domain/schemas.js';
+import { uuidV4 } from '../domain/field-schemas.js';
 import {
   DEFAULT_LINK_LIFETIME_DAYS,
   MAX_LINK_LIFETIME_DAYS,

@@ -1,12 +1,14 @@
 // The OpenAPI 3.1 `webhooks` object of the document (api/openapi.ts): the requests the service sends
-// to a webhook endpoint, one per event type it fires (domain/state-machine.ts WEBHOOK_EVENT_TYPES),
+// to a webhook endpoint, one per event type it fires (domain/vocabulary.ts WEBHOOK_EVENT_TYPES),
 // each with the envelope `{ event, timestamp, data }` (domain/webhook-payload.ts; `data` the status
 // record, or the endpoint for `webhook_endpoint.disabled`) and the headers domain/signing.ts signs
 // it with (docs/webhooks.md "Signing").
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
-import { endpointDisabledData, isoTimestamp, statusRecord } from '../domain/schemas.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/state-machine.js';
+import { statusRecord } from '../domain/dispatch-schemas.js';
+import { isoTimestamp } from '../domain/field-schemas.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/vocabulary.js';
+import { endpointDisabledData } from '../domain/webhook-payload.js';
 
 const WHEN: Record<WebhookEventType, string> = {
   'status.updated': 'the dispatch moved to another state',

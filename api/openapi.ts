@@ -1,27 +1,29 @@
-// GET /v1/openapi.json: the OpenAPI 3.1 document, generated from the same zod schemas that
-// validate requests (domain/schemas.ts), so the docs cannot drift from the code. Its `webhooks`
+// GET /v1/openapi.json: the OpenAPI 3.1 document, generated from the same zod schemas that validate
+// requests (domain/*-schemas.ts, the lists of names in domain/vocabulary.ts), so the docs cannot
+// drift from the code. Its `webhooks`
 // (api/openapi-webhook-requests.ts) describe the requests the service sends; GET /docs renders it.
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { z } from 'zod';
 import {
-  BATCH_MAX_ITEMS,
-  batchBody,
-  batchResults,
   carrierEventAccepted,
   carrierEventList,
   carrierEventListQuery,
   carrierEventRequest,
-  dispatchList,
-  dispatchListQuery,
-  errorBody,
-  localeTag,
-  registrationBody,
-  statusRecord,
   testHelperAction,
   testHelperEmptyBody,
   testHelperFailBody,
-  uuidV4,
-} from '../domain/schemas.js';
+} from '../domain/carrier-event-schemas.js';
+import {
+  BATCH_MAX_ITEMS,
+  batchBody,
+  batchResults,
+  dispatchList,
+  dispatchListQuery,
+  errorBody,
+  registrationBody,
+  statusRecord,
+} from '../domain/dispatch-schemas.js';
+import { localeTag, uuidV4 } from '../domain/field-schemas.js';
 import { DISPATCH_DATE_RULE, OCCURRED_AT_RULE } from '../domain/input-bounds.js';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from './idempotency.js';
 import { webhookRequests } from './openapi-webhook-requests.js';

@@ -27,7 +27,7 @@ import { findDispatch, findDispatchRecord, type DispatchAccessRow, type Dispatch
 import type { Pool } from '../db/pool.js';
 import type { Scope } from '../domain/api-keys.js';
 import { renderSuggestion } from '../domain/messages.js';
-import { UUID_V4 } from '../domain/schemas.js';
+import { UUID_V4 } from '../domain/field-schemas.js';
 import type { ApiKey } from './key-cache.js';
 import type { Admission } from './rate-limiter.js';
 import { checkAccess } from './routes/access.js';

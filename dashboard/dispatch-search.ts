@@ -4,7 +4,8 @@
 // days, both ends included.
 import { z } from 'zod';
 import { decodeDispatchCursor, encodeDispatchCursor, type DispatchCursor, type DispatchListFilter } from '../db/dispatches.js';
-import { countryCode, dispatchStatus, isoDate, LIST_LIMIT_MAX, UUID_V4 } from '../domain/schemas.js';
+import { countryCode, isoDate, LIST_LIMIT_MAX, UUID_V4 } from '../domain/field-schemas.js';
+import { dispatchStatus } from '../domain/vocabulary.js';
 
 export const SEARCH_PAGE_SIZE = 25;
 

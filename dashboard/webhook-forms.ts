@@ -3,11 +3,11 @@
 // zone and are read as UTC, as every time on these pages is shown.
 import { z } from 'zod';
 import { OUTCOMES } from '../db/delivery-log.js';
-import { WEBHOOK_EVENT_TYPES } from '../domain/state-machine.js';
+import { WEBHOOK_EVENT_TYPES, webhookEventType } from '../domain/vocabulary.js';
 import { parseDuration } from '../platform/config.js';
 
 export const eventsField = z
-  .union([z.enum(WEBHOOK_EVENT_TYPES), z.array(z.enum(WEBHOOK_EVENT_TYPES))], 'Choose events from the list.')
+  .union([webhookEventType, z.array(webhookEventType)], 'Choose events from the list.')
   .optional()
   .transform((value) => [...new Set(value === undefined ? [] : [value].flat())])
   .refine((events) => events.length > 0, 'Choose at least one event.');
@@ -57,7 +57,7 @@ export const rotateForm = z
   });
 
 export const logQuery = z.object({
-  event: z.enum(WEBHOOK_EVENT_TYPES).optional().catch(undefined),
+  event: webhookEventType.optional().catch(undefined),
   outcome: z.enum(OUTCOMES).optional().catch(undefined),
   before: z.coerce.number().int().positive().optional().catch(undefined),
 });

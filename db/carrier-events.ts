@@ -5,8 +5,8 @@
 // GET /v1/dispatches/{id}/events (a page at a time).
 import { createHash } from 'node:crypto';
 import type { CarrierVocabulary } from '../domain/carrier-vocabularies.js';
-import type { CarrierEventBody, ExceptionReason } from '../domain/schemas.js';
-import type { EventEffect } from '../domain/state-machine.js';
+import type { CarrierEventBody } from '../domain/carrier-event-schemas.js';
+import type { EventEffect, ExceptionReason } from '../domain/vocabulary.js';
 import type { Pool } from './pool.js';
 
 /** The status exactly as a carrier sent it in its own vocabulary (domain/carrier-vocabularies.ts). */

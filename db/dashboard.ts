@@ -4,7 +4,7 @@
 // once however many requests race for it. Then the users' server-side sessions.
 import { randomBytes } from 'node:crypto';
 import { hashToken, newToken } from '../domain/opaque-tokens.js';
-import { newId } from './issuers.js';
+import { newId } from './ids.js';
 import type { Pool } from './pool.js';
 
 const UNIQUE_VIOLATION = '23505';

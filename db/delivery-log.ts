@@ -7,7 +7,7 @@
 import type { Pool, PoolClient } from './pool.js';
 import { listWebhookEndpoints, type WebhookEndpointSummary } from './webhook-endpoints.js';
 import type { DeliveryState } from './webhooks.js';
-import type { WebhookEventType } from '../domain/state-machine.js';
+import type { WebhookEventType } from '../domain/vocabulary.js';
 
 type Db = Pool | PoolClient;
 

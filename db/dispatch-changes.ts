@@ -13,8 +13,8 @@
 // New pending deliveries are born claimed by the dispatch's driver, with what their first attempt
 // needs read in the same statement (activities/webhook-delivery.ts HandedDeliveries).
 import { createHash } from 'node:crypto';
-import type { ExceptionReason, StatusRecord } from '../domain/schemas.js';
-import type { EventEffect, WebhookEventType } from '../domain/state-machine.js';
+import type { StatusRecord } from '../domain/dispatch-schemas.js';
+import type { EventEffect, ExceptionReason, WebhookEventType } from '../domain/vocabulary.js';
 import type { Pool, PoolClient } from './pool.js';
 import { DRIVER_RUN_BUDGET_MS, type DeliveryToSend } from './webhooks.js';
 

@@ -2,7 +2,8 @@
 // projection's own statement; db/predictions.ts reads the log). Reads for the API (one dispatch by
 // id; the keyset-paginated list that GET /v1/dispatches and the dashboard's dispatch search share),
 // then the writes, which only the dispatch workflow's activity makes; the API never writes it.
-import type { ConfidenceLevel, DispatchStatus, ExceptionReason, StatusRecord } from '../domain/schemas.js';
+import type { StatusRecord } from '../domain/dispatch-schemas.js';
+import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from '../domain/vocabulary.js';
 import type { Pool } from './pool.js';
 
 export interface DispatchRow {

@@ -1,27 +1,13 @@
 // Tables: issuers, api_keys. Issuers and their API keys as the operator manages them (admin CLI,
 // `npm start`'s demo issuer), and the API's per-request key lookup. A key is shown once, at
 // creation; only its lookup prefix and SHA-256 are stored (docs/http-contract.md).
-import { randomBytes } from 'node:crypto';
 import { generateKey, type KeyMode, type Scope } from '../domain/api-keys.js';
+import { newId } from './ids.js';
 import type { Pool, PoolClient } from './pool.js';
 
 type Db = Pool | PoolClient;
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const ID_LENGTH = 16;
 const UNIQUE_VIOLATION = '23505';
-
-/** `<prefix>_` + 16 random base62 characters, e.g. `iss_4kR9wQ2mZp7TxA1c`. */
-export function newId(prefix: 'iss' | 'key' | 'whe' | 'evt' | 'usr' | 'tl'): string {
-  let out = '';
-  while (out.length < ID_LENGTH) {
-    for (const byte of randomBytes(ID_LENGTH * 2)) {
-      // Rejection sampling keeps the characters uniform (248 = 4 × 62).
-      if (byte < 248 && out.length < ID_LENGTH) out += BASE62[byte % 62];
-    }
-  }
-  return `${prefix}_${out}`;
-}
 
 export interface Issuer {
   id: string;

@@ -5,8 +5,8 @@
 // delivery date of the service's own delivered dispatches). Then the hourly refresh's queries.
 import type { Prediction } from '../domain/prediction.js';
 import type { PredictionOutcome } from '../domain/prediction-quality.js';
-import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from '../domain/schemas.js';
 import type { CurrentStatus } from '../domain/state-machine.js';
+import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from '../domain/vocabulary.js';
 import type { Pool } from './pool.js';
 
 export interface LoggedPrediction {

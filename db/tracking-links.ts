@@ -4,10 +4,10 @@
 // the one query a page view makes, and the postal-code gate's count of wrong codes and its passes.
 // Nothing is cached: a revoked link stops working on every API process at its next request.
 import { randomBytes } from 'node:crypto';
-import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from '../domain/schemas.js';
+import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from '../domain/vocabulary.js';
+import { newId } from './ids.js';
 import type { PageEvent } from '../domain/tracking-page.js';
 import { trackingTokenHash, type TrackingPageBranding, type TrackingPageBrandingPatch } from '../domain/tracking-links.js';
-import { newId } from './issuers.js';
 import type { Pool } from './pool.js';
 
 export interface TrackingLink {

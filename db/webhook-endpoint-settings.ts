@@ -6,7 +6,7 @@
 // shared with the CLI and the dashboard. Custom header values leave this module only for the
 // route, which masks them; nothing here logs them.
 import type { Pool, PoolClient } from './pool.js';
-import type { WebhookEventType } from '../domain/state-machine.js';
+import type { WebhookEventType } from '../domain/vocabulary.js';
 
 type Db = Pool | PoolClient;
 type Mode = 'live' | 'test';

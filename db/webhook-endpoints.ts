@@ -3,13 +3,12 @@
 // one; its synthetic test event is the one webhook event written here (one statement with the
 // endpoint check). Callers: the admin CLI, the dashboard and the endpoint-health read model.
 // Events, deliveries and attempts are written in db/webhooks.ts and read in db/delivery-log.ts.
-import { newId } from './issuers.js';
+import type { WebhookEventType } from '../domain/vocabulary.js';
+import { buildEndpointDisabledBody, buildWebhookBody } from '../domain/webhook-payload.js';
+import { newId } from './ids.js';
 import type { Pool, PoolClient } from './pool.js';
 import { sampleStatusRecord, TEST_EVENT_DISPATCH_ID } from '../domain/sample-event.js';
 import { generateSecret } from '../domain/signing.js';
-import type { WebhookEventType } from '../domain/state-machine.js';
-import { buildEndpointDisabledBody } from '../domain/webhook-payload.js';
-import { buildWebhookBody } from '../domain/webhook-payload.js';
 
 type Db = Pool | PoolClient;
 

@@ -5,7 +5,7 @@
 // another issuer's or the other mode's event is not found.
 import type { Pool, PoolClient } from './pool.js';
 import type { DeliveryState } from './webhooks.js';
-import type { WebhookEventType } from '../domain/state-machine.js';
+import type { WebhookEventType } from '../domain/vocabulary.js';
 
 type Db = Pool | PoolClient;
 type Mode = 'live' | 'test';

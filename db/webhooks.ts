@@ -7,12 +7,12 @@
 // settles the delivery and keeps its endpoint's health. Their reads for people (delivery log, endpoint
 // health, a dispatch's events, the CLI's list) are in db/delivery-log.ts; endpoints in
 // db/webhook-endpoints.ts; replays in db/webhook-replays.ts.
-import { newId } from './issuers.js';
+import type { WebhookEventType } from '../domain/vocabulary.js';
+import { buildEndpointDisabledBody } from '../domain/webhook-payload.js';
+import { newId } from './ids.js';
 import type { Pool, PoolClient } from './pool.js';
 import type { EndpointSecrets } from '../domain/signing.js';
 import { TEST_EVENT_DISPATCH_ID } from '../domain/sample-event.js';
-import { buildEndpointDisabledBody } from '../domain/webhook-payload.js';
-import type { WebhookEventType } from '../domain/state-machine.js';
 
 type Db = Pool | PoolClient;
 

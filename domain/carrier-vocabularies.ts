@@ -5,7 +5,7 @@
 // see the service's own vocabulary. A status that says nothing about where the card is (EasyPost's
 // `unknown` and `error`) maps to nothing: the route refuses it with 400 rather than accepting and
 // ignoring it (docs/http-contract.md "Input bounds and integrity promises").
-import type { DispatchStatus, ExceptionReason } from './schemas.js';
+import type { DispatchStatus, ExceptionReason } from './vocabulary.js';
 
 export const EASYPOST_STATUSES = [
   'unknown',

@@ -3,8 +3,8 @@
 // recommended action. Pure: catalogs are ICU MessageFormat (domain/locales/), dates come from
 // Intl.DateTimeFormat for the negotiated locale (domain/locale.ts).
 import { IntlMessageFormat } from 'intl-messageformat';
-import type { ConfidenceLevel, DispatchStatus, ExceptionReason, RecommendedAction } from './schemas.js';
 import { recommendedActionFor } from './state-machine.js';
+import type { ConfidenceLevel, DispatchStatus, ExceptionReason, RecommendedAction } from './vocabulary.js';
 import { negotiateLocale } from './locale.js';
 import { CATALOGS } from './locales/index.js';
 

@@ -5,7 +5,7 @@
 // carrier-network simulator (bench/prediction-quality), so both report the same figures.
 import { businessDaysBetween, isBusinessDay } from './calendar.js';
 import { TARGET_COVERAGE } from './prediction-levels.js';
-import type { ConfidenceLevel } from './schemas.js';
+import type { ConfidenceLevel } from './vocabulary.js';
 
 /** One dispatch: the window predicted when it was registered and the day it was delivered. */
 export interface PredictionOutcome {

@@ -11,8 +11,7 @@
 //    exception → a wider window from today), and a window never lies in the past.
 // The history-based engine (postal code → prefix → country, carrier conditions, holidays,
 // calibrated coverage) replaces steps 1 and 2 and keeps this signature.
-import type { ConfidenceLevel, ExceptionReason } from './schemas.js';
-import type { CurrentStatus } from './state-machine.js';
+import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from './vocabulary.js';
 import { addBusinessDays, businessDayOnOrAfter, businessDaysBetween, laterDate, utcDateOf } from './calendar.js';
 
 export interface Prediction {
@@ -24,7 +23,8 @@ export interface PredictionInput {
   /** ISO 8601 timestamp of dispatch. */
   dispatchDate: string;
   destination: { postal_code: string; country_code: string };
-  state: CurrentStatus;
+  /** The dispatch's status now (the state machine's CurrentStatus, of which a prediction reads only this). */
+  state: { status: DispatchStatus; statusSince: string; exceptionReason?: ExceptionReason };
   /** The date the prediction is made, YYYY-MM-DD (UTC). */
   today: string;
 }

@@ -2,8 +2,8 @@
 // exact shape in the same envelope (so a consumer's parser and signature check run as for a real
 // event), marked as a test where a person or a log would look: the nil UUID as the dispatch id,
 // postal code `TEST`, and a message that says so. It concerns no card.
-import type { StatusRecord } from './schemas.js';
-import type { WebhookEventType } from './state-machine.js';
+import type { StatusRecord } from './dispatch-schemas.js';
+import type { WebhookEventType } from './vocabulary.js';
 
 /**
  * The dispatch id of every test event: the nil UUID (RFC 9562). It is a UUID, so a consumer's parser

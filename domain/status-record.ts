@@ -1,10 +1,11 @@
 // Builds the spec's dispatch status record (GET /v1/status/{id} and webhook `data`) from the
 // pieces the dispatch workflow holds. Exactly the spec's fields, in the spec's order, so the JSON
-// reads like the spec's table; `statusRecord` in ./schemas.ts is the contract it must satisfy.
-import type { DispatchStatus, StatusRecord } from './schemas.js';
+// reads like the spec's table; `statusRecord` in ./dispatch-schemas.ts is the contract it must satisfy.
+import type { StatusRecord } from './dispatch-schemas.js';
+import { normaliseTimestamp } from './state-machine.js';
+import type { DispatchStatus } from './vocabulary.js';
 import type { Prediction } from './prediction.js';
 import type { UiSuggestion } from './messages.js';
-import { normaliseTimestamp } from './state-machine.js';
 
 export interface StatusRecordInput {
   id: string;

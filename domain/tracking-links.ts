@@ -5,7 +5,7 @@
 // (the expiry's bounds, the accent colour's contrast with white text).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { isoTimestamp, localeTag, plainText } from './schemas.js';
+import { isoTimestamp, localeTag, plainText } from './field-schemas.js';
 
 // ---------- the token ----------
 

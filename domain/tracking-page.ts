@@ -10,11 +10,12 @@ import { match } from '@formatjs/intl-localematcher';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { LRUCache } from 'lru-cache';
 import { DEFAULT_LOCALE, SUPPORTED_LOCALES, type SupportedLocale } from './locale.js';
-import { CATALOGS, type PageCatalog } from './locales/index.js';
+import type { PageCatalog } from './locales/catalog.js';
+import { CATALOGS } from './locales/index.js';
 import { renderSuggestion } from './messages.js';
 import { normalisePostalCode } from './prediction-model.js';
-import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from './schemas.js';
 import { recommendedActionFor } from './state-machine.js';
+import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from './vocabulary.js';
 import type { TrackingPageBranding } from './tracking-links.js';
 
 export const FORWARD_STEPS = ['dispatched', 'in_transit', 'out_for_delivery', 'delivered'] as const;

@@ -3,8 +3,9 @@
 // api/routes/webhook-*.ts and replays.ts validate with and api/openapi-webhooks.ts documents, and the
 // rules of an endpoint's custom headers (which names are refused, how values are masked).
 import { z } from 'zod';
-import { dispatchListQuery, isoTimestamp } from './schemas.js';
-import { WEBHOOK_EVENT_TYPES } from './state-machine.js';
+import { dispatchListQuery } from './dispatch-schemas.js';
+import { isoTimestamp } from './field-schemas.js';
+import { WEBHOOK_EVENT_TYPES, webhookEventType } from './vocabulary.js';
 
 // ---------- ids ----------
 
@@ -90,7 +91,7 @@ export const customHeaders = z
 // ---------- webhook endpoints ----------
 
 const eventsField = z
-  .array(z.enum(WEBHOOK_EVENT_TYPES))
+  .array(webhookEventType)
   .min(1)
   .max(WEBHOOK_EVENT_TYPES.length * 4)
   .transform((events) => [...new Set(events)])
@@ -147,7 +148,7 @@ export const endpointRecord = z
   .object({
     id: endpointId,
     url: z.string(),
-    events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+    events: z.array(webhookEventType),
     description: z.string().nullable(),
     disabled: z.boolean(),
     disabled_reason: z
@@ -212,8 +213,7 @@ export const rotateBody = z
 
 export const testEventBody = z
   .object({
-    type: z
-      .enum(WEBHOOK_EVENT_TYPES)
+    type: webhookEventType
       .optional()
       .meta({ description: 'the event type to send (default: the first the endpoint subscribes to); the endpoint must subscribe to it' }),
   })
@@ -244,7 +244,7 @@ export const endpointDeleted = z
 
 export const eventListQuery = z
   .object({
-    type: z.enum(WEBHOOK_EVENT_TYPES).optional().meta({ description: 'only events of this type' }),
+    type: webhookEventType.optional().meta({ description: 'only events of this type' }),
     dispatch_id: anyUuid.optional().meta({ description: "only this dispatch's events (test events carry the nil UUID)" }),
     since: isoTimestamp.optional().meta({ description: 'only events created at or after this instant' }),
     limit: dispatchListQuery.shape.limit,
@@ -255,7 +255,7 @@ export const eventListQuery = z
 export const webhookEventRecord = z
   .object({
     id: webhookEventId,
-    type: z.enum(WEBHOOK_EVENT_TYPES),
+    type: webhookEventType,
     dispatch_id: z.string().meta({ description: 'the dispatch the event is about; the nil UUID for a test event' }),
     created_at: isoTimestamp,
     data: z.record(z.string(), z.unknown()).meta({ description: 'the status record the webhook carried (its `data`)' }),

@@ -4,13 +4,24 @@
 // GET /v1/status/{id}, so one parser serves polling and webhooks (the consumer kit imports it from
 // here); for `webhook_endpoint.disabled` it is the endpoint that was disabled.
 import { z } from 'zod';
-import { endpointDisabledData, isoTimestamp, statusRecord, type EndpointDisabledData, type StatusRecord } from './schemas.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './state-machine.js';
+import { statusRecord, type StatusRecord } from './dispatch-schemas.js';
+import { isoTimestamp } from './field-schemas.js';
+import { cardEventType, type WebhookEventType } from './vocabulary.js';
 
-export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
-/** The events about a card, whose `data` is its status record. */
-export const cardEventType = webhookEventType.exclude(['webhook_endpoint.disabled']);
-export type CardEventType = z.infer<typeof cardEventType>;
+/**
+ * The `data` of a `webhook_endpoint.disabled` webhook (docs/webhooks.md "Auto-disable"): the endpoint
+ * that was disabled, not a status record. Its envelope is otherwise the same `{ event, timestamp, data }`.
+ */
+export const endpointDisabledData = z
+  .object({
+    id: z.string().meta({ description: 'the disabled endpoint (`whe_…`)' }),
+    url: z.string(),
+    disabled_reason: z.enum(['failing']).meta({ description: '`failing`: every attempt failed for WEBHOOK_AUTO_DISABLE_AFTER (5 days)' }),
+    disabled_at: isoTimestamp,
+  })
+  .strict()
+  .meta({ id: 'WebhookEndpointDisabledData' });
+export type EndpointDisabledData = z.infer<typeof endpointDisabledData>;
 
 export const cardWebhookEnvelope = z
   .object({

@@ -31,6 +31,7 @@ import {
   type DispatchWorkflowInput,
   type PredictionRefreshRequest,
   type RedeliveryInput,
+  type ReplayFilter,
   type RedeliverySummary,
   type RegisterOutcome,
   type ServiceCarrierEventInput,
@@ -178,23 +179,22 @@ export function startRedelivery(
 ): Promise<RedeliveryHandle> {
   const workflowId = options.workflowId ?? `redeliver-${randomUUID()}`;
   return startRedeliveryWorkflow(temporal, taskQueue, workflowId, {
+    mode: options.takeOver === false ? 'reconcile' : 'redeliver',
     replayId: workflowId,
     keys: deliveries,
-    takeOver: options.takeOver ?? true,
   });
 }
 
 /** Starts a paged replay (its progress row already recorded under `replayId`, also its workflow id). */
 export function startReplay(
   temporal: Client,
-  request: { taskQueue: string; replayId: string; filter: NonNullable<RedeliveryInput['filter']>; pageSize?: number },
+  request: { taskQueue: string; replayId: string; filter: ReplayFilter; pageSize?: number },
 ): Promise<RedeliveryHandle> {
   const { replayId, filter, pageSize } = request;
   return startRedeliveryWorkflow(temporal, request.taskQueue, replayId, {
+    mode: 'replay',
     replayId,
     filter,
-    takeOver: true,
-    progress: true,
     ...(pageSize ? { pageSize } : {}),
   });
 }

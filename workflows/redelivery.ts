@@ -10,7 +10,7 @@
 // delivery is taken over (and, if settled, reset for a new cycle) by its own activity run, when it
 // is about to be driven. The reconciler's runs (the delivery activity's reconcileOrphanedDeliveries)
 // pass a small batch of keys instead.
-import { ApplicationFailure, continueAsNew, log, proxyActivities } from '@temporalio/workflow';
+import { continueAsNew, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { DeliveryKey, RedeliveryInput, RedeliverySummary } from '../temporal/contract.js';
 import { DELIVERY_ACTIVITY_OPTIONS } from './delivery-options.js';
@@ -31,21 +31,17 @@ export const MAX_IN_FLIGHT = 50;
 export const REPLAY_PAGE_SIZE = 500;
 
 export async function redeliveryWorkflow(input: RedeliveryInput) {
-  const totals: RedeliverySummary = { ...(input.totals ?? { delivered: 0, failed: 0, skipped: 0 }) };
   const driver = input.replayId;
-  const takeOver = input.takeOver ?? true;
-  const drive = (keys: DeliveryKey[]) => driveBounded(keys, (key) => deliverWebhook({ ...key, driver, takeOver }));
-
-  if (input.keys) {
-    const page = await drive(input.keys);
-    return add(totals, page);
+  if (input.mode !== 'replay') {
+    // A reconciler's batch is already claimed by it: it takes nothing over.
+    const takeOver = input.mode === 'redeliver';
+    return driveBounded(input.keys, (key) => deliverWebhook({ ...key, driver, takeOver }));
   }
-  if (!input.filter || !driver) throw ApplicationFailure.nonRetryable('a redelivery needs a filter and a replayId, or keys');
-
+  const totals: RedeliverySummary = { ...(input.totals ?? { delivered: 0, failed: 0, skipped: 0 }) };
   const page = await loadReplayPage({ filter: input.filter, after: input.cursor, limit: input.pageSize ?? REPLAY_PAGE_SIZE });
-  const outcomes = await drive(page.deliveries);
+  const outcomes = await driveBounded(page.deliveries, (key) => deliverWebhook({ ...key, driver, takeOver: true }));
   const done = page.next === undefined;
-  if (input.progress) await recordReplayProgress({ replayId: driver, ...outcomes, done });
+  await recordReplayProgress({ replayId: driver, ...outcomes, done });
   add(totals, outcomes);
   log.info('replay page driven', { replayId: driver, deliveries: page.deliveries.length, ...totals, done });
   if (done) return totals;

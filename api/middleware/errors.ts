@@ -3,7 +3,7 @@
 // their stack and answered with 500 internal_error, never with their message. Unmatched routes
 // (Koa's default 404, the router's 405/501) are turned into the same shape here.
 import type { Context, Middleware } from 'koa';
-import type { ErrorBody } from '../../domain/schemas.js';
+import type { ErrorBody } from '../../domain/dispatch-schemas.js';
 import type { Logger } from '../../platform/logger.js';
 import { ApiError, asApiError, notFound } from '../errors.js';
 

@@ -2,7 +2,7 @@
 // dispatches (the other mode's id is simply not there: 404) and only its issuer's (403).
 import type { ApiKey } from '../key-cache.js';
 import { badRequest, dispatchNotFound, forbidden } from '../errors.js';
-import { UUID_V4 } from '../../domain/schemas.js';
+import { UUID_V4 } from '../../domain/field-schemas.js';
 import type { DispatchRow } from '../../db/dispatches.js';
 
 /** The `{id}` path parameter, which must be a UUID v4 (any other string or UUID version → 400). */

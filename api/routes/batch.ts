@@ -13,7 +13,7 @@
 // same key may be sent again. Items without `id` get ids derived from the key and their index.
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { batchOf, type BatchItemResult } from '../../domain/schemas.js';
+import { batchOf, type BatchItemResult } from '../../domain/dispatch-schemas.js';
 import type { Logger } from '../../platform/logger.js';
 import { asApiError, parseOrBadRequest } from '../errors.js';
 import { idempotent, idempotentDispatchId, markExecuting, markNotReplayable } from '../idempotency.js';

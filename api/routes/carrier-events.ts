@@ -1,20 +1,47 @@
-// GET /v1/dispatches/{id}/events (docs/http-contract.md "GET /v1/dispatches/{id}/events"): the
-// dispatch's carrier events as the log holds them (db/carrier-events.ts), in arrival order, each with
-// what the workflow did with it (`effect`), a page at a time with an opaque cursor. Access as on every
-// route that names a dispatch (./access.ts): the other mode's or an unknown id → 404, another
-// issuer's → 403, as the spec orders for cross-issuer lookups. The
-// path id and the query are checked (400) before the key's scope (403), in the order of
-// docs/http-contract.md "Common rules", as GET /v1/status/{id} does.
+// Step 1 of a carrier event's path (docs/architecture.md "The path of one carrier event"):
+// POST /v1/dispatches/{id}/events, a carrier status event. The HTTP edge only: the body is parsed in
+// the service's vocabulary or a carrier's (400 naming the field), the key's access to the dispatch
+// checked (404/403), and the event handed to ingest/carrier-events.ts (step 2), which logs it and
+// signals the workflow; its answer becomes 202, 400 (occurred_at out of bounds) or 409 (a dispatch
+// whose workflow closed undelivered, docs/states.md "Closed dispatches").
+//
+// Also GET /v1/dispatches/{id}/events (docs/http-contract.md "GET /v1/dispatches/{id}/events"), the
+// same resource read back: the dispatch's carrier events as the log holds them
+// (db/carrier-events.ts), in arrival order, each with what the workflow did with it (`effect`), a
+// page at a time with an opaque cursor. Access as on every route that names a dispatch
+// (./access.ts): the other mode's or an unknown id → 404, another issuer's → 403. The path id and
+// the query are checked (400) before the key's scope (403), in the order of docs/http-contract.md
+// "Common rules", as GET /v1/status/{id} does.
 import type Router from '@koa/router';
-import { decodeCarrierEventCursor, encodeCarrierEventCursor, pageCarrierEvents } from '../../db/carrier-events.js';
+import { decodeCarrierEventCursor, encodeCarrierEventCursor, pageCarrierEvents, type VocabularyStatus } from '../../db/carrier-events.js';
 import { findDispatch } from '../../db/dispatches.js';
 import type { Pool } from '../../db/pool.js';
-import { carrierEventListQuery, LIST_LIMIT_DEFAULT } from '../../domain/schemas.js';
-import { badRequest, parseOrBadRequest } from '../errors.js';
-import { checkScope } from '../middleware/auth.js';
+import {
+  CARRIER_EVENT_VARIANTS,
+  carrierEventListQuery,
+  carrierEventVocabulary,
+  type CarrierEventBody,
+} from '../../domain/carrier-event-schemas.js';
+import { mapVocabularyStatus } from '../../domain/carrier-vocabularies.js';
+import { LIST_LIMIT_DEFAULT } from '../../domain/field-schemas.js';
+import type { CarrierEventIngest } from '../../ingest/carrier-events.js';
+import { acceptedOrThrow, badRequest, parseOrBadRequest } from '../errors.js';
+import { checkScope, requireScope } from '../middleware/auth.js';
+import { jsonBody } from '../middleware/json-body.js';
 import { checkAccess, dispatchIdParam } from './access.js';
 
-export function carrierEventRoutes(router: Router, pool: Pool): void {
+export function carrierEventRoutes(router: Router, deps: { ingest: CarrierEventIngest; pool: Pool }): void {
+  const { pool } = deps;
+  router.post('/v1/dispatches/:id/events', requireScope('events:write'), jsonBody(), async (ctx) => {
+    const key = ctx.state.apiKey!;
+    const id = dispatchIdParam(ctx.params.id);
+    const { event, original } = parseCarrierEvent(ctx.request.body);
+    const dispatch = checkAccess(key, id, await deps.ingest.dispatchFacts(id));
+    const { duplicate } = acceptedOrThrow(await deps.ingest.ingest(dispatch, { event, original }));
+    ctx.status = 202;
+    ctx.body = { accepted: true, duplicate };
+  });
+
   router.get('/v1/dispatches/:id/events', async (ctx) => {
     const id = dispatchIdParam(ctx.params.id);
     const repeated = Object.entries(ctx.query).find(([, value]) => Array.isArray(value));
@@ -42,4 +69,22 @@ export function carrierEventRoutes(router: Router, pool: Pool): void {
       next_cursor: page.next ? encodeCarrierEventCursor(page.next) : null,
     };
   });
+}
+
+/** The body in the service's vocabulary, and the carrier's own status when it was sent in another (400 naming the field). */
+function parseCarrierEvent(body: unknown): { event: CarrierEventBody; original?: VocabularyStatus } {
+  const vocabulary = parseOrBadRequest(carrierEventVocabulary, body);
+  if (vocabulary === 'service') {
+    const { vocabulary: _service, ...event } = parseOrBadRequest(CARRIER_EVENT_VARIANTS.service, body);
+    return { event };
+  }
+  const { vocabulary: _name, status, ...fields } = parseOrBadRequest(CARRIER_EVENT_VARIANTS[vocabulary], body);
+  const mapping = mapVocabularyStatus(vocabulary, status);
+  // The variant's schema takes only statuses that map; this guards the table and the schema agreeing.
+  if (!mapping.ok) throw badRequest(`status: ${mapping.problem}`);
+  const { status: mapped, reason } = mapping.mapped;
+  return {
+    event: { ...fields, status: mapped, reason: fields.reason ?? reason },
+    original: { vocabulary, status },
+  };
 }

@@ -4,7 +4,8 @@
 import type Router from '@koa/router';
 import { decodeDispatchCursor, encodeDispatchCursor, listDispatches } from '../../db/dispatches.js';
 import type { Pool } from '../../db/pool.js';
-import { dispatchListQuery, LIST_LIMIT_DEFAULT } from '../../domain/schemas.js';
+import { dispatchListQuery } from '../../domain/dispatch-schemas.js';
+import { LIST_LIMIT_DEFAULT } from '../../domain/field-schemas.js';
 import { badRequest, parseOrBadRequest } from '../errors.js';
 import { requireScope } from '../middleware/auth.js';
 

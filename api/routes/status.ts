@@ -9,7 +9,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import type { Pool } from '../../db/pool.js';
-import { localeTag } from '../../domain/schemas.js';
+import { localeTag } from '../../domain/field-schemas.js';
 import { badRequest, describeZodError } from '../errors.js';
 import { checkScope } from '../middleware/auth.js';
 import { loadStatus, STATUS_READ_SCOPE, statusAnswer, statusHeaders } from '../status-read.js';

@@ -19,11 +19,11 @@ import {
   testHelperEmptyBody,
   testHelperFailBody,
   type CarrierEventBody,
-  type DispatchStatus,
   type TestHelperAction,
-} from '../../domain/schemas.js';
+} from '../../domain/carrier-event-schemas.js';
+import { applyCarrierEvent, type CurrentStatus, type SeenEvents } from '../../domain/state-machine.js';
+import type { DispatchStatus, EventEffect } from '../../domain/vocabulary.js';
 import { latestOccurredAt } from '../../domain/input-bounds.js';
-import { applyCarrierEvent, type CurrentStatus, type EventEffect, type SeenEvents } from '../../domain/state-machine.js';
 import { acceptedOrThrow, conflict, forbidden, parseOrBadRequest, serviceUnavailable } from '../errors.js';
 import { requireScope } from '../middleware/auth.js';
 import { optionalJsonBody } from '../middleware/json-body.js';

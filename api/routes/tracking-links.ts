@@ -18,7 +18,7 @@ import {
   updateBranding,
   type TrackingLink,
 } from '../../db/tracking-links.js';
-import { LIST_LIMIT_DEFAULT } from '../../domain/schemas.js';
+import { LIST_LIMIT_DEFAULT } from '../../domain/field-schemas.js';
 import {
   linkExpiry,
   newTrackingToken,

@@ -30,7 +30,7 @@ import {
   rotateWebhookSecret,
 } from '../../db/webhook-endpoints.js';
 import { findWebhookEvent } from '../../db/webhook-event-reads.js';
-import { LIST_LIMIT_DEFAULT } from '../../domain/schemas.js';
+import { LIST_LIMIT_DEFAULT } from '../../domain/field-schemas.js';
 import {
   endpointCreateBody,
   endpointListQuery,

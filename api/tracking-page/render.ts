@@ -5,7 +5,7 @@
 // that varies, is an inline <style> allowed by its hash in the CSP (./index.ts). The markup says
 // `lang` and `dir`, and the stylesheet uses logical properties, so nothing assumes left-to-right.
 import { createHash } from 'node:crypto';
-import type { PageCatalog } from '../../domain/locales/index.js';
+import type { PageCatalog } from '../../domain/locales/catalog.js';
 import type { PageLanguage, PageView } from '../../domain/tracking-page.js';
 import { STYLESHEET_PATH } from './stylesheet.js';
 

@@ -189,3 +189,17 @@ export function heldOut(areas: readonly PostalArea[], today: string, count: numb
   }
   return dispatches;
 }
+
+/** The kind of area a held-out card went to, as the report groups them. */
+export function areaGroup(d: HeldOutDispatch, historyTransit: ReadonlyMap<string, readonly number[]>): string {
+  const { area } = d;
+  if (inSlowdown(area))
+    return `slowdown ${SLOWDOWN.country} ${SLOWDOWN.prefix}* (undeclared, +${SLOWDOWN.days} for ${SLOWDOWN.sinceDays} days)`;
+  if (inDisruption(area)) return `disruption ${DISRUPTION.country} ${DISRUPTION.prefix}* (declared +${DISRUPTION.days}, actual +${DISRUPTION.days - 1}…+${DISRUPTION.days + 1})`; // prettier-ignore
+  if (area.countryCode === SPARSE_PREFIX.country && area.prefix === SPARSE_PREFIX.prefix)
+    return `sparse slow prefix ${SPARSE_PREFIX.country} ${SPARSE_PREFIX.prefix}* (few deliveries, ~3× the country's transit)`;
+  const history = historyTransit.get(`${area.countryCode}:${area.postalCode}`)?.length ?? 0;
+  if (history === 0) return 'unseen codes (no history, prefix known)';
+  if (history < SPARSE_HISTORY) return `sparse codes (1–${SPARSE_HISTORY - 1} deliveries in history)`;
+  return 'regular codes';
+}

@@ -13,8 +13,7 @@
 import { pathToFileURL } from 'node:url';
 import { businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
 import { normalCdf, shortestInterval, total } from '../../domain/statistics.js';
-import { buildNetwork, DISRUPTION, heldOut, history, inDisruption, inSlowdown, prng, SLOWDOWN, type PostalArea } from './network.js'; // prettier-ignore
-import { areaGroup } from './report.js';
+import { areaGroup, buildNetwork, DISRUPTION, heldOut, history, inDisruption, inSlowdown, prng, SLOWDOWN, type PostalArea } from './network.js'; // prettier-ignore
 
 /** Transit beyond this many business days is left out of a true distribution (its mass is below 1e-9). */
 const MAX_DAYS = 80;

@@ -8,9 +8,9 @@
 import { median, qualityByConfidence, summariseOutcomes, targetVerdict, type ConfidenceQuality, type PredictionOutcome, type QualitySummary } from '../../domain/prediction-quality.js'; // prettier-ignore
 import { businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
 import { TARGET_COVERAGE } from '../../domain/prediction-levels.js';
-import type { ConfidenceLevel } from '../../domain/schemas.js';
+import type { ConfidenceLevel } from '../../domain/vocabulary.js';
 import type { Oracle } from './oracle.js';
-import { DISRUPTION, inDisruption, inSlowdown, SLOWDOWN, SPARSE_HISTORY, SPARSE_PREFIX, type HeldOutDispatch } from './network.js';
+import { areaGroup, type HeldOutDispatch } from './network.js';
 
 export interface Settings {
   seed: number;
@@ -56,20 +56,6 @@ export interface Result {
   check: { sample: number; cli: unknown[]; simulator: unknown[] };
   cliMatches: boolean;
   environment: Record<string, string | number>;
-}
-
-/** The kind of area a held-out card went to, as the report groups them. */
-export function areaGroup(d: HeldOutDispatch, historyTransit: ReadonlyMap<string, readonly number[]>): string {
-  const { area } = d;
-  if (inSlowdown(area))
-    return `slowdown ${SLOWDOWN.country} ${SLOWDOWN.prefix}* (undeclared, +${SLOWDOWN.days} for ${SLOWDOWN.sinceDays} days)`;
-  if (inDisruption(area)) return `disruption ${DISRUPTION.country} ${DISRUPTION.prefix}* (declared +${DISRUPTION.days}, actual +${DISRUPTION.days - 1}…+${DISRUPTION.days + 1})`; // prettier-ignore
-  if (area.countryCode === SPARSE_PREFIX.country && area.prefix === SPARSE_PREFIX.prefix)
-    return `sparse slow prefix ${SPARSE_PREFIX.country} ${SPARSE_PREFIX.prefix}* (few deliveries, ~3× the country's transit)`;
-  const history = historyTransit.get(`${area.countryCode}:${area.postalCode}`)?.length ?? 0;
-  if (history === 0) return 'unseen codes (no history, prefix known)';
-  if (history < SPARSE_HISTORY) return `sparse codes (1–${SPARSE_HISTORY - 1} deliveries in history)`;
-  return 'regular codes';
 }
 
 const asCliRow = (r: ConfidenceQuality) => ({

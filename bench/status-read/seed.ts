@@ -5,11 +5,11 @@
 // ui suggestion, buildStatusRecord), from a few dozen templates whose id is swapped per row.
 import { canonicalJson } from '../../domain/canonical-json.js';
 import { createApiKey, createIssuer } from '../../db/issuers.js';
+import type { CurrentStatus } from '../../domain/state-machine.js';
+import type { DispatchStatus, ExceptionReason } from '../../domain/vocabulary.js';
 import type { Pool } from '../../db/pool.js';
 import { renderSuggestion } from '../../domain/messages.js';
 import { predict } from '../../domain/prediction.js';
-import type { DispatchStatus, ExceptionReason } from '../../domain/schemas.js';
-import type { CurrentStatus } from '../../domain/state-machine.js';
 import { buildStatusRecord } from '../../domain/status-record.js';
 
 export interface Seeded {

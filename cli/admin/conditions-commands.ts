@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { clearCarrierConditions, listCarrierConditions, setCarrierCondition, type CarrierCondition } from '../../db/conditions.js';
 import { normalisePostalCode, postalPrefixOf } from '../../domain/prediction-model.js';
-import { countryCode, isoDate } from '../../domain/schemas.js';
+import { countryCode, isoDate } from '../../domain/field-schemas.js';
 import { CliError, iso, output, parseOptions, table, withDatabase } from './context.js';
 
 const setOptions = z

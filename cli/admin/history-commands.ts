@@ -12,7 +12,7 @@ import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { copyTransitHistory, type TransitRecord } from '../../db/transit-history.js';
 import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../../domain/calendar.js';
-import { countryCode, isoDate, isoTimestamp } from '../../domain/schemas.js';
+import { countryCode, isoDate, isoTimestamp } from '../../domain/field-schemas.js';
 import { CliError, output, withDatabase } from './context.js';
 
 const HEADER = ['postal_code', 'country_code', 'dispatch_date', 'delivered_date'] as const;

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadRegistrationOutcomes } from '../../db/predictions.js';
 import { qualityByConfidence, targetVerdict, type ConfidenceQuality } from '../../domain/prediction-quality.js';
-import { isoDate } from '../../domain/schemas.js';
+import { isoDate } from '../../domain/field-schemas.js';
 import { output, parseOptions, table, withDatabase } from './context.js';
 
 const qualityOptions = z.object({

@@ -15,8 +15,8 @@ import {
   removeWebhookEndpoint,
   rotateWebhookSecret,
 } from '../../db/webhook-endpoints.js';
-import { isoTimestamp } from '../../domain/schemas.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/state-machine.js';
+import { isoTimestamp } from '../../domain/field-schemas.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/vocabulary.js';
 import { loadConfig, parseDuration } from '../../platform/config.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
 import { CliError, iso, output, parseOptions, table, withDatabase } from './context.js';

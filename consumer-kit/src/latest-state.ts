@@ -2,7 +2,7 @@
 // event with the latest envelope `timestamp`, so a late, older event never overwrites a newer one.
 // (The spec's guidance names `dispatch_date`, but that is fixed per dispatch; the envelope
 // timestamp is the per-event time.) On an equal timestamp the record already held stays.
-import type { StatusRecord } from '../../domain/schemas.js';
+import type { StatusRecord } from '../../domain/dispatch-schemas.js';
 import type { WebhookEnvelope } from '../../domain/webhook-payload.js';
 
 export interface LatestState {

@@ -1,6 +1,6 @@
 // Parsing a verified webhook body into a typed envelope, with the very schema the service uses for
 // GET /v1/status/{id} (`statusRecord`), so one parser serves polling and webhooks (spec "Events" 1).
-import { statusRecord, type StatusRecord } from '../../domain/schemas.js';
+import { statusRecord, type StatusRecord } from '../../domain/dispatch-schemas.js';
 import {
   webhookEnvelope,
   type CardWebhookEnvelope,

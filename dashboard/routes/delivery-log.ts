@@ -9,7 +9,7 @@ import { replayDeliveries } from '../../ingest/webhook-replays.js';
 import { findDelivery, listAttempts, listEndpointsWithHealth, OUTCOMES } from '../../db/delivery-log.js';
 import { listReplays } from '../../db/webhook-replays.js';
 import { findEndpoint } from '../../db/webhook-endpoints.js';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/state-machine.js';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.js';
 import type { DashboardDeps } from '../deps.js';
 import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute } from '../tenancy.js';

@@ -7,7 +7,7 @@ import type Router from '@koa/router';
 import { z } from 'zod';
 import { findDispatch } from '../../db/dispatches.js';
 import { createTrackingLink, findBranding, pageTrackingLinks, revokeTrackingLink, updateBranding } from '../../db/tracking-links.js';
-import { localeTag, UUID_V4 } from '../../domain/schemas.js';
+import { localeTag, UUID_V4 } from '../../domain/field-schemas.js';
 import {
   BRANDING_FIELDS,
   DEFAULT_LINK_LIFETIME_DAYS,

@@ -5,7 +5,7 @@
 import type Router from '@koa/router';
 import { attemptDurationsPerDay, attemptsPerHour, HEALTH_WINDOW_HOURS, listEndpointsWithHealth } from '../../db/delivery-log.js';
 import { createWebhookEndpoint, findEndpoint, MAX_ENDPOINTS_PER_ISSUER, removeWebhookEndpoint } from '../../db/webhook-endpoints.js';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/state-machine.js';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
 import { deliveriesChart, latencyChart } from '../charts.js';
 import type { DashboardDeps } from '../deps.js';

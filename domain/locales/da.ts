@@ -2,7 +2,7 @@
 // Addresses the cardholder as "du", as Danish banks do. Dates read "den 24. november",
 // "mellem den 24. og 26. november". `other` in a confidence select is the Low wording.
 // CLDR also gives Danish to Norwegian Bokmål readers (domain/locale.ts).
-import type { Catalog } from './index.js';
+import type { Catalog } from './catalog.js';
 
 const LOW = 'men for dit område er dette skøn mindre sikkert';
 const SUPPORT = 'Kontakt kundeservice';

@@ -2,7 +2,7 @@
 // Formal address (Sie), as German-speaking banks write to cardholders; usable as is in Austria and
 // Switzerland (month names come from Intl, so de-AT reads "Jänner"). Dates read "am 24. November",
 // "zwischen dem 24. und 26. November". `other` in a confidence select is the Low wording.
-import type { Catalog } from './index.js';
+import type { Catalog } from './catalog.js';
 
 const LOW = 'diese Schätzung ist für Ihre Region jedoch weniger zuverlässig';
 const SUPPORT = 'Bitte wenden Sie sich an den Kundenservice';

@@ -1,7 +1,7 @@
 // English messages for ui_suggestion.recommended_message (ICU MessageFormat; arguments: see ./index.ts).
 // Neutral between British and American usage; the date order comes from the locale's region.
 // `other` in a confidence select is the Low wording: an estimate that is less certain.
-import type { Catalog } from './index.js';
+import type { Catalog } from './catalog.js';
 
 export const en: Catalog = {
   when:

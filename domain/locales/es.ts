@@ -2,7 +2,7 @@
 // Addresses the cardholder as "tú", as Spanish banks do in their apps; vocabulary neutral enough
 // for Latin America. Dates read "el 24 de noviembre", "entre el 24 y el 26 de noviembre".
 // `other` in a confidence select is the Low wording: an estimate that is less precise.
-import type { Catalog } from './index.js';
+import type { Catalog } from './catalog.js';
 
 const LOW = 'aunque esta estimación es menos precisa para tu zona';
 const SUPPORT = 'Ponte en contacto con atención al cliente';

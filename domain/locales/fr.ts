@@ -2,7 +2,7 @@
 // Written for France and usable as is in Belgium, Switzerland, Canada and Africa; dates always read
 // day first, with "1er" for the first of the month ("le 1er décembre").
 // `other` in a confidence select is the Low wording: an estimate that is less reliable.
-import type { Catalog } from './index.js';
+import type { Catalog } from './catalog.js';
 
 const MIN_DAY = '{minDay, plural, =1 {1er} other {#}}';
 const MAX_DAY = '{maxDay, plural, =1 {1er} other {#}}';

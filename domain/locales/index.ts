@@ -7,7 +7,7 @@
 //   minDay, maxDay (numbers), minMonth, maxMonth (month names from Intl.DateTimeFormat for the locale) };
 // - every status message: { confidence: 'High' | 'Medium' | 'Low', when: the rendered `when` phrase }.
 // Typographic apostrophes (’) are used on purpose: a straight ' is ICU's quoting character.
-import type { DispatchStatus, ExceptionReason } from '../schemas.js';
+import type { Catalog } from './catalog.js';
 import type { SupportedLocale } from '../locale.js';
 import { da } from './da.js';
 import { de } from './de.js';
@@ -19,52 +19,5 @@ import { nl } from './nl.js';
 import { pl } from './pl.js';
 import { pt } from './pt.js';
 import { sv } from './sv.js';
-
-export interface Catalog {
-  /** The delivery window as a phrase that completes "It should arrive …" / "delivered …". */
-  when: string;
-  dispatched: string;
-  in_transit: string;
-  out_for_delivery: string;
-  delivered: string;
-  /** One message per reason: each says what happened and asks the cardholder to contact support. */
-  exception: Record<ExceptionReason, string>;
-  /** The cardholder's tracking page (api/tracking-page/); `{phone}` and `{time}` are its only arguments. */
-  page: PageCatalog;
-}
-
-export interface PageCatalog {
-  title: string;
-  statusHeading: string;
-  /** Visually hidden state of a step, read by screen readers. */
-  stepDone: string;
-  stepCurrent: string;
-  stepNext: string;
-  steps: Record<Exclude<DispatchStatus, 'exception'>, string>;
-  exceptionHeading: string;
-  /** The exception reason in a few words (the message of ui_suggestion says the rest). */
-  reasons: Record<ExceptionReason, string>;
-  windowHeading: string;
-  deliveredHeading: string;
-  activate: string;
-  contactSupport: string;
-  callSupport: string;
-  timelineHeading: string;
-  timelineEmpty: string;
-  lastUpdated: string;
-  languages: string;
-  gateIntro: string;
-  postalCode: string;
-  gateSubmit: string;
-  gateWrong: string;
-  notFoundTitle: string;
-  notFoundText: string;
-  goneTitle: string;
-  goneText: string;
-  limitedTitle: string;
-  limitedText: string;
-  errorTitle: string;
-  errorText: string;
-}
 
 export const CATALOGS: Readonly<Record<SupportedLocale, Catalog>> = { en, fr, de, es, it, nl, pt, pl, sv, da };

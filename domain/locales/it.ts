@@ -3,7 +3,7 @@
 // "tra il 24 e il 26 novembre", with "1º" for the first of the month and the elided article before
 // 8 and 11 ("l’8 dicembre", "tra il 1º e l’11 dicembre").
 // `other` in a confidence select is the Low wording: an estimate that is less precise.
-import type { Catalog } from './index.js';
+import type { Catalog } from './catalog.js';
 
 const MIN_DAY = '{minDay, plural, =1 {il 1º} =8 {l’8} =11 {l’11} other {il #}}';
 const MAX_DAY = '{maxDay, plural, =1 {il 1º} =8 {l’8} =11 {l’11} other {il #}}';

@@ -2,7 +2,7 @@
 // Addresses the cardholder as "je", as Dutch and Flemish banks do in their apps, and avoids "hij"
 // or "ze" for the card (Netherlands and Flanders differ there). Dates read "op 24 november",
 // "tussen 24 en 26 november". `other` in a confidence select is the Low wording.
-import type { Catalog } from './index.js';
+import type { Catalog } from './catalog.js';
 
 const LOW = 'maar voor jouw regio is deze schatting minder zeker';
 const SUPPORT = 'Neem contact op met de klantenservice';

@@ -2,7 +2,7 @@
 // Addresses the cardholder as "Ty" with the capitalised "Twoja", as Polish banks do. Month names
 // come from Intl in the genitive that a date needs ("24 listopada"); ranges read
 // "między 24 a 26 listopada". `other` in a confidence select is the Low wording.
-import type { Catalog } from './index.js';
+import type { Catalog } from './catalog.js';
 
 const LOW = 'ale w Twojej okolicy ten termin jest mniej pewny';
 const SUPPORT = 'Skontaktuj się z obsługą klienta';

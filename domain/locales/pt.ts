@@ -3,7 +3,7 @@
 // with wording chosen to read naturally in Brazil too where a neutral form exists ("endereço",
 // "no dia", "saiu para entrega"). Dates read "no dia 24 de novembro", "entre 24 e 26 de novembro".
 // `other` in a confidence select is the Low wording: an estimate that is less precise.
-import type { Catalog } from './index.js';
+import type { Catalog } from './catalog.js';
 
 const LOW = 'mas esta estimativa é menos precisa para a sua região';
 const SUPPORT = 'Contacte o apoio ao cliente';

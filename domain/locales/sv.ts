@@ -1,7 +1,7 @@
 // Swedish messages for ui_suggestion.recommended_message (ICU MessageFormat; arguments: see ./index.ts).
 // Addresses the cardholder as "du", as Swedish banks do. Dates read "den 24 november",
 // "mellan den 24 och 26 november". `other` in a confidence select is the Low wording.
-import type { Catalog } from './index.js';
+import type { Catalog } from './catalog.js';
 
 const LOW = 'men för ditt område är den här uppskattningen mindre säker';
 const SUPPORT = 'Kontakta kundtjänst';

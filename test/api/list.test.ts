@@ -3,7 +3,7 @@
 // registered; each bad parameter is a 400 that names it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { statusRecord } from '../../domain/schemas.js';
+import { statusRecord } from '../../domain/dispatch-schemas.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { bearer, registrationFor, request, type TestResponse } from './http.js';
 

@@ -3,8 +3,8 @@
 import { describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { openApiJson } from '../../api/openapi.js';
-import { countryCode, localeTag } from '../../domain/schemas.js';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/state-machine.js';
+import { countryCode, localeTag } from '../../domain/field-schemas.js';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.js';
 
 const document = () => JSON.parse(openApiJson());
 

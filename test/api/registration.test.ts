@@ -1,7 +1,7 @@
 // POST /v1/dispatches (docs/http-contract.md): 201 + Location, idempotent replay, 409 conflicts, validation.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { statusRecord } from '../../domain/schemas.js';
+import { statusRecord } from '../../domain/dispatch-schemas.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { bearer, registrationFor, request } from './http.js';
 

@@ -1,7 +1,7 @@
 // GET /v1/status/{id} (spec "Endpoints" + docs/http-contract.md), against a real worker, Temporal and Postgres.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { statusRecord } from '../../domain/schemas.js';
+import { statusRecord } from '../../domain/dispatch-schemas.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { bearer, registrationFor, request } from './http.js';
 

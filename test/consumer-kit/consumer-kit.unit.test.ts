@@ -20,9 +20,8 @@ import {
   type CardWebhookEnvelope,
 } from '../../consumer-kit/src/index.js';
 import { generateSecret, signedHeaders, signHex } from '../../domain/signing.js';
-import { buildEndpointDisabledBody } from '../../domain/webhook-payload.js';
-import { buildWebhookBody } from '../../domain/webhook-payload.js';
-import type { StatusRecord } from '../../domain/schemas.js';
+import type { StatusRecord } from '../../domain/dispatch-schemas.js';
+import { buildEndpointDisabledBody, buildWebhookBody } from '../../domain/webhook-payload.js';
 
 function record(overrides: Partial<StatusRecord> = {}): StatusRecord {
   return {

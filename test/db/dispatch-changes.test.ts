@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { writeDispatchChange, type DispatchChange } from '../../db/dispatch-changes.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
-import type { StatusRecord } from '../../domain/schemas.js';
-import type { EventEffect, WebhookEventType } from '../../domain/state-machine.js';
+import type { StatusRecord } from '../../domain/dispatch-schemas.js';
+import type { EventEffect, WebhookEventType } from '../../domain/vocabulary.js';
 import { requireTestEnv } from '../support/env.js';
 import { insertIssuer } from '../support/workflow-env.js';
 

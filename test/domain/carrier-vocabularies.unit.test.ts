@@ -1,6 +1,6 @@
 // Carrier vocabularies (domain/carrier-vocabularies.ts, docs/http-contract.md "Carrier vocabularies"):
 // the one table that reads EasyPost's and Stripe Issuing's statuses as the service's states and
-// exception reasons, and the request schema variants built from it (domain/schemas.ts).
+// exception reasons, and the request schema variants built from it (domain/carrier-event-schemas.ts).
 import { describe, expect, it } from '@jest/globals';
 import {
   EASYPOST_STATUSES,
@@ -9,7 +9,8 @@ import {
   VOCABULARY_TABLE,
   vocabularyStatuses,
 } from '../../domain/carrier-vocabularies.js';
-import { CARRIER_EVENT_VARIANTS, DISPATCH_STATUSES, EXCEPTION_REASONS } from '../../domain/schemas.js';
+import { CARRIER_EVENT_VARIANTS } from '../../domain/carrier-event-schemas.js';
+import { DISPATCH_STATUSES, EXCEPTION_REASONS } from '../../domain/vocabulary.js';
 
 const OCCURRED_AT = '2026-11-20T10:00:00Z';
 

@@ -9,7 +9,7 @@ import { describe, it, expect } from '@jest/globals';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderSuggestion, SUPPORTED_LOCALES } from '../../domain/messages.js';
-import { CONFIDENCE_LEVELS, DISPATCH_STATUSES, EXCEPTION_REASONS, SERVICE_EXCEPTION_REASONS } from '../../domain/schemas.js';
+import { CONFIDENCE_LEVELS, DISPATCH_STATUSES, EXCEPTION_REASONS, SERVICE_EXCEPTION_REASONS } from '../../domain/vocabulary.js';
 
 /** The window shapes a message can take; the last one shows "1st" forms and Italian elision. */
 const WINDOWS = [

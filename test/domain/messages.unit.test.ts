@@ -3,7 +3,7 @@
 // which language is chosen is tested in locale.unit.test.ts.
 import { describe, it, expect } from '@jest/globals';
 import { renderSuggestion, SUPPORTED_LOCALES, type SuggestionInput } from '../../domain/messages.js';
-import { CONFIDENCE_LEVELS, DISPATCH_STATUSES, EXCEPTION_REASONS, SERVICE_EXCEPTION_REASONS } from '../../domain/schemas.js';
+import { CONFIDENCE_LEVELS, DISPATCH_STATUSES, EXCEPTION_REASONS, SERVICE_EXCEPTION_REASONS } from '../../domain/vocabulary.js';
 
 /** Every reason a dispatch in exception can hold: the carrier's and the service's own (`overdue`). */
 const ALL_EXCEPTION_REASONS = [...EXCEPTION_REASONS, ...SERVICE_EXCEPTION_REASONS];

@@ -1,7 +1,7 @@
 // The exception reason `overdue` is the service's own (docs/states.md "Overdue"): a dispatch can
 // hold it, and its messages render it, but a carrier event cannot carry it.
 import { describe, expect, it } from '@jest/globals';
-import { carrierEventBody } from '../../domain/schemas.js';
+import { carrierEventBody } from '../../domain/carrier-event-schemas.js';
 
 describe('the overdue exception reason', () => {
   it('is refused in a carrier event body, naming the reason field', () => {

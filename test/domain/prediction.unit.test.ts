@@ -11,7 +11,7 @@ import {
 } from '../../domain/prediction.js';
 import { addBusinessDays, businessDaysBetween } from '../../domain/calendar.js';
 import type { DispatchState } from '../../domain/state-machine.js';
-import { DISPATCH_STATUSES, EXCEPTION_REASONS } from '../../domain/schemas.js';
+import { DISPATCH_STATUSES, EXCEPTION_REASONS } from '../../domain/vocabulary.js';
 
 // Dispatched on Friday 2026-11-20 to France, whose table entry is 2 to 4 business days, so the Low
 // window runs from Tuesday 24 (2 business days) to Monday 30 (4 + 2 business days).

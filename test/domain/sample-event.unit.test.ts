@@ -3,8 +3,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { parse } from '../../consumer-kit/src/index.js';
 import { sampleStatusRecord, TEST_EVENT_DISPATCH_ID } from '../../domain/sample-event.js';
-import { registrationBody, statusRecord, UUID_V4 } from '../../domain/schemas.js';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/state-machine.js';
+import { registrationBody, statusRecord } from '../../domain/dispatch-schemas.js';
+import { UUID_V4 } from '../../domain/field-schemas.js';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.js';
 import { buildWebhookBody } from '../../domain/webhook-payload.js';
 
 const now = new Date('2026-11-24T10:00:00.000Z');

@@ -4,7 +4,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { Prediction } from '../../domain/prediction.js';
-import type { DispatchStatus } from '../../domain/schemas.js';
 import {
   applyCarrierEvent,
   initialState,
@@ -13,6 +12,7 @@ import {
   type DispatchState,
   type ProjectedDispatch,
 } from '../../domain/state-machine.js';
+import type { DispatchStatus } from '../../domain/vocabulary.js';
 
 const window = { min: '2026-11-26', max: '2026-11-28' };
 const prediction: Prediction = { window, confidence: 'Medium' };

@@ -5,18 +5,18 @@
 // (with the prediction unchanged, so only the status's events), as the dispatch workflow asks.
 import { describe, it, expect } from '@jest/globals';
 import fc from 'fast-check';
+import type { CarrierEventBody } from '../../domain/carrier-event-schemas.js';
 import {
   applyCarrierEvent as applyToState,
   dedupeKey,
   initialState,
   normaliseTimestamp,
   recommendedActionFor,
+  webhookEventsOf,
   type DispatchState,
   type SeenEvents,
-  type WebhookEventType,
-  webhookEventsOf,
 } from '../../domain/state-machine.js';
-import type { CarrierEventBody, DispatchStatus } from '../../domain/schemas.js';
+import type { DispatchStatus, WebhookEventType } from '../../domain/vocabulary.js';
 
 const DISPATCHED_AT = '2026-11-20T10:00:00.000Z';
 

@@ -2,10 +2,10 @@
 // fields, in the spec's order, valid against the wire schema.
 import { describe, it, expect } from '@jest/globals';
 import { buildStatusRecord, type StatusRecordInput } from '../../domain/status-record.js';
-import { statusRecord } from '../../domain/schemas.js';
+import { statusRecord } from '../../domain/dispatch-schemas.js';
+import { initialState } from '../../domain/state-machine.js';
 import { predict } from '../../domain/prediction.js';
 import { renderSuggestion } from '../../domain/messages.js';
-import { initialState } from '../../domain/state-machine.js';
 
 const DISPATCHED_AT = '2026-11-20T11:30:00+01:00';
 const destination = { postal_code: '75011', country_code: 'FR' };

@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { createIssuer } from '../../db/issuers.js';
+import type { StatusRecord } from '../../domain/dispatch-schemas.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { getReplay } from '../../db/webhook-replays.js';
 import { recordDeliveryAttempt } from '../../db/webhooks.js';
 import { createWebhookEvents } from '../support/webhook-events.js';
-import type { StatusRecord } from '../../domain/schemas.js';
 import { expectOneLineFailure, runCli as runCliProcess } from '../support/cli.js';
 import { requireTestEnv } from '../support/env.js';
 import { startHarness, type Harness } from '../support/harness.js';

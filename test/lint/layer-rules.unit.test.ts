@@ -22,7 +22,9 @@ const WRONG = {
   'workflows/imports-node-fs.ts': '@typescript-eslint/no-restricted-imports',
   'workflows/imports-activity.ts': '@typescript-eslint/no-restricted-imports',
   'promises/floating.ts': '@typescript-eslint/no-floating-promises',
-  'cycle/a.ts': 'import-x/no-cycle',
+  'cycle/a.ts': 'local/no-import-cycle',
+  'type-cycle/a.ts': 'local/no-import-cycle',
+  'type-cycle/b.ts': 'local/no-import-cycle',
 } as const;
 const CORRECT = [
   'domain/pure.ts',
@@ -64,7 +66,7 @@ describe('layer rules', () => {
 
   it('reports ingest/ importing a route of api/ as a restricted import', () => {
     expect(rulesOf('ingest/imports-route.ts')).toEqual([WRONG['ingest/imports-route.ts']]);
-    expect(reported.get('ingest/imports-route.ts')![0]).toContain("'../api/routes/events.js'");
+    expect(reported.get('ingest/imports-route.ts')![0]).toContain("'../api/routes/carrier-events.js'");
   });
 
   it('reports platform/ importing any of our folders (here temporal/) as a restricted import', () => {
@@ -105,10 +107,18 @@ describe('layer rules', () => {
     expect(rulesOf('cycle/a.ts')).toEqual([WRONG['cycle/a.ts']]);
   });
 
+  it('reports a cycle that a type-only import closes, on both of its files', () => {
+    expect(rulesOf('type-cycle/a.ts')).toEqual([WRONG['type-cycle/a.ts']]);
+    expect(rulesOf('type-cycle/b.ts')).toEqual([WRONG['type-cycle/b.ts']]);
+    expect(reported.get('type-cycle/a.ts')![0]).toContain(
+      'type-cycle/a.ts → test/fixtures/layers/type-cycle/b.ts → test/fixtures/layers/type-cycle/a.ts',
+    );
+  });
+
   it('leaves the fixtures out of `eslint .`, so the build stays green', async () => {
     const eslint = new ESLint({ cwd: ROOT });
     expect(await eslint.isPathIgnored(path.join(FIXTURES, 'domain/imports-pg.ts'))).toBe(true);
-    expect(await eslint.isPathIgnored(path.join(ROOT, 'domain/schemas.ts'))).toBe(false);
+    expect(await eslint.isPathIgnored(path.join(ROOT, 'domain/dispatch-schemas.ts'))).toBe(false);
   });
 
   it.each(CORRECT)('reports nothing in the correct fixture %s', (file) => {

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { statusRecord } from '../../domain/schemas.js';
+import { statusRecord } from '../../domain/dispatch-schemas.js';
 import { buildWebhookBody } from '../../domain/webhook-payload.js';
 import { generateSecret, signedHeaders } from '../../domain/signing.js';
 import { startHarness, type Harness } from '../support/harness.js';

@@ -2,9 +2,9 @@
 // them (db/dispatch-changes.ts) but without a dispatch workflow, for tests of what reads or drives
 // them (the delivery activity, replays, the delivery log, the CLI).
 import type { Pool } from '../../db/pool.js';
-import { newId } from '../../db/issuers.js';
-import type { StatusRecord } from '../../domain/schemas.js';
-import type { WebhookEventType } from '../../domain/state-machine.js';
+import { newId } from '../../db/ids.js';
+import type { StatusRecord } from '../../domain/dispatch-schemas.js';
+import type { WebhookEventType } from '../../domain/vocabulary.js';
 import { buildWebhookBody } from '../../domain/webhook-payload.js';
 
 type Db = Pool;

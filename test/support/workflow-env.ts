@@ -9,7 +9,7 @@ import { copyTransitHistory, type TransitRecord } from '../../db/transit-history
 import { createPool, type Pool } from '../../db/pool.js';
 import { loadConfig, type Config } from '../../platform/config.js';
 import type { Client } from '@temporalio/client';
-import type { CarrierEventBody } from '../../domain/schemas.js';
+import type { CarrierEventBody } from '../../domain/carrier-event-schemas.js';
 import { dedupeKey } from '../../domain/state-machine.js';
 import * as temporalClient from '../../temporal/client.js';
 import type { DispatchRegistration, DispatchWorkflowInput, RegisterOutcome } from '../../temporal/contract.js';

@@ -5,7 +5,7 @@
 // real worker, the dev server and Postgres.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { insertCarrierEvent } from '../../db/carrier-events.js';
-import type { CarrierEventBody } from '../../domain/schemas.js';
+import type { CarrierEventBody } from '../../domain/carrier-event-schemas.js';
 import { dedupeKey } from '../../domain/state-machine.js';
 import { carrierEventSignal, snapshotQuery, type RegisterOutcome } from '../../temporal/contract.js';
 import { startHarness, type Harness } from '../support/harness.js';

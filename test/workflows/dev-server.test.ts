@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Pool } from '../../db/pool.js';
-import type { CarrierEventBody } from '../../domain/schemas.js';
+import type { CarrierEventBody } from '../../domain/carrier-event-schemas.js';
 import { loadConfig } from '../../platform/config.js';
 import { freePort } from '../../devtools/postgres.js';
 import { startDevServer, type RunningDevServer } from '../../devtools/temporal-dev-server.js';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Pool } from '../../db/pool.js';
-import type { CarrierEventBody } from '../../domain/schemas.js';
+import type { CarrierEventBody } from '../../domain/carrier-event-schemas.js';
 import { snapshotQuery, type DispatchRegistration, type DispatchWorkflowInput } from '../../temporal/contract.js';
 import { maybeRecordHistory } from '../support/histories.js';
 import {

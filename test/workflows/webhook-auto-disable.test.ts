@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Pool } from '../../db/pool.js';
 import { createTestEvent, createWebhookEndpoint } from '../../db/webhook-endpoints.js';
-import type { WebhookEventType } from '../../domain/state-machine.js';
+import type { WebhookEventType } from '../../domain/vocabulary.js';
 import { startRedelivery } from '../../temporal/client.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { until } from '../support/until.js';

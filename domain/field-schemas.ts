@@ -1,0 +1,125 @@
+// The field schemas every part of the wire contract is built from: ids, timestamps, free text,
+// dates, country codes, language tags, a destination and a list's page size (docs/http-contract.md
+// "Conventions"). Each says in zod what the server accepts and, in its metadata, what the OpenAPI
+// document tells clients.
+import { z } from 'zod';
+// Patterns here are also the OpenAPI document's (api/openapi.ts), read by generated clients and by
+// validators in other languages: they use neither flags nor \d, \s or \w (whose meaning differs
+// between regex engines), so every engine accepts exactly what the server accepts.
+
+/** A UUID of version 4 (RFC 9562 variant), any letter case. */
+export const UUID_V4 = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
+export const uuidV4 = z.string().regex(UUID_V4, 'must be a UUID v4');
+
+const zodDatetime = z.iso.datetime({ offset: true });
+/**
+ * ISO 8601 (RFC 3339) timestamp with a time zone: Z or any ±hh:mm offset up to ±23:59. Callers turn
+ * it into UTC (`toUtc`) before it goes anywhere else: Postgres takes no offset beyond ±15:59.
+ */
+export const isoTimestamp = zodDatetime.meta({ pattern: asciiDigits(zodDatetime._zod.pattern!.source) });
+
+/** The same instant in UTC (`…Z`, milliseconds); years before 0001 or after 9999 come out in extended form. */
+export const toUtc = (timestamp: string) => new Date(timestamp).toISOString();
+
+function asciiDigits(pattern: string): string {
+  return pattern.replaceAll('\\d', '[0-9]');
+}
+
+/** C0 controls, DEL and C1 controls: refused in every string field (Postgres cannot store NUL in text). */
+const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
+const CONTROL_CHARACTER_MESSAGE = 'must not contain control characters (U+0000–U+001F, U+007F–U+009F)';
+/** What String.prototype.trim() removes (ECMAScript WhiteSpace and LineTerminator), as a class body. */
+const TRIMMED = '\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+
+const codePoints = (text: string) => [...text].length;
+
+/**
+ * Free text of `min`–`max` characters without control characters. The length is counted in
+ * characters (code points), as JSON Schema's minLength/maxLength count them, not in UTF-16 units.
+ * With `visible`, it must hold a character that trim() keeps, and it is trimmed.
+ */
+export function plainText(min: number, max: number, options: { visible?: boolean } = {}) {
+  const pattern = options.visible
+    ? `^[^\\u0000-\\u001f\\u007f-\\u009f]*[^${TRIMMED}][^\\u0000-\\u001f\\u007f-\\u009f]*$`
+    : NO_CONTROL_CHARACTERS;
+  const text = z
+    .string()
+    .regex(new RegExp(NO_CONTROL_CHARACTERS, 'u'), CONTROL_CHARACTER_MESSAGE)
+    .refine((value) => codePoints(value) >= min && codePoints(value) <= max, `must be ${min} to ${max} characters long`)
+    .refine((value) => !options.visible || value.trim() !== '', 'must not be blank')
+    .meta({ minLength: min, maxLength: max, pattern });
+  return options.visible ? text.transform((value) => value.trim()) : text;
+}
+/** ISO 8601 calendar date without time, e.g. 2026-11-24. */
+export const isoDate = z.iso.date();
+
+/** The assigned ISO 3166-1 alpha-2 codes, as Intl knows them (unknown codes have no name; ZZ is "unknown region"). */
+export const ASSIGNED_COUNTRY_CODES: readonly string[] = (() => {
+  const names = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  return [...letters].flatMap((a) => [...letters].map((b) => a + b)).filter((code) => code !== 'ZZ' && names.of(code) !== undefined);
+})();
+const assignedCountryCodes = new Set(ASSIGNED_COUNTRY_CODES);
+
+/** Any letter case: each code as `[Ff][Rr]`, so that the document states exactly what the server takes. */
+const COUNTRY_CODE_PATTERN = `^(?:${ASSIGNED_COUNTRY_CODES.map((code) => [...code].map((c) => `[${c}${c.toLowerCase()}]`).join('')).join('|')})$`;
+
+export const countryCode = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
+  .transform((code) => code.toUpperCase())
+  .refine((code) => assignedCountryCodes.has(code), 'must be an assigned ISO 3166-1 alpha-2 country code')
+  .meta({
+    pattern: COUNTRY_CODE_PATTERN,
+    description: 'an assigned ISO 3166-1 alpha-2 country code, in any letter case (stored upper-cased)',
+    example: 'FR',
+  });
+
+/**
+ * The BCP 47 tags taken (UTS 35 Unicode locale identifiers, the syntax Intl implements): a language of
+ * 2–3 or 5–8 letters, an optional script, region and variant, and an optional `-u-` extension of
+ * keywords. Only what the syntax alone decides: two variants or two extensions are left out, since
+ * Intl refuses a repeated one.
+ */
+const BCP47_PATTERN =
+  '^(?:[A-Za-z]{2,3}|[A-Za-z]{5,8})(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|[0-9]{3}))?(?:-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))?' +
+  '(?:-[Uu](?:-[A-Za-z0-9][A-Za-z](?:-[A-Za-z0-9]{3,8})*)+)?$';
+
+/** BCP 47 language tag, canonicalised (e.g. `fr-ca` → `fr-CA`). */
+export const localeTag = z
+  .string()
+  .min(2)
+  .max(35)
+  .regex(new RegExp(BCP47_PATTERN), 'must be a BCP 47 language tag, e.g. en-GB')
+  .meta({ pattern: BCP47_PATTERN, description: 'a BCP 47 language tag, e.g. en-GB', example: 'en-GB' })
+  .transform((tag, ctx) => {
+    try {
+      return Intl.getCanonicalLocales(tag)[0];
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a BCP 47 language tag, e.g. en-GB' });
+      return z.NEVER;
+    }
+  });
+
+export const destination = z
+  .object({
+    postal_code: plainText(1, 16, { visible: true }),
+    country_code: countryCode,
+  })
+  .strict();
+
+export const LIST_LIMIT_MAX = 100;
+export const LIST_LIMIT_DEFAULT = 20;
+
+/** The page size of every list's query string (`limit`), as text on the wire. */
+export const listLimit = z
+  .string()
+  .regex(/^[0-9]{1,6}$/, 'must be a whole number')
+  .transform(Number)
+  .pipe(z.number().min(1).max(LIST_LIMIT_MAX))
+  .optional()
+  .meta({
+    description: `page size, 1–${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT})`,
+    // A query parameter is text on the wire; the document says what that text must be.
+    override: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, pattern: undefined },
+  });
