@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { createDashboardUser, createSession } from '../../db/dashboard.js';
 import { createPool } from '../../db/pool.js';
-import { freeLauncherPorts, launcherEnv, nodeArgsFor, whenReady, type Started } from '../support/processes.js';
+import { exitedWithOutput, freeLauncherPorts, launcherEnv, nodeArgsFor, whenReady, type Started } from '../support/processes.js';
+import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // As package.json's `start` runs it.
@@ -163,8 +164,17 @@ describe('npm start with nothing configured', () => {
 
     const second = await launch();
     try {
-      expect(second.output()).toContain('stopped a Postgres left running by an earlier start');
-      expect(second.output()).toContain('stopped a Temporal dev server left running by an earlier start');
+      // Logged (asynchronously, platform/logger.ts) before the launcher's summary, yet not always written before it.
+      await until(
+        () => second.output().includes('stopped a Postgres left running by an earlier start'),
+        'the Postgres leftover notice',
+        10_000,
+      );
+      await until(
+        () => second.output().includes('stopped a Temporal dev server left running by an earlier start'),
+        'the dev server leftover notice',
+        10_000,
+      );
       const status = await fetch(`http://127.0.0.1:${ports.api}/v1/status/${dispatchId}`, { headers: { Authorization: `Bearer ${key}` } });
       expect(status.status).toBe(200);
     } finally {
@@ -184,7 +194,7 @@ describe('npm start when a part cannot start', () => {
     });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+    const code = await exitedWithOutput(child); // its stderr read to the end
     expect(code).toBe(1);
     expect(stderr).toBe(`npm start: could not start: TEMPORAL_CLI_PATH=${notExecutable} is not an executable file\n`);
   }, 120_000);

@@ -74,7 +74,7 @@ export function whenReady(child: ChildProcess, ready: string | RegExp, what: str
   let text = '';
   child.stdout!.on('data', (chunk) => (text += chunk));
   child.stderr!.on('data', (chunk) => (text += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = exitedWithOutput(child);
   return new Promise((resolve, reject) => {
     const timer = setInterval(() => {
       if (typeof ready === 'string' ? text.includes(ready) : ready.test(text)) {
@@ -86,5 +86,25 @@ export function whenReady(child: ChildProcess, ready: string | RegExp, what: str
       clearInterval(timer);
       reject(new Error(`${what} exited with ${code} before it was ready:\n${text}`));
     });
+  });
+}
+
+/**
+ * The child's exit code once it has exited and what it wrote has been read: its stdout and stderr
+ * ended. 'exit' alone can come before the last chunks of its pipes, so an assertion on the output
+ * right after it could miss the final lines. A grandchild that holds the pipes open does not hold
+ * this up for more than 5 s.
+ */
+export function exitedWithOutput(child: ChildProcess): Promise<number | null> {
+  const ended = (stream: NodeJS.ReadableStream | null) =>
+    stream && !(stream as { readableEnded?: boolean }).readableEnded
+      ? new Promise<void>((resolve) => stream.once('close', () => resolve()))
+      : Promise.resolve();
+  return new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))).then(async (code) => {
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)));
+    await Promise.race([Promise.all([ended(child.stdout), ended(child.stderr)]), cap]);
+    clearTimeout(timer);
+    return code;
   });
 }
