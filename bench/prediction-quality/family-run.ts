@@ -18,6 +18,7 @@ import { createPool } from '../../db/pool.js';
 import { copyTransitHistory, type TransitRecord } from '../../db/transit-history.js';
 import { destinationKey, loadTransitStatisticsFor } from '../../db/transit-statistics.js';
 import { predictFromHistory } from '../../domain/prediction-model.js';
+import { median } from '../../domain/prediction-quality.js';
 import { startPostgres } from '../../devtools/postgres.js';
 import { REPO_ROOT } from '../status-read/processes.js';
 import { drawNetwork, familyHeldOut, familyHistory, todayNetwork, type FamilyDelivery, type FamilyNetwork } from './family.js';
@@ -116,7 +117,16 @@ try {
   let name = base;
   for (let run = 2; existsSync(path.join(RESULTS_DIR, `${name}.md`)); run += 1) name = `${base}-${run}`;
   writeFileSync(path.join(RESULTS_DIR, `${name}.md`), markdown);
-  writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify({ settings, summary, networks: scores }, null, 2)}\n`);
+  // Per network and level the counts and median widths, not every card's width.
+  const networks = scores.map(({ levels, ...rest }) => ({
+    ...rest,
+    levels: levels.map(({ widths, oracleWidths, ...counts }) => ({
+      ...counts,
+      medianWidth: median(widths),
+      oracleMedianWidth: median(oracleWidths),
+    })),
+  }));
+  writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify({ settings, summary, networks }, null, 2)}\n`);
   process.stdout.write(`${markdown}\n`);
   log(`written results/${name}.md and .json after ${elapsed()}`);
   if (!summary.goalsMet) process.exitCode = 1;
