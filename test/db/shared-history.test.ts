@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '../../db/transit-history.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { upsertProjection, type ProjectionRow } from '../../db/dispatches.js';
+import { upsertProjection, type ProjectionRow } from '../support/projection.js';
 import { PROMPT_DELIVERY_REPORT_DAYS, PROMPT_REGISTRATION_DAYS } from '../../db/transit-history.js';
 import { ISSUER_WEIGHT_FLOOR, loadTransitStatistics } from '../../db/transit-statistics.js';
 import {

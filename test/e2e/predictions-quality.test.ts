@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { migrate } from '../../db/migrate.js';
 import { listPredictions } from '../../db/predictions.js';
-import { upsertProjection, type ProjectionRow } from '../../db/dispatches.js';
+import { upsertProjection, type ProjectionRow } from '../support/projection.js';
 import { windowBusinessDays } from '../../domain/prediction-quality.js';
 import { bearer, request } from '../api/http.js';
 import { expectOneLineFailure, runCli } from '../support/cli.js';
@@ -83,7 +83,7 @@ async function projected(id: string, status: string): Promise<void> {
 /**
  * The delivery on `date` as the service records its own (db/transit-history.ts, source `service`). The
  * windows predicted at registration lie in the future, and a carrier event may not be dated more
- * than 15 minutes ahead (docs/http-contract.md "Input bounds"), so these deliveries are written where the report reads them;
+ * than 15 minutes ahead (docs/http-contract.md "Input bounds and integrity promises"), so these deliveries are written where the report reads them;
  * the carrier-event path into the history is the next describe's test.
  */
 async function recordDeliveredOn(id: string, date: string): Promise<void> {
@@ -229,7 +229,7 @@ describe('prediction log', () => {
     // before it would be stale (this test failed whenever it ran after 12:00 UTC).
     await carrierEvent(key, dispatch.id, 'in_transit', new Date().toISOString());
     await projected(dispatch.id, 'in_transit');
-    // Now as well: a carrier event may not be dated more than 15 minutes ahead (docs/http-contract.md "Input bounds").
+    // Now as well: a carrier event may not be dated more than 15 minutes ahead (docs/http-contract.md "Input bounds and integrity promises").
     const deliveredAt = new Date().toISOString();
     const deliveredOn = deliveredAt.slice(0, 10);
     await carrierEvent(key, dispatch.id, 'delivered', deliveredAt);
