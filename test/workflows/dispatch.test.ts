@@ -162,6 +162,26 @@ describe('state machine through the workflow', () => {
     expect(result).toEqual({ status: 'delivered', version: 2 });
     await maybeRecordHistory(env.client.workflow.getHandle(reg.id), 'delivered-then-completed');
   });
+
+  it('completes a card resting in exception once no carrier event came for the exception retention', async () => {
+    const reg = registration(issuerId);
+    await register(reg, { exceptionRetentionMs: 30 * 24 * 3600 * 1000 });
+    await signal(reg.id, { status: 'exception', reason: 'lost', occurred_at: '2026-11-21T10:00:00Z', event_id: 'l1' });
+    await settled(reg.id, 2, 1);
+    // Time skipping: thirty days pass in well under a second of wall time.
+    const result = await env.client.workflow.getHandle(reg.id).result();
+    expect(result).toEqual({ status: 'exception', version: 2 });
+    expect(await projection(reg.id)).toMatchObject({ status: 'exception', exception_reason: 'lost' });
+  });
+
+  it('stays open in transit: only a resting card completes', async () => {
+    const reg = registration(issuerId);
+    await register(reg, { exceptionRetentionMs: 1000, deliveredRetentionMs: 1000 });
+    await signal(reg.id, { status: 'in_transit', occurred_at: '2026-11-21T10:00:00Z', event_id: 't1' });
+    await settled(reg.id, 2, 1);
+    await env.sleep('2 days');
+    expect((await env.client.workflow.getHandle(reg.id).describe()).status.name).toBe('RUNNING');
+  });
 });
 
 /**
