@@ -165,7 +165,7 @@ export function createWebhookDeliveryActivities(deps: {
     if (delivery.state === 'delivered' || delivery.state === 'undeliverable' || delivery.state === 'skipped') {
       return { outcome: delivery.state, attempts: delivery.attempts };
     }
-    // A paused endpoint's pending retries stop here, at their next attempt (docs/operations.md "Dashboard").
+    // A paused endpoint's pending retries stop here, at their next attempt (docs/dashboard.md "Dashboard").
     const skipReason = delivery.endpoint.disabled
       ? 'endpoint removed'
       : delivery.endpoint.paused

@@ -1,7 +1,7 @@
 // The OpenAPI operations of tracking links and the tracking page's branding (api/routes/tracking-links.ts),
 // from the zod schemas those routes validate with (domain/tracking-links.ts). api/openapi.ts adds
 // them to its document with its own response helpers. The page itself (GET/POST /t/{token}) is HTML
-// for cardholders, not part of the integrator API: docs/http-contract.md "The tracking page" states it.
+// for cardholders, not part of the integrator API: docs/tracking-page.md "Tracking links and the tracking page" states it.
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
 import { uuidV4 } from '../domain/field-schemas.js';

@@ -158,7 +158,7 @@ const postEvent: ZodOpenApiOperationObject = {
   description:
     "`vocabulary` (default `service`) says whose statuses `status` holds: the service's five states, EasyPost tracker " +
     "statuses (`easypost`) or Stripe Issuing card shipping statuses (`stripe_issuing`), mapped to the service's state and " +
-    'exception reason by one table (docs/http-contract.md "Carrier vocabularies"); a `reason` in the body overrides the ' +
+    'exception reason by one table (docs/carrier-events.md "Carrier vocabularies"); a `reason` in the body overrides the ' +
     "mapped one. A status that says nothing about the card (EasyPost's `unknown`, `error`) is refused (400).",
   requestBody: { required: true, content: json(carrierEventRequest) },
   responses: {

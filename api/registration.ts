@@ -36,7 +36,7 @@ export interface Registered {
 }
 
 /**
- * Validates a registration body (400 naming the field, docs/http-contract.md "Input bounds" included) into what the workflow receives.
+ * Validates a registration body (400 naming the field, docs/http-contract.md "Input bounds and integrity promises" included) into what the workflow receives.
  * `assignedId` is the id a body without `id` gets (api/idempotency.ts derives one under an Idempotency-Key); random by default.
  */
 export function parseRegistration(body: unknown, key: ApiKey, now = new Date(), assignedId?: string): DispatchRegistration {

@@ -1,5 +1,5 @@
-// Who sent a request and whether it is admitted, decided together (docs/http-contract.md "Rate
-// limit"), for the Koa chain (middleware/auth.ts) and the status fast path (api/fast-status.ts).
+// Who sent a request and whether it is admitted, decided together (docs/security.md "Rate
+// limits"), for the Koa chain (middleware/auth.ts) and the status fast path (api/fast-status.ts).
 // A request with a valid key counts against its key's window (RATE_LIMIT_PER_MINUTE); any other
 // against its client IP's (RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE), a window of its own, shared by
 // every API process in Postgres like the key windows. The point is that a flood of keyless or

@@ -1,4 +1,4 @@
-// The operator CLI (`npm run admin -- <command>`, docs/operations.md "Operator CLI"): issuers, API keys, dashboard users, webhook endpoints and deliveries, one
+// The operator CLI (`npm run admin -- <command>`, docs/admin-cli.md "Operator CLI"): issuers, API keys, dashboard users, webhook endpoints and deliveries, one
 // module per command group under cli/admin/. It works on the database of the running service
 // (DATABASE_URL, or the embedded Postgres that `npm start` started) and never migrates it.
 // `--json` prints exactly one JSON document on stdout (use `npm run -s admin` so npm's own banner

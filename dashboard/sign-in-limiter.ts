@@ -1,4 +1,4 @@
-// Dashboard sign-in limits (docs/operations.md "Dashboard sign-in limits"), counted in Postgres
+// Dashboard sign-in limits (docs/dashboard.md "Security model"), counted in Postgres
 // (rate-limiter-flexible's Postgres store, table from our migration) so they hold across API
 // processes. Three counters, each a fixed window:
 //   - e-mail + client address: 5 failures in 15 minutes (a user mistyping is locked out briefly);

@@ -1,5 +1,5 @@
 // Tables: carrier_conditions (read for predictions by db/transit-statistics.ts).
-// Carrier conditions an operator declares (`conditions set|list|clear`, docs/operations.md "Operator CLI"): a delay in
+// Carrier conditions an operator declares (`conditions set|list|clear`, docs/admin-cli.md "Operator CLI"): a delay in
 // business days for a country or one postal prefix of it, optionally until a date. Cleared
 // conditions are kept (cleared_at) so what the model knew at a given time can be reconstructed.
 import { notifyTransitStatisticsChanged } from './area-statistics-cache.js';

@@ -1,4 +1,4 @@
-// Carrier vocabularies (docs/http-contract.md "Carrier vocabularies"): the tracking statuses of
+// Carrier vocabularies (docs/carrier-events.md "Carrier vocabularies"): the tracking statuses of
 // EasyPost trackers and of Stripe Issuing's card shipping, read as the service's five states and
 // exception reasons by the one table below. POST /v1/dispatches/{id}/events takes a `vocabulary`
 // field; the route maps the status here, at the edge, so the workflow and the projection only ever

@@ -1,4 +1,4 @@
-// The time bounds of docs/http-contract.md "Input bounds": what the service accepts as a dispatch date and as a carrier
+// The time bounds of docs/http-contract.md "Input bounds and integrity promises": what the service accepts as a dispatch date and as a carrier
 // event's occurred_at. A date outside them is refused at the edge (400 naming the field), so that a
 // far-future date can neither wedge a workflow (the prediction cannot reach past year 9999) nor freeze
 // a card (every real scan after a 2099 event would be stale). Pure: `now` is passed in.

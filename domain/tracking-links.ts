@@ -1,5 +1,5 @@
 // The wire contract of tracking links and of an issuer's tracking-page branding (DESIGN.md §9,
-// docs/http-contract.md "Tracking links and the tracking page"): the zod schemas that
+// docs/tracking-page.md "Tracking links and the tracking page"): the zod schemas that
 // api/routes/tracking-links.ts validates with and api/openapi-tracking.ts documents, the link's
 // token (a credential: 256 random bits, kept only as its SHA-256) and the rules zod cannot say alone
 // (the expiry's bounds, the accent colour's contrast with white text).

@@ -1,4 +1,4 @@
-// Reads and checks the environment once at start-up into a typed, frozen object (docs/operations.md "Configuration").
+// Reads and checks the environment once at start-up into a typed, frozen object (docs/configuration.md "Configuration").
 // Bad configuration stops start-up with a message that names the variable.
 import { z } from 'zod';
 
@@ -82,7 +82,7 @@ const envSchema = z.object({
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /** On SIGTERM, how long the worker lets running activities finish before cancelling them. */
   WORKER_SHUTDOWN_GRACE: duration.default(10_000),
-  // Worker tuning (docs/operations.md "Scaling and tuning"; measured in bench/webhook-latency).
+  // Worker tuning (docs/maintenance.md "Scaling and tuning"; measured in bench/webhook-latency).
   /** Workflows the worker keeps in memory (0 turns the cache and sticky queues off; 1 is not allowed by the SDK). */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce
     .number()

@@ -13,7 +13,7 @@ export function createLogger(options: { level?: string; name?: string; destinati
       name: options.name,
       base: { pid: process.pid, service: options.name },
       // With tracing configured, each line logged inside a span carries its trace id
-      // (docs/operations.md "Traces"); without, no mixin at all.
+      // (docs/monitoring.md "Traces"); without, no mixin at all.
       ...(tracingConfigured() ? { mixin: traceMixin } : {}),
       redact: {
         // Explicit paths only: wildcard paths make pino walk every logged object.

@@ -1,4 +1,4 @@
-// The service's Prometheus metrics (docs/operations.md "Metrics"): one prom-client registry per
+// The service's Prometheus metrics (docs/monitoring.md "Metrics"): one prom-client registry per
 // process and every series the service itself records, served as text by `GET /metrics` on the API
 // port (api/app.ts) and by the worker's metrics server (worker/metrics-server.ts). `npm start` runs
 // the API and the worker in one process, so both endpoints serve this one registry there.

@@ -1,4 +1,4 @@
-// OpenTelemetry traces (docs/operations.md "Traces"). With OTEL_EXPORTER_OTLP_ENDPOINT set, each
+// OpenTelemetry traces (docs/monitoring.md "Traces"). With OTEL_EXPORTER_OTLP_ENDPOINT set, each
 // process starts the OpenTelemetry Node SDK first thing (startTracing) and exports spans as OTLP/JSON
 // over HTTP to `<endpoint>/v1/traces`; one trace then runs from the API request through the Temporal
 // client call, the workflow task, each activity and the webhook POST (its `traceparent` header).

@@ -70,7 +70,7 @@ function createWorkerWith(
 }
 
 /**
- * The worker's tuning from the configuration (docs/operations.md "Scaling and tuning"; measured in
+ * The worker's tuning from the configuration (docs/maintenance.md "Scaling and tuning"; measured in
  * bench/webhook-latency). Long-lived entity workflows are mostly idle: keep many cached, run
  * activities concurrently.
  */

@@ -49,7 +49,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   );
 }
 // The V8 heap limit of this thread (the SDK's workflow thread inherits the same flags): the
-// worker's memory is sized by it and the cache (docs/operations.md "Scaling and tuning").
+// worker's memory is sized by it and the cache (docs/maintenance.md "Scaling and tuning").
 const heapLimitMiB = Math.round(v8.getHeapStatistics().heap_size_limit / 1048576);
 logger.info(
   {

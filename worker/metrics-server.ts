@@ -1,4 +1,4 @@
-// The worker's own small HTTP server (WORKER_METRICS_PORT, 9464; docs/operations.md "Metrics"):
+// The worker's own small HTTP server (WORKER_METRICS_PORT, 9464; docs/monitoring.md "Metrics"):
 // - /metrics: this process's metrics (platform/metrics.ts: webhook attempts, carrier events, the
 //   prediction refresh, pending deliveries read from Postgres on scrape), followed by the Temporal
 //   SDK's own worker metrics, fetched from its Prometheus exporter on a local address

@@ -17,7 +17,7 @@
 // class; handlers are registered first; the main loop waits on a condition, folds pending carrier
 // events, then continues as new with plain-object state when the history is long enough.
 //
-// Versioning (docs/operations.md "Upgrading the workflow code safely"): not released yet, so a change
+// Versioning (docs/maintenance.md "Upgrading the workflow code safely"): not released yet, so a change
 // here re-records test/workflows/histories; from the first release on, patched() → deprecatePatch() →
 // removal, on dated steps.
 // eslint-disable-next-line @typescript-eslint/no-restricted-imports -- OpenTelemetry's API (no I/O), not our api/ folder that `**/api` means
@@ -330,7 +330,7 @@ async function refusedForGood(write: () => Promise<void>): Promise<string | unde
 
 export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ status: string; version: number }> {
   const dispatch = new Dispatch(input);
-  // Tracing (docs/operations.md "Traces"): queued events are processed in the trace of the signal
+  // Tracing (docs/monitoring.md "Traces"): queued events are processed in the trace of the signal
   // that brought the first of them, so its projection and webhook attempts continue the carrier
   // event's request. Only a context is kept, never a command: without tracing it is the empty one.
   let eventTrace: otel.Context | undefined;

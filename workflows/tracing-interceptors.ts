@@ -1,4 +1,4 @@
-// The workflow interceptors of tracing (docs/operations.md "Traces"), not a workflow: added to the
+// The workflow interceptors of tracing (docs/monitoring.md "Traces"), not a workflow: added to the
 // bundle through the worker's `interceptors.workflowModules` only when OTEL_EXPORTER_OTLP_ENDPOINT is
 // set (platform/tracing.ts). In the sandbox they continue the trace the client started (the signal's
 // headers) with a span per workflow task handler, and carry it on to each activity scheduled; the

@@ -1,4 +1,4 @@
-// Request metrics (docs/operations.md "Metrics"): every answered request observed in
+// Request metrics (docs/monitoring.md "Metrics"): every answered request observed in
 // cds_http_request_duration_seconds by method, route and status, and each 429 in
 // cds_rate_limit_refusals_total by the window it counted against. First in the chain, so it sees
 // the status errors were rendered to and the time of every layer. The route label is the router's

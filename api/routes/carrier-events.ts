@@ -5,7 +5,7 @@
 // signals the workflow; its answer becomes 202, 400 (occurred_at out of bounds) or 409 (a dispatch
 // whose workflow closed undelivered, docs/states.md "Closed dispatches").
 //
-// Also GET /v1/dispatches/{id}/events (docs/http-contract.md "GET /v1/dispatches/{id}/events"), the
+// Also GET /v1/dispatches/{id}/events (docs/carrier-events.md "GET /v1/dispatches/{id}/events"), the
 // same resource read back: the dispatch's carrier events as the log holds them
 // (db/carrier-events.ts), in arrival order, each with what the workflow did with it (`effect`), a
 // page at a time with an opaque cursor. Access as on every route that names a dispatch

@@ -55,8 +55,8 @@ export function testHelperRoutes(router: Router, deps: { pool: Pool; ingest: Car
     const row = checkAccess(key, id, await findDispatch(deps.pool, id));
 
     // Later than the event that set the current status (a forward scan leaves exception only when it
-    // is later, docs/http-contract.md "Input bounds"), so that the event is never stale, and never past the latest
-    // occurred_at a carrier event may carry (docs/http-contract.md "Input bounds").
+    // is later, docs/http-contract.md "Input bounds and integrity promises"), so that the event is never stale, and never past the latest
+    // occurred_at a carrier event may carry (docs/http-contract.md "Input bounds and integrity promises").
     const now = new Date();
     const statusSince = (await earliestFreshEventTime(deps.pool, id)) ?? row.dispatchDate;
     const occurredAt = new Date(Math.min(Math.max(now.getTime(), statusSince.getTime() + 1), latestOccurredAt(now).getTime())).toISOString(); // prettier-ignore

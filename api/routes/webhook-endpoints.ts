@@ -1,4 +1,4 @@
-// Webhook endpoints as an API (docs/http-contract.md "Webhook endpoints"; DESIGN.md §8): create, list,
+// Webhook endpoints as an API (docs/webhooks.md "Webhook endpoints"; DESIGN.md §8): create, list,
 // read, update, delete, rotate the secret and send a test event, for the key's issuer and mode only
 // (another issuer's, the other mode's, a removed or an unknown endpoint → 404: endpoints are not
 // dispatches, whose cross-issuer answer is 403). The same rules as the CLI and the dashboard: the SSRF

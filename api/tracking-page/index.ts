@@ -1,5 +1,5 @@
-// The cardholder's tracking page, GET and POST /t/{token} (DESIGN.md §9, docs/http-contract.md "The
-// tracking page"): no API key, the link's token is the credential. Mounted by api/app.ts before
+// The cardholder's tracking page, GET and POST /t/{token} (DESIGN.md §9, docs/tracking-page.md "Tracking
+// links and the tracking page"): no API key, the link's token is the credential. Mounted by api/app.ts before
 // API-key auth, it answers every path under /t/ itself, in this order:
 //   1. the stylesheet (not counted);
 //   2. the per-client-IP limit, TRACKING_PAGE_RATE_PER_MINUTE (api/rate-limiter.ts, shared by every

@@ -144,7 +144,7 @@ try {
   log(`registered ${registered.length} held-out dispatches (${registrationsPerSecond}/s) after ${elapsed()}`);
 
   // 5. The check: `predictions quality` must report what we compute for a delivered sample. A
-  // carrier event dated after now is refused (docs/http-contract.md "Input bounds"), so the held-out
+  // carrier event dated after now is refused (docs/http-contract.md "Input bounds and integrity promises"), so the held-out
   // cards, delivered in the future, cannot be the sample: a second dispatch to each sampled card's
   // area, dispatched CHECK_DAYS_AGO days ago (its own PRNG: the held-out draws are untouched), is
   // registered and delivered on its simulated date, clamped to yesterday. Registered after every

@@ -1,5 +1,5 @@
 // `conditions set|list|clear`: carrier delays an operator declares for a country or one of its
-// postal prefixes, optionally until a date (docs/operations.md "Operator CLI" and docs/predictions.md "Conditions"). The prediction model
+// postal prefixes, optionally until a date (docs/admin-cli.md "Operator CLI" and docs/predictions.md "Conditions"). The prediction model
 // moves the window of every card to that destination later by the delay while it is in force.
 import type { Command } from 'commander';
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 // What every admin command shares: which database to use (DATABASE_URL, else the running
 // `npm start`'s runtime file), one connection per invocation, the --json / human output switch, and
-// the translation of failures into the one-line reason an operator sees on stderr (docs/operations.md "Operator CLI").
+// the translation of failures into the one-line reason an operator sees on stderr (docs/admin-cli.md "Operator CLI").
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createPool, type Pool } from '../../db/pool.js';

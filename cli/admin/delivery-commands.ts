@@ -1,4 +1,4 @@
-// `deliveries list`: the webhook delivery log as an operator reads it (docs/operations.md "Operator CLI"): one row per
+// `deliveries list`: the webhook delivery log as an operator reads it (docs/admin-cli.md "Operator CLI"): one row per
 // (webhook event, endpoint) with its state (pending, delivered, undeliverable, skipped), attempts and
 // last attempt time. `deliveries replay`: one event again, or an endpoint's events of a time range,
 // through a paged redelivery workflow on the service's task queue (same signing, same retry

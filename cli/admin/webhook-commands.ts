@@ -1,5 +1,5 @@
 // `webhook add|list|remove|rotate-secret` (and `disable|enable`, webhook-disable-enable.ts): an issuer's
-// webhook endpoints (docs/operations.md "Operator CLI"), live or test mode (`add --test`: only
+// webhook endpoints (docs/admin-cli.md "Operator CLI"), live or test mode (`add --test`: only
 // test-mode dispatches' events, as Stripe's test endpoints); `list` shows whether each is disabled,
 // why (`manual` or auto-disabled `failing`), since when, and since when its attempts fail.
 // A new secret is printed exactly once (at `add` and at `rotate-secret`). URLs go through the SSRF

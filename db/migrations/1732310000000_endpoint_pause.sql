@@ -1,10 +1,10 @@
 -- Up Migration
--- Dashboard Settings → Webhooks and the delivery log (docs/operations.md "Dashboard").
+-- Dashboard Settings → Webhooks and the delivery log (docs/dashboard.md "Dashboard").
 --
 -- Disabling an endpoint is a pause, distinct from removal (`disabled_at`, which means removed and
 -- keeps the row only for the log): a paused endpoint keeps its secret, events and place in the
 -- per-issuer limit, but gets no new delivery, and its pending retries are skipped at their next
--- attempt (see docs/operations.md "Dashboard").
+-- attempt (see docs/dashboard.md "Dashboard").
 ALTER TABLE webhook_endpoints ADD COLUMN paused_at timestamptz;
 
 -- A synthetic event sent from the dashboard's "Send test event" (a sample status record, no dispatch).

@@ -1,5 +1,5 @@
 -- Up Migration
--- Carrier vocabularies (docs/http-contract.md "Carrier vocabularies"): an event sent in EasyPost's or
+-- Carrier vocabularies (docs/carrier-events.md "Carrier vocabularies"): an event sent in EasyPost's or
 -- Stripe Issuing's vocabulary is stored with the service's status and reason it maps to (what the
 -- workflow acted on) and, here, the vocabulary and the status exactly as the carrier sent them.
 -- Both NULL for the service's own vocabulary.

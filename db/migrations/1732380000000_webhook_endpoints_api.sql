@@ -1,5 +1,5 @@
 -- Up Migration
--- Webhook endpoints, events and replays as an API (docs/http-contract.md "Webhook endpoints").
+-- Webhook endpoints, events and replays as an API (docs/webhooks.md "Webhook endpoints").
 --
 -- An endpoint's own settings: a description for people, custom headers sent on every attempt (e.g.
 -- a token for the consumer's gateway: never logged, never recorded with the attempt, masked in every

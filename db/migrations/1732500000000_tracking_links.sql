@@ -1,5 +1,5 @@
 -- Up Migration
--- The cardholder's tracking page (docs/http-contract.md "Tracking links and the tracking page"):
+-- The cardholder's tracking page (docs/tracking-page.md "Tracking links and the tracking page"):
 -- links per dispatch (the token only as its SHA-256), each issuer's branding of the page, the
 -- wrong postal codes of a gated link (its limit) and the passes a right code gave (the gate's cookie,
 -- also only as a SHA-256).

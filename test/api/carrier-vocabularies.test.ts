@@ -1,4 +1,4 @@
-// Carrier vocabularies through the API (docs/http-contract.md "Carrier vocabularies"):
+// Carrier vocabularies through the API (docs/carrier-events.md "Carrier vocabularies"):
 // POST /v1/dispatches/{id}/events with `vocabulary` "easypost" or "stripe_issuing" moves the dispatch
 // as the table in domain/carrier-vocabularies.ts says, keeps the status as sent, and refuses a
 // status that says nothing about the card with 400 naming `status` (nothing recorded).

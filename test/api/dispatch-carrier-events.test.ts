@@ -1,4 +1,4 @@
-// GET /v1/dispatches/{id}/events (docs/http-contract.md "GET /v1/dispatches/{id}/events"): the
+// GET /v1/dispatches/{id}/events (docs/carrier-events.md "GET /v1/dispatches/{id}/events"): the
 // dispatch's carrier events in arrival order with what each did (`effect`), a page at a time; only
 // the key's issuer and mode see them (the other mode's or an unknown id → 404, another issuer's → 403,
 // as on every route that names a dispatch); parameters checked like the list's.

@@ -10,7 +10,7 @@ import { bearer, registrationFor, request, type TestResponse } from './http.js';
 
 let h: Harness;
 
-// Dates relative to today, within the time bounds of docs/http-contract.md "Input bounds".
+// Dates relative to today, within the time bounds of docs/http-contract.md "Input bounds and integrity promises".
 const DAY = 86_400_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY).toISOString();
 const DISPATCH_DATE = daysAgo(20);

@@ -1,4 +1,4 @@
-// A bounded Schemathesis run against the live service (docs/http-contract.md "Input bounds"): every operation of
+// A bounded Schemathesis run against the live service (docs/http-contract.md "Input bounds and integrity promises"): every operation of
 // /v1/openapi.json, with data the document calls valid and data it calls invalid, and every check
 // (`--checks all`). It must find no server error, no schema-valid request refused (but for the rules
 // only descriptions can state, see test/support/fuzz/schemathesis_hooks.py), no schema-invalid

@@ -149,7 +149,7 @@ describe('when Temporal is unreachable', () => {
   }, 60_000);
 
   // Status reads need only Postgres: a pod that fell out of its load balancer whenever Temporal did
-  // would refuse them too, on every pod at once (docs/operations.md "Temporal unreachable").
+  // would refuse them too, on every pod at once (docs/runbook.md "Temporal unreachable").
   it('/readyz stays 200, degraded, naming temporal as down', async () => {
     const res = await request(api.url, '/readyz');
     expect(res.status).toBe(200);

@@ -1,4 +1,4 @@
-// What the edge refuses (docs/http-contract.md "Input bounds"): a dispatch_date or an
+// What the edge refuses (docs/http-contract.md "Input bounds and integrity promises"): a dispatch_date or an
 // occurred_at outside its bounds, a timestamp whose offset Postgres cannot take, a control character in
 // a string field. Each is a 400 `bad_request` naming the field, answered at once, never a 500 or a
 // registration that waits on a wedged workflow.

@@ -1,4 +1,4 @@
-// GET /metrics on the API port (docs/operations.md "Metrics"): no key, not rate limited, and the
+// GET /metrics on the API port (docs/monitoring.md "Metrics"): no key, not rate limited, and the
 // series move with real requests — latency by route template and status (the status fast path
 // included, and never an id as a label), and 429s by the window they counted against.
 import { randomInt, randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Replays as an API (docs/http-contract.md "Replays"): POST /v1/webhook_endpoints/{id}/replay with a
+// Replays as an API (docs/webhooks.md "Replays over the API"): POST /v1/webhook_endpoints/{id}/replay with a
 // time range or a list of event ids answers 202 with a replay id, and the paged redelivery workflow
 // sends exactly those deliveries again to a real local receiver; GET /v1/replays/{id} shows its
 // progress. Bad bodies are 400 naming the field before the scope's 403; another issuer's replay or

@@ -14,7 +14,7 @@ let otherIssuerKey: string;
 let testModeKey: string;
 let dispatchId: string;
 
-// Four days ago at 08:30 UTC (within the time bounds of docs/http-contract.md "Input bounds"), written with a +01:00 offset.
+// Four days ago at 08:30 UTC (within the time bounds of docs/http-contract.md "Input bounds and integrity promises"), written with a +01:00 offset.
 const dispatchDate = new Date(Math.floor(Date.now() / 86_400_000 - 4) * 86_400_000 + 8.5 * 3_600_000).toISOString();
 const dispatchDateWithOffset = `${dispatchDate.slice(0, 11)}09:30:00+01:00`;
 

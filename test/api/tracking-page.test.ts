@@ -1,5 +1,5 @@
-// The cardholder's tracking page, GET and POST /t/{token} (DESIGN.md §9, docs/http-contract.md "The
-// tracking page"): its answers (200, 304, 404, 410, 429), its headers, what it never shows, its
+// The cardholder's tracking page, GET and POST /t/{token} (DESIGN.md §9, docs/tracking-page.md "Tracking
+// links and the tracking page"): its answers (200, 304, 404, 410, 429), its headers, what it never shows, its
 // language, the page following the card, the postal-code gate's cookie and its limit, the per-IP
 // limit (the stylesheet not counted) and cds_tracking_page_views_total.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Requests without a valid key (docs/http-contract.md "Rate limit"): each client IP has its own
+// Requests without a valid key (docs/security.md "Rate limits"): each client IP has its own
 // window, RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE, answered 429 once used up; once this process knows
 // the window is full, a keyless or forged-key flood costs no database round trip (a key never seen
 // from that IP gets at most one lookup a second), while valid keys keep their own window. Database

@@ -1,4 +1,4 @@
-// Webhook endpoints as an API (docs/http-contract.md "Webhook endpoints"): create (secret and headers
+// Webhook endpoints as an API (docs/webhooks.md "Webhook endpoints"): create (secret and headers
 // once), list, read (headers masked), update, delete, rotate_secret (new secret signs
 // X-Service-Signature, both sign webhook-signature), the test event (nil UUID, custom headers sent but
 // not recorded), the SSRF guard, the endpoint cap, scopes (400 before 403) and 404 for another issuer's

@@ -1,4 +1,4 @@
-// Webhook events as an API (docs/http-contract.md "Webhook events"): GET /v1/events lists the issuer's
+// Webhook events as an API (docs/webhooks.md "Webhook events"): GET /v1/events lists the issuer's
 // events of the key's mode newest first, filtered by type, dispatch_id and since, a page at a time;
 // GET /v1/events/{id} adds each endpoint's delivery with every attempt (a real local receiver that
 // fails the first attempt). Another issuer's or the other mode's event is 404; webhooks:read needed.

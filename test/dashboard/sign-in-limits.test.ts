@@ -1,4 +1,4 @@
-// Dashboard sign-in limits over plain HTTP (docs/operations.md "Dashboard sign-in limits"): the
+// Dashboard sign-in limits over plain HTTP (docs/dashboard.md "Security model"): the
 // per-account limit that no rotation of client addresses escapes, attempts counted before the
 // password is verified (so a parallel burst cannot outrun the count), and which address is counted
 // with and without TRUST_PROXY. Each test uses its own account and its own client addresses.

@@ -3,7 +3,7 @@
 // project's own PromQL grammar), plus our conventions (a severity, a summary), and every metric its
 // expressions read checked against what the API's and the worker's /metrics serve. Inline broken
 // rules show that each check fails when it should. The runbook links are checked beside the runbook
-// (test/docs/operations.unit.test.ts).
+// (test/docs/runbook.unit.test.ts).
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

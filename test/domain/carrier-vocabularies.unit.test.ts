@@ -1,4 +1,4 @@
-// Carrier vocabularies (domain/carrier-vocabularies.ts, docs/http-contract.md "Carrier vocabularies"):
+// Carrier vocabularies (domain/carrier-vocabularies.ts, docs/carrier-events.md "Carrier vocabularies"):
 // the one table that reads EasyPost's and Stripe Issuing's statuses as the service's states and
 // exception reasons, and the request schema variants built from it (domain/carrier-event-schemas.ts).
 import { describe, expect, it } from '@jest/globals';

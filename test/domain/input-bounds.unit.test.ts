@@ -1,4 +1,4 @@
-// The time bounds of docs/http-contract.md "Input bounds" as pure functions (domain/input-bounds.ts): inclusive at both ends,
+// The time bounds of docs/http-contract.md "Input bounds and integrity promises" as pure functions (domain/input-bounds.ts): inclusive at both ends,
 // relative to the `now` passed in and, for occurred_at, to the dispatch date.
 import { describe, expect, it } from '@jest/globals';
 import { dispatchDateProblem, latestOccurredAt, occurredAtProblem, TIME_BOUNDS } from '../../domain/input-bounds.js';

@@ -1,7 +1,7 @@
 // The service's lists of names (domain/vocabulary.ts) have one copy: no other source file spells a
 // whole list out again, the OpenAPI document states each list as the vocabulary holds it, and the
 // docs name each status, reason, effect and webhook event type where a reader looks for them
-// (docs/states.md, docs/http-contract.md, docs/webhooks.md).
+// (docs/states.md, docs/carrier-events.md, docs/webhooks.md).
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -73,11 +73,11 @@ describe('domain/vocabulary.ts', () => {
     expect(rows.sort()).toEqual([...EVENT_EFFECTS].sort());
   });
 
-  it('has every status named in docs/states.md, every reason in docs/http-contract.md and every webhook event type in docs/webhooks.md', () => {
+  it('has every status named in docs/states.md, every reason in docs/carrier-events.md and every webhook event type in docs/webhooks.md', () => {
     const states = read('docs/states.md');
     expect(DISPATCH_STATUSES.filter((status) => !states.includes(`\`${status}\``))).toEqual([]);
     expect(SERVICE_EXCEPTION_REASONS.filter((reason) => !section('docs/states.md', 'Overdue').includes(`\`${reason}\``))).toEqual([]);
-    const events = section('docs/http-contract.md', 'POST /v1/dispatches/{id}/events');
+    const events = section('docs/carrier-events.md', 'POST /v1/dispatches/{id}/events');
     expect(EXCEPTION_REASONS.filter((reason) => !events.includes(`\`${reason}\``))).toEqual([]);
     const endpoints = section('docs/webhooks.md', 'Endpoints');
     expect(WEBHOOK_EVENT_TYPES.filter((type) => !endpoints.includes(`\`${type}\``))).toEqual([]);

@@ -1,6 +1,6 @@
 // The operator CLI as an operator runs it: a real `tsx cli/admin.ts` subprocess against a real,
 // migrated Postgres (global-setup's TEST_DATABASE_URL, or an embedded one of its own when run
-// alone). Checks the --json contracts of docs/operations.md "Operator CLI", that a key is shown once and stored only as
+// alone). Checks the --json contracts of docs/admin-cli.md "Operator CLI", that a key is shown once and stored only as
 // a hash, and the one-line failures.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Traces (docs/operations.md "Traces"): the real API and worker processes (`tsx api/main.ts`,
+// Traces (docs/monitoring.md "Traces"): the real API and worker processes (`tsx api/main.ts`,
 // `tsx worker/main.ts`) with OTEL_EXPORTER_OTLP_ENDPOINT pointing at a local OTLP/HTTP receiver
 // (a plain HTTP server taking the exporter's JSON on POST /v1/traces). One carrier event posted to
 // the API makes one trace: the API's request span, the client's signal, the workflow's signal

@@ -1,5 +1,5 @@
 // `npm run admin -- user create` and `user reset-password` as an operator runs them: the --json
-// shape of docs/operations.md "Operator CLI", a link whose token is stored only as a hash, what a reset ends, and the
+// shape of docs/admin-cli.md "Operator CLI", a link whose token is stored only as a hash, what a reset ends, and the
 // one-line failures.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createSession, findUserByEmail, findUserByPasswordToken, resumeSession, setPasswordWithToken } from '../../db/dashboard.js';

@@ -1,6 +1,6 @@
 // The webhook and delivery commands of the operator CLI as an operator runs them: a real
 // `tsx cli/admin.ts` subprocess against the migrated test Postgres. Checks the --json contracts of
-// docs/operations.md "Operator CLI" (`webhook add` → { id, secret, url, events }, lists → { data }), that secrets are
+// docs/admin-cli.md "Operator CLI" (`webhook add` → { id, secret, url, events }, lists → { data }), that secrets are
 // printed once and never listed, the SSRF refusal at `add`, `add --test` endpoints, rotation, and
 // disabling and enabling an endpoint (`enable --replay-missed` through a real worker and receiver).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

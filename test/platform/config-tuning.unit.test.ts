@@ -1,4 +1,4 @@
-// Worker and Postgres pool tuning (docs/operations.md "Scaling and tuning"): cache size, task slots,
+// Worker and Postgres pool tuning (docs/maintenance.md "Scaling and tuning"): cache size, task slots,
 // pollers, the sticky queue's timeout and the pool sizes are configuration, read and checked once
 // at start-up, and handed to the Temporal worker as its options.
 import { describe, expect, it } from '@jest/globals';

@@ -1,4 +1,4 @@
-// Tracing off (docs/operations.md "Traces"): without OTEL_EXPORTER_OTLP_ENDPOINT startTracing starts
+// Tracing off (docs/monitoring.md "Traces"): without OTEL_EXPORTER_OTLP_ENDPOINT startTracing starts
 // nothing, and every hook the processes call hands back exactly what it was given, so the request
 // path, the Temporal client and worker, the webhook's headers and the log lines are as without it.
 import type http from 'node:http';

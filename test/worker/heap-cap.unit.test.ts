@@ -1,5 +1,5 @@
 // The chart and docker-compose cap the worker's V8 heaps with NODE_OPTIONS=--max-old-space-size
-// (docs/operations.md "Scaling and tuning"). The cap is meant for both of the worker's isolates:
+// (docs/maintenance.md "Scaling and tuning"). The cap is meant for both of the worker's isolates:
 // its main thread and the Temporal SDK's workflow thread, a worker_threads Worker that the SDK
 // creates without resourceLimits. This checks that such a thread inherits the cap.
 import { describe, expect, it } from '@jest/globals';

@@ -21,7 +21,7 @@ RULES_STATED_IN_DESCRIPTIONS = (
     "occurred_at: must lie within",
     "created_before: must be later than created_after",
     "cursor: not a cursor this API returned",
-    # Webhook endpoints and replays (docs/http-contract.md "Webhook endpoints"): the URL's SSRF check
+    # Webhook endpoints and replays (docs/webhooks.md "Webhook endpoints"): the URL's SSRF check
     # resolves the host; reserved custom header names; a replay range's order; a test event's type.
     "url: cannot receive webhooks",
     "headers",

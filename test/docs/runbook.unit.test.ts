@@ -1,11 +1,12 @@
-// The runbook (docs/operations.md, section "Runbook") names real things: every `npm run admin -- …`
-// line is a command, subcommand and flags of the operator CLI as cli/admin/ defines them (commander,
-// built here exactly as cli/admin.ts builds it, without running anything), every `cds_*` metric is
-// served by the service's /metrics (the prom-client registry of platform/metrics.ts), every
-// `temporal_*` one is a Temporal SDK worker metric (checked against the SDK's native core), every
-// link reaches a heading of docs/operations.md, and every alert of deploy/prometheus/alerts.yaml is
-// listed and links a section of the runbook. The rule file itself (structure, PromQL, the metrics
-// the expressions read) is validated in test/deploy/alerts.unit.test.ts.
+// The runbook (docs/runbook.md) maps every alert of deploy/prometheus/alerts.yaml to its action,
+// and every page of docs/ names real things: every `npm run admin -- …` line is a command,
+// subcommand and flags of the operator CLI as cli/admin/ defines them (commander, built here exactly
+// as cli/admin.ts builds it, without running anything), every `cds_*` metric is served by the
+// service's /metrics (the prom-client registry of platform/metrics.ts), every `temporal_*` one is a
+// Temporal SDK worker metric (checked against the SDK's native core), and the workflow patch ids and
+// recorded history generations are those of the code. Links and cited files are checked for every
+// page in test/docs/links.unit.test.ts; the rule file itself (structure, PromQL, the metrics the
+// expressions read) in test/deploy/alerts.unit.test.ts.
 import { describe, expect, it } from '@jest/globals';
 import { Command } from 'commander';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -17,12 +18,15 @@ import { isSdkMetric, SDK_METRICS, sdkCoreText, servedServiceMetrics } from '../
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
-const operations = read('docs/operations.md');
-/** The "## Runbook" section of docs/operations.md, up to the next top-level section. */
-const runbook = operations.slice(
-  operations.indexOf('\n## Runbook\n'),
-  operations.indexOf('\n## ', operations.indexOf('\n## Runbook\n') + 1),
-);
+const runbook = read('docs/runbook.md');
+/** Every page of docs/, and the README: where operators read commands and metric names. */
+const pages = [
+  'README.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const allDocs = pages.map(read).join('\n');
 
 /** The admin program with every command group of cli/admin/, as cli/admin.ts registers them. */
 async function adminProgram(): Promise<{ program: Command; registered: string[] }> {
@@ -60,7 +64,7 @@ function commandProblems(program: Command, args: string): string[] {
     .map((flag) => `"${tokens[0]} ${tokens[1]}" has no flag ${flag}`);
 }
 
-/** Every `npm run admin -- …` (or `npm run -s admin -- …`) in the runbook, up to the end of its line or code span. */
+/** Every `npm run admin -- …` (or `npm run -s admin -- …`) in a text, up to the end of its line or code span. */
 function adminLines(text: string): string[] {
   return [...text.matchAll(/npm run (?:-s )?admin -- ([^`\n]+)/g)].map((m) => m[1].trim()).filter((line) => line !== '<command>');
 }
@@ -74,9 +78,8 @@ function slug(heading: string): string {
     .replace(/\s/g, '-');
 }
 
-const anchors = new Set([...operations.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1])));
-/** The headings of the runbook section alone: where the alerts may point. */
-const runbookAnchors = new Set([...runbook.matchAll(/^#{2,6} (.+)$/gm)].map((m) => slug(m[1])));
+/** The headings of the runbook: where the alerts may point. */
+const runbookAnchors = new Set([...runbook.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1])));
 
 interface Rule {
   alert?: string;
@@ -88,46 +91,48 @@ interface Rule {
 const alerts = parse(read('deploy/prometheus/alerts.yaml')) as { groups: Array<{ name: string; rules: Rule[] }> };
 const rules = alerts.groups.flatMap((g) => g.rules);
 
-describe('the runbook in docs/operations.md', () => {
-  it('is a section of docs/operations.md that covers every incident and routine task the issue names', () => {
+describe('the runbook, docs/runbook.md', () => {
+  it('has a section for every page-worthy symptom, and the routine work in docs/maintenance.md', () => {
     expect(runbook.length).toBeGreaterThan(20_000);
-    const sections = [...runbook.matchAll(/^### (.+)$/gm)].map((m) => m[1]);
+    const sections = [...runbook.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
     expect(sections).toEqual(
       expect.arrayContaining([
-        'Healthy',
+        'Alerts',
+        'Temporal unreachable',
+        'Postgres unreachable',
+        'A worker stuck, or a deploy draining',
         'Undeliverable spike',
         'A consumer endpoint down',
         'Pending deliveries ageing',
-        'Temporal unreachable',
-        'Postgres unreachable',
+        'A dispatch wedged',
         'A leaked API key',
-        'Rotating a webhook secret',
-        'Scaling workers',
-        'Upgrading the workflow code safely',
-        'Backups and restore',
       ]),
+    );
+    const routine = [...read('docs/maintenance.md').matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    expect(routine).toEqual(
+      expect.arrayContaining(['Scaling workers', 'Rotating a webhook secret', 'Upgrading the workflow code safely', 'Backups and restore']),
     );
   });
 
-  it('has replaced docs/runbook.md: the file is gone and no document, chart or rule links to it', () => {
-    expect(existsSync(path.join(ROOT, 'docs/runbook.md'))).toBe(false);
-    const files = ['README.md', 'deploy/README.md', 'deploy/prometheus/alerts.yaml', 'deploy/helm/card-delivery/values.yaml',
-      ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]; // prettier-ignore
-    expect(files.filter((file) => read(file).includes('runbook.md'))).toEqual([]);
+  it('is the one runbook: docs/operations.md no longer holds one, and nothing links to it there', () => {
+    expect(read('docs/operations.md')).not.toMatch(/^## Runbook$/m);
+    const files = ['README.md', 'deploy/README.md', 'deploy/prometheus/alerts.yaml', 'deploy/helm/card-delivery/values.yaml', ...pages];
+    expect(files.filter((file) => read(file).includes('operations.md#runbook'))).toEqual([]);
   });
 
-  it('names only test files, history files and workflow patch ids that exist', () => {
-    const testFiles = [...new Set(runbook.match(/\btest\/[\w./-]+\.ts\b/g) ?? [])];
+  it('names only test files, history files and workflow patch ids that exist, in every page', () => {
+    const testFiles = [...new Set(allDocs.match(/\btest\/[\w./-]+\.ts\b/g) ?? [])];
     expect(testFiles.length).toBeGreaterThan(3);
     expect(testFiles.filter((file) => !existsSync(path.join(ROOT, file)))).toEqual([]);
+    const maintenance = read('docs/maintenance.md');
     const patchIds = [...read('workflows/dispatch.ts').matchAll(/^const \w+ = '([a-z-]+)';$/gm)].map((m) => m[1]);
-    expect(patchIds.filter((id) => !runbook.includes(`\`${id}\``))).toEqual([]);
+    expect(patchIds.filter((id) => !maintenance.includes(`\`${id}\``))).toEqual([]);
     const generations = new Set(
       readdirSync(HISTORIES_DIR)
         .map((f) => f.match(/-(before-[a-z-]+)\.json$/)?.[1])
         .filter(Boolean),
     );
-    expect([...generations].filter((generation) => !runbook.includes(`-${generation}`))).toEqual([]);
+    expect([...generations].filter((generation) => !maintenance.includes(`-${generation}`))).toEqual([]);
   });
 
   it('builds the admin program from the same command groups as cli/admin.ts', async () => {
@@ -144,23 +149,26 @@ describe('the runbook in docs/operations.md', () => {
     expect(commandProblems(program, 'endpoint list')).toEqual(['unknown command "endpoint"']);
   });
 
-  it('names only admin commands, subcommands and flags that exist', async () => {
+  it('names only admin commands, subcommands and flags that exist, in every page', async () => {
     const { program } = await adminProgram();
-    const lines = adminLines(runbook);
+    const lines = adminLines(allDocs);
     expect(lines.length).toBeGreaterThan(10);
     expect(lines.flatMap((line) => commandProblems(program, line).map((problem) => `${line}: ${problem}`))).toEqual([]);
   });
 
-  it('names only cds_ metrics that the service serves', () => {
+  it('names only cds_ metrics that the service serves, in every page', () => {
     const declared = servedServiceMetrics();
-    // cds_live_ and cds_test_ are API key prefixes, not metrics.
-    const named = [...new Set(runbook.match(/\bcds_[a-z0-9_]*[a-z0-9]/g) ?? [])].filter((n) => n !== 'cds_live' && n !== 'cds_test');
+    // cds_live_ and cds_test_ are API key prefixes, cds_tracking_pass the tracking page's cookie: not metrics.
+    const named = [...new Set(allDocs.match(/\bcds_[a-z0-9_]*[a-z0-9]/g) ?? [])].filter(
+      (n) => !['cds_live', 'cds_test', 'cds_tracking_pass'].includes(n),
+    );
     expect(named.length).toBeGreaterThan(5);
     expect(named.filter((name) => !declared.has(name))).toEqual([]);
   });
 
-  it('names only temporal_ metrics that the Temporal SDK exports', () => {
-    const named = [...new Set(runbook.match(/\btemporal_[a-z0-9_]+[a-z0-9]/g) ?? [])];
+  it('names only temporal_ metrics that the Temporal SDK exports, in every page', () => {
+    // temporal_visibility is the name of Temporal's second database, not a metric.
+    const named = [...new Set(allDocs.match(/\btemporal_[a-z0-9_]+[a-z0-9]/g) ?? [])].filter((n) => n !== 'temporal_visibility');
     expect(named.length).toBeGreaterThan(3);
     expect(named.filter((name) => !isSdkMetric(name))).toEqual([]);
   });
@@ -169,18 +177,12 @@ describe('the runbook in docs/operations.md', () => {
     const core = sdkCoreText();
     expect(SDK_METRICS.filter((name) => !core.includes(name))).toEqual([]);
   });
-
-  it('links only to headings of docs/operations.md', () => {
-    const links = [...runbook.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]);
-    expect(links.length).toBeGreaterThan(5);
-    expect(links.filter((anchor) => !anchors.has(anchor))).toEqual([]);
-  });
 });
 
 describe('deploy/prometheus/alerts.yaml in the runbook', () => {
   it('links every alert to a section of the runbook', () => {
     const links = rules.map((rule) => ({ alert: rule.alert, runbook_url: rule.annotations?.runbook_url ?? '' }));
-    const broken = links.filter((l) => !/^docs\/operations\.md#/.test(l.runbook_url) || !runbookAnchors.has(l.runbook_url.split('#')[1]));
+    const broken = links.filter((l) => !/^docs\/runbook\.md#/.test(l.runbook_url) || !runbookAnchors.has(l.runbook_url.split('#')[1]));
     expect(broken).toEqual([]);
   });
 
