@@ -67,7 +67,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   const ipLimiter = new RateLimiter(pool, config.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE, logger, config.RATE_LIMIT_LEASE_FROM);
   ipLimiter.startCleanup(false);
   const admission = new RequestAdmission(keys, limiter, ipLimiter);
-  // The cardholder's tracking page: per client IP, a window of its own (DESIGN.md §9).
+  // The cardholder's tracking page: per client IP, a window of its own (docs/tracking-page.md "The page").
   const pageLimiter = new RateLimiter(pool, config.TRACKING_PAGE_RATE_PER_MINUTE, logger, config.RATE_LIMIT_LEASE_FROM);
   pageLimiter.startCleanup(false);
 

@@ -1,5 +1,5 @@
 // Errors as values: any layer of the API throws an ApiError naming the HTTP status and the
-// error code of the spec / docs/http-contract.md; the error renderer middleware is the one place that turns
+// error code of docs/http-contract.md; the error renderer middleware is the one place that turns
 // them (and anything unexpected) into the `{ error, message }` body. Errors of the layers below
 // that have an HTTP meaning (Temporal or Postgres unavailable) get it here, in `asApiError`.
 import type { z, ZodError } from 'zod';

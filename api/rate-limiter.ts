@@ -8,7 +8,7 @@
 //   slots ahead (1% of the limit, at most 100), which later requests of this process use at once;
 //   a refill is claimed when half are gone. Slots a process claimed but did not use count as used
 //   (at most 1.5% of the limit per process and window), so with several processes a lease can
-//   refuse a little early, never admit too many. At the spec's 1,000 a minute, and near any
+//   refuse a little early, never admit too many. At the default 1,000 a minute, and near any
 //   limit, every request waits for its own count, so the limit is exact across processes.
 // A refused request is never counted. Once a window is known to be full this process refuses
 // without asking Postgres (counts only grow within a window).

@@ -91,7 +91,7 @@ export async function loadRegistrationOutcomes(pool: Pool, filter: QualityFilter
 // workflow history. A run claims with its own time (`runAt`), and a dispatch claimed at exactly
 // that time is the same run's own claim: a retried run finds and signals it again (idempotent).
 
-/** The spec's limit: "Predictions are refreshed at most once per hour." */
+/** A dispatch's prediction is refreshed at most once per hour (docs/predictions.md "Refresh"). */
 export const REFRESH_MIN_GAP = '1 hour';
 
 /** A dispatch the refresh may recompute, with the prediction its current projection version holds. */

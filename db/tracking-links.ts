@@ -1,6 +1,6 @@
 // Tables: tracking_links, tracking_page_branding, tracking_gate_failures, tracking_gate_passes; reads
 // dispatches, issuers and carrier_events (effect `applied`) for the page. The cardholder's tracking
-// page (DESIGN.md §9): links per dispatch (only the token's SHA-256 is stored), an issuer's branding,
+// page (docs/tracking-page.md "Links"): links per dispatch (only the token's SHA-256 is stored), an issuer's branding,
 // the one query a page view makes, and the postal-code gate's count of wrong codes and its passes.
 // Nothing is cached: a revoked link stops working on every API process at its next request.
 import { randomBytes } from 'node:crypto';

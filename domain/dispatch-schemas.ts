@@ -8,7 +8,7 @@ import { countryCode, destination, isoDate, isoTimestamp, listLimit, localeTag, 
 import { DISPATCH_DATE_RULE } from './input-bounds.js';
 import { confidenceLevel, dispatchStatus, recommendedAction } from './vocabulary.js';
 
-// ---------- the spec's dispatch status record (response of GET /v1/status/{id}) ----------
+// ---------- the dispatch status record (response of GET /v1/status/{id}) ----------
 
 export const statusRecord = z
   .object({

@@ -1,6 +1,6 @@
 // The field schemas every part of the wire contract is built from: ids, timestamps, free text,
 // dates, country codes, language tags, a destination and a list's page size (docs/http-contract.md
-// "Conventions"). Each says in zod what the server accepts and, in its metadata, what the OpenAPI
+// "Common rules"). Each says in zod what the server accepts and, in its metadata, what the OpenAPI
 // document tells clients.
 import { z } from 'zod';
 // Patterns here are also the OpenAPI document's (api/openapi.ts), read by generated clients and by

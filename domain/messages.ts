@@ -1,4 +1,4 @@
-// UI suggestion rendering (spec "ui_suggestion"): a plain-text, ready-to-display message about the
+// UI suggestion rendering (docs/predictions.md "Messages"): a plain-text, ready-to-display message about the
 // delivery timeline in the cardholder's language, calibrated to the confidence level, plus the
 // recommended action. Pure: catalogs are ICU MessageFormat (domain/locales/), dates come from
 // Intl.DateTimeFormat for the negotiated locale (domain/locale.ts).

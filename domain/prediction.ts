@@ -1,12 +1,12 @@
-// Delivery window prediction (spec "prediction"; docs/predictions.md), foundation version.
+// Delivery window prediction (docs/predictions.md), foundation version.
 // Pure: the caller passes `today`; nothing here reads a clock, a database or Temporal.
 //
 // How a window is made today:
 // 1. A baseline transit time per destination country, in business days (TRANSIT_BUSINESS_DAYS),
 //    counted from the first business day on or after the dispatch date.
 // 2. Confidence comes from the amount of delivery history for the destination postal code. The
-//    foundation has none (HISTORY_COUNT_TODAY = 0), so every in-flight window is `Low`, and the spec
-//    says a `Low` window is wider than usual: it gets LOW_CONFIDENCE_EXTRA_DAYS more at the late end.
+//    foundation has none (HISTORY_COUNT_TODAY = 0), so every in-flight window is `Low`, and a `Low`
+//    window is wider than usual (docs/predictions.md "Levels"): it gets LOW_CONFIDENCE_EXTRA_DAYS more at the late end.
 // 3. The status narrows or moves the window (out for delivery → today; delivered → the date;
 //    exception → a wider window from today), and a window never lies in the past.
 // The history-based engine (postal code → prefix → country, carrier conditions, holidays,

@@ -1,4 +1,4 @@
-// The synthetic event the dashboard's "Send test event" delivers: a status record of the spec's
+// The synthetic event the dashboard's "Send test event" delivers: a status record of the contract's
 // exact shape in the same envelope (so a consumer's parser and signature check run as for a real
 // event), marked as a test where a person or a log would look: the nil UUID as the dispatch id,
 // postal code `TEST`, and a message that says so. It concerns no card.

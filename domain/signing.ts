@@ -1,6 +1,6 @@
 // Webhook secrets and signatures, pure (node:crypto only). Two signatures go on every request:
-// - the spec's `X-Service-Signature`: lowercase hex HMAC-SHA256 of the exact body bytes, keyed with
-//   the endpoint secret string's UTF-8 bytes (spec "Authentication" 6);
+// - `X-Service-Signature`: lowercase hex HMAC-SHA256 of the exact body bytes, keyed with
+//   the endpoint secret string's UTF-8 bytes (docs/webhooks.md "Signing");
 // - Standard Webhooks' `webhook-id`/`webhook-timestamp`/`webhook-signature`: `v1,<base64>` HMAC over
 //   `id.timestamp.body`, keyed with the base64-decoded part after `whsec_`, so consumers can use the
 //   libraries they already have and reject replays by timestamp.
@@ -16,7 +16,7 @@ export function generateSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64');
 }
 
-/** The spec's signature: lowercase hex HMAC-SHA256 of the body, keyed with the secret's UTF-8 bytes. */
+/** `X-Service-Signature`: lowercase hex HMAC-SHA256 of the body, keyed with the secret's UTF-8 bytes. */
 export function signHex(body: Buffer | string, secret: string): string {
   return createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex');
 }

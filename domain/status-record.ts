@@ -1,6 +1,6 @@
-// Builds the spec's dispatch status record (GET /v1/status/{id} and webhook `data`) from the
-// pieces the dispatch workflow holds. Exactly the spec's fields, in the spec's order, so the JSON
-// reads like the spec's table; `statusRecord` in ./dispatch-schemas.ts is the contract it must satisfy.
+// Builds the dispatch status record (GET /v1/status/{id} and webhook `data`) from the
+// pieces the dispatch workflow holds. Exactly the contract's fields, in its order (docs/http-contract.md
+// "GET /v1/status/{id}"), so the JSON reads like its table; `statusRecord` in ./dispatch-schemas.ts is the contract it must satisfy.
 import type { StatusRecord } from './dispatch-schemas.js';
 import { normaliseTimestamp } from './state-machine.js';
 import type { DispatchStatus } from './vocabulary.js';

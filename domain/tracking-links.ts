@@ -1,4 +1,4 @@
-// The wire contract of tracking links and of an issuer's tracking-page branding (DESIGN.md §9,
+// The wire contract of tracking links and of an issuer's tracking-page branding (docs/tracking-page.md "Links",
 // docs/tracking-page.md "Tracking links and the tracking page"): the zod schemas that
 // api/routes/tracking-links.ts validates with and api/openapi-tracking.ts documents, the link's
 // token (a credential: 256 random bits, kept only as its SHA-256) and the rules zod cannot say alone

@@ -1,4 +1,4 @@
-// What the cardholder's tracking page says (DESIGN.md §9, docs/http-contract.md "The tracking
+// What the cardholder's tracking page says (docs/tracking-page.md "The
 // page"), as plain values for api/tracking-page/render.ts to put into HTML: the language the page is
 // written in (`?lang=`, the link's locale, Accept-Language, English), the steps, the delivery window
 // as that language writes dates, recommended_message (domain/messages.ts, the same catalogues), the
@@ -63,7 +63,7 @@ export function acceptedLanguages(header: string | undefined): string[] {
     .map((entry) => entry.tag);
 }
 
-/** DESIGN.md §9 "Language": the first supported of `?lang=`, the link's locale, Accept-Language, English. */
+/** docs/tracking-page.md "The page": the first supported of `?lang=`, the link's locale, Accept-Language, English. */
 export function pageLanguage(candidates: { lang?: string; linkLocale?: string | null; acceptLanguage?: string }): PageLanguage {
   // CLDR matching costs tens of µs and the same few combinations come again and again (bench/tracking-page).
   const key = `${candidates.lang ?? ''}\u0000${candidates.linkLocale ?? ''}\u0000${candidates.acceptLanguage ?? ''}`;

@@ -1,5 +1,5 @@
-// The wire contract of webhook endpoints, webhook events and replays as an API (docs/http-contract.md
-// "Webhook endpoints", "Webhook events", "Replays"; DESIGN.md §8): the zod schemas the routes in
+// The wire contract of webhook endpoints, webhook events and replays as an API (docs/webhooks.md
+// "Webhook endpoints", "Webhook events", "Replays over the API"): the zod schemas the routes in
 // api/routes/webhook-*.ts and replays.ts validate with and api/openapi-webhooks.ts documents, and the
 // rules of an endpoint's custom headers (which names are refused, how values are masked).
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// The webhook event envelope (spec "Webhook event envelope", docs/webhooks.md): its schema, and
+// The webhook event envelope (docs/webhooks.md "Envelope"): its schema, and
 // the one function that turns an event into the exact body bytes stored once and sent on every
 // attempt. For a card's events `data` is the status record, validated by the same schema as
 // GET /v1/status/{id}, so one parser serves polling and webhooks (the consumer kit imports it from
@@ -60,7 +60,7 @@ export interface WebhookEventInput {
 }
 
 /**
- * The body as sent: compact JSON, fields in the spec's order (event, timestamp, data). Built once
+ * The body as sent: compact JSON, fields in the order event, timestamp, data. Built once
  * per event; retries send the stored bytes, never a rebuild.
  */
 export function buildWebhookBody(input: WebhookEventInput): string {

@@ -130,7 +130,7 @@ const envSchema = z.object({
    */
   DASHBOARD_BASE_URL: z.url().optional(),
   /**
-   * The origin of the cardholder's tracking links, `{PUBLIC_BASE_URL}/t/{token}` (DESIGN.md §9). Unset:
+   * The origin of the cardholder's tracking links, `{PUBLIC_BASE_URL}/t/{token}` (docs/tracking-page.md "Links"). Unset:
    * the API's own http://localhost:PORT. Never taken from a request's Host header, so a link an
    * issuer e-mails cannot be pointed elsewhere by whoever made the API call.
    */

@@ -77,7 +77,7 @@ export const predictionRefreshSignalled = new Counter({
   registers,
 });
 
-/** What a tracking page request was answered with (DESIGN.md §9): never the token, so a bounded label. */
+/** What a tracking page request was answered with (docs/tracking-page.md "The page"): never the token, so a bounded label. */
 export const TRACKING_PAGE_OUTCOMES = ['ok', 'gate', 'not_found', 'gone', 'limited'] as const;
 export type TrackingPageOutcome = (typeof TRACKING_PAGE_OUTCOMES)[number];
 

@@ -1,5 +1,5 @@
 // The path of a request as logs and traces may show it: a tracking page's token is a credential
-// (DESIGN.md §9), so `/t/<token>` becomes `/t/…`; every other path is unchanged.
+// (docs/tracking-page.md "The page"), so `/t/<token>` becomes `/t/…`; every other path is unchanged.
 const TRACKING_PAGE = /^\/t\/(?!assets\/).+/;
 
 export function loggablePath(path: string): string {

@@ -4,7 +4,7 @@
 import type { ActivityOptions } from '@temporalio/workflow';
 
 export const DELIVERY_ACTIVITY_OPTIONS: ActivityOptions = {
-  // The activity owns the spec's schedule (1m, 5m, 30m, 2h, 8h through nextRetryDelay) and returns
+  // The activity owns the schedule (docs/webhooks.md "Delivery and retry schedule": 1m, 5m, 30m, 2h, 8h through nextRetryDelay) and returns
   // `undeliverable` after the last retry, so attempts are unlimited here; this policy only paces
   // runs that failed outside an HTTP attempt (database down, worker gone).
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },

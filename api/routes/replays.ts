@@ -1,4 +1,4 @@
-// Replays as an API (docs/webhooks.md "Replays over the API"; DESIGN.md §8): POST
+// Replays as an API (docs/webhooks.md "Replays over the API"): POST
 // /v1/webhook_endpoints/{id}/replay sends an endpoint's deliveries again, those of the events created
 // in [since, until) or of a list of event ids, through the paged replay the CLI's `deliveries replay`
 // and the dashboard use (ingest/webhook-replays.ts: a progress row and a redelivery workflow that reads the

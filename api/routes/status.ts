@@ -1,4 +1,4 @@
-// GET /v1/status/{id}: the spec's status record, straight from the projection, sent as the stored
+// GET /v1/status/{id}: the status record, straight from the projection, sent as the stored
 // JSON text (`?locale=` re-renders only `ui_suggestion`), with its ETag and Cache-Control; an
 // `If-None-Match` naming the current tag gets 304 without a body, counted by the rate limit like any
 // read. The read decision is api/status-read.ts, shared with the fast path (api/fast-status.ts),
@@ -31,7 +31,7 @@ export function statusRoutes(router: Router, pool: Pool, refreshIntervalMs: numb
 }
 
 function parseLocale(value: string | string[] | undefined): string | undefined {
-  // Other query parameters are ignored: the spec says additional ones exist.
+  // Other query parameters are ignored: clients may send more than the contract names.
   if (value === undefined) return undefined;
   const parsed = statusQuery.safeParse({ locale: value });
   if (!parsed.success) throw badRequest(describeZodError(parsed.error));

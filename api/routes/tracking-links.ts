@@ -1,4 +1,4 @@
-// Tracking links and the tracking page's branding as an API (DESIGN.md §9, docs/http-contract.md
+// Tracking links and the tracking page's branding as an API (docs/tracking-page.md
 // "Tracking links and the tracking page"): create a link for a dispatch (its token shown once, in
 // `url`), list a dispatch's links (never a token or a url), revoke one at once, and read or change
 // the issuer's branding of the page. Every route needs `dispatches:write`; a dispatch is checked as

@@ -1,4 +1,4 @@
-// Webhook endpoints as an API (docs/webhooks.md "Webhook endpoints"; DESIGN.md §8): create, list,
+// Webhook endpoints as an API (docs/webhooks.md "Webhook endpoints"): create, list,
 // read, update, delete, rotate the secret and send a test event, for the key's issuer and mode only
 // (another issuer's, the other mode's, a removed or an unknown endpoint → 404: endpoints are not
 // dispatches, whose cross-issuer answer is 403). The same rules as the CLI and the dashboard: the SSRF
@@ -167,7 +167,7 @@ export function webhookEndpointRoutes(router: Router, deps: EndpointRouteDeps): 
     const body = parseOrBadRequest(rotateBody, ctx.request.body);
     const key = checkScope(ctx.state.apiKey, 'webhooks:write');
     if (!(await findEndpointSettings(pool, key.issuerId, key.mode, id))) throw endpointNotFound(id);
-    // DESIGN.md §8: the new secret signs X-Service-Signature at once; webhook-signature carries both
+    // docs/webhooks.md "Signing": the new secret signs X-Service-Signature at once; webhook-signature carries both
     // signatures for the overlap, as the CLI's and the dashboard's rotation does.
     const overlapMs = (body.overlap_seconds ?? DEFAULT_OVERLAP_SECONDS) * 1000;
     const rotated = await rotateWebhookSecret(pool, id, { overlapMs, switchAt: new Date() });

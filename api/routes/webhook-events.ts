@@ -1,4 +1,4 @@
-// Webhook events as an API (docs/webhooks.md "Webhook events"; DESIGN.md §8): GET /v1/events, the
+// Webhook events as an API (docs/webhooks.md "Webhook events"): GET /v1/events, the
 // issuer's events of the key's mode, newest first, a page at a time, filtered by type, dispatch and
 // start time; GET /v1/events/{id}, one event with its delivery to each endpoint and every attempt
 // (db/webhook-event-reads.ts). Another issuer's, the other mode's or an unknown event → 404. The

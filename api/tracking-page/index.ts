@@ -1,4 +1,4 @@
-// The cardholder's tracking page, GET and POST /t/{token} (DESIGN.md §9, docs/tracking-page.md "Tracking
+// The cardholder's tracking page, GET and POST /t/{token} (docs/tracking-page.md "Tracking
 // links and the tracking page"): no API key, the link's token is the credential. Mounted by api/app.ts before
 // API-key auth, it answers every path under /t/ itself, in this order:
 //   1. the stylesheet (not counted);
@@ -52,7 +52,7 @@ export interface TrackingPageDeps {
 
 type Ctx = ParameterizedContext;
 
-/** The headers of every page answer (DESIGN.md §9 "Headers"); `styleHash` allows the accent colour's inline style. */
+/** The headers of every page answer (docs/tracking-page.md "The page"); `styleHash` allows the accent colour's inline style. */
 function pageHeaders(ctx: Ctx, styleHash: string | undefined, secure: boolean): void {
   const styleSrc = ["'self'", styleHash].filter(Boolean).join(' ');
   ctx.set(

@@ -1,4 +1,4 @@
-// The tracking page's HTML (DESIGN.md §9): the page itself, the postal-code gate, and the ends
+// The tracking page's HTML (docs/tracking-page.md "The page"): the page itself, the postal-code gate, and the ends
 // (404, 410, 429, 500), from the plain values of domain/tracking-page.ts. Every interpolated value
 // is escaped by `html` (only already-rendered fragments pass as `Raw`). No script anywhere; the one
 // stylesheet is the service's own (./stylesheet.ts), and the issuer's accent colour, the only style

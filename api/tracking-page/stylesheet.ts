@@ -1,5 +1,5 @@
 // The tracking page's one stylesheet, served by the service itself at STYLESHEET_PATH (no web font,
-// no CDN: DESIGN.md §9). Mobile first (320 px wide without horizontal scrolling), light and dark
+// no CDN: docs/tracking-page.md "The page"). Mobile first (320 px wide without horizontal scrolling), light and dark
 // colour schemes, motion only when the visitor has not asked for less, and logical properties
 // (inline/block) so that a right-to-left page would mirror. `--accent` is the issuer's colour, checked
 // at 4.5:1 against white (domain/tracking-links.ts), and only ever the background of white text.

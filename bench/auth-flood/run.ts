@@ -1,6 +1,5 @@
 // `npm run bench:auth-flood`: a flood of forged-key requests against the real API process, with a
-// valid key polling from the same client address at the same time (issue 13 point 2,
-// docs/security.md "Rate limits"). Measures what the flood costs the database (counted in the
+// valid key polling from the same client address at the same time (docs/security.md "Rate limits"). Measures what the flood costs the database (counted in the
 // API process, cross-checked with pg_stat_database), what the clients get, and whether the valid key
 // keeps its full rate. Results go to results/<date>.md and .json (README.md).
 // Options (env): BENCH_FORGED (10000), BENCH_CONNECTIONS (32), BENCH_VALID_CONNECTIONS (4),

@@ -1,6 +1,6 @@
 // The Temporal engine a scale run measures on (BENCH_TEMPORAL): the CLI's dev server on a SQLite
 // file (WAL, synchronous=off; what `npm start` and the other benchmarks use), or a real Temporal
-// server on Postgres (DESIGN.md §2): devtools/temporal-server.ts's cluster, one member, on an embedded
+// server on Postgres (docs/operations.md "The production engine"): devtools/temporal-server.ts's cluster, one member, on an embedded
 // Postgres of its own.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';

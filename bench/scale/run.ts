@@ -1,4 +1,4 @@
-// `npm run bench:scale`: the service at scale (issue 15), from outside, real components only:
+// `npm run bench:scale`: the service at scale (bench/scale/README.md), from outside, real components only:
 // 10,000 dispatches through their whole life, the hourly refresh over 100,000 open dispatches, and
 // registration latency and batches; on the Temporal dev server and/or a real Temporal server on
 // Postgres (BENCH_TEMPORAL). Each engine gets a fresh set of processes (setup.ts). Results go to

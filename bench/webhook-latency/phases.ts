@@ -108,7 +108,7 @@ export const MINIMAL_VARIANTS: Record<string, Shape> = {
   'minimal + both, the first activity local': { searchAttributes: true, firstActivity: true, local: true },
 };
 
-/** The design's own empty shape: the reference of the deliveries-per-second goal (issue 15). */
+/** The design's own empty shape: the reference of the deliveries-per-second goal (bench/webhook-latency/README.md). */
 export const EMPTY_SHAPE = 'minimal + both, the first activity local';
 
 /**

@@ -134,7 +134,7 @@ export function toMarkdown(result: Result): string {
       `${meets(tp.ratio >= goals.ratio)}.`,
     '',
     `**Ours / the design's empty shape (${EMPTY_SHAPE}, in every round) = ${tp.shapeRatio}×** (median ${tp.shape.perSecond}/s; ` +
-      `per-round ratios ${tp.shapeRatios.join(', ')}); issue 15's goal is ≥ 0.9×, which this run ${meets(tp.shapeRatio >= 0.9)}.`,
+      `per-round ratios ${tp.shapeRatios.join(', ')}); the goal is ≥ 0.9×, which this run ${meets(tp.shapeRatio >= 0.9)}.`,
     '',
     'CPU milliseconds per delivery:',
     '',

@@ -1,4 +1,4 @@
-// `webhook disable|enable`: pausing a webhook endpoint by hand and enabling it again (docs/operations.md
+// `webhook disable|enable`: pausing a webhook endpoint by hand and enabling it again (docs/runbook.md
 // "A consumer endpoint down"), through the statements of PATCH /v1/webhook_endpoints/{id} with
 // `disabled` (db/webhook-endpoint-settings.ts), so both behave alike: disabling keeps an earlier
 // reason and time (an auto-disabled endpoint stays `failing`); enabling clears failing_since and

@@ -1,7 +1,7 @@
 // A runnable webhook consumer (Koa): verifies every request on its raw bytes, answers 200 at once
 // (well within the service's 5 s) and does the work afterwards; dedupes redeliveries, keeps only
 // the latest state per dispatch, and prompts activation when a card is delivered or the suggested
-// action is Activate (spec "Events" 7).
+// action is Activate (docs/webhooks.md "Envelope").
 //
 //   WEBHOOK_SECRET=whsec_… PORT=4000 npx tsx consumer-kit/example/koa-consumer.ts
 //   (during a rotation: WEBHOOK_SECRET=whsec_new,whsec_old)
@@ -33,7 +33,7 @@ export function createConsumerApp(options: { secrets: string[]; onActivate?: (en
     const raw = await readRawBody(ctx.req);
     const verified = verifyRequest(raw, ctx.headers, options.secrets);
     if (!verified.ok) {
-      // A non-2xx makes the service retry (spec "Errors" 2); the log line says why it failed.
+      // A non-2xx makes the service retry (docs/webhooks.md "Delivery and retry schedule"); the log line says why it failed.
       console.warn(
         'webhook rejected:',
         verified.reason,

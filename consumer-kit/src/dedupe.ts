@@ -1,4 +1,4 @@
-// At-least-once delivery means duplicates (spec "Events" 5): an event is the same event when
+// At-least-once delivery means duplicates (docs/webhooks.md "Delivery and retry schedule"): an event is the same event when
 // (data.id, event, timestamp) are. `dedupeKey` is the key to store (a unique column in the
 // consumer's database); `createDeduper` is an in-memory, bounded version for a single process.
 import type { WebhookEnvelope } from '../../domain/webhook-payload.js';

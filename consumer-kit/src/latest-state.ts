@@ -1,6 +1,6 @@
-// Arrival order is not guaranteed (spec "Events" 6): keep, per dispatch, the status record of the
+// Arrival order is not guaranteed (docs/webhooks.md "Delivery and retry schedule"): keep, per dispatch, the status record of the
 // event with the latest envelope `timestamp`, so a late, older event never overwrites a newer one.
-// (The spec's guidance names `dispatch_date`, but that is fixed per dispatch; the envelope
+// (Ordering by `dispatch_date` would not do: it is fixed per dispatch; the envelope
 // timestamp is the per-event time.) On an equal timestamp the record already held stays.
 import type { StatusRecord } from '../../domain/dispatch-schemas.js';
 import type { WebhookEnvelope } from '../../domain/webhook-payload.js';

@@ -1,5 +1,5 @@
 // Parsing a verified webhook body into a typed envelope, with the very schema the service uses for
-// GET /v1/status/{id} (`statusRecord`), so one parser serves polling and webhooks (spec "Events" 1).
+// GET /v1/status/{id} (`statusRecord`), so one parser serves polling and webhooks (docs/webhooks.md "Envelope").
 import { statusRecord, type StatusRecord } from '../../domain/dispatch-schemas.js';
 import {
   webhookEnvelope,
@@ -34,7 +34,7 @@ export function parse(rawBody: RawBody): WebhookEnvelope {
   return parsed.data;
 }
 
-/** Whether the consumer should prompt the cardholder to activate the card (spec "Events" 7). */
+/** Whether the consumer should prompt the cardholder to activate the card (docs/webhooks.md "Envelope"). */
 export function shouldPromptActivation(record: StatusRecord): boolean {
   return record.status === 'delivered' || record.ui_suggestion.recommended_action === 'Activate';
 }

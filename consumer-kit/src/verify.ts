@@ -1,8 +1,8 @@
-// Verifying a webhook request. `verify` checks the spec's `X-Service-Signature` (lowercase hex
+// Verifying a webhook request. `verify` checks `X-Service-Signature` (lowercase hex
 // HMAC-SHA256 of the raw body bytes, keyed with the secret string's UTF-8 bytes) in constant time.
 // `verifyStandard` checks the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
 // `webhook-signature`) and rejects a timestamp outside the tolerance, which stops replays.
-// `verifyRequest` does both: the spec's signature always, the standard one when its headers are there.
+// `verifyRequest` does both: `X-Service-Signature` always, the standard one when its headers are there.
 // Every function accepts several secrets: during a rotation, pass [new, old].
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { header, rawBytes, type HeaderSource } from './headers.js';

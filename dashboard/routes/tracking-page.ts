@@ -2,7 +2,7 @@
 // /v1/tracking_page, domain/tracking-links.ts) and a dispatch's tracking links: the list, a new link
 // (its URL shown once, on the response page only, as the API answers it once) and revoking one.
 // Everything is scoped by the tenant's issuer; another issuer's dispatch is the same 404 page as an
-// unknown one (tenancy.ts). DESIGN.md §9; docs/tracking-page.md "Tracking links and the tracking page".
+// unknown one (tenancy.ts). docs/tracking-page.md "Tracking links and the tracking page".
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { findDispatch } from '../../db/dispatches.js';

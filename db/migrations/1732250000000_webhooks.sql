@@ -1,5 +1,5 @@
 -- Up Migration
--- Webhooks (spec "Events", docs/webhooks.md): the endpoints an issuer subscribed, the webhook
+-- Webhooks (docs/webhooks.md): the endpoints an issuer subscribed, the webhook
 -- events the dispatch workflow emitted (body bytes stored once, sent identically on every attempt),
 -- one delivery per (webhook event, endpoint), and the log of every delivery attempt.
 

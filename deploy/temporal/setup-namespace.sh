@@ -1,7 +1,7 @@
 #!/bin/sh
 # One-shot (docker-compose `temporal-setup`, temporalio/admin-tools image), once the server answers:
 # the namespace the service uses and the Keyword search attributes the dispatch workflow upserts
-# (DESIGN.md §1). The api and worker start only after it succeeded: a workflow that upserts an
+# (docs/design.md "Shape of the system"). The api and worker start only after it succeeded: a workflow that upserts an
 # unregistered search attribute fails. Safe to repeat.
 set -eu
 

@@ -99,7 +99,7 @@ describe('rate_limit across worker processes', () => {
 
     // The slots are 500 ms apart by the database's clock; the receiver sees them with the jitter of
     // two busy processes (on a loaded CI machine two arrivals came 286 ms apart), so the check is
-    // issue 17's: no one-second window holds more than the limit + 1, i.e. any four consecutive
+    // the throttle's promise (docs/webhooks.md "Throttle"): no one-second window holds more than the limit + 1, i.e. any four consecutive
     // arrivals span a second or more; and the ten together took the nine slot intervals they need.
     const times = received.map((r) => r.receivedAt).sort((a, b) => a - b);
     const spansOfFour = times.slice(3).map((t, i) => t - times[i]);

@@ -1,4 +1,4 @@
-// API keys (spec "Authentication", docs/http-contract.md): exact Bearer format, checksum, revocation, scopes.
+// API keys (docs/security.md "API keys"): exact Bearer format, checksum, revocation, scopes.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateKey } from '../../domain/api-keys.js';

@@ -1,4 +1,4 @@
-// GET /docs (DESIGN.md §8, docs/security.md "The API reference"): Redoc, served by our own server,
+// GET /docs (docs/security.md "The API reference"): Redoc, served by our own server,
 // renders the OpenAPI document in Chromium; no request leaves 127.0.0.1, the Content-Security-Policy
 // blocks nothing the page needs, and neither the page nor its script needs a key or takes from a
 // rate-limit window.

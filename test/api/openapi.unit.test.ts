@@ -221,7 +221,7 @@ describe('the integrator additions in the document (docs/http-contract.md)', () 
   });
 });
 
-describe('caching for pollers and the webhooks in the document (DESIGN.md §8)', () => {
+describe('caching for pollers and the webhooks in the document (docs/http-contract.md "GET /v1/status/{id}")', () => {
   it('documents If-None-Match, the 304 without a body, and ETag and Cache-Control beside the rate-limit headers', () => {
     const status = document().paths['/v1/status/{id}'].get;
     const header = status.parameters.find((p: { name: string }) => p.name === 'If-None-Match');

@@ -1,4 +1,4 @@
-// Rate limiting (spec "Limits", docs/http-contract.md): fixed one-minute windows per key shared by every API
+// Rate limiting (docs/security.md "Rate limits"): fixed one-minute windows per key shared by every API
 // process through Postgres, headers on every response, 429 with Retry-After, and a refused request
 // neither counts nor moves the window. A small limit keeps the tests short.
 import { randomInt, randomUUID } from 'node:crypto';

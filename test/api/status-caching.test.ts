@@ -1,5 +1,5 @@
-// Caching for pollers on GET /v1/status/{id} (DESIGN.md §8, docs/http-contract.md "Conditional
-// requests"): a weak ETag from the projection version and the locale, Cache-Control private with a
+// Caching for pollers on GET /v1/status/{id} (docs/http-contract.md "GET
+// /v1/status/{id}"): a weak ETag from the projection version and the locale, Cache-Control private with a
 // max-age up to the next prediction refresh, and If-None-Match → 304 without a body, counted by the
 // rate limit. Plain reads by a key the API process has verified are answered by the fast path
 // (api/fast-status.ts), reads with ?locale= by the Koa route: both are exercised.

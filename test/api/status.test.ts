@@ -1,4 +1,4 @@
-// GET /v1/status/{id} (spec "Endpoints" + docs/http-contract.md), against a real worker, Temporal and Postgres.
+// GET /v1/status/{id} (docs/http-contract.md "GET /v1/status/{id}"), against a real worker, Temporal and Postgres.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { statusRecord } from '../../domain/dispatch-schemas.js';
@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 describe('GET /v1/status/{id}', () => {
-  it('returns 200 with exactly the spec fields in their formats', async () => {
+  it('returns 200 with exactly the contract fields in their formats', async () => {
     const res = await request(h.baseUrl, `/v1/status/${dispatchId}`, { headers: bearer(key) });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);

@@ -1,4 +1,4 @@
-// Tracking links and the tracking page's branding as an API (DESIGN.md §9, docs/http-contract.md
+// Tracking links and the tracking page's branding as an API (docs/tracking-page.md
 // "Tracking links and the tracking page"): create (the token once, in `url`, from PUBLIC_BASE_URL and
 // never from Host; stored only as its SHA-256), the expiry's bounds, list (no token, no url), revoke
 // (204, again 204, unknown 404), scope `dispatches:write`, another issuer's dispatch 403, test mode,

@@ -1,4 +1,4 @@
-// The cardholder's tracking page in Chromium (DESIGN.md §9 "Quality bar"): at 320 × 640 and
+// The cardholder's tracking page in Chromium (docs/tracking-page.md "The page"): at 320 × 640 and
 // 1280 × 800, in light and dark colour schemes, axe-core finds no violation and nothing scrolls
 // sideways; in French and German the step shown follows each carrier event; the action buttons lead
 // to the issuer's URLs; the postal-code gate works with JavaScript off; no request leaves the

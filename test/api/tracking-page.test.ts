@@ -1,4 +1,4 @@
-// The cardholder's tracking page, GET and POST /t/{token} (DESIGN.md §9, docs/tracking-page.md "Tracking
+// The cardholder's tracking page, GET and POST /t/{token} (docs/tracking-page.md "Tracking
 // links and the tracking page"): its answers (200, 304, 404, 410, 429), its headers, what it never shows, its
 // language, the page following the card, the postal-code gate's cookie and its limit, the per-IP
 // limit (the stylesheet not counted) and cds_tracking_page_views_total.
@@ -77,7 +77,7 @@ describe('GET /t/{token}', () => {
     expect(res.text).toMatch(/Your card (has been sent|is on its way)/);
   });
 
-  it('sends the headers of DESIGN.md §9: Cache-Control, ETag, a CSP with default-src none, noindex, no-referrer, nosniff', async () => {
+  it('sends the headers of docs/tracking-page.md "The page": Cache-Control, ETag, a CSP with default-src none, noindex, no-referrer, nosniff', async () => {
     const res = await page(await linkPath(await registered()));
     expect(res.headers['cache-control']).toBe('private, max-age=60');
     expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);

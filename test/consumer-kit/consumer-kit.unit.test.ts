@@ -1,4 +1,4 @@
-// The webhook consumer kit (consumer-kit/): verification in constant time with the spec's header and
+// The webhook consumer kit (consumer-kit/): verification in constant time with `X-Service-Signature` and
 // the Standard Webhooks headers, parsing with the status record's own schema, dedupe by
 // (data.id, event, timestamp), the latest-state rule, and diagnose's explanations.
 import { describe, expect, it } from '@jest/globals';

@@ -1,5 +1,5 @@
 // Dashboard → Settings → Tracking page and a dispatch's tracking links, in a real browser against the
-// real service (DESIGN.md §9): the branding form refuses what PATCH /v1/tracking_page refuses (a
+// real service (docs/tracking-page.md "Branding"): the branding form refuses what PATCH /v1/tracking_page refuses (a
 // colour too light for white text) and saves what the API then answers; from a dispatch's page an
 // issuer makes a link (shown once), the cardholder's page opens with that branding, and revoking it
 // turns the page into the 410; another issuer's dispatch is a 404; axe-core passes on every page.

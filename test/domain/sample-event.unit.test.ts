@@ -1,4 +1,4 @@
-// The dashboard's test event (domain/sample-event.ts): a status record of the spec's exact shape,
+// The dashboard's test event (domain/sample-event.ts): a status record of the contract's exact shape,
 // whose dispatch id no issuer can ever register, and which says in its own fields that it is a test.
 import { describe, expect, it } from '@jest/globals';
 import { parse } from '../../consumer-kit/src/index.js';

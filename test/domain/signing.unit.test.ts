@@ -1,4 +1,4 @@
-// Webhook signing (spec "Authentication" 6, docs/webhooks.md): the spec's hex signature, the
+// Webhook signing (docs/webhooks.md "Signing"): the hex `X-Service-Signature`, the
 // Standard Webhooks headers checked with the `standardwebhooks` package as a real consumer would,
 // and the rotation overlap.
 import { describe, expect, it } from '@jest/globals';

@@ -1,5 +1,5 @@
 // The dispatch state machine (domain/state-machine.ts), one test per rule in its header comment
-// (spec "States and transitions" + docs/states.md "The status is a function of the set of events"), then
+// (docs/states.md "The status is a function of the set of events"), then
 // the rules that must hold for every input, as fast-check properties. The webhook events each
 // transition fires are the ones domain/webhook-events.ts decides from the state before and after it
 // (with the prediction unchanged, so only the status's events), as the dispatch workflow asks.

@@ -1,5 +1,5 @@
-// The spec's dispatch status record as built by domain/status-record.ts: exactly the spec's
-// fields, in the spec's order, valid against the wire schema.
+// The dispatch status record as built by domain/status-record.ts: exactly the contract's
+// fields, in its order, valid against the wire schema.
 import { describe, it, expect } from '@jest/globals';
 import { buildStatusRecord, type StatusRecordInput } from '../../domain/status-record.js';
 import { statusRecord } from '../../domain/dispatch-schemas.js';
@@ -33,7 +33,7 @@ describe('buildStatusRecord', () => {
     expect(() => statusRecord.parse(buildStatusRecord(sampleInput()))).not.toThrow();
   });
 
-  it('has exactly the spec’s fields in the spec’s order, nested ones included', () => {
+  it('has exactly the contract’s fields in its order, nested ones included', () => {
     const record = buildStatusRecord(sampleInput());
     expect(Object.keys(record)).toEqual(['id', 'status', 'dispatch_date', 'destination', 'prediction', 'ui_suggestion']);
     expect(Object.keys(record.destination)).toEqual(['postal_code', 'country_code']);

@@ -1,6 +1,6 @@
 // What the tracking page says, before any HTML (domain/tracking-page.ts, domain/tracking-links.ts):
 // every one of the ten languages renders every state with no placeholder left, dates as each
-// language writes them, the language order of DESIGN.md §9, the steps, the postal code compared as
+// language writes them, the language order of docs/tracking-page.md "The page", the steps, the postal code compared as
 // the prediction normalises it, the accent colour's contrast and the link's expiry bounds.
 import { describe, expect, it } from '@jest/globals';
 import { SUPPORTED_LOCALES } from '../../domain/locale.js';
@@ -66,7 +66,7 @@ describe('the page in ten languages', () => {
   });
 });
 
-describe('the language (DESIGN.md §9)', () => {
+describe('the language (docs/tracking-page.md "The page")', () => {
   it('takes ?lang=, then the link locale, then Accept-Language by q, then English', () => {
     expect(pageLanguage({ lang: 'de', linkLocale: 'fr', acceptLanguage: 'it' }).locale).toBe('de');
     expect(pageLanguage({ lang: 'xx', linkLocale: 'fr-CA', acceptLanguage: 'it' }).locale).toBe('fr-CA');

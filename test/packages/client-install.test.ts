@@ -1,5 +1,5 @@
 // The typed client (packages/client) and the webhook consumer kit (consumer-kit/) as an integrator
-// gets them (DESIGN.md §8): installed with plain `npm install <folder>` into a plain Node project
+// gets them (packages/client/README.md): installed with plain `npm install <folder>` into a plain Node project
 // outside the repository, then used from plain .mjs scripts run by Node, and type-checked from a
 // TypeScript consumer against the installed declarations. The folders are those of a fresh
 // checkout: copied from the working tree without any built dist/, beside the repository's installed

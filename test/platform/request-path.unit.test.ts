@@ -1,4 +1,4 @@
-// A tracking page's token is a credential (DESIGN.md §9): the request log line and the server span
+// A tracking page's token is a credential (docs/tracking-page.md "The page"): the request log line and the server span
 // show `/t/…` in its place (platform/request-path.ts, api/middleware/request-log.ts); every other
 // path, and the page's stylesheet, are logged as they are.
 import { describe, expect, it } from '@jest/globals';

@@ -1,5 +1,5 @@
 // Webhook events of the dispatch workflow on the time-skipping test server, delivered by the real
-// delivery activity to a real local HTTP receiver: which events fire, and the spec's retry schedule
+// delivery activity to a real local HTTP receiver: which events fire, and the retry schedule (docs/webhooks.md "Delivery and retry schedule")
 // (1 min, 5 min, 30 min, 2 h, 8 h, then undeliverable) measured on the server's own clock.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';

@@ -2,7 +2,7 @@
 #
 # `positive_data_acceptance` fails any schema-valid request answered 4xx other than 401/403/404. The
 # document states every rule the server enforces, except those JSON Schema cannot express, which it
-# states in the field's description (DESIGN.md §6 time bounds: they depend on the clock and on the
+# states in the field's description (docs/design.md "What the service promises about its inputs" time bounds: they depend on the clock and on the
 # dispatch; the order of created_after and created_before; a cursor is valid only when the API made
 # it). This check is that one, except for a 400 whose message names one of those rules.
 #
@@ -27,7 +27,7 @@ RULES_STATED_IN_DESCRIPTIONS = (
     "headers",
     "until: must be later than since",
     "type: this endpoint is not subscribed",
-    # Tracking links and the page's branding (docs/http-contract.md "Tracking links and the tracking
+    # Tracking links and the page's branding (docs/tracking-page.md "Tracking links and the tracking
     # page"): the expiry's bounds depend on the clock; a colour's contrast and a URL's host are not
     # JSON Schema.
     "expires_at: must be in the future",
