@@ -4,7 +4,7 @@
 // and whether the level must drop for it; and the held-out deliveries the window is calibrated on,
 // with the recent ones that are mature by the network's own speed added as the newest of them.
 // Pure: the caller passes today and the destination's country.
-import { businessDayOnOrAfter, businessDaysBetween } from './calendar.js';
+import { addBusinessDays, businessDayOnOrAfter, businessDaysBetween } from './calendar.js';
 import {
   isMature,
   RECENT_DAYS,
@@ -48,22 +48,43 @@ export interface RecentChange {
 
 /**
  * The recent period's dispatch days (RECENT_DAYS of them, today first) with the business days a
- * card of each could have taken and be known delivered: counted to yesterday, since today's
- * deliveries are still coming in (a delivery known today counts only if its transit fits by
- * yesterday, so every day is read with the same cut).
+ * card of each could have taken and be known delivered: counted to `reportedUntil`, yesterday by
+ * default, since today's deliveries are still coming in (a delivery known today counts only if its
+ * transit fits by then, so every day is read with the same cut). Null: nothing is reported yet.
  */
-export function recentPeriod(today: string, country: string): DispatchDay[] {
+export function recentPeriod(today: string, country: string, reportedUntil: string | null = dayBefore(today)): DispatchDay[] {
   const todayMs = Date.parse(`${today}T00:00:00Z`);
-  const yesterday = new Date(todayMs - 86_400_000).toISOString().slice(0, 10);
   return Array.from({ length: RECENT_DAYS }, (_, sinceDays) => {
     const dispatched = new Date(todayMs - sinceDays * 86_400_000);
     const start = businessDayOnOrAfter(dispatched.toISOString().slice(0, 10), country);
     return {
       sinceDays,
-      observableDays: start > yesterday ? -1 : businessDaysBetween(start, yesterday, country),
+      observableDays: reportedUntil === null || start > reportedUntil ? -1 : businessDaysBetween(start, reportedUntil, country),
       weekday: dispatched.getUTCDay(),
     };
   });
+}
+
+const dayBefore = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The last day the country's history reports deliveries on, up to yesterday: the period's cut. A
+ * history that stops (an import that ends ten days ago, nothing recorded since) is not a network
+ * whose cards stopped arriving; a country still reporting elsewhere is, for an area that has gone
+ * quiet. Null when the country has no recent delivery.
+ */
+export function reportedUntil(countryRecent: RecentCounts, today: string, country: string): string | null {
+  const todayMs = Date.parse(`${today}T00:00:00Z`);
+  const longest = new Map<number, number>();
+  for (const [sinceDays, transit] of countryRecent) longest.set(sinceDays, Math.max(longest.get(sinceDays) ?? 0, transit));
+  let latest: string | null = null;
+  for (const [sinceDays, transit] of longest) {
+    const dispatched = new Date(todayMs - sinceDays * 86_400_000).toISOString().slice(0, 10);
+    const delivered = addBusinessDays(businessDayOnOrAfter(dispatched, country), transit, country);
+    if (latest === null || delivered > latest) latest = delivered;
+  }
+  const yesterday = dayBefore(today);
+  return latest === null ? null : latest < yesterday ? latest : yesterday;
 }
 
 /** A level's recent deliveries with the observable business days of their dispatch day (recentPeriod). */
@@ -89,7 +110,7 @@ export function recentChange(
   today: string,
   country: string,
 ): RecentChange {
-  const period = recentPeriod(today, country);
+  const period = recentPeriod(today, country, reportedUntil(stats.country.recent, today, country));
   const readings = AREAS.map((level) => {
     const shift = recentShift(norms[level], recentDeliveries(stats[level].recent, period), period);
     return shift && { ...shift, level };
@@ -124,7 +145,7 @@ export function withMatureRecent<S extends Record<LevelName, RecentLevel>>(
   country: string,
 ): S {
   const countryP99 = quantile(norms.country, MATURITY_QUANTILE) ?? 0;
-  const period = recentPeriod(today, country);
+  const period = recentPeriod(today, country, reportedUntil(stats.country.recent, today, country));
   const shifted = change.shift?.detected ? LEVELS.slice(0, LEVELS.indexOf(change.shift.level) + 1) : [];
   const level = (name: LevelName): S[LevelName] => {
     const own = stats[name];

@@ -456,8 +456,13 @@ describe('postal codes with no history (the spread between codes of a prefix)', 
 describe('carrier conditions', () => {
   // Slow enough (8–10 business days) that no window touches today in these tests.
   const slow = (n: number) => Array.from({ length: n }, (_, i) => [8, 9, 9, 9, 10][i % 5]);
+  /** The country, its cards arriving as usual up to yesterday (domain/recent-change.ts reportedUntil reads the cut there). */
+  const reporting = level(
+    slow(20_000),
+    Array.from({ length: 30 * 10 }, (_, i): [number, number] => [12 + (i % 30), slow(5)[i % 5]]),
+  );
   const slowStats = (overrides: Partial<TransitStatistics> = {}) =>
-    stats({ postalCode: level(slow(200)), postalPrefix: level(slow(2_000)), country: level(slow(20_000)), ...overrides });
+    stats({ postalCode: level(slow(200)), postalPrefix: level(slow(2_000)), country: reporting, ...overrides });
 
   /** `perDay` deliveries a day dispatched `from`..`to` calendar days ago, transit from `slow` plus `extra`. */
   const recentDays = (from: number, to: number, perDay: number, extra: number): Array<[number, number]> =>

@@ -85,7 +85,14 @@ function area(p: number[], recent: Array<[number, number, number]>, scale = 1): 
 
 /** A network with one area (code, prefix, country alike) whose recent deliveries are `recent`. */
 function network(p: number[], recent: Array<[number, number, number]>): TransitStatistics {
-  return { postalCode: area(p, recent), postalPrefix: area(p, recent, 2), country: area(p, [], 10), operatorDelays: [], areaMoments: null };
+  // The country reports its deliveries up to yesterday (domain/recent-change.ts reportedUntil).
+  return {
+    postalCode: area(p, recent),
+    postalPrefix: area(p, recent, 2),
+    country: area(p, recent, 10),
+    operatorDelays: [],
+    areaMoments: null,
+  };
 }
 
 const networkShape = fc.record({
@@ -202,6 +209,23 @@ describe('the recent-shift detector', () => {
     const suspected = predictFromHistory(input, young);
     expect(suspected.confidence).toBe('Medium');
     expect(suspected.window.max > steady.window.max).toBe(true);
+  });
+
+  it('reads no shift where the history stops (an import that ends 10 days ago), only where an area goes quiet while its country reports', () => {
+    fc.assert(
+      fc.property(networkShape, fc.integer({ min: 3, max: 20 }), ({ median, sigma, tail }, stoppedDays) => {
+        const p = transitDistribution(median, sigma, tail);
+        // Deliveries made up to `stoppedDays` ago, nothing reported since, in the whole country.
+        const stopped = (recent: Array<[number, number, number]>) =>
+          recent.filter(([since, transit]) => addBusinessDays(businessDayOnOrAfter(dateBefore(since), COUNTRY), transit, COUNTRY) <= dateBefore(stoppedDays)); // prettier-ignore
+        const recent = stopped(constructedRecent(p, 20));
+        const stats: TransitStatistics = { ...network(p, recent), country: area(p, stopped(constructedRecent(p, 200)), 10) };
+        const predictives = levelPredictives(stats);
+        const norms = { postalCode: predictives.code, postalPrefix: predictives.prefix, country: predictives.country };
+        expect(recentChange(stats, norms, TODAY, COUNTRY).shift).toBeNull();
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('ignores fewer than MIN_SHIFT_DELIVERIES recent deliveries, however slow', () => {
