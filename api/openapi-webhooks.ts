@@ -1,6 +1,6 @@
 // The OpenAPI operations of webhook endpoints, webhook events and replays (api/routes/webhook-endpoints.ts,
 // webhook-events.ts, replays.ts), from the zod schemas those routes validate with
-// (domain/webhook-api-schemas.ts). api/openapi.ts adds them to its document, handing in its own
+// (domain/webhook-endpoint-schemas.ts, webhook-event-schemas.ts). api/openapi.ts adds them to its document, handing in its own
 // response helpers so that every operation shares one error and header description.
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import { z } from 'zod';
@@ -15,18 +15,20 @@ import {
   endpointUpdateBody,
   endpointUpdated,
   endpointWithSecret,
+  rotateBody,
+  rotatedEndpoint,
+  testEventBody,
+} from '../domain/webhook-endpoint-schemas.js';
+import {
   eventListQuery,
   replayBody,
   replayId,
   replayRecord,
-  rotateBody,
-  rotatedEndpoint,
-  testEventBody,
   webhookEventDetail,
   webhookEventId,
   webhookEventList,
   webhookEventRecord,
-} from '../domain/webhook-api-schemas.js';
+} from '../domain/webhook-event-schemas.js';
 
 export interface OpenApiHelpers {
   json: (schema: z.ZodType) => Record<string, { schema: z.ZodType }>;

@@ -1,7 +1,7 @@
 // What several routes share: query and path parameters and the shapes they answer with. A route
 // never imports another route (docs/architecture.md "Layers"); what two of them need lives here.
 import type { WebhookEventItem } from '../db/webhook-event-reads.js';
-import { endpointId } from '../domain/webhook-api-schemas.js';
+import { endpointId } from '../domain/webhook-endpoint-schemas.js';
 import { badRequest, notFound, parseOrBadRequest } from './errors.js';
 
 /** Refuses repeated query parameters (400), as every list does. */

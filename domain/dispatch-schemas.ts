@@ -4,7 +4,7 @@
 // and the webhook consumer kit cannot drift apart. The fields they are built from are in
 // domain/field-schemas.ts, the lists of names in domain/vocabulary.ts.
 import { z } from 'zod';
-import { countryCode, destination, isoDate, isoTimestamp, listLimit, localeTag, plainText, uuidV4 } from './field-schemas.js';
+import { countryCode, cursorParam, destination, isoDate, isoTimestamp, listLimit, localeTag, plainText, uuidV4 } from './field-schemas.js';
 import { DISPATCH_DATE_RULE } from './input-bounds.js';
 import { confidenceLevel, dispatchStatus, recommendedAction } from './vocabulary.js';
 
@@ -89,11 +89,7 @@ export const dispatchListQuery = z
     created_after: isoTimestamp.optional().meta({ description: 'only dispatches registered at or after this instant' }),
     created_before: isoTimestamp.optional().meta({ description: 'only dispatches registered before this instant; must be later than created_after' }), // prettier-ignore
     limit: listLimit,
-    cursor: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,200}$/, 'not a cursor this API returned; pass next_cursor unchanged')
-      .optional()
-      .meta({ description: 'the `next_cursor` of the previous page, unchanged (opaque: only a cursor this API returned is valid)' }),
+    cursor: cursorParam,
   })
   .strict()
   .refine((q) => !q.created_after || !q.created_before || Date.parse(q.created_after) < Date.parse(q.created_before), {

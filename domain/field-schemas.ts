@@ -123,3 +123,10 @@ export const listLimit = z
     // A query parameter is text on the wire; the document says what that text must be.
     override: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, pattern: undefined },
   });
+
+/** The `cursor` of a list's query string: the `next_cursor` of the previous page, unchanged. */
+export const cursorParam = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,200}$/, 'not a cursor this API returned; pass next_cursor unchanged')
+  .optional()
+  .meta({ description: 'the `next_cursor` of the previous page, unchanged (opaque: only a cursor this API returned is valid)' });

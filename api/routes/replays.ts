@@ -18,7 +18,7 @@ import {
   type ReplayFilter,
   type ReplayProgress,
 } from '../../db/webhook-replays.js';
-import { replayEventsBody, replayId, replayRangeBody } from '../../domain/webhook-api-schemas.js';
+import { replayEventsBody, replayId, replayRangeBody } from '../../domain/webhook-event-schemas.js';
 import type { Config } from '../../platform/config.js';
 import { replayDeliveries } from '../../ingest/webhook-replays.js';
 import { badRequest, conflict, notFound, parseOrBadRequest } from '../errors.js';

@@ -38,7 +38,7 @@ import {
   maskHeaders,
   rotateBody,
   testEventBody,
-} from '../../domain/webhook-api-schemas.js';
+} from '../../domain/webhook-endpoint-schemas.js';
 import type { Config } from '../../platform/config.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
 import { startRedelivery } from '../../temporal/client.js';

@@ -7,7 +7,7 @@ import type Router from '@koa/router';
 import type { Pool } from '../../db/pool.js';
 import { decodeEventCursor, encodeEventCursor, findWebhookEvent, pageWebhookEvents } from '../../db/webhook-event-reads.js';
 import { LIST_LIMIT_DEFAULT } from '../../domain/field-schemas.js';
-import { eventListQuery, webhookEventId } from '../../domain/webhook-api-schemas.js';
+import { eventListQuery, webhookEventId } from '../../domain/webhook-event-schemas.js';
 import { badRequest, notFound, parseOrBadRequest } from '../errors.js';
 import { checkScope } from '../middleware/auth.js';
 import { queryOnce, toEventBody } from '../route-params.js';

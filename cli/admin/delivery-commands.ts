@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { replayDeliveries } from '../../ingest/webhook-replays.js';
 import { eventDeliveries, getReplay, type ReplayFilter, type ReplayProgress } from '../../db/webhook-replays.js';
-import { listDeliveries } from '../../db/delivery-log.js';
+import { listDeliveries } from '../../db/delivery-summaries.js';
 import { loadConfig } from '../../platform/config.js';
 import { CliError, iso, output, parseOptions, resolveTemporalAddress, table, withDatabase } from './context.js';
 

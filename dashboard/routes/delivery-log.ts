@@ -6,10 +6,11 @@
 // "Delivery log" lists the endpoints to choose from.
 import type Router from '@koa/router';
 import { replayDeliveries } from '../../ingest/webhook-replays.js';
-import { findDelivery, listAttempts, listEndpointsWithHealth, OUTCOMES } from '../../db/delivery-log.js';
+import { findDelivery, listAttempts, OUTCOMES } from '../../db/delivery-log.js';
+import { listEndpointsWithHealth } from '../../db/delivery-summaries.js';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.js';
 import { listReplays } from '../../db/webhook-replays.js';
 import { findEndpoint } from '../../db/webhook-endpoints.js';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.js';
 import type { DashboardDeps } from '../deps.js';
 import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute } from '../tenancy.js';

@@ -4,12 +4,12 @@
 // predictions over time, the webhook events it caused and a link to its workflow in the Temporal UI.
 import type Router from '@koa/router';
 import { listCarrierEvents } from '../../db/carrier-events.js';
-import { listDispatchWebhookEvents } from '../../db/delivery-log.js';
-import { findDispatch, listDispatches } from '../../db/dispatches.js';
-import { listPredictions } from '../../db/predictions.js';
+import { listDispatchWebhookEvents } from '../../db/delivery-summaries.js';
 import type { Registration, StatusRecord } from '../../domain/dispatch-schemas.js';
 import { UUID_V4 } from '../../domain/field-schemas.js';
 import { DISPATCH_STATUSES, type EventEffect } from '../../domain/vocabulary.js';
+import { findDispatch, listDispatches } from '../../db/dispatches.js';
+import { listPredictions } from '../../db/predictions.js';
 import type { Config } from '../../platform/config.js';
 import type { DashboardDeps } from '../deps.js';
 import { pageNotFound } from '../errors.js';

@@ -3,9 +3,9 @@
 // response page only), one endpoint's page, and removal after a confirmation. The endpoint's other
 // actions are in webhook-actions.ts, its delivery log in delivery-log.ts.
 import type Router from '@koa/router';
-import { attemptDurationsPerDay, attemptsPerHour, HEALTH_WINDOW_HOURS, listEndpointsWithHealth } from '../../db/delivery-log.js';
-import { createWebhookEndpoint, findEndpoint, MAX_ENDPOINTS_PER_ISSUER, removeWebhookEndpoint } from '../../db/webhook-endpoints.js';
+import { attemptDurationsPerDay, attemptsPerHour, HEALTH_WINDOW_HOURS, listEndpointsWithHealth } from '../../db/delivery-summaries.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.js';
+import { createWebhookEndpoint, findEndpoint, MAX_ENDPOINTS_PER_ISSUER, removeWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
 import { deliveriesChart, latencyChart } from '../charts.js';
 import type { DashboardDeps } from '../deps.js';

@@ -1,6 +1,6 @@
 // What the crash tests check of a dispatch's webhook deliveries, read as the dashboard reads them
 // (db/delivery-log.ts): the state and attempts of each status.updated delivery.
-import { listDispatchWebhookEvents } from '../../db/delivery-log.js';
+import { listDispatchWebhookEvents } from '../../db/delivery-summaries.js';
 import type { Pool } from '../../db/pool.js';
 import { until } from './until.js';
 

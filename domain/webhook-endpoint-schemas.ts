@@ -1,10 +1,8 @@
-// The wire contract of webhook endpoints, webhook events and replays as an API (docs/webhooks.md
-// "Webhook endpoints", "Webhook events", "Replays over the API"): the zod schemas the routes in
-// api/routes/webhook-*.ts and replays.ts validate with and api/openapi-webhooks.ts documents, and the
-// rules of an endpoint's custom headers (which names are refused, how values are masked).
+// The wire contract of webhook endpoints as an API (docs/webhooks.md "Webhook endpoints"): the zod
+// schemas api/routes/webhook-endpoints.ts validates with and api/openapi-webhooks.ts documents, and
+// the rules of an endpoint's custom headers (which names are refused, how values are masked).
 import { z } from 'zod';
-import { dispatchListQuery } from './dispatch-schemas.js';
-import { isoTimestamp } from './field-schemas.js';
+import { cursorParam, isoTimestamp, listLimit } from './field-schemas.js';
 import { WEBHOOK_EVENT_TYPES, webhookEventType } from './vocabulary.js';
 
 // ---------- ids ----------
@@ -13,16 +11,6 @@ export const endpointId = z
   .string()
   .regex(/^whe_[0-9A-Za-z]{16}$/, 'must be a webhook endpoint id (whe_ and 16 letters or digits)')
   .meta({ description: 'webhook endpoint id', example: 'whe_4kR9wQ2mZp7TxA1c' });
-export const webhookEventId = z
-  .string()
-  .regex(/^evt_[0-9A-Za-z]{16}$/, 'must be a webhook event id (evt_ and 16 letters or digits)')
-  .meta({ description: 'webhook event id', example: 'evt_8HqT2mZp7TxA1c4k' });
-export const replayId = z
-  .string()
-  .regex(/^replay-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a replay id (replay- and a UUID)')
-  .meta({ description: 'replay id', example: 'replay-0b8e3c1e-4f6a-4b7d-9a51-2c3d4e5f6a7b' });
-/** Any UUID: a test event's dispatch id is the nil UUID (domain/sample-event.ts). */
-const anyUuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
 
 // ---------- custom headers ----------
 
@@ -227,106 +215,9 @@ export const endpointList = z
   })
   .meta({ id: 'WebhookEndpointList' });
 
-const cursorParam = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,200}$/, 'not a cursor this API returned; pass next_cursor unchanged')
-  .optional()
-  .meta({ description: 'the `next_cursor` of the previous page, unchanged (opaque: only a cursor this API returned is valid)' });
-
-export const endpointListQuery = z.object({ limit: dispatchListQuery.shape.limit, cursor: cursorParam }).strict();
+export const endpointListQuery = z.object({ limit: listLimit, cursor: cursorParam }).strict();
 
 export const endpointDeleted = z
   .object({ id: endpointId, deleted: z.literal(true) })
   .strict()
   .meta({ id: 'WebhookEndpointDeleted' });
-
-// ---------- webhook events ----------
-
-export const eventListQuery = z
-  .object({
-    type: webhookEventType.optional().meta({ description: 'only events of this type' }),
-    dispatch_id: anyUuid.optional().meta({ description: "only this dispatch's events (test events carry the nil UUID)" }),
-    since: isoTimestamp.optional().meta({ description: 'only events created at or after this instant' }),
-    limit: dispatchListQuery.shape.limit,
-    cursor: cursorParam,
-  })
-  .strict();
-
-export const webhookEventRecord = z
-  .object({
-    id: webhookEventId,
-    type: webhookEventType,
-    dispatch_id: z.string().meta({ description: 'the dispatch the event is about; the nil UUID for a test event' }),
-    created_at: isoTimestamp,
-    data: z.record(z.string(), z.unknown()).meta({ description: 'the status record the webhook carried (its `data`)' }),
-  })
-  .strict()
-  .meta({ id: 'WebhookEvent' });
-
-export const ATTEMPT_OUTCOMES = ['delivered', 'failed', 'undeliverable'] as const;
-
-export const webhookEventDetail = webhookEventRecord
-  .extend({
-    deliveries: z.array(
-      z
-        .object({
-          endpoint_id: z.string(),
-          state: z.enum(['pending', 'delivered', 'undeliverable', 'skipped']),
-          attempts: z.array(
-            z
-              .object({
-                number: z.number().int().min(1).meta({ description: 'as sent in X-Service-Delivery-Attempt; a replay starts again at 1' }),
-                attempted_at: isoTimestamp,
-                status_code: z.number().int().nullable().meta({ description: "the consumer's HTTP status; null when none came" }),
-                outcome: z.enum(ATTEMPT_OUTCOMES).meta({ description: 'undeliverable: failed with no retry left' }),
-                duration_ms: z.number().int(),
-              })
-              .strict(),
-          ),
-        })
-        .strict(),
-    ),
-  })
-  .meta({ id: 'WebhookEventDetail' });
-
-export const webhookEventList = z
-  .object({
-    data: z.array(webhookEventRecord).meta({ description: 'newest first' }),
-    next_cursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next page; null on the last page' }),
-  })
-  .meta({ id: 'WebhookEventList' });
-
-// ---------- replays ----------
-
-export const MAX_REPLAY_EVENT_IDS = 1000;
-
-export const replayRangeBody = z
-  .object({
-    since: isoTimestamp.meta({ description: 'replay the events created at or after this instant…' }),
-    until: isoTimestamp.meta({ description: '…and before this one; must be later than since' }),
-  })
-  .strict();
-export const replayEventsBody = z
-  .object({
-    event_ids: z
-      .array(webhookEventId)
-      .min(1)
-      .max(MAX_REPLAY_EVENT_IDS)
-      .meta({ description: `up to ${MAX_REPLAY_EVENT_IDS} event ids; those never delivered to this endpoint are ignored` }),
-  })
-  .strict();
-export const replayBody = z.union([replayRangeBody, replayEventsBody]).meta({ id: 'WebhookReplayRequest' });
-
-export const replayRecord = z
-  .object({
-    id: replayId,
-    endpoint_id: endpointId,
-    status: z.enum(['running', 'completed', 'failed']),
-    total: z.number().int().meta({ description: 'deliveries the request matched when the replay started' }),
-    sent: z.number().int().meta({ description: 'deliveries settled so far (delivered, failed or skipped)' }),
-    failed: z.number().int().meta({ description: 'deliveries still undeliverable after the replay’s attempts' }),
-    created_at: isoTimestamp,
-    completed_at: isoTimestamp.nullable(),
-  })
-  .strict()
-  .meta({ id: 'WebhookReplay' });
