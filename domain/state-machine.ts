@@ -93,6 +93,23 @@ export function applyCarrierEvent(state: DispatchState, event: CarrierEventBody)
   return { state: next, effect: effectOfNoChange(state, event) };
 }
 
+/**
+ * The state a card in `current` is in as the one event that put it there leaves it: enough to judge
+ * what another event would do, for a caller that knows only the projection (the test helpers).
+ */
+export function stateShowing(current: CurrentStatus): DispatchState {
+  const { status, statusSince } = current;
+  const seen: SeenEvents =
+    status === 'exception'
+      ? { latest: {}, exception: { at: statusSince, reason: current.exceptionReason ?? 'other' } }
+      : status === 'delivered'
+        ? { latest: {}, deliveredAt: statusSince }
+        : status === 'dispatched'
+          ? { latest: {} }
+          : { latest: { [status]: statusSince } };
+  return { ...current, seen };
+}
+
 /** The status the set of events gives (see the header); `since` answers while no event counts. */
 export function statusOf(seen: SeenEvents, dispatchedSince: string): Omit<DispatchState, 'seen'> {
   if (seen.deliveredAt !== undefined) return { status: 'delivered', statusSince: seen.deliveredAt };

@@ -3,7 +3,7 @@
 // POST /v1/dispatches/{id}/events (step 1), the test helpers, and the prediction refresh's own
 // `overdue` events. The one module that does it:
 // 1. bounds: an occurred_at outside [dispatch_date − 7 days, now + 15 minutes] is refused before
-//    anything is recorded (docs/http-contract.md "Input bounds");
+//    anything is recorded (docs/design.md "What the service promises about its inputs");
 // 2. the dedupe key (domain/state-machine.ts), the event in UTC;
 // 3. the log: carrier_events gets the event (db/carrier-events.ts; a repeat is a no-op there and is
 //    answered `duplicate`), before anything else, so that a crash after it loses nothing;

@@ -21,7 +21,7 @@ import {
   type CarrierEventBody,
   type TestHelperAction,
 } from '../../domain/carrier-event-schemas.js';
-import { applyCarrierEvent, type CurrentStatus, type SeenEvents } from '../../domain/state-machine.js';
+import { applyCarrierEvent, stateShowing } from '../../domain/state-machine.js';
 import type { DispatchStatus, EventEffect } from '../../domain/vocabulary.js';
 import { latestOccurredAt } from '../../domain/input-bounds.js';
 import { acceptedOrThrow, conflict, forbidden, parseOrBadRequest, serviceUnavailable } from '../errors.js';
@@ -68,7 +68,7 @@ export function testHelperRoutes(router: Router, deps: { pool: Pool; ingest: Car
     };
     // The current status as the set {one event that set it}: enough to tell whether this one changes it.
     const current = { status: row.status, statusSince: statusSince.toISOString(), exceptionReason: row.exceptionReason ?? undefined };
-    refuseIneffective(action, row.status, applyCarrierEvent({ ...current, seen: seenOf(current) }, event).effect);
+    refuseIneffective(action, row.status, applyCarrierEvent(stateShowing(current), event).effect);
 
     const { dedupeKey } = acceptedOrThrow(await deps.ingest.ingest(row, { event }, now));
     refuseIneffective(action, row.status, await folded(deps.pool, id, dedupeKey));
@@ -87,15 +87,6 @@ function refuseIneffective(action: TestHelperAction, status: DispatchStatus, eff
   if (effect !== 'applied' && effect !== 'exception_repeated') {
     throw conflict(`cannot ${action.replaceAll('_', ' ')} a dispatch that is ${status}: the event would change nothing (${effect})`);
   }
-}
-
-/** The one-event set that gives `current` (domain/state-machine.ts statusOf). */
-function seenOf(current: CurrentStatus): SeenEvents {
-  if (current.status === 'exception')
-    return { latest: {}, exception: { at: current.statusSince, reason: current.exceptionReason ?? 'other' } };
-  if (current.status === 'delivered') return { latest: {}, deliveredAt: current.statusSince };
-  if (current.status === 'dispatched') return { latest: {} };
-  return { latest: { [current.status]: current.statusSince } };
 }
 
 /** Waits until the workflow has recorded what the event did (written with the projection). */

@@ -12,9 +12,10 @@ import {
   initialState,
   normaliseTimestamp,
   recommendedActionFor,
+  stateShowing,
+  statusOf,
   webhookEventsOf,
   type DispatchState,
-  type SeenEvents,
 } from '../../domain/state-machine.js';
 import type { DispatchStatus, WebhookEventType } from '../../domain/vocabulary.js';
 
@@ -34,15 +35,7 @@ function applyCarrierEvent(state: DispatchState, e: CarrierEventBody) {
 
 /** A state in `status` since `statusSince`, as the one event that put it there leaves it. */
 function stateIn(status: DispatchStatus, statusSince = '2026-11-22T10:00:00.000Z'): DispatchState {
-  const seen: SeenEvents =
-    status === 'exception'
-      ? { latest: {}, exception: { at: statusSince, reason: 'postal_delay' } }
-      : status === 'delivered'
-        ? { latest: {}, deliveredAt: statusSince }
-        : status === 'dispatched'
-          ? { latest: {} }
-          : { latest: { [status]: statusSince } };
-  return status === 'exception' ? { status, statusSince, exceptionReason: 'postal_delay', seen } : { status, statusSince, seen };
+  return stateShowing(status === 'exception' ? { status, statusSince, exceptionReason: 'postal_delay' } : { status, statusSince });
 }
 
 /** The state as the projection shows it, without the event summary. */
@@ -317,6 +310,25 @@ describe('properties of the state machine', () => {
           state = transition.state;
         }
       }),
+    );
+  });
+});
+
+describe('stateShowing', () => {
+  it('gives a set whose status is the one shown, for every status, instant and reason', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...STATUSES),
+        fc.integer({ min: 0, max: 60 * 24 * 3600 }),
+        fc.constantFrom(...REASONS),
+        (status, seconds, reason) => {
+          const statusSince = new Date(BASE + seconds * 1000).toISOString();
+          const current = status === 'exception' ? { status, statusSince, exceptionReason: reason } : { status, statusSince };
+          expect(statusOf(stateShowing(current).seen, DISPATCHED_AT)).toEqual(
+            status === 'dispatched' ? { status, statusSince: DISPATCHED_AT } : current,
+          );
+        },
+      ),
     );
   });
 });
