@@ -6,7 +6,9 @@ import type { Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
 import { createPredictionRefreshActivities } from './prediction-refresh.js';
 import { createProjectionActivities } from './projection.js';
-import { createWebhookDeliveryActivities, HandedDeliveries } from './webhook-delivery.js';
+import { HandedDeliveries } from './handed-deliveries.js';
+import { createRedeliveryActivities } from './redelivery.js';
+import { createWebhookDeliveryActivities } from './webhook-delivery.js';
 
 export interface ActivityDeps {
   pool: Pool;
@@ -37,6 +39,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createProjectionActivities({ ...deps, countryStatistics, handed }),
     ...createWebhookDeliveryActivities({ ...deps, handed }),
+    ...createRedeliveryActivities(deps),
     ...createPredictionRefreshActivities({ ...deps, countryStatistics }),
   };
 }

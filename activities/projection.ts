@@ -26,7 +26,7 @@ import type { EventEffect, WebhookEventType } from '../domain/vocabulary.js';
 import { buildWebhookBody } from '../domain/webhook-payload.js';
 import { buildStatusRecord } from '../domain/status-record.js';
 import { dispatchDriver, type DispatchRegistration } from '../temporal/contract.js';
-import type { HandedDeliveries } from './webhook-delivery.js';
+import type { HandedDeliveries } from './handed-deliveries.js';
 
 export interface PrepareInput {
   registration: DispatchRegistration;

@@ -21,33 +21,24 @@
 // One driver per pending delivery (docs/webhooks.md): each run first claims the delivery
 // (db/webhooks.ts claimDelivery) as the driver it is given (the dispatch's `dispatch:<id>`, a
 // replay's or the reconciler's token; `<workflowId>/<activityId>` when none), unless the change's
-// write handed it over already claimed (HandedDeliveries). A run that finds the delivery driven by someone else (a replay
-// took over its waiting retry, or the reconciler re-drove it) returns `superseded` without sending,
-// so the dispatch workflow completes. The reconciler (reconcileOrphanedDeliveries, below, run by a
-// Temporal Schedule) re-drives pending deliveries whose driver is overdue: see docs/webhooks.md.
-import { randomUUID } from 'node:crypto';
+// write handed it over already claimed (activities/handed-deliveries.ts). A run that finds the
+// delivery driven by someone else (a replay took over its waiting retry, or the reconciler re-drove
+// it) returns `superseded` without sending, so the dispatch workflow completes. The reconciler
+// (activities/redelivery.ts, run by a Temporal Schedule) re-drives pending deliveries whose driver
+// is overdue: see docs/webhooks.md.
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
-import { addReplayProgress, failReplay, loadReplayPage, type ReplayCursor, type ReplayFilterInput } from '../db/webhook-replays.js';
-import {
-  claimDelivery,
-  claimOrphanedDeliveries,
-  claimSendSlot,
-  deferDelivery,
-  markDeliverySkipped,
-  pauseFailingEndpoint,
-  recordDeliveryAttempt,
-  recordEndpointFailure,
-  type DeliveryToSend,
-  type EndpointAutoDisabled,
-} from '../db/webhooks.js';
+import { pauseFailingEndpoint, recordEndpointFailure, type EndpointAutoDisabled } from '../db/endpoint-health.js';
+import { claimSendSlot, deferDelivery } from '../db/endpoint-throttle.js';
+import { claimDelivery, markDeliverySkipped, recordDeliveryAttempt } from '../db/webhooks.js';
 import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';
 import { webhookAttemptDuration, webhookAttempts, webhookUndeliverable } from '../platform/metrics.js';
 import { checkWebhookUrl, postToCheckedAddress } from '../platform/ssrf-guard.js';
 import { withTraceContext } from '../platform/tracing.js';
 import { startRedelivery } from '../temporal/client.js';
+import type { HandedDeliveries } from './handed-deliveries.js';
 import type { DeliveryKey } from '../temporal/contract.js';
 
 export interface DeliverWebhookInput {
@@ -83,40 +74,6 @@ const HEARTBEAT_EVERY_MS = 2000;
  * durable wait is Temporal's retry timer (no workflow change) and no attempt is recorded for it.
  */
 export const MAX_THROTTLE_WAIT_MS = 30_000;
-
-/** How long a handed-over delivery may wait for its first attempt before it is read again instead. */
-const HAND_OFF_MAX_AGE_MS = 5_000;
-
-/**
- * Deliveries a change's write created and handed to their first attempt in this worker
- * (activities/projection.ts → deliverWebhooks): born claimed by the dispatch's driver, with what the
- * attempt needs read in the write's own transaction (db/dispatch-changes.ts), so the first attempt
- * sends without a claim statement. Taken once; one the attempt did not take within
- * HAND_OFF_MAX_AGE_MS (another worker ran it, or a backlog) is dropped, and a run without it claims
- * as any other. An endpoint changed in between is what the claim-then-POST order allowed already.
- */
-export class HandedDeliveries {
-  private readonly held = new Map<string, { at: number; driver: string; delivery: DeliveryToSend }>();
-
-  constructor(private readonly now: () => number = Date.now) {}
-
-  put(driver: string, delivery: DeliveryToSend): void {
-    const at = this.now();
-    for (const [key, entry] of this.held) {
-      if (at - entry.at < HAND_OFF_MAX_AGE_MS) break;
-      this.held.delete(key);
-    }
-    this.held.set(`${delivery.eventId} ${delivery.endpoint.id}`, { at, driver, delivery });
-  }
-
-  take(eventId: string, endpointId: string, driver: string): DeliveryToSend | undefined {
-    const key = `${eventId} ${endpointId}`;
-    const entry = this.held.get(key);
-    if (!entry) return undefined;
-    this.held.delete(key);
-    return entry.driver === driver && this.now() - entry.at < HAND_OFF_MAX_AGE_MS ? entry.delivery : undefined;
-  }
-}
 
 type DeliveryConfig = Pick<
   Config,
@@ -316,42 +273,6 @@ export function createWebhookDeliveryActivities(deps: {
      */
     async deliverWebhooks(input: { deliveries: DeliveryKey[]; driver: string }): Promise<AttemptResult[]> {
       return Promise.all(input.deliveries.map((delivery) => attemptDelivery({ ...delivery, driver: input.driver }, input.driver)));
-    },
-
-    /** One page of a replay's matching deliveries (keys only: the workflow never holds the whole list). */
-    async loadReplayPage(input: { filter: ReplayFilterInput; after?: ReplayCursor; limit: number }) {
-      return loadReplayPage(deps.pool, input);
-    },
-
-    /** Adds a page's outcomes to the replay's progress row (webhook_replays). */
-    async recordReplayProgress(input: { replayId: string; delivered: number; failed: number; skipped: number; done: boolean }) {
-      await addReplayProgress(deps.pool, input.replayId, input);
-    },
-
-    async failReplay(input: { replayId: string }) {
-      await failReplay(deps.pool, input.replayId);
-    },
-
-    /**
-     * The reconciler (docs/webhooks.md): claims pending deliveries with no running driver (overdue by
-     * more than `graceMs`) in batches of `batchSize` and starts a redelivery workflow for each batch,
-     * driving all of it at once. A batch whose start fails keeps its claim only for the run budget;
-     * the next reconcile finds it again.
-     */
-    async reconcileOrphanedDeliveries(input: { graceMs: number; batchSize: number; maxBatches: number }): Promise<{ redriven: number }> {
-      if (!deps.temporal) throw new Error('the reconciler needs a Temporal client');
-      const { taskQueue } = Context.current().info;
-      let redriven = 0;
-      for (let batch = 0; batch < input.maxBatches; batch += 1) {
-        const token = `reconcile-${randomUUID()}`;
-        const deliveries = await claimOrphanedDeliveries(deps.pool, { driver: token, graceMs: input.graceMs, limit: input.batchSize });
-        if (deliveries.length === 0) break;
-        await startRedelivery(deps.temporal, taskQueue, deliveries, { workflowId: token, takeOver: false });
-        log.warn('pending webhook deliveries without a running driver re-driven', { workflowId: token, count: deliveries.length });
-        redriven += deliveries.length;
-        Context.current().heartbeat();
-      }
-      return { redriven };
     },
   };
 }

@@ -1,18 +1,14 @@
 // Step 8, the last, of a carrier event's path (docs/architecture.md "The path of one carrier
 // event"): the SQL of activities/webhook-delivery.ts (step 7).
-// Tables: webhook_deliveries, delivery_attempts, webhook_endpoints' health (the writes). Webhook
-// events and their deliveries
-// (docs/webhooks.md): a dispatch's events and deliveries are created with its change
-// (db/dispatch-changes.ts); the delivery activity claims what to send, records each attempt,
-// settles the delivery and keeps its endpoint's health. Their reads for people (delivery log, endpoint
-// health, a dispatch's events, the CLI's list) are in db/delivery-log.ts; endpoints in
-// db/webhook-endpoints.ts; replays in db/webhook-replays.ts.
+// Tables: webhook_deliveries, delivery_attempts (the writes), and webhook_endpoints' failing streak
+// ended by a success. A dispatch's events and deliveries are created with its change
+// (db/dispatch-changes.ts); here a delivery is claimed, each attempt recorded and the delivery
+// settled (docs/webhooks.md). Beside it: the throttle's slots (db/endpoint-throttle.ts), endpoint
+// health (db/endpoint-health.ts); the reads for people in db/delivery-log.ts and
+// db/delivery-summaries.ts; endpoints in db/webhook-endpoints.ts; replays in db/webhook-replays.ts.
 import type { WebhookEventType } from '../domain/vocabulary.js';
-import { buildEndpointDisabledBody } from '../domain/webhook-payload.js';
-import { newId } from './ids.js';
 import type { Pool, PoolClient } from './pool.js';
 import type { EndpointSecrets } from '../domain/signing.js';
-import { TEST_EVENT_DISPATCH_ID } from '../domain/sample-event.js';
 
 type Db = Pool | PoolClient;
 
@@ -177,135 +173,6 @@ export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Prom
     ],
   });
   return rows[0]?.driving ?? false;
-}
-
-/**
- * The per-endpoint throttle (docs/webhooks.md "Throttle"): claims the endpoint's next free send time,
- * `greatest(now, next_at)`, and moves `next_at` 1/rate past it, in one atomic upsert, so every worker
- * process shares one window per endpoint (the database's clock, not the workers', decides). A slot
- * more than `maxWaitMs` away is not claimed: `granted` is false and `waitMs` says how far the next
- * free slot is, so the caller can come back later instead of holding its run.
- */
-export async function claimSendSlot(
-  db: Db,
-  endpointId: string,
-  ratePerSecond: number,
-  maxWaitMs: number,
-): Promise<{ granted: boolean; waitMs: number }> {
-  const gapMs = 1000 / ratePerSecond;
-  const { rows } = await db.query<{ wait_ms: number }>({
-    name: 'webhook-send-slot-claim',
-    text: `INSERT INTO webhook_endpoint_send_slots AS s (endpoint_id, next_at)
-           VALUES ($1, clock_timestamp() + $2::double precision * interval '1 millisecond')
-           ON CONFLICT (endpoint_id) DO UPDATE
-              SET next_at = greatest(clock_timestamp(), s.next_at) + $2::double precision * interval '1 millisecond'
-            WHERE s.next_at <= clock_timestamp() + $3::double precision * interval '1 millisecond'
-           RETURNING (1000 * extract(epoch FROM s.next_at - $2::double precision * interval '1 millisecond' - clock_timestamp()))::float8 AS wait_ms`,
-    values: [endpointId, gapMs, maxWaitMs],
-  });
-  if (rows[0]) return { granted: true, waitMs: Math.max(0, rows[0].wait_ms) };
-  const next = await db.query<{ wait_ms: number }>(
-    `SELECT (1000 * extract(epoch FROM next_at - clock_timestamp()))::float8 AS wait_ms FROM webhook_endpoint_send_slots WHERE endpoint_id = $1`,
-    [endpointId],
-  );
-  return { granted: false, waitMs: Math.max(0, next.rows[0]?.wait_ms ?? 0) };
-}
-
-/**
- * A throttled delivery whose run ends without an attempt (its slot was too far away): its driver
- * comes back after `delayMs`, so the reconciler must not think it orphaned before then + the run budget.
- */
-export async function deferDelivery(db: Db, eventId: string, endpointId: string, driver: string, delayMs: number): Promise<void> {
-  await db.query(
-    `UPDATE webhook_deliveries SET driver_due_at = now() + ($4::bigint + $5) * interval '1 millisecond'
-      WHERE event_id = $1 AND endpoint_id = $2 AND driver = $3`,
-    [eventId, endpointId, driver, Math.round(delayMs), DRIVER_RUN_BUDGET_MS],
-  );
-}
-
-/** An endpoint auto-disabled by pauseFailingEndpoint, and the webhook_endpoint.disabled deliveries it made (to start). */
-export interface EndpointAutoDisabled {
-  endpointId: string;
-  disabledAt: Date;
-  eventId: string;
-  deliveries: Array<{ eventId: string; endpointId: string }>;
-}
-
-/** An endpoint's failing streak as a failed attempt leaves it. */
-export interface FailingStreak {
-  url: string;
-  /** Temporal's time of the streak's first failed attempt. */
-  since: Date;
-  /** Already paused (by hand, or by an earlier attempt of the streak). */
-  paused: boolean;
-}
-
-/**
- * Records a failed attempt in the endpoint's health (docs/webhooks.md "Auto-disable"): the first
- * failure since the last success starts the streak, storing both clocks. `at` (the attempt's wall
- * clock) is what `failing_since` stores, which the API and the dashboard show; `clock` is Temporal's
- * time of the attempt, stored in `failing_since_temporal`, on which the streak is measured (so the
- * time-skipping test server moves it). Undefined for a removed endpoint. A success ends the streak
- * in recordDeliveryAttempt's statement.
- */
-export async function recordEndpointFailure(
-  db: Db,
-  input: { endpointId: string; at: Date; clock: Date },
-): Promise<FailingStreak | undefined> {
-  // SET reads the columns' old values: the first failure records both clocks.
-  const { rows } = await db.query<{ url: string; failing_since_temporal: Date; paused: boolean }>(
-    `UPDATE webhook_endpoints
-        SET failing_since = coalesce(failing_since, $2),
-            failing_since_temporal = CASE WHEN failing_since IS NULL THEN $3 ELSE failing_since_temporal END
-      WHERE id = $1 AND disabled_at IS NULL
-     RETURNING url, failing_since_temporal, paused_at IS NOT NULL AS paused`,
-    [input.endpointId, input.at, input.clock],
-  );
-  const row = rows[0];
-  return row && { url: row.url, since: row.failing_since_temporal, paused: row.paused };
-}
-
-/**
- * Pauses an endpoint whose failing streak the caller judged long enough, with the reason `failing`,
- * and in the same statement stores the `webhook_endpoint.disabled` event with one pending delivery
- * to each of the issuer's other enabled endpoints of that mode that subscribe to it (the caller
- * starts them; the reconciler would otherwise). Only while it is still the streak that was judged
- * (a success in between ended it) and nobody paused it first; undefined otherwise.
- */
-export async function pauseFailingEndpoint(
-  db: Db,
-  input: { endpointId: string; streak: FailingStreak; disabledAt: Date },
-): Promise<EndpointAutoDisabled | undefined> {
-  const eventId = newId('evt');
-  const timestamp = input.disabledAt.toISOString();
-  const body = buildEndpointDisabledBody(timestamp, { id: input.endpointId, url: input.streak.url, disabled_reason: 'failing', disabled_at: timestamp }); // prettier-ignore
-  const { rows } = await db.query<{ disabled: boolean; endpoint_ids: string[] }>(
-    `WITH disabled AS (
-       UPDATE webhook_endpoints SET paused_at = $2, paused_reason = 'failing'
-        WHERE id = $1 AND paused_at IS NULL AND disabled_at IS NULL AND failing_since_temporal = $3
-       RETURNING issuer_id, mode
-     ), event AS (
-       INSERT INTO webhook_events (id, dispatch_id, issuer_id, mode, type, timestamp, body)
-       SELECT $4, $5, issuer_id, mode, 'webhook_endpoint.disabled', $2, $6 FROM disabled
-       RETURNING id, issuer_id, mode
-     ), deliveries AS (
-       INSERT INTO webhook_deliveries (event_id, endpoint_id)
-       SELECT event.id, e.id FROM event
-         JOIN webhook_endpoints e ON e.issuer_id = event.issuer_id AND e.mode = event.mode AND e.id <> $1
-                                 AND e.disabled_at IS NULL AND e.paused_at IS NULL AND 'webhook_endpoint.disabled' = ANY (e.events)
-       RETURNING endpoint_id
-     )
-     SELECT EXISTS (SELECT 1 FROM disabled) AS disabled,
-            coalesce((SELECT array_agg(endpoint_id ORDER BY endpoint_id) FROM deliveries), '{}') AS endpoint_ids`,
-    [input.endpointId, input.disabledAt, input.streak.since, eventId, TEST_EVENT_DISPATCH_ID, Buffer.from(body, 'utf8')],
-  );
-  if (!rows[0]?.disabled) return undefined;
-  return {
-    endpointId: input.endpointId,
-    disabledAt: input.disabledAt,
-    eventId,
-    deliveries: rows[0].endpoint_ids.map((endpointId) => ({ eventId, endpointId })),
-  };
 }
 
 export async function markDeliverySkipped(db: Db, eventId: string, endpointId: string, reason: string): Promise<void> {

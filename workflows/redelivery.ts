@@ -8,7 +8,7 @@
 // deliveries in flight (Temporal refuses a task with more than 2,000 pending activities), adds the
 // page's outcomes to the replay's progress row, and continues as new with the next cursor. Each
 // delivery is taken over (and, if settled, reset for a new cycle) by its own activity run, when it
-// is about to be driven. The reconciler's runs (the delivery activity's reconcileOrphanedDeliveries)
+// is about to be driven. The reconciler's runs (activities/redelivery.ts reconcileOrphanedDeliveries)
 // pass a small batch of keys instead.
 import { continueAsNew, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';

@@ -2,7 +2,7 @@
 // (activities/webhook-delivery.ts HandedDeliveries): taken once, only by the driver the write
 // claimed them for, and only while fresh; anything else is claimed from the database as before.
 import { describe, expect, it } from '@jest/globals';
-import { HandedDeliveries } from '../../activities/webhook-delivery.js';
+import { HandedDeliveries } from '../../activities/handed-deliveries.js';
 import type { DeliveryToSend } from '../../db/webhooks.js';
 
 const delivery = (eventId: string, endpointId = 'whe_1') =>

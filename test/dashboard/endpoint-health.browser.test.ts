@@ -2,12 +2,12 @@
 // attempt failed says so, and since when, on the Webhooks page and its own page; enabling it offers
 // "Replay missed deliveries", which replays its events of the missed range through the existing
 // replay machinery to a real receiver. The endpoint is disabled by the worker's own health rule
-// (db/webhooks.ts recordEndpointFailure, then pauseFailingEndpoint as the delivery activity judges a
+// (db/endpoint-health.ts recordEndpointFailure, then pauseFailingEndpoint as the delivery activity judges a
 // streak past its threshold), so the page shows the real state.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { createTestEvent, createWebhookEndpoint } from '../../db/webhook-endpoints.js';
-import { pauseFailingEndpoint, recordEndpointFailure } from '../../db/webhooks.js';
+import { pauseFailingEndpoint, recordEndpointFailure } from '../../db/endpoint-health.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { requestsFor, until } from './webhook-helpers.js';
 import { expectAccessible, saveScreenshot, signIn, startBrowserHarness, type BrowserHarness, type DashboardUser } from './support.js';
