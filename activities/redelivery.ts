@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
-import { addReplayProgress, failReplay, loadReplayPage, type ReplayCursor, type ReplayFilterInput } from '../db/webhook-replays.js';
+import { addReplayProgress, failReplay, loadReplayPage } from '../db/webhook-replays.js';
+import type { ReplayCursor, ReplayFilterInput } from '../domain/webhook-event-schemas.js';
 import { claimOrphanedDeliveries } from '../db/webhooks.js';
 import { startRedelivery } from '../temporal/client.js';
 

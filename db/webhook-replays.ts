@@ -7,6 +7,7 @@
 // page. Deliveries of any state qualify: recovering a range is also how a consumer gets back events
 // it acknowledged and then lost, or missed while its endpoint was disabled. Removed and disabled
 // (paused) endpoints are left out: nothing would be sent to them.
+import type { ReplayCursor, ReplayFilterInput } from '../domain/webhook-event-schemas.js';
 import type { Pool, PoolClient } from './pool.js';
 
 type Db = Pool | PoolClient;
@@ -17,19 +18,6 @@ type Db = Pool | PoolClient;
  */
 export type ReplayFilter =
   { eventId: string; endpointId?: string } | { endpointId: string; since: Date; until: Date } | { endpointId: string; eventIds: string[] };
-
-/** The filter as the workflow carries it (JSON: dates as ISO strings). */
-export type ReplayFilterInput =
-  | { eventId: string; endpointId?: string }
-  | { endpointId: string; since: string; until: string }
-  | { endpointId: string; eventIds: string[] };
-
-/** Where the next page starts: after this (event creation time, event id, endpoint id). */
-export interface ReplayCursor {
-  createdAt: string;
-  eventId: string;
-  endpointId: string;
-}
 
 export function toFilterInput(filter: ReplayFilter): ReplayFilterInput {
   return 'eventId' in filter || 'eventIds' in filter

@@ -109,3 +109,20 @@ export const replayRecord = z
   })
   .strict()
   .meta({ id: 'WebhookReplay' });
+
+/**
+ * Which deliveries a replay sends again, as a workflow carries it (JSON: dates as ISO strings): one
+ * event (to every endpoint it went to, or only to `endpointId`), an endpoint's events created in
+ * [since, until), or a list of events to one endpoint (the API's `event_ids`, at most 1,000).
+ */
+export type ReplayFilterInput =
+  | { eventId: string; endpointId?: string }
+  | { endpointId: string; since: string; until: string }
+  | { endpointId: string; eventIds: string[] };
+
+/** Where a paged replay goes on: after this (event creation time, event id, endpoint id). */
+export interface ReplayCursor {
+  createdAt: string;
+  eventId: string;
+  endpointId: string;
+}

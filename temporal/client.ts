@@ -31,11 +31,11 @@ import {
   type DispatchWorkflowInput,
   type PredictionRefreshRequest,
   type RedeliveryInput,
-  type ReplayFilter,
   type RedeliverySummary,
   type RegisterOutcome,
   type ServiceCarrierEventInput,
 } from './contract.js';
+import type { ReplayFilterInput } from '../domain/webhook-event-schemas.js';
 
 /**
  * A Temporal Client for the service's processes: with tracing on (platform/tracing.ts, started
@@ -188,7 +188,7 @@ export function startRedelivery(
 /** Starts a paged replay (its progress row already recorded under `replayId`, also its workflow id). */
 export function startReplay(
   temporal: Client,
-  request: { taskQueue: string; replayId: string; filter: ReplayFilter; pageSize?: number },
+  request: { taskQueue: string; replayId: string; filter: ReplayFilterInput; pageSize?: number },
 ): Promise<RedeliveryHandle> {
   const { replayId, filter, pageSize } = request;
   return startRedeliveryWorkflow(temporal, request.taskQueue, replayId, {

@@ -4,6 +4,7 @@
 // calls them (temporal/client.ts), so both sides agree on names and payloads. The registered names
 // must never change: recorded histories replay by them. No Node APIs here: this file is bundled
 // into workflows.
+import type { ReplayCursor, ReplayFilterInput } from '../domain/webhook-event-schemas.js';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Prediction } from '../domain/prediction.js';
 import type { CarrierEventBody } from '../domain/carrier-event-schemas.js';
@@ -113,19 +114,6 @@ export interface DeliveryKey {
   endpointId: string;
 }
 
-/** Which deliveries a replay sends again: one event, an endpoint's events of [since, until) (ISO dates), or a list of events to one endpoint. */
-export type ReplayFilter =
-  | { eventId: string; endpointId?: string }
-  | { endpointId: string; since: string; until: string }
-  | { endpointId: string; eventIds: string[] };
-
-/** Where a paged replay goes on: the last delivery of the previous page. */
-export interface ReplayCursor {
-  createdAt: string;
-  eventId: string;
-  endpointId: string;
-}
-
 /**
  * A redelivery run (workflows/redelivery.ts), in one of three modes:
  * - `redeliver`: a few given deliveries (a dashboard or API redelivery, a test event, the deliveries
@@ -142,7 +130,7 @@ export type RedeliveryInput =
   | {
       mode: 'replay';
       replayId: string;
-      filter: ReplayFilter;
+      filter: ReplayFilterInput;
       cursor?: ReplayCursor;
       /** Tests only: the page size (default 500). */
       pageSize?: number;
