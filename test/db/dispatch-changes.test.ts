@@ -164,7 +164,10 @@ describe('a dispatch change written in one transaction', () => {
   it('creates its pending deliveries claimed by the dispatch, and hands each its first attempt with the endpoint as read', async () => {
     const id = randomUUID();
     const result = await writeDispatchChange(pool, changeOf(id, 1, { events: ['status.updated'], effects: [], interruption: 'none', effectsOnly: false }), DRIVER); // prettier-ignore
-    expect(result.handed.map((h) => [h.eventId, h.endpoint.id])).toEqual(result.deliveries.map((d) => [d.eventId, d.endpointId]));
+    const keys = (pairs: string[][]) => pairs.map((pair) => pair.join(' ')).sort();
+    expect(keys(result.handed.map((h) => [h.eventId, h.endpoint.id]))).toEqual(
+      keys(result.deliveries.map((d) => [d.eventId, d.endpointId])),
+    );
     expect(result.handed[0]).toMatchObject({ eventType: 'status.updated', attempts: 0, state: 'pending', endpoint: { url: 'https://example.com/hook', paused: false } }); // prettier-ignore
     expect(result.handed[0].body.toString('utf8')).toBe(JSON.stringify({ event: 'status.updated', version: 1 }));
     const drivers = await pool.query(`SELECT driver, driver_due_at > now() AS due FROM webhook_deliveries WHERE event_id = $1 AND state = 'pending'`, [result.handed[0].eventId]); // prettier-ignore
