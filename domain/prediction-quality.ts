@@ -1,4 +1,4 @@
-// How good predicted delivery windows turned out (docs/predictions.md "Quality"): for pairs of (window
+// How good predicted delivery windows turned out (docs/prediction-quality.md "Quality"): for pairs of (window
 // predicted at registration, actual delivery date), the share of deliveries inside the window and
 // how wide the windows were, per confidence level beside the coverage the model states for it
 // (TARGET_COVERAGE). Pure; shared by `predictions quality` (the service's own deliveries) and the

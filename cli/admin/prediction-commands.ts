@@ -1,5 +1,5 @@
 // `predictions quality [--since DATE] [--issuer ID]`: how good the service's own predictions turned
-// out (docs/predictions.md "Quality"). For every live dispatch the service saw delivered, the window it
+// out (docs/prediction-quality.md "Quality"). For every live dispatch the service saw delivered, the window it
 // predicted at registration (the prediction log's version 1) against the actual delivery date, per
 // confidence level: how many, the share delivered inside the window (coverage, with its 95 %
 // interval) beside the level's target (High 97 %, Medium 92 %, Low 85 %) and whether it is met,

@@ -2,7 +2,7 @@
 // dispatches compared with their actual delivery, per confidence level, each level's target
 // (High 97 %, Medium 92 %, Low 85 %) beside its measured coverage and 95 % interval. The figures
 // are the operator CLI's `predictions quality --issuer` (db/predictions.ts, domain/prediction-quality.ts;
-// docs/predictions.md "Quality"), always scoped by the tenant's issuer id.
+// docs/prediction-quality.md "Quality"), always scoped by the tenant's issuer id.
 import type Router from '@koa/router';
 import { loadRegistrationOutcomes } from '../../db/predictions.js';
 import { qualityByConfidence, targetVerdict } from '../../domain/prediction-quality.js';

@@ -57,10 +57,7 @@ describe('every page of docs/ and the READMEs', () => {
     expect(missing).toEqual([]);
   });
 
-  // docs/predictions.md is the prediction work's page, being finished as this test is written:
-  // it is to be split by that work (docs/runbook.md and the rest are within the limit).
-  const OVER_LIMIT_FOR_NOW = new Set(['docs/predictions.md']);
-  it.each(DOCS.filter((page) => !OVER_LIMIT_FOR_NOW.has(page)))('%s is not over 25 KB', (page) => {
+  it.each(DOCS)('%s is not over 25 KB', (page) => {
     expect(statSync(path.join(ROOT, page)).size).toBeLessThanOrEqual(25 * 1024);
   });
 
