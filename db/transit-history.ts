@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import { MIN_COUNTRY_HISTORY, normalisePostalCode, postalPrefixOf } from '../domain/prediction-model.js';
-import { LOOK_BACK_DAYS } from './transit-statistics.js';
+import { LOOK_BACK_DAYS } from './transit-statistics-sql.js';
 import type { Pool } from './pool.js';
 
 /** One delivery, already validated and counted in business days of the destination country. */

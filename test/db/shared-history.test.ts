@@ -14,7 +14,8 @@ import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { upsertProjection, type ProjectionRow } from '../support/projection.js';
 import { PROMPT_DELIVERY_REPORT_DAYS, PROMPT_REGISTRATION_DAYS } from '../../db/transit-history.js';
-import { ISSUER_WEIGHT_FLOOR, loadTransitStatistics } from '../../db/transit-statistics.js';
+import { ISSUER_WEIGHT_FLOOR } from '../../db/transit-statistics-sql.js';
+import { loadTransitStatistics } from '../../db/transit-statistics.js';
 import {
   levelPredictives,
   MIN_COUNTRY_HISTORY,

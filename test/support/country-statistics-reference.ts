@@ -5,15 +5,8 @@
 // "before" of bench/transit-statistics.
 import { MOMENT_CAP_DAYS, RECENT_DAYS } from '../../domain/prediction-model.js';
 import type { Pool } from '../../db/pool.js';
-import {
-  AREA_MOMENTS,
-  countryStatisticsOf,
-  inLookBack,
-  LEVEL_COLUMNS,
-  levelStatistics,
-  MAX_TRANSIT_DAYS,
-  type CountryStatistics,
-} from '../../db/transit-statistics.js';
+import { AREA_MOMENTS, inLookBack, LEVEL_COLUMNS, levelStatistics, MAX_TRANSIT_DAYS } from '../../db/transit-statistics-sql.js';
+import { countryStatisticsOf, type CountryStatistics } from '../../db/transit-statistics.js';
 
 const REFERENCE_COUNTRY_SQL = `
 WITH area AS (
