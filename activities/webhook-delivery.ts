@@ -14,7 +14,7 @@
 //
 // The attempt number is the delivery's recorded attempts + 1, not Temporal's attempt counter: a run
 // that never got to record its attempt (a worker killed mid-POST, the database down) is retried by
-// Temporal's policy and sends the same number again, so the spec's 1..6 and its schedule count
+// Temporal's policy and sends the same number again, so the numbers 1..6 and the schedule count
 // HTTP attempts only. The workflow's retry policy must therefore be unlimited, with a
 // startToCloseTimeout comfortably above WEBHOOK_TIMEOUT_MS (it is also how fast a crash is noticed).
 //

@@ -1,5 +1,5 @@
-// The production Temporal server's binaries and schema (DESIGN.md §2 "A real Temporal server on
-// Postgres"; docs/operations.md "The production engine"): `GOTOOLCHAIN=auto go install` of
+// The production Temporal server's binaries and schema (docs/operations.md "The production
+// engine"): `GOTOOLCHAIN=auto go install` of
 // go.temporal.io/server/cmd/server and cmd/tools/sql v1.32.2 into <tool cache>/temporal-server/v1.32.2/bin,
 // at the lowest CPU priority, once per machine (a file lock makes concurrent callers build once;
 // about 5 minutes on 2 cores with cold Go caches), reused after; and the schema of its two databases

@@ -1,5 +1,5 @@
-// The production Temporal engine run for real on this machine (DESIGN.md §2 "A real Temporal server
-// on Postgres"; docs/operations.md "The production engine"): not the dev server, but
+// The production Temporal engine run for real on this machine (docs/operations.md "The
+// production engine"): not the dev server, but
 // go.temporal.io/server v1.32.2 built from source into the tool cache, with its schema on a Postgres
 // we are given, as one cluster of N server processes on one host. Used by the test of the production
 // topology (test/e2e/production-topology.test.ts) and by benchmarks; the service itself only ever

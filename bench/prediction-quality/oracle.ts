@@ -4,7 +4,7 @@
 //   a given coverage under the card's true distribution (its code's body and tail, plus the
 //   slowdown or the disruption where they apply). A level's median width is compared with the
 //   oracle's median width at the same target: the model's windows should be at most a business day
-//   wider than the best any model could do (issue 14).
+//   wider than the best any model could do.
 // - the script below: for the groups without carrier conditions, how often the true distributions'
 //   own 90 % intervals (the code's, and its prefix's pooled by volume) hold the very cards the
 //   benchmark draws, beside how often they would on average. An oracle far below 90 % on a group

@@ -1,5 +1,5 @@
 // `npm start` runs the worker in its own process, and with it the worker's metrics server
-// (DESIGN.md §7–§8 shapes): WORKER_METRICS_PORT answers /healthz, /readyz and /metrics (ours and
+// (docs/monitoring.md "Metrics"): WORKER_METRICS_PORT answers /healthz, /readyz and /metrics (ours and
 // the Temporal SDK's), beside the API's /metrics. Production shape (TEMPORAL_ADDRESS and
 // DATABASE_URL set), so nothing but the worker and the API start.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

@@ -1,4 +1,4 @@
-// The production shape, run for real (issue 16; docs/operations.md "The production engine"): the
+// The production shape, run for real (docs/operations.md "The production engine"): the
 // real Temporal server (go.temporal.io/server 1.32, devtools/temporal-server.ts), two server
 // processes forming one cluster on one Postgres; the service's migrations as their own step
 // (`npm run migrate`, as docker-compose's `migrate` service and the chart's Job run them); two API
