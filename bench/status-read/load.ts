@@ -1,7 +1,8 @@
-// The status-read benchmark's load generator, run in its own process so that it shares no thread
-// with the server it measures: autocannon with N keep-alive connections (pipelining 1), each
-// request for a random id of the seeded set, the same Authorization header for either server.
-// Env: BENCH_URL, BENCH_IDS_FILE (one id a line), BENCH_AUTH, BENCH_CONNECTIONS, BENCH_SECONDS.
+// The load generator of the status-read and tracking-page benchmarks, run in its own process so
+// that it shares no thread with the server it measures: autocannon with N keep-alive connections
+// (pipelining 1), each request for a random path: `/v1/status/{id}` of an id of BENCH_IDS_FILE, or a
+// path of BENCH_PATHS_FILE (one a line), with BENCH_AUTH as the Bearer key when it is set.
+// Env: BENCH_URL, BENCH_IDS_FILE or BENCH_PATHS_FILE, BENCH_AUTH, BENCH_CONNECTIONS, BENCH_SECONDS.
 // Prints one JSON line (LoadResult) on stdout.
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -22,15 +23,18 @@ export interface LoadResult {
   cpuS: number;
 }
 
-const ids = readFileSync(process.env.BENCH_IDS_FILE!, 'utf8').split('\n').filter(Boolean);
+const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+const paths = process.env.BENCH_PATHS_FILE
+  ? lines(process.env.BENCH_PATHS_FILE)
+  : lines(process.env.BENCH_IDS_FILE!).map((id) => `/v1/status/${id}`);
 const cpuBefore = process.cpuUsage();
 const result = await autocannon({
   url: process.env.BENCH_URL!,
   connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
   pipelining: 1,
   duration: Number(process.env.BENCH_SECONDS ?? 10),
-  headers: { authorization: `Bearer ${process.env.BENCH_AUTH}` },
-  requests: [{ setupRequest: (request) => ({ ...request, path: `/v1/status/${ids[Math.floor(Math.random() * ids.length)]}` }) }],
+  headers: process.env.BENCH_AUTH ? { authorization: `Bearer ${process.env.BENCH_AUTH}` } : {},
+  requests: [{ setupRequest: (request) => ({ ...request, path: paths[Math.floor(Math.random() * paths.length)] }) }],
 });
 const cpu = process.cpuUsage(cpuBefore);
 

@@ -132,7 +132,7 @@ try {
   }
 
   const runLoad = async (read: Read, seconds: number): Promise<Omit<Round, 'round' | 'read'>> => {
-    const loader = startScript('../tracking-page/load.ts', {
+    const loader = startScript('../status-read/load.ts', {
       BENCH_URL: url,
       BENCH_PATHS_FILE: files[read],
       BENCH_AUTH: read === 'status' ? seeded.key : '',
