@@ -56,8 +56,10 @@ const weightedCount = (partition: string) => `
 // dispatch date into the older 75 % (fit) and the newest 25 % (held out for calibration), as
 // histograms of business days, each issuer's weighed down to its cap in the level (weightedCount);
 // and each level's recent deliveries (dispatches of the last RECENT_DAYS) counted by days since
-// dispatch and transit, each issuer's capped (countedAsRecent): the model reads them for a shift and
-// decides which are mature (domain/recent-change.ts). Every step is partitioned by level, so a
+// dispatch and transit, each issuer's capped (countedAsRecent), with how many of each group came from
+// issuers rather than an import (the shift detector's confirmation must hold without any one issuer's
+// deliveries, domain/recent-shift.ts): the model reads them for a shift and decides which are mature
+// (domain/recent-change.ts). Every step is partitioned by level, so a
 // level's numbers do not depend on which other levels the statement reads. The postal code and
 // prefix levels are read with it; the country level's statement computes the same from counts, and
 // is tested against it.
@@ -66,7 +68,7 @@ flagged AS (
   SELECT level, country_code, key, issuer_id, dispatch_date, delivered_date, business_days, dispatch_date > ${today}::date - ${RECENT_DAYS} AS is_recent
   FROM levels
 ), counted AS (
-  SELECT level, country_code, key, dispatch_date, business_days, ${countedAsRecent('level, country_code, key')} AS recent
+  SELECT level, country_code, key, issuer_id, dispatch_date, business_days, ${countedAsRecent('level, country_code, key')} AS recent
   FROM flagged
 ), issuer_daily AS (
   SELECT level, country_code, key, issuer_id, dispatch_date, business_days, count(*) AS n,
@@ -88,13 +90,13 @@ flagged AS (
          coalesce(sum(n) FILTER (WHERE held_out), 0) AS calibration
   FROM ranked GROUP BY level, country_code, key, business_days
 ), recent_groups AS (
-  SELECT level, country_code, key, ${today}::date - dispatch_date AS since_days, business_days, count(*) AS n
+  SELECT level, country_code, key, ${today}::date - dispatch_date AS since_days, business_days, count(*) AS n, count(issuer_id) AS by_issuers
   FROM counted WHERE recent GROUP BY level, country_code, key, dispatch_date, business_days
 )`;
 
 export const LEVEL_COLUMNS = `
   (SELECT coalesce(json_agg(json_build_array(level, country_code, key, business_days, fit, calibration)), '[]') FROM histograms) AS histograms,
-  (SELECT coalesce(json_agg(json_build_array(level, country_code, key, since_days, business_days, n) ORDER BY level, country_code, key, since_days, business_days), '[]') FROM recent_groups) AS recent`; // prettier-ignore
+  (SELECT coalesce(json_agg(json_build_array(level, country_code, key, since_days, business_days, n, by_issuers) ORDER BY level, country_code, key, since_days, business_days), '[]') FROM recent_groups) AS recent`; // prettier-ignore
 
 /**
  * Each country's sums by postal code and prefix over all its areas (AreaMoments, for the shrinkage
@@ -137,12 +139,13 @@ WITH area AS NOT MATERIALIZED (
 ), recent_counted AS (
   -- The recent dispatches with their issuer, through the dispatch-date index, each issuer's capped
   -- (countedAsRecent).
-  SELECT country_code, dispatch_date, business_days, ${countedAsRecent('country_code')} AS recent
+  SELECT country_code, issuer_id, dispatch_date, business_days, ${countedAsRecent('country_code')} AS recent
   FROM (SELECT country_code, issuer_id, dispatch_date, delivered_date, least(business_days, ${MAX_TRANSIT_DAYS}) AS business_days, true AS is_recent
           FROM transit_history
          WHERE country_code = ANY ($1::text[]) AND ${inLookBack('$2')} AND dispatch_date > $2::date - ${RECENT_DAYS}) recent_rows
 ), recent_groups AS (
-  SELECT 'country' AS level, country_code, '' AS key, $2::date - dispatch_date AS since_days, business_days, count(*) AS n
+  SELECT 'country' AS level, country_code, '' AS key, $2::date - dispatch_date AS since_days, business_days, count(*) AS n,
+         count(issuer_id) AS by_issuers
   FROM recent_counted WHERE recent GROUP BY country_code, dispatch_date, business_days
 ), code_moments AS (
   SELECT country_code, postal_prefix, count(*) AS n, sum(x) AS s, sum(x * x) AS ss

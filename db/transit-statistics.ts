@@ -19,8 +19,8 @@ import { AREA_SQL, COUNTRY_SQL } from './transit-statistics-sql.js';
 
 export type Level = 'country' | 'prefix' | 'code';
 type HistogramRow = [Level, string, string, number, number, number];
-type RecentRow = [Level, string, string, number, number, number];
-export type LevelRows = LevelStatistics & { fit: number[]; calibration: number[]; recent: Array<[number, number, number]> };
+type RecentRow = [Level, string, string, number, number, number, number];
+export type LevelRows = LevelStatistics & { fit: number[]; calibration: number[]; recent: Array<[number, number, number, number]> };
 
 /** A level's key in the maps below: `level COUNTRY key` (the country level's key is empty). */
 export const levelKey = (level: Level, country: string, key: string) => `${level} ${country} ${key}`;
@@ -45,8 +45,8 @@ function levelsOf(rows: { histograms: HistogramRow[]; recent: RecentRow[] }): Ma
     stats.fit[days] = Number(fit);
     stats.calibration[days] = Number(calibration);
   }
-  for (const [level, country, key, sinceDays, days, count] of rows.recent)
-    levelOf(level, country, key).recent.push([sinceDays, days, Number(count)]);
+  for (const [level, country, key, sinceDays, days, count, byIssuers] of rows.recent)
+    levelOf(level, country, key).recent.push([sinceDays, days, Number(count), Number(byIssuers)]);
   return levels;
 }
 

@@ -89,11 +89,12 @@ export function reportedUntil(countryRecent: RecentCounts, today: string, countr
 
 /** A level's recent deliveries with the observable business days of their dispatch day (recentPeriod). */
 export function recentDeliveries(recent: RecentCounts, period: readonly DispatchDay[]): RecentDelivery[] {
-  return recent.map(([sinceDays, transit, count]) => ({
+  return recent.map(([sinceDays, transit, count, byIssuers = 0]) => ({
     sinceDays,
     observableDays: period[sinceDays]?.observableDays ?? -1,
     transit,
     count,
+    byIssuers,
   }));
 }
 

@@ -14,8 +14,12 @@
 // evidence is twice the log-likelihood ratio against no change.
 import { binomialUpperTail, normalise, quantile, type Histogram } from './statistics.js';
 
-/** Recent deliveries of a level as the statistics read them: [calendar days from dispatch to today, transit in business days, count]. */
-export type RecentCounts = ReadonlyArray<readonly [sinceDays: number, transit: number, count: number]>;
+/**
+ * Recent deliveries of a level as the statistics read them: [calendar days from dispatch to today,
+ * transit in business days, count, how many of them an issuer recorded (the rest imported; 0 when
+ * not given)].
+ */
+export type RecentCounts = ReadonlyArray<readonly [sinceDays: number, transit: number, count: number, byIssuers?: number]>;
 
 /** A group of recent deliveries of one area: same dispatch day and transit. */
 export interface RecentDelivery {
@@ -29,6 +33,8 @@ export interface RecentDelivery {
   /** Transit, business days. */
   transit: number;
   count: number;
+  /** How many of `count` an issuer recorded (the service's own deliveries); the rest were imported. */
+  byIssuers?: number;
 }
 
 export interface RecentShift {
@@ -74,9 +80,10 @@ export const MIN_SHIFT_DELIVERIES = 5;
 /**
  * A shift must also move its span's deliveries to its side of the norm's median more often than
  * the norm does (a sign test, ties at the median counted half, one-sided p ≤ SIGN_P): the likelihood
- * alone lets a minority of very late cards read as a shift, and a single issuer may supply up to
- * half of an area's recent deliveries (docs/predictions.md "History and its bounds"), which the
- * sign test cannot take for a change at this level.
+ * alone lets a minority of very late cards read as a shift. A single issuer may supply up to half
+ * of an area's recent deliveries (docs/predictions.md "History and its bounds"), and all of them may
+ * fall in the few days a shift's span holds, so the test is made on the span's deliveries without
+ * the most telling ones any one issuer could have recorded (signTest).
  */
 export const SIGN_P = 0.01;
 /** Weight of a flat floor mixed into the norm: a transit the norm never saw must not be impossible. */
@@ -178,6 +185,7 @@ export function recentShift(norm: Histogram, recent: readonly RecentDelivery[], 
     norm,
     groups.filter((g) => g.sinceDays <= found.day),
     found.shift,
+    Math.floor(recent.reduce((n, r) => n + r.count, 0) / 2),
   );
   if (sign === 'fails') return nothing(found.deliveries);
   const plausible = shifts.filter((_, k) => k !== none && 2 * (found.gain - profile[k]) <= PLAUSIBLE_RANGE);
@@ -197,8 +205,15 @@ export function recentShift(norm: Histogram, recent: readonly RecentDelivery[], 
  * beyond the norm's median on the shift's side (at the median counting half), against the share the
  * norm itself puts there, at least a half. 'untested' when fewer than MIN_SHIFT_DELIVERIES are old
  * enough.
+ *
+ * One issuer's deliveries never decide it (docs/predictions.md "History and its bounds"): an issuer
+ * counts for at most `issuerBound` of the level's recent deliveries (half of them, the SQL's cap),
+ * but nothing stops all of those falling in the span and on the shift's side. So the test is made
+ * without the issuers' deliveries (byIssuers) that score highest, up to `issuerBound` of them: what
+ * is left is what the other sources show whichever issuer recorded them. Where enough were old
+ * enough to tell but too few are left without them, the other sources show no shift: 'fails'.
  */
-function signTest(norm: Histogram, step: readonly RecentDelivery[], shift: number): 'holds' | 'fails' | 'untested' {
+function signTest(norm: Histogram, step: readonly RecentDelivery[], shift: number, issuerBound: number): 'holds' | 'fails' | 'untested' {
   const q = normalise(norm);
   const median = quantile(q, 0.5) ?? 0;
   const oldEnough = (quantile(q, 0.95) ?? 0) + Math.max(0, shift);
@@ -208,9 +223,18 @@ function signTest(norm: Histogram, step: readonly RecentDelivery[], shift: numbe
     q.reduce((sum, p, y) => sum + p * score(y), 0),
   );
   const told = step.filter((g) => g.observableDays >= oldEnough);
-  const n = told.reduce((sum, g) => sum + g.count, 0);
+  let n = told.reduce((sum, g) => sum + g.count, 0);
   if (n < MIN_SHIFT_DELIVERIES) return 'untested';
-  const k = told.reduce((sum, g) => sum + g.count * score(g.transit), 0);
+  let k = told.reduce((sum, g) => sum + g.count * score(g.transit), 0);
+  let left = issuerBound;
+  for (const g of [...told].sort((a, b) => score(b.transit) - score(a.transit))) {
+    const taken = Math.min(left, g.byIssuers ?? 0);
+    if (taken <= 0 || score(g.transit) === 0) continue;
+    n -= taken;
+    k -= taken * score(g.transit);
+    left -= taken;
+  }
+  if (n < MIN_SHIFT_DELIVERIES) return 'fails';
   return binomialUpperTail(Math.round(n), Math.ceil(k), expected) <= SIGN_P ? 'holds' : 'fails';
 }
 

@@ -11,9 +11,11 @@ import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '.
 import { AreaLevelCache } from '../../db/area-level-cache.js';
 import { loadTransitStatisticsFor } from '../../db/transit-statistics.js';
 import { requireTestEnv } from '../support/env.js';
+import { asOfDates } from '../support/today.js';
 
 let pool: Pool;
-const today = new Date().toISOString().slice(0, 10);
+/** The day the statistics are read as of (test/support/today.ts): a fixed day, never the wall clock's. */
+const today = asOfDates()[0];
 
 beforeAll(() => {
   pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 4, applicationName: 'test-area-level-cache' });
@@ -28,7 +30,7 @@ afterAll(async () => {
 async function deliveries(countryCode: string, postalCode: string, count: number, businessDays: number): Promise<void> {
   const rows: TransitRecord[] = [];
   for (let i = 0; i < count; i += 1) {
-    const dispatched = new Date(Date.now() - (45 + 3 * i) * 86_400_000);
+    const dispatched = new Date(Date.parse(`${today}T00:00:00Z`) - (45 + 3 * i) * 86_400_000);
     rows.push({
       postalCode,
       countryCode,
@@ -74,7 +76,7 @@ describe('area level cache of a refresh run', () => {
     const held = { countryCode: 'FI', postalCode: '40100' };
     expect(codeDeliveries((await loadTransitStatisticsFor(pool, [held], today, undefined, cache.source)).get('FI 40100')!)).toBe(20);
 
-    const dispatched = new Date(Date.now() - 60 * 86_400_000);
+    const dispatched = new Date(Date.parse(`${today}T00:00:00Z`) - 60 * 86_400_000);
     const delivery = (postalCode: string) =>
       recordServiceDelivery(pool, randomUUID(), {
         postalCode,

@@ -11,6 +11,7 @@ import { createPool, type Pool } from '../../db/pool.js';
 import { copyTransitHistory } from '../../db/transit-history.js';
 import { destinationKey, loadTransitStatisticsFor } from '../../db/transit-statistics.js';
 import { requireTestEnv } from '../support/env.js';
+import { asOfDates } from '../support/today.js';
 import { until } from '../support/until.js';
 
 let pool: Pool;
@@ -18,7 +19,8 @@ let pool: Pool;
 let counted: Pool;
 let statements = 0;
 const caches: AreaStatisticsCache[] = [];
-const today = new Date().toISOString().slice(0, 10);
+/** The day the statistics are read as of (test/support/today.ts): a fixed day, never the wall clock's. */
+const today = asOfDates()[0];
 
 beforeAll(() => {
   pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 4, applicationName: 'test-area-statistics-cache' });

@@ -13,10 +13,12 @@ import { loadCountryStatistics, loadTransitStatistics } from '../../db/transit-s
 import { prng } from '../../bench/prediction-quality/network.js';
 import { loadCountryStatisticsReference } from '../support/country-statistics-reference.js';
 import { requireTestEnv } from '../support/env.js';
+import { asOfDates } from '../support/today.js';
 
 let pool: Pool;
 const DAY = 86_400_000;
-const today = new Date().toISOString().slice(0, 10);
+/** The day the statistics are read as of (test/support/today.ts): a fixed day, never the wall clock's. */
+const today = asOfDates()[0];
 const daysBefore = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) - days * DAY).toISOString().slice(0, 10);
 
 beforeAll(() => {
@@ -152,7 +154,7 @@ describe('the country statement over counts', () => {
     }
   });
 
-  it('counts recent deliveries by days since dispatch and transit, and none when nothing was dispatched recently, as the reference does', async () => {
+  it('counts recent deliveries by days since dispatch and transit (none of them an issuer’s: imported), and none when nothing was dispatched recently, as the reference does', async () => {
     await insert([
       ...[3, 3, 4].map((days) => delivery('MT', '1000', 300, days)),
       ...[2, 2, 5].map((days) => delivery('LI', '9490', 10, days)),
@@ -160,8 +162,8 @@ describe('the country statement over counts', () => {
     const statistics = await loadCountryStatistics(pool, ['MT', 'LI'], today);
     expect(statistics.get('MT')!.country.recent).toEqual([]);
     expect(statistics.get('LI')!.country.recent).toEqual([
-      [10, 2, 2],
-      [10, 5, 1],
+      [10, 2, 2, 0],
+      [10, 5, 1, 0],
     ]);
     expect(asJson(statistics)).toBe(asJson(await loadCountryStatisticsReference(pool, ['MT', 'LI'], today)));
   });
@@ -172,8 +174,8 @@ describe('the country statement over counts', () => {
     expect(statistics.areaMoments).toBeNull();
     expect(statistics.country.fit).toEqual([]);
     expect(statistics.country.recent).toEqual([
-      [5, 1, 1],
-      [5, 2, 2],
+      [5, 1, 1, 0],
+      [5, 2, 2, 0],
     ]);
     expect(asJson(await loadCountryStatistics(pool, ['AD'], today))).toBe(
       asJson(await loadCountryStatisticsReference(pool, ['AD'], today)),

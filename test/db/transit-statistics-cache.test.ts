@@ -18,10 +18,12 @@ import { loadTransitStatistics, loadTransitStatisticsFor } from '../../db/transi
 import { predictFromHistory } from '../../domain/prediction-model.js';
 import { initialState } from '../../domain/state-machine.js';
 import { requireTestEnv } from '../support/env.js';
+import { asOfDates } from '../support/today.js';
 import { insertIssuer, registration } from '../support/workflow-env.js';
 
 let pool: Pool;
-const today = new Date().toISOString().slice(0, 10);
+/** The day the statistics are read as of (test/support/today.ts): a fixed day, never the wall clock's. */
+const today = asOfDates()[0];
 
 beforeAll(() => {
   pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 4, applicationName: 'test-statistics-cache' });
@@ -35,7 +37,7 @@ afterAll(async () => {
 async function deliveries(countryCode: string, postalCode: string, count: number, businessDays: number): Promise<void> {
   const rows: TransitRecord[] = [];
   for (let i = 0; i < count; i += 1) {
-    const dispatched = new Date(Date.now() - (45 + 3 * i) * 86_400_000);
+    const dispatched = new Date(Date.parse(`${today}T00:00:00Z`) - (45 + 3 * i) * 86_400_000);
     const delivered = new Date(dispatched.getTime() + (businessDays + 4) * 86_400_000);
     rows.push({
       postalCode,
@@ -71,7 +73,7 @@ async function cachedCountryWithNewDelivery(countryCode: string, postalCode: str
   const { cache, advance } = cacheWithClock();
   const query = { countryCode, postalCode, today };
   await loadTransitStatistics(pool, query, cache.source());
-  const dispatched = new Date(Date.now() - 60 * 86_400_000);
+  const dispatched = new Date(Date.parse(`${today}T00:00:00Z`) - 60 * 86_400_000);
   await recordServiceDelivery(pool, randomUUID(), {
     postalCode,
     countryCode,
@@ -172,7 +174,7 @@ describe('country statistics cache', () => {
   it('keeps each day apart: an entry read for yesterday does not serve today', async () => {
     await deliveries('ME', '81000', 50, 2);
     const { cache } = cacheWithClock();
-    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
     await cache.get(['ME'], yesterday);
     await deliveries('ME', '81000', 5, 2);
     expect(countryDeliveries((await cache.get(['ME'], today)).get('ME')!.statistics)).toBe(55);

@@ -1,0 +1,54 @@
+// The suite does not depend on the day it runs (docs/testing.md "Running the suite as of a date"):
+// the tests of the calendar-reading code (test/domain/, test/db/: business days, holidays, the
+// recent period, the statistics a prediction reads) take their `today` as a parameter, from
+// test/support/today.ts, and none of them reads today's date from the wall clock. A line that
+// does (a date cut from `new Date()` or `Date.now()`, or Postgres's CURRENT_DATE / now()::date)
+// fails here, naming the file and line. Reading the clock for a duration (a cache's age) is fine.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from '@jest/globals';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const FOLDERS = ['test/domain', 'test/db'];
+
+/** Ways a test takes a calendar date from the wall clock. */
+const WALL_CLOCK_DATES: readonly RegExp[] = [
+  /new Date\(\)\.toISOString\(\)\.slice\(0,\s*10\)/,
+  /new Date\(Date\.now\(\)[^)]*\)\.toISOString\(\)\.slice\(0,\s*10\)/,
+  /Date\.now\(\)\s*[-+/]\s*[^;]*86_?400_?000/,
+  /\bCURRENT_DATE\b/i,
+  /now\(\)\s*::\s*date/i,
+];
+
+const readsWallClockDate = (line: string) => WALL_CLOCK_DATES.some((pattern) => pattern.test(line));
+
+function testFiles(folder: string): string[] {
+  return readdirSync(path.join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => path.join(folder, file));
+}
+
+describe('the calendar-reading tests', () => {
+  it('recognise each way of taking today from the wall clock (the check below can fail)', () => {
+    for (const line of [
+      'const today = new Date().toISOString().slice(0, 10);',
+      'const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);',
+      'const dispatched = new Date(Date.now() - (45 + 3 * i) * 86_400_000);',
+      "await pool.query('SELECT CURRENT_DATE - 3')",
+      'WHERE dispatch_date > now()::date - 42',
+    ])
+      expect({ line, reads: readsWallClockDate(line) }).toEqual({ line, reads: true });
+    expect(readsWallClockDate('const cache = new CountryStatisticsCache(pool, { now: () => new Date(now) });')).toBe(false);
+    expect(readsWallClockDate('const today = asOfDates()[0];')).toBe(false);
+  });
+
+  it('take today as a parameter: none reads a date from the wall clock', () => {
+    const found = FOLDERS.flatMap(testFiles).flatMap((file) =>
+      readFileSync(path.join(ROOT, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (readsWallClockDate(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(found).toEqual([]);
+  });
+});
