@@ -6,14 +6,15 @@
 // - `writeProjection` writes what the workflow decided in one transaction (db/dispatch-changes.ts,
 //   step 6): the projection row, the carrier events' effects, the webhook events and their
 //   deliveries, which the workflow hands to activities/webhook-delivery.ts (step 7). A delivered live
-//   dispatch also joins the transit history, once.
+//   dispatch also joins the transit history, once, if its delivery passes the history's rules; every
+//   delivered dispatch keeps its outcome for the published accuracy, in the same write.
 // Both are retried until they succeed, except for an error no retry fixes (PROJECTION_REJECTED).
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
 import { carrierEvents } from '../platform/metrics.js';
 import { CountryStatisticsCache } from '../db/country-statistics-cache.js';
-import { writeDispatchChange, type DispatchChangeResult } from '../db/dispatch-changes.js';
-import { recordServiceDelivery } from '../db/transit-history.js';
+import { writeDispatchChange, type DeliveryOutcome, type DispatchChangeResult } from '../db/dispatch-changes.js';
+import { judgeServiceDelivery } from '../db/transit-history.js';
 import { destinationKey, loadTransitStatisticsFor } from '../db/transit-statistics.js';
 import { notifyTransitStatisticsChanged, type AreaStatisticsCache } from '../db/area-statistics-cache.js';
 import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../domain/calendar.js';
@@ -128,8 +129,14 @@ export function createProjectionActivities(deps: {
   }
 
   async function write({ registration: reg, effects, change }: WriteInput): Promise<WriteResult> {
-    // A test-mode delivery is whatever the issuer's test helper said: it must not teach the live model.
-    if (change?.state.status === 'delivered' && reg.mode === 'live') await recordDelivery(deps.pool, reg, change.state.statusSince);
+    // A delivery's outcome (db/dispatch-changes.ts keeps it once, with the delivered version). A
+    // test-mode delivery is whatever the issuer's test helper said: it must not teach the live model.
+    const outcome: DeliveryOutcome | undefined =
+      change?.state.status !== 'delivered'
+        ? undefined
+        : reg.mode === 'live'
+          ? await recordDelivery(deps.pool, reg, change.state.statusSince)
+          : { deliveredDate: utcDateOf(change.state.statusSince), learned: false, notLearned: [] };
     const driver = dispatchDriver(reg.id);
     const { handed, ...result } = await writeDispatchChange(
       deps.pool,
@@ -162,6 +169,7 @@ export function createProjectionActivities(deps: {
           body: Buffer.from(buildWebhookBody({ type, timestamp: change!.timestamp, data: change!.record }), 'utf8'),
         })),
         timestamp: change?.timestamp ?? now().toISOString(),
+        outcome,
       },
       driver,
     );
@@ -204,12 +212,15 @@ function isDeterministic(error: unknown): boolean {
   return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
 }
 
-/** The service's own completed live delivery joins the transit history (once per dispatch). */
-async function recordDelivery(pool: Pool, reg: DispatchRegistration, deliveredAt: string): Promise<void> {
+/**
+ * The service's own completed live delivery joins the transit history (once per dispatch) if it
+ * passes the history's rules; its outcome says whether it did and why not.
+ */
+async function recordDelivery(pool: Pool, reg: DispatchRegistration, deliveredAt: string): Promise<DeliveryOutcome> {
   const country = reg.destination.country_code;
   const dispatchDate = utcDateOf(reg.dispatchDate);
   const deliveredDate = utcDateOf(deliveredAt);
-  const recorded = await recordServiceDelivery(pool, reg.id, {
+  const { recorded, notLearned } = await judgeServiceDelivery(pool, reg.id, {
     postalCode: reg.destination.postal_code,
     countryCode: country,
     dispatchDate,
@@ -219,6 +230,7 @@ async function recordDelivery(pool: Pool, reg: DispatchRegistration, deliveredAt
   });
   // The country's areas changed: every worker's area cache forgets them (db/area-statistics-cache.ts).
   if (recorded) await notifyTransitStatisticsChanged(pool, country);
+  return { deliveredDate, learned: notLearned.length === 0, notLearned };
 }
 
 export type ProjectionActivities = ReturnType<typeof createProjectionActivities>;

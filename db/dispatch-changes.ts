@@ -1,7 +1,8 @@
 // Step 6 of a carrier event's path (docs/architecture.md "The path of one carrier event"): the one
 // transaction that writes a dispatch's change, called by activities/projection.ts (step 5).
 // Tables: dispatches (the projection's row), prediction_log, carrier_events (the `effect` column,
-// whose only writer on the live path this is), webhook_events and webhook_deliveries (the outbox).
+// whose only writer on the live path this is), webhook_events and webhook_deliveries (the outbox),
+// prediction_outcomes (the published accuracy's outcome of a delivered dispatch; its only writer).
 //
 // One statement, so one transaction: the projection row of the new version, the effects of the
 // carrier events folded into it, the webhook events the workflow decided (domain/webhook-events.ts)
@@ -12,9 +13,12 @@
 // failed one writes everything. A write of an older version than the row holds changes no row.
 // New pending deliveries are born claimed by the dispatch's driver, with what their first attempt
 // needs read in the same statement (activities/webhook-delivery.ts HandedDeliveries).
+// The version that delivers the dispatch also keeps its outcome for the published accuracy
+// (docs/prediction-quality.md): the window logged at registration beside the delivered date, in a
+// row that names no dispatch, so it is idempotent through this write rather than through a key.
 import { createHash } from 'node:crypto';
 import type { StatusRecord } from '../domain/dispatch-schemas.js';
-import type { EventEffect, ExceptionReason, WebhookEventType } from '../domain/vocabulary.js';
+import type { EventEffect, ExceptionReason, NotLearnedReason, WebhookEventType } from '../domain/vocabulary.js';
 import type { Pool, PoolClient } from './pool.js';
 import { DRIVER_RUN_BUDGET_MS, type DeliveryToSend } from './webhooks.js';
 
@@ -44,6 +48,16 @@ export interface ProjectedVersion {
   record: StatusRecord;
 }
 
+/** What the published accuracy keeps of a delivery (docs/prediction-quality.md "Quality"). */
+export interface DeliveryOutcome {
+  /** The UTC date the card was delivered (YYYY-MM-DD). */
+  deliveredDate: string;
+  /** Whether the delivery joined the model's history (db/transit-history.ts judgeServiceDelivery). */
+  learned: boolean;
+  /** Why it did not (empty when it did, and for a test-mode delivery). */
+  notLearned: readonly NotLearnedReason[];
+}
+
 export interface DispatchChange {
   dispatch: DispatchRegistrationRow;
   /** Absent: only effects to record (carrier events that changed nothing). */
@@ -54,6 +68,11 @@ export interface DispatchChange {
   events: ReadonlyArray<{ type: WebhookEventType; body: Buffer }>;
   /** The events' timestamp (fixed by the workflow, identical in every body). */
   timestamp: string;
+  /**
+   * With the projection that makes the dispatch delivered: its outcome, kept only if this write
+   * wrote the version and the row was not delivered before (never twice, whatever retries).
+   */
+  outcome?: DeliveryOutcome;
 }
 
 export interface DispatchChangeResult {
@@ -79,6 +98,14 @@ WITH projected AS (
   INSERT INTO prediction_log (dispatch_id, version, status, window_min, window_max, confidence_level)
   SELECT $1, $4, $5, $14, $15, $16 WHERE $4::bigint IS NOT NULL
   ON CONFLICT (dispatch_id, version) DO NOTHING
+), outcome AS (
+  -- the statement's snapshot holds the row before this write: delivered there means kept already
+  INSERT INTO prediction_outcomes (issuer_id, mode, country_code, dispatch_date, confidence_level, window_min, window_max,
+                                   delivered_date, learned, not_learned_reasons)
+  SELECT $2, $3, $8, ($6::timestamptz AT TIME ZONE 'UTC')::date, r.confidence_level, r.window_min, r.window_max, $28::date, $29, $30::text[]
+    FROM prediction_log r
+   WHERE $28::date IS NOT NULL AND r.dispatch_id = $1 AND r.version = 1 AND EXISTS (SELECT 1 FROM projected)
+     AND NOT EXISTS (SELECT 1 FROM dispatches WHERE id = $1 AND status = 'delivered')
 ), effects AS (
   UPDATE carrier_events AS e SET effect = v.effect
     FROM unnest($19::text[], $20::text[]) AS v (dedupe_key, effect)
@@ -166,6 +193,9 @@ export async function writeDispatchChange(
       change.timestamp,
       driver,
       DRIVER_RUN_BUDGET_MS,
+      p === undefined ? null : (change.outcome?.deliveredDate ?? null),
+      change.outcome?.learned ?? null,
+      change.outcome?.notLearned ?? null,
     ],
   });
   // What claimDelivery would have read, read in this transaction: the first attempt needs no claim.

@@ -1,12 +1,12 @@
-// Tables: prediction_log (reads), and the refresh's claim on dispatches (`prediction_refreshed_at`).
-// The prediction log (migration 1732280000000_prediction_log.sql) is written by db/dispatches.ts in
-// the same statement as each projection version; read here: a dispatch's predictions over time, and
-// the pairs behind `predictions quality` (the window predicted at registration beside the actual
-// delivery date of the service's own delivered dispatches). Then the hourly refresh's queries.
+// Tables: prediction_log and prediction_outcomes (reads), and the refresh's claim on dispatches
+// (`prediction_refreshed_at`). Both are written by db/dispatch-changes.ts in the same statement as
+// a projection version; read here: a dispatch's predictions over time, and the outcomes behind
+// `predictions quality` (the window predicted at registration beside the actual delivery date of
+// every delivered live dispatch). Then the hourly refresh's queries.
 import type { Prediction } from '../domain/prediction.js';
-import type { PredictionOutcome } from '../domain/prediction-quality.js';
+import type { ReportedOutcome } from '../domain/prediction-quality.js';
 import type { CurrentStatus } from '../domain/state-machine.js';
-import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from '../domain/vocabulary.js';
+import type { ConfidenceLevel, DispatchStatus, ExceptionReason, NotLearnedReason } from '../domain/vocabulary.js';
 import type { Pool } from './pool.js';
 
 export interface LoggedPrediction {
@@ -49,26 +49,26 @@ export interface QualityFilter {
 }
 
 /**
- * The service's own live deliveries, each with the window predicted at registration (projection
- * version 1) and the delivery date recorded in the transit history. Dispatches registered before the
- * log existed have no version 1 there and are left out; so are test-mode ones, whose deliveries are
- * test helpers' rather than a carrier's.
+ * The outcomes the published accuracy counts (docs/prediction-quality.md "Quality"): every delivered
+ * live dispatch, with the window predicted at registration and the day it was delivered, whenever it
+ * was registered or reported, kept in prediction_outcomes when it was delivered (db/dispatch-changes.ts)
+ * and never removed with its dispatch. Test-mode ones are left out: their deliveries are test
+ * helpers' rather than a carrier's. Dispatches registered before the prediction log existed have no
+ * registration window and no outcome.
  */
-export async function loadRegistrationOutcomes(pool: Pool, filter: QualityFilter = {}): Promise<PredictionOutcome[]> {
+export async function loadRegistrationOutcomes(pool: Pool, filter: QualityFilter = {}): Promise<ReportedOutcome[]> {
   const { rows } = await pool.query<{
     country_code: string;
     confidence_level: ConfidenceLevel;
     window_min: string;
     window_max: string;
     delivered_date: string;
+    learned: boolean;
+    not_learned_reasons: NotLearnedReason[];
   }>(
-    `SELECT d.country_code, p.confidence_level, p.window_min, p.window_max, h.delivered_date
-       FROM transit_history h
-       JOIN dispatches d ON d.id = h.dispatch_id
-       JOIN prediction_log p ON p.dispatch_id = h.dispatch_id AND p.version = 1
-      WHERE h.source = 'service' AND d.mode = 'live'
-        AND ($1::date IS NULL OR d.dispatch_date >= $1::date::timestamp AT TIME ZONE 'UTC')
-        AND ($2::text IS NULL OR d.issuer_id = $2)`,
+    `SELECT country_code, confidence_level, window_min, window_max, delivered_date, learned, not_learned_reasons
+       FROM prediction_outcomes
+      WHERE mode = 'live' AND ($1::date IS NULL OR dispatch_date >= $1::date) AND ($2::text IS NULL OR issuer_id = $2)`,
     [filter.since ?? null, filter.issuerId ?? null],
   );
   return rows.map((r) => ({
@@ -76,6 +76,8 @@ export async function loadRegistrationOutcomes(pool: Pool, filter: QualityFilter
     confidence: r.confidence_level,
     window: { min: r.window_min, max: r.window_max },
     deliveredDate: r.delivered_date,
+    learned: r.learned,
+    notLearned: r.not_learned_reasons,
   }));
 }
 

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import { MIN_COUNTRY_HISTORY, normalisePostalCode, postalPrefixOf } from '../domain/prediction-model.js';
 import { LOOK_BACK_DAYS } from './transit-statistics-sql.js';
+import type { NotLearnedReason } from '../domain/vocabulary.js';
 import type { Pool } from './pool.js';
 
 /** One delivery, already validated and counted in business days of the destination country. */
@@ -106,39 +107,66 @@ const NORM_SAMPLE = 10_000;
  * dispatch row, which only a test does, has none and is not checked for promptness). It joins only
  * if reported promptly and within plausibility bounds (docs/predictions.md "History and its
  * bounds"): its dispatch registered (the row's created_at, which later projections keep) at most
- * PROMPT_REGISTRATION_DAYS after its dispatch date, and a delivered event for its delivered date
- * received (carrier_events.received_at, logged by the API as it arrived) at most
- * PROMPT_DELIVERY_REPORT_DAYS after it occurred, so no one can back-date deliveries into the mature
- * history; delivered on or after its dispatch date, and in at most PLAUSIBLE_TRANSIT_FACTOR × the 99th percentile transit of the country's deliveries
- * from every other source (so an issuer cannot raise its own bound), never below
- * PLAUSIBLE_TRANSIT_FLOOR_DAYS; at most PLAUSIBLE_TRANSIT_CAP_DAYS where fewer than
- * MIN_COUNTRY_HISTORY deliveries say what normal is. A late or implausible delivery still completes
- * its dispatch and fires its webhooks; it only teaches the model nothing. Returns whether the row was added.
+ * PROMPT_REGISTRATION_DAYS after its dispatch date (else `late_registration`), and a delivered event
+ * for its delivered date received (carrier_events.received_at, logged by the API as it arrived) at
+ * most PROMPT_DELIVERY_REPORT_DAYS after it occurred (else `late_report`), so no one can back-date
+ * deliveries into the mature history; delivered on or after its dispatch date (else
+ * `delivered_before_dispatch`), and in at most PLAUSIBLE_TRANSIT_FACTOR × the 99th percentile
+ * transit of the country's deliveries from every other source (so an issuer cannot raise its own
+ * bound), never below PLAUSIBLE_TRANSIT_FLOOR_DAYS; at most PLAUSIBLE_TRANSIT_CAP_DAYS where fewer
+ * than MIN_COUNTRY_HISTORY deliveries say what normal is (else `implausible`). A late or implausible
+ * delivery still completes its dispatch, fires its webhooks and counts in the published accuracy
+ * (db/dispatch-changes.ts keeps its outcome with these reasons); it only teaches the model nothing.
+ *
+ * Returns whether this call added the row, and every reason the model does not learn from the
+ * delivery (none when it joined, now or on an earlier attempt: a retry finds the row and says so).
  */
-export async function recordServiceDelivery(pool: Pool, dispatchId: string, row: TransitRecord): Promise<boolean> {
+export async function judgeServiceDelivery(
+  pool: Pool,
+  dispatchId: string,
+  row: TransitRecord,
+): Promise<{ recorded: boolean; notLearned: NotLearnedReason[] }> {
   const code = normalisePostalCode(row.postalCode, row.countryCode);
-  const { rowCount } = await pool.query(
-    `INSERT INTO transit_history (postal_code, country_code, postal_prefix, dispatch_date, delivered_date, business_days, source, dispatch_id, issuer_id)
-     SELECT $1, $2, $3, $4::date, $5::date, $6, 'service', x.id, d.issuer_id
-       FROM (SELECT $7::uuid AS id) x
-       LEFT JOIN dispatches d ON d.id = x.id
-       CROSS JOIN LATERAL (
-         SELECT count(*) AS n, percentile_disc(0.99) WITHIN GROUP (ORDER BY business_days) AS p99
-           FROM (SELECT business_days FROM transit_history h
-                  WHERE h.country_code = $2 AND h.delivered_date >= current_date - ${LOOK_BACK_DAYS}
-                    AND (d.issuer_id IS NULL OR h.issuer_id IS DISTINCT FROM d.issuer_id)
-                  ORDER BY h.delivered_date DESC LIMIT ${NORM_SAMPLE}) latest
-       ) norm
-      WHERE $5::date >= $4::date
-        AND (d.id IS NULL OR (
-              d.created_at <= d.dispatch_date + ${PROMPT_REGISTRATION_DAYS} * interval '1 day'
-              AND EXISTS (SELECT 1 FROM carrier_events e
-                           WHERE e.dispatch_id = d.id AND e.status = 'delivered' AND (e.occurred_at AT TIME ZONE 'UTC')::date = $5::date
-                             AND e.received_at <= e.occurred_at + ${PROMPT_DELIVERY_REPORT_DAYS} * interval '1 day')))
-        AND $6 <= CASE WHEN norm.n >= ${MIN_COUNTRY_HISTORY} THEN greatest(${PLAUSIBLE_TRANSIT_FACTOR} * norm.p99, ${PLAUSIBLE_TRANSIT_FLOOR_DAYS})
-                       ELSE ${PLAUSIBLE_TRANSIT_CAP_DAYS} END
-     ON CONFLICT (dispatch_id) DO NOTHING`,
+  const { rows } = await pool.query<{ recorded: number; not_learned: NotLearnedReason[] }>(
+    `WITH dispatch AS (
+       SELECT x.id, d.issuer_id, d.created_at, d.dispatch_date
+         FROM (SELECT $7::uuid AS id) x LEFT JOIN dispatches d ON d.id = x.id
+     ), norm AS (
+       SELECT count(*) AS n, percentile_disc(0.99) WITHIN GROUP (ORDER BY business_days) AS p99
+         FROM (SELECT business_days FROM transit_history h, dispatch
+                WHERE h.country_code = $2 AND h.delivered_date >= current_date - ${LOOK_BACK_DAYS}
+                  AND (dispatch.issuer_id IS NULL OR h.issuer_id IS DISTINCT FROM dispatch.issuer_id)
+                ORDER BY h.delivered_date DESC LIMIT ${NORM_SAMPLE}) latest
+     ), judged AS (
+       SELECT d.id, d.issuer_id,
+              EXISTS (SELECT 1 FROM transit_history h WHERE h.dispatch_id = d.id) AS known,
+              array_remove(ARRAY[
+                CASE WHEN d.created_at > d.dispatch_date + ${PROMPT_REGISTRATION_DAYS} * interval '1 day' THEN 'late_registration' END,
+                CASE WHEN d.created_at IS NOT NULL AND NOT EXISTS (
+                       SELECT 1 FROM carrier_events e
+                        WHERE e.dispatch_id = d.id AND e.status = 'delivered' AND (e.occurred_at AT TIME ZONE 'UTC')::date = $5::date
+                          AND e.received_at <= e.occurred_at + ${PROMPT_DELIVERY_REPORT_DAYS} * interval '1 day') THEN 'late_report' END,
+                CASE WHEN $5::date < $4::date THEN 'delivered_before_dispatch' END,
+                CASE WHEN $6 > CASE WHEN norm.n >= ${MIN_COUNTRY_HISTORY} THEN greatest(${PLAUSIBLE_TRANSIT_FACTOR} * norm.p99, ${PLAUSIBLE_TRANSIT_FLOOR_DAYS})
+                                    ELSE ${PLAUSIBLE_TRANSIT_CAP_DAYS} END THEN 'implausible' END
+              ], NULL) AS reasons
+         FROM dispatch d, norm
+     ), inserted AS (
+       INSERT INTO transit_history (postal_code, country_code, postal_prefix, dispatch_date, delivered_date, business_days, source, dispatch_id, issuer_id)
+       SELECT $1, $2, $3, $4::date, $5::date, $6, 'service', j.id, j.issuer_id FROM judged j
+        WHERE NOT j.known AND cardinality(j.reasons) = 0
+       ON CONFLICT (dispatch_id) DO NOTHING
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM inserted)::int AS recorded,
+            CASE WHEN known THEN '{}'::text[] ELSE reasons END AS not_learned
+       FROM judged`,
     [code, row.countryCode, postalPrefixOf(code, row.countryCode), row.dispatchDate, row.deliveredDate, row.businessDays, dispatchId],
   );
-  return rowCount === 1;
+  return { recorded: rows[0].recorded === 1, notLearned: rows[0].not_learned };
+}
+
+/** judgeServiceDelivery, saying only whether the row was added. */
+export async function recordServiceDelivery(pool: Pool, dispatchId: string, row: TransitRecord): Promise<boolean> {
+  return (await judgeServiceDelivery(pool, dispatchId, row)).recorded;
 }

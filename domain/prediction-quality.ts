@@ -5,7 +5,7 @@
 // carrier-network simulator (bench/prediction-quality), so both report the same figures.
 import { businessDaysBetween, isBusinessDay } from './calendar.js';
 import { TARGET_COVERAGE } from './prediction-levels.js';
-import type { ConfidenceLevel } from './vocabulary.js';
+import { NOT_LEARNED_REASONS, type ConfidenceLevel, type NotLearnedReason } from './vocabulary.js';
 
 /** One dispatch: the window predicted when it was registered and the day it was delivered. */
 export interface PredictionOutcome {
@@ -13,6 +13,32 @@ export interface PredictionOutcome {
   confidence: ConfidenceLevel;
   window: { min: string; max: string };
   deliveredDate: string;
+}
+
+/**
+ * A delivered dispatch as the published accuracy keeps it (docs/prediction-quality.md): its outcome,
+ * and whether the model learned from the delivery and, if not, why.
+ */
+export interface ReportedOutcome extends PredictionOutcome {
+  learned: boolean;
+  notLearned: readonly NotLearnedReason[];
+}
+
+/** How many of the report's deliveries the model did not learn from, and for each reason how many have it. */
+export interface NotLearnedSummary {
+  dispatches: number;
+  reasons: Record<NotLearnedReason, number>;
+}
+
+export function notLearnedSummary(outcomes: readonly ReportedOutcome[]): NotLearnedSummary {
+  const reasons = Object.fromEntries(NOT_LEARNED_REASONS.map((reason) => [reason, 0])) as Record<NotLearnedReason, number>;
+  let dispatches = 0;
+  for (const outcome of outcomes) {
+    if (outcome.learned) continue;
+    dispatches += 1;
+    for (const reason of outcome.notLearned) reasons[reason] += 1;
+  }
+  return { dispatches, reasons };
 }
 
 export interface QualitySummary {

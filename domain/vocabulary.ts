@@ -60,3 +60,14 @@ export type WebhookEventType = z.infer<typeof webhookEventType>;
 /** The events about a card, whose `data` is its status record. */
 export const cardEventType = webhookEventType.exclude(['webhook_endpoint.disabled']);
 export type CardEventType = z.infer<typeof cardEventType>;
+
+/**
+ * Why the prediction model did not learn from a live delivery (docs/predictions.md "History and its
+ * bounds"; db/transit-history.ts): registered more than 3 days after its dispatch date, its delivered
+ * event received more than 3 days after it occurred, delivered before its dispatch date, or a
+ * transit beyond the country's plausible bound. A delivery may have several. The published accuracy
+ * counts these deliveries all the same (docs/prediction-quality.md "What the model did not learn from").
+ */
+export const NOT_LEARNED_REASONS = ['late_registration', 'late_report', 'delivered_before_dispatch', 'implausible'] as const;
+export const notLearnedReason = z.enum(NOT_LEARNED_REASONS);
+export type NotLearnedReason = z.infer<typeof notLearnedReason>;

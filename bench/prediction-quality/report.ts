@@ -4,7 +4,8 @@
 // sparse slow prefix), the foundation's fixed table on the same cards for comparison, each level's
 // median width beside the oracle's (the narrowest window holding the level's target under each
 // card's true distribution, oracle.ts), and the check that `predictions quality` reports on the
-// delivered sample what the simulator computes for it.
+// delivered sample what the simulator computes for it, every delivery counted, and how many of them
+// the model did not learn from and why, as the run counted them itself.
 import { median, qualityByConfidence, summariseOutcomes, targetVerdict, type ConfidenceQuality, type PredictionOutcome, type QualitySummary } from '../../domain/prediction-quality.js'; // prettier-ignore
 import { businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
 import { TARGET_COVERAGE } from '../../domain/prediction-levels.js';
@@ -52,8 +53,19 @@ export interface Result {
   byArea: GroupRow[];
   /** The foundation's per-country table (domain/prediction.ts) on the same cards. */
   foundation: QualitySummary;
-  /** `predictions quality` on the delivered sample, beside the simulator's figures for it. */
-  check: { sample: number; cli: unknown[]; simulator: unknown[] };
+  /**
+   * `predictions quality` on the delivered sample, beside the simulator's figures for it: per level,
+   * the deliveries counted, and those the model did not learn from (`implausible` is reported, not
+   * checked: the run does not recompute the country's bound).
+   */
+  check: {
+    sample: number;
+    cli: unknown[];
+    simulator: unknown[];
+    dispatches: number;
+    notLearned: Record<string, number>;
+    expectedNotLearned: Record<string, number>;
+  };
   cliMatches: boolean;
   environment: Record<string, string | number>;
 }
@@ -67,6 +79,13 @@ const asCliRow = (r: ConfidenceQuality) => ({
   median_window_days: r.medianWindowDays,
 });
 
+/** `predictions quality --json` (docs/prediction-quality.md "Quality"). */
+export interface CliReport {
+  data: Array<Record<string, unknown>>;
+  dispatches: number;
+  not_learned: Record<string, number>;
+}
+
 export function buildResult(input: {
   date: string;
   settings: Settings;
@@ -74,7 +93,9 @@ export function buildResult(input: {
   historyTransit: ReadonlyMap<string, readonly number[]>;
   foundation: PredictionOutcome[];
   sample: PredictionOutcome[];
-  cli: Array<Record<string, unknown>>;
+  cli: CliReport;
+  /** What the run knows of its sample: every one registered late, and those reported late. */
+  expectedNotLearned: Record<string, number>;
   oracle: Oracle;
   environment: Record<string, string | number>;
 }): Result {
@@ -93,7 +114,7 @@ export function buildResult(input: {
       medianTransit: medianTransit(input.date, members, input.historyTransit),
     }));
   const simulator = qualityByConfidence(input.sample).map(asCliRow);
-  const cli = input.cli.map((row) => ({
+  const cli = input.cli.data.map((row) => ({
     confidence_level: row.confidence_level,
     dispatches: row.dispatches,
     inside: row.inside,
@@ -125,8 +146,18 @@ export function buildResult(input: {
     overall: summariseOutcomes(outcomes),
     byArea,
     foundation: summariseOutcomes(input.foundation),
-    check: { sample: input.sample.length, cli, simulator },
-    cliMatches: JSON.stringify(cli) === JSON.stringify(simulator),
+    check: {
+      sample: input.sample.length,
+      cli,
+      simulator,
+      dispatches: input.cli.dispatches,
+      notLearned: input.cli.not_learned,
+      expectedNotLearned: input.expectedNotLearned,
+    },
+    cliMatches:
+      JSON.stringify(cli) === JSON.stringify(simulator) &&
+      input.cli.dispatches === input.sample.length &&
+      Object.entries(input.expectedNotLearned).every(([reason, n]) => input.cli.not_learned[reason] === n),
     environment: input.environment,
   };
 }
@@ -205,7 +236,15 @@ export function toMarkdown(r: Result): string {
     '',
     '## Check',
     '',
-    `\`predictions quality\` on ${r.check.sample} dispatches delivered through carrier events (to the areas of a sample of the held-out cards, dispatched 45 days ago so that their deliveries lie in the past) ${r.cliMatches ? 'reports exactly' : '**differs from**'} the simulator's figures for them (dispatches, inside, early, late and median width per level).`,
+    `\`predictions quality\` on ${r.check.sample} dispatches delivered through carrier events (to the areas of a sample of the held-out cards, dispatched 45 days ago so that their deliveries lie in the past) ${r.cliMatches ? 'reports exactly' : '**differs from**'} the simulator's figures for them (dispatches, inside, early, late and median width per level) and the run's own count of those the model did not learn from.`,
+    '',
+    markdownTable(
+      ['', 'delivered', 'not learned from', 'late registration', 'late report', 'delivered before dispatch', 'implausible'],
+      [
+        ['predictions quality', r.check.dispatches, ...['dispatches', 'late_registration', 'late_report', 'delivered_before_dispatch', 'implausible'].map((k) => r.check.notLearned[k])], // prettier-ignore
+        ['the run', r.check.sample, ...['dispatches', 'late_registration', 'late_report', 'delivered_before_dispatch', 'implausible'].map((k) => r.check.expectedNotLearned[k] ?? 'not counted')], // prettier-ignore
+      ].map((row) => row.map(String)),
+    ),
     '',
     '## Settings and environment',
     '',

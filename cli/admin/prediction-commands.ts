@@ -1,14 +1,16 @@
 // `predictions quality [--since DATE] [--issuer ID]`: how good the service's own predictions turned
-// out (docs/prediction-quality.md "Quality"). For every live dispatch the service saw delivered, the window it
-// predicted at registration (the prediction log's version 1) against the actual delivery date, per
-// confidence level: how many, the share delivered inside the window (coverage, with its 95 %
-// interval) beside the level's target (High 97 %, Medium 92 %, Low 85 %) and whether it is met,
-// and the median window width in business days of the
-// destination country. The figures are domain/prediction-quality.ts's, as in the simulator's report.
+// out (docs/prediction-quality.md "Quality"). For every live dispatch the service saw delivered,
+// whenever it was registered or reported, the window it predicted at registration against the actual
+// delivery date, per confidence level: how many, the share delivered inside the window (coverage,
+// with its 95 % interval) beside the level's target (High 97 %, Medium 92 %, Low 85 %) and whether
+// it is met, and the median window width in business days of the destination country; then how
+// many of those deliveries the model did not learn from, and why. The figures are
+// domain/prediction-quality.ts's, as in the simulator's report.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadRegistrationOutcomes } from '../../db/predictions.js';
-import { qualityByConfidence, targetVerdict, type ConfidenceQuality } from '../../domain/prediction-quality.js';
+import { notLearnedSummary, qualityByConfidence, targetVerdict, type ConfidenceQuality, type NotLearnedSummary } from '../../domain/prediction-quality.js'; // prettier-ignore
+import { NOT_LEARNED_REASONS } from '../../domain/vocabulary.js';
 import { isoDate } from '../../domain/field-schemas.js';
 import { output, parseOptions, table, withDatabase } from './context.js';
 
@@ -40,7 +42,20 @@ function toJson(row: ConfidenceQuality) {
   };
 }
 
-function describe(rows: ConfidenceQuality[], total: number, since: string | undefined): string {
+/** The deliveries the model did not learn from, and per reason how many have it (a delivery may have several). */
+function notLearnedJson(summary: NotLearnedSummary) {
+  return { dispatches: summary.dispatches, ...summary.reasons };
+}
+
+function describeNotLearned(summary: NotLearnedSummary, total: number): string {
+  if (summary.dispatches === 0) return `The model learned from all ${total}.`;
+  const reasons = NOT_LEARNED_REASONS.filter((reason) => summary.reasons[reason] > 0).map(
+    (reason) => `${reason.replaceAll('_', ' ')} ${summary.reasons[reason]}`,
+  );
+  return `Counted all the same, ${summary.dispatches} of them taught the model nothing (${reasons.join(', ')}).`;
+}
+
+function describe(rows: ConfidenceQuality[], total: number, since: string | undefined, notLearned: NotLearnedSummary): string {
   return [
     `Window predicted at registration vs actual delivery, ${total} delivered dispatches${since ? ` dispatched since ${since}` : ''}:`,
     table(
@@ -59,6 +74,7 @@ function describe(rows: ConfidenceQuality[], total: number, since: string | unde
       ]),
     ),
     'Width: business days of the destination country in the window, both ends counted.',
+    describeNotLearned(notLearned, total),
   ].join('\n');
 }
 
@@ -74,10 +90,11 @@ export function registerPredictionCommands(program: Command): void {
       const o = parseOptions(qualityOptions, raw);
       const outcomes = await withDatabase((db) => loadRegistrationOutcomes(db, { since: o.since, issuerId: o.issuer }));
       const rows = outcomes.length === 0 ? [] : qualityByConfidence(outcomes);
-      output(command, { data: rows.map(toJson) }, () =>
+      const notLearned = notLearnedSummary(outcomes);
+      output(command, { data: rows.map(toJson), dispatches: outcomes.length, not_learned: notLearnedJson(notLearned) }, () =>
         rows.length === 0
           ? `No delivered dispatches with a prediction logged at registration${o.since ? ` dispatched since ${o.since}` : ''}${o.issuer ? ` for ${o.issuer}` : ''}: nothing to compare yet.`
-          : describe(rows, outcomes.length, o.since),
+          : describe(rows, outcomes.length, o.since, notLearned),
       );
     });
 }

@@ -1,11 +1,13 @@
 // Prediction quality: how the windows predicted at registration for the signed-in issuer's live
 // dispatches compared with their actual delivery, per confidence level, each level's target
-// (High 97 %, Medium 92 %, Low 85 %) beside its measured coverage and 95 % interval. The figures
-// are the operator CLI's `predictions quality --issuer` (db/predictions.ts, domain/prediction-quality.ts;
+// (High 97 %, Medium 92 %, Low 85 %) beside its measured coverage and 95 % interval, and how many
+// of those deliveries the model did not learn from, and why. The figures are the operator CLI's
+// `predictions quality --issuer` (db/predictions.ts, domain/prediction-quality.ts;
 // docs/prediction-quality.md "Quality"), always scoped by the tenant's issuer id.
 import type Router from '@koa/router';
 import { loadRegistrationOutcomes } from '../../db/predictions.js';
-import { qualityByConfidence, targetVerdict } from '../../domain/prediction-quality.js';
+import { notLearnedSummary, qualityByConfidence, targetVerdict } from '../../domain/prediction-quality.js';
+import { NOT_LEARNED_REASONS, type NotLearnedReason } from '../../domain/vocabulary.js';
 import { hitRateChart } from '../charts.js';
 import type { DashboardDeps } from '../deps.js';
 import { renderPage } from '../render.js';
@@ -13,6 +15,13 @@ import { tenantRoute } from '../tenancy.js';
 
 const percent = (value: number | null) => (value === null ? '—' : `${(value * 100).toFixed(1)} %`);
 const VERDICTS = { met: 'Met', within_noise: 'Within noise', missed: 'Missed' } as const;
+/** The rules of docs/predictions.md "History and its bounds", as an issuer reads them. */
+const NOT_LEARNED: Record<NotLearnedReason, string> = {
+  late_registration: 'registered more than 3 days after dispatch',
+  late_report: 'delivery reported more than 3 days after it happened',
+  delivered_before_dispatch: 'delivered before its dispatch date',
+  implausible: 'implausibly slow for its country',
+};
 
 export function predictionQualityRoutes(router: Router, { pool }: DashboardDeps): void {
   router.get(
@@ -44,7 +53,19 @@ export function predictionQualityRoutes(router: Router, { pool }: DashboardDeps)
           width: row.medianWindowDays === null ? '—' : String(row.medianWindowDays),
         };
       });
-      renderPage(ctx, 'prediction-quality', { title: 'Prediction quality', total: outcomes.length, rows, chart });
+      const notLearned = notLearnedSummary(outcomes);
+      const reasons = NOT_LEARNED_REASONS.filter((reason) => notLearned.reasons[reason] > 0).map((reason) => ({
+        label: NOT_LEARNED[reason],
+        count: notLearned.reasons[reason],
+      }));
+      renderPage(ctx, 'prediction-quality', {
+        title: 'Prediction quality',
+        total: outcomes.length,
+        rows,
+        chart,
+        notLearned: notLearned.dispatches,
+        reasons,
+      });
     }),
   );
 }

@@ -1,39 +1,49 @@
 // Dashboard → Prediction quality in a real browser against the real service with its worker:
-// dispatches registered through the API, their deliveries recorded, and the page showing, per
+// dispatches registered through the API and delivered by carrier events, and the page showing, per
 // confidence level, the level's target (High 97 %, Medium 92 %, Low 85 %) beside the measured
-// coverage and its 95 % interval, for the signed-in issuer's dispatches only; axe passes.
+// coverage and its 95 % interval, for the signed-in issuer's dispatches only, then how many of them
+// the model did not learn from and why; axe passes. The worker predicts as of 30 days ago
+// (test/support/earlier-predictions-worker.ts), so the registration windows lie in the past and a
+// carrier event can land inside or after them (as test/e2e/predictions-quality.test.ts does).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { bearer, request } from '../api/http.js';
+import { startEarlierPredictionsWorker } from '../support/earlier-predictions-worker.js';
 import { expectAccessible, saveScreenshot, signIn, startBrowserHarness, type BrowserHarness, type DashboardUser } from './support.js';
 
 let h: BrowserHarness;
+let worker: { stop(): Promise<void> };
 let user: DashboardUser;
 let page: Page;
 
-/** Registers a live dispatch to Bratislava (Slovakia: no history, so the default table's Low window). */
-async function register(key: string): Promise<{ id: string; window: { min: string; max: string } }> {
+const PREDICTED_DAYS_AGO = 30;
+const DAY_MS = 86_400_000;
+const predictedOn = () => new Date(Date.now() - PREDICTED_DAYS_AGO * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * Registers a live dispatch to Bratislava (Slovakia: no history, so the default table's Low window),
+ * dispatched on the day the worker predicts on.
+ */
+async function register(key: string): Promise<{ id: string; key: string; window: { min: string; max: string } }> {
   const id = randomUUID();
-  const res = await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body: { id, destination: { postal_code: '811 01', country_code: 'SK' } } }); // prettier-ignore
+  const body = { id, destination: { postal_code: '811 01', country_code: 'SK' }, dispatch_date: `${predictedOn()}T08:00:00Z` };
+  const res = await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body });
   if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${res.text}`);
   const prediction = res.body.prediction as { delivery_window: { min: string; max: string }; confidence_level: string };
   expect(prediction.confidence_level).toBe('Low');
-  return { id, window: prediction.delivery_window };
+  return { id, key, window: prediction.delivery_window };
 }
 
-/**
- * The delivery on `date` as the service records its own (source `service`): the windows lie in the
- * future and a carrier event may not be dated ahead of now, so it is written where the report reads
- * it (as test/e2e/predictions-quality.test.ts does).
- */
-async function recordDeliveredOn(id: string, date: string): Promise<void> {
-  const { rowCount } = await h.pool.query(
-    `INSERT INTO transit_history (postal_code, country_code, postal_prefix, dispatch_date, delivered_date, business_days, source, dispatch_id, issuer_id)
-     SELECT postal_code, country_code, left(postal_code, 2), dispatch_date::date, $2::date, 2, 'service', id, issuer_id FROM dispatches WHERE id = $1`,
-    [id, date],
-  );
-  expect(rowCount).toBe(1);
+/** Delivers the dispatch through a carrier event at noon UTC of `date` and waits for its projection. */
+async function deliverOn(dispatch: { id: string; key: string }, date: string): Promise<void> {
+  const res = await request(h.baseUrl, `/v1/dispatches/${dispatch.id}/events`, { headers: bearer(dispatch.key), body: { status: 'delivered', occurred_at: `${date}T12:00:00Z` } }); // prettier-ignore
+  expect(res.status).toBe(202);
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    const { rows } = await h.pool.query<{ status: string }>('SELECT status FROM dispatches WHERE id = $1', [dispatch.id]);
+    if (rows[0]?.status === 'delivered') return;
+  }
+  throw new Error(`dispatch ${dispatch.id} was not delivered`);
 }
 
 const dayAfter = (date: string) => new Date(Date.parse(date) + 86_400_000).toISOString().slice(0, 10);
@@ -46,22 +56,24 @@ async function rowOf(level: string): Promise<Record<string, string>> {
 }
 
 beforeAll(async () => {
-  h = await startBrowserHarness({ worker: true });
+  h = await startBrowserHarness({ worker: false });
+  worker = await startEarlierPredictionsWorker(h, PREDICTED_DAYS_AGO);
   user = await h.createUser({ issuerName: 'Quality Card Bank' });
   const key = (await h.createKey(user.issuerId)).key;
   // Two inside the window (its first and last day), one a day late: 2 of 3.
   const [first, second, third] = [await register(key), await register(key), await register(key)];
-  await recordDeliveredOn(first.id, first.window.min);
-  await recordDeliveredOn(second.id, second.window.max);
-  await recordDeliveredOn(third.id, dayAfter(third.window.max));
+  await deliverOn(first, first.window.min);
+  await deliverOn(second, second.window.max);
+  await deliverOn(third, dayAfter(third.window.max));
   // Another issuer's delivery, late: never counted on this issuer's page.
   const other = await register((await h.createKey(await h.createIssuer('Other Bank'))).key);
-  await recordDeliveredOn(other.id, dayAfter(other.window.max));
+  await deliverOn(other, dayAfter(other.window.max));
   page = await h.newPage();
   await signIn(page, user);
 }, 120_000);
 
 afterAll(async () => {
+  await worker?.stop();
   await h?.stop();
 });
 
@@ -97,6 +109,18 @@ describe('prediction quality page', () => {
     expect(await chart.locator('desc').textContent()).toBe('Low: 66.7 % inside, target 85 %.');
     expect(await chart.locator('line[data-target="0.85"]').count()).toBe(1);
     await expectAccessible(page);
+  });
+
+  it('says how many of the issuer’s deliveries the model did not learn from, and why', async () => {
+    await page.goto('/dashboard/prediction-quality');
+    // Registered 30 days after dispatch, and each delivery (weeks ago) reported only now.
+    expect(await page.locator('#not-learned').textContent()).toMatch(/^3 of the 3 deliveries taught the model nothing/);
+    expect(
+      await page
+        .getByRole('list', { name: /taught the model nothing/ })
+        .locator('li')
+        .allTextContents(),
+    ).toEqual(['registered more than 3 days after dispatch: 3', 'delivery reported more than 3 days after it happened: 3']);
   });
 
   it('is reached from the navigation and passes axe', async () => {

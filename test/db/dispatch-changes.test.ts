@@ -2,7 +2,8 @@
 // Postgres: idempotent on (dispatch, version), so a write interrupted at any point and retried with
 // the same input (the workflow decided it) leaves exactly the webhook events and deliveries of one
 // uninterrupted write, and returns the same deliveries to start (fast-check over sequences of
-// changes and interruptions); and a late write of an older version changes nothing.
+// changes and interruptions); and a late write of an older version changes nothing. The version that
+// delivers a dispatch keeps its outcome for the published accuracy once, in a row naming no dispatch.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
@@ -179,6 +180,62 @@ describe('a dispatch change written in one transaction', () => {
     const again = await writeDispatchChange(pool, changeOf(id, 1, { events: ['status.updated'], effects: [], interruption: 'none', effectsOnly: false }), DRIVER); // prettier-ignore
     expect(again.handed).toEqual([]);
     expect(again.deliveries).toEqual(result.deliveries);
+  });
+
+  it('keeps a delivered dispatch’s outcome once, with the window logged at its registration, however the delivering write is interrupted and retried', async () => {
+    for (const interruption of ['none', 'before', 'inside', 'after'] as const) {
+      const owner = await insertIssuer(pool);
+      const id = randomUUID();
+      const quiet = { events: [], effects: [], interruption: 'none' as const, effectsOnly: false };
+      const of = (change: DispatchChange): DispatchChange => ({ ...change, dispatch: { ...change.dispatch, issuerId: owner } });
+      await writeDispatchChange(pool, of(changeOf(id, 1, quiet)), DRIVER);
+      const delivered = (version: number): DispatchChange => {
+        const change = of(changeOf(id, version, quiet));
+        return {
+          ...change,
+          projection: {
+            ...change.projection!,
+            status: 'delivered',
+            windowMin: '2026-11-28',
+            windowMax: '2026-11-28',
+            confidenceLevel: 'High',
+          },
+          outcome: { deliveredDate: '2026-11-28', learned: false, notLearned: ['late_report', 'implausible'] },
+        };
+      };
+      await write(delivered(2), interruption);
+      // A later version that is still delivered keeps no second outcome.
+      await writeDispatchChange(pool, delivered(3), DRIVER);
+      const { rows } = await pool.query(
+        `SELECT mode, country_code, dispatch_date, confidence_level, window_min, window_max, delivered_date, learned, not_learned_reasons
+           FROM prediction_outcomes WHERE issuer_id = $1`,
+        [owner],
+      );
+      expect({ interruption, rows }).toEqual({
+        interruption,
+        rows: [
+          {
+            mode: 'live',
+            country_code: 'FR',
+            dispatch_date: '2026-11-20',
+            confidence_level: 'Medium',
+            window_min: '2026-11-25',
+            window_max: '2026-11-27',
+            delivered_date: '2026-11-28',
+            learned: false,
+            not_learned_reasons: ['late_report', 'implausible'],
+          },
+        ],
+      });
+    }
+  });
+
+  it('keeps outcomes that name no dispatch: no column of prediction_outcomes holds a uuid or references another table', async () => {
+    const uuids = await pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'prediction_outcomes' AND data_type = 'uuid'`); // prettier-ignore
+    const references = await pool.query(
+      `SELECT conname FROM pg_constraint WHERE conrelid = 'prediction_outcomes'::regclass AND contype = 'f'`,
+    );
+    expect([uuids.rows, references.rows]).toEqual([[], []]);
   });
 
   it('changes no row for a late write of an older version', async () => {

@@ -3,6 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   median,
+  notLearnedSummary,
   qualityByConfidence,
   summariseOutcomes,
   targetVerdict,
@@ -127,5 +128,24 @@ describe('wilsonInterval', () => {
     expect(none[0]).toBeCloseTo(0, 12);
     expect(none[0]).toBeGreaterThanOrEqual(0);
     expect(wilsonInterval(0, 0)).toBeNull();
+  });
+});
+
+describe('notLearnedSummary', () => {
+  it('counts the deliveries the model did not learn from once each, and each of their reasons', () => {
+    const learned = { ...outcome('2026-11-25'), learned: true, notLearned: [] };
+    const late = { ...outcome('2026-11-25'), learned: false, notLearned: ['late_registration', 'late_report'] as const };
+    const slow = { ...outcome('2026-12-10'), learned: false, notLearned: ['late_registration', 'implausible'] as const };
+    expect(notLearnedSummary([learned, late, slow])).toEqual({
+      dispatches: 2,
+      reasons: { late_registration: 2, late_report: 1, delivered_before_dispatch: 0, implausible: 1 },
+    });
+  });
+
+  it('names every reason with 0 when the model learned from every delivery', () => {
+    expect(notLearnedSummary([])).toEqual({
+      dispatches: 0,
+      reasons: { late_registration: 0, late_report: 0, delivered_before_dispatch: 0, implausible: 0 },
+    });
   });
 });
