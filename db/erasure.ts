@@ -1,6 +1,6 @@
 // Tables: every table that names a dispatch (ERASED_TABLES), transit_history (its dispatch_id set to
 // NULL) and erasures (the tombstone, inserted when none was requested). The removal of dispatches'
-// rows (docs/privacy.md "Erasure", DESIGN §11 "What erasure removes"): all of a batch's rows leave in
+// rows (docs/http-contract.md "Erasure"): all of a batch's rows leave in
 // one transaction, so no dispatch is ever half-erased, and only the tombstone stays. Temporal's runs
 // are temporal/erasure.ts's part, removed before these rows (so no run writes the projection again).
 // test/db/erasure-catalogue.test.ts reads the database's catalogue and fails when a column holding a
@@ -101,8 +101,8 @@ async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<nu
 
 /**
  * Per table, how many rows still name the dispatch (after an erasure, every count is 0). Deliveries,
- * attempts and gate rows are found through their webhook events and tracking links. `temporal_runs`
- * is the caller's to add (temporal/erasure.ts countDispatchRuns).
+ * attempts and gate rows are found through their webhook events and tracking links. The count of
+ * Temporal runs is the caller's to add (temporal/erasure.ts countDispatchRuns).
  */
 export async function dispatchFootprint(pool: Pool, dispatchId: string): Promise<Record<FootprintTable, number>> {
   const { rows } = await pool.query<Record<FootprintTable, number>>(

@@ -2,7 +2,7 @@
 // events no dispatch names with their deliveries and attempts), tracking_feeds (when that table
 // exists), dashboard_users (and their tokens and sessions), tracking_page_branding, idempotency_keys,
 // rate_limit_windows (the issuer's keys' windows). What `issuer erase` removes once every dispatch of
-// the issuer is erased (docs/privacy.md "An issuer that leaves"): everything else the issuer
+// the issuer is erased (docs/admin-cli.md "Erasure"): everything else the issuer
 // configured, in one transaction. The issuer row itself stays (its name only), because tombstones
 // and the shared transit history (db/transit-history.ts) refer to it.
 import type { Pool } from './pool.js';

@@ -54,7 +54,7 @@ export type IngestOutcome =
   | { outcome: 'out_of_bounds'; problem: string }
   /** The workflow was terminated or failed undelivered: the event is kept and changes nothing. */
   | { outcome: 'closed'; message: string; dedupeKey: string }
-  /** The dispatch was erased (docs/privacy.md "Erasure"): nothing was recorded. */
+  /** The dispatch was erased (docs/http-contract.md "Erasure"): nothing was recorded. */
   | { outcome: 'erased'; message: string };
 
 /** Dispatches whose facts an API process keeps: they never change once registered, so never go stale. */

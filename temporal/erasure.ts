@@ -1,4 +1,4 @@
-// Erasure on Temporal's side (docs/privacy.md "Erasure", DESIGN §11 "What erasure removes"): a
+// Erasure on Temporal's side (docs/http-contract.md "Erasure"): a
 // dispatch's workflow id may have several runs (continue-as-new, restarts after a rest in exception),
 // and every one holds the registration in its input and the carrier events in its signals. Each run
 // is found by a visibility query on the workflow id, terminated if open, and deleted

@@ -1,4 +1,4 @@
-// Erasure on request (docs/privacy.md "Erasure", docs/http-contract.md "Erasure"): DELETE
+// Erasure on request (docs/http-contract.md "Erasure"): DELETE
 // /v1/dispatches/{id} answers as the status endpoint does for 400/401/403/404, then 202 with the
 // erasure, the same one when asked again; GET /v1/erasures/{id} for the issuer that asked only. A
 // dispatch with a long life (carrier events, webhook deliveries with retries, a tracking link with its
@@ -246,7 +246,7 @@ describe('the erasure of a dispatch with a long life', () => {
     expect(cli.code).toBe(0);
     const footprint = JSON.parse(cli.stdout);
     expect(footprint.total).toBe(0);
-    expect(footprint.temporal_runs).toBe(0);
+    expect(footprint.workflow_runs).toBe(0);
     expect(Object.values(footprint.tables).every((n) => n === 0)).toBe(true);
     expect(Object.keys(footprint.tables)).toEqual(expect.arrayContaining(['dispatches', 'carrier_events', 'webhook_events', 'tracking_links', 'idempotency_keys'])); // prettier-ignore
     // Deliveries and attempts name only their event: none is left for A's events.

@@ -261,7 +261,7 @@ describe('events for a dispatch whose workflow closed without delivery (docs/sta
   });
 });
 
-describe('events for a dispatch resting in exception whose closed run Temporal has deleted (docs/privacy.md "Late events")', () => {
+describe('events for a dispatch resting in exception whose closed run Temporal has deleted (docs/states.md "Closed dispatches")', () => {
   let id: string;
 
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-// Erasure covers every table that names a dispatch (docs/privacy.md "Proof"): the database's own
+// Erasure covers every table that names a dispatch (docs/http-contract.md "Erasure"): the database's own
 // catalogue (information_schema, pg_constraint) is read for every column that holds a dispatch id
 // (by name: `…dispatch_id`) and every foreign key into a table that erasure empties (dispatches,
 // tracking_links, …), and each table found must be one that db/erasure.ts erases, unlinks or keeps
