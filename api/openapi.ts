@@ -21,6 +21,7 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from './
 import { webhookRequests } from './openapi-webhook-requests.js';
 import { webhookPaths } from './openapi-webhooks.js';
 import { trackingPaths } from './openapi-tracking.js';
+import { erasurePaths } from './openapi-erasures.js';
 import { BODY_LIMIT } from './middleware/json-body.js';
 import { BATCH_BODY_LIMIT } from './routes/batch.js';
 import { MAX_STATUS_AGE_SECONDS } from './status-read.js';
@@ -105,7 +106,9 @@ const getStatus: ZodOpenApiOperationObject = {
     '304': { description: '`If-None-Match` names the current tag (or is `*`): the record is unchanged; no body', headers: cachingHeaders },
     '400': error('`id` is not a UUID v4, or `locale` is not a BCP 47 tag (`bad_request`)'),
     '403': error('the dispatch belongs to another issuer, or the key lacks `status:read` (`forbidden`)'),
-    '404': error('no dispatch with this id for this key (`not_found`); a new dispatch may take up to 60 s to appear'),
+    '404': error(
+      'no dispatch with this id for this key (`not_found`); a new dispatch may take up to 60 s to appear; an erased one says when it was erased',
+    ),
     ...commonErrors,
   },
 };
@@ -136,7 +139,7 @@ const register: ZodOpenApiOperationObject = {
         'the message names the field (`bad_request`)',
     ),
     '403': error('the key lacks `dispatches:write` (`forbidden`)'),
-    '409': error(`the id was registered with a different body, or by another issuer; or ${idempotencyConflict}`),
+    '409': error(`the id was registered with a different body, or by another issuer, or was erased; or ${idempotencyConflict}`),
     '503': error('the workflow service is unreachable (`service_unavailable`)'),
     ...commonErrors,
   },
@@ -228,6 +231,10 @@ export function openApiJson(): string {
           bodyErrors: () => bodyErrors(),
           rateLimitHeaders,
         }),
+        ...erasurePaths(
+          { json, error: (description) => error(description), commonErrors, bodyErrors: () => bodyErrors(), rateLimitHeaders },
+          dispatchId,
+        ),
       },
       webhooks: webhookRequests(),
     }),

@@ -1,4 +1,4 @@
-// Tables: carrier_events (reads dispatches only for the dispatch date).
+// Tables: carrier_events (reads dispatches only for the dispatch date, erasures for a tombstone).
 // The carrier event log, written by the API as each event arrives (before the workflow is
 // signalled), so that no accepted event is lost and duplicates are recognised at the door; read
 // back, with what the workflow did with each, by the dashboard's dispatch page and by
@@ -16,23 +16,29 @@ export interface VocabularyStatus {
 }
 
 /**
- * Records the event; returns false when an event with the same dedupe key was already recorded.
- * The service's own events (the prediction refresh's `overdue`) are logged here too. `status` and
+ * Records the event: `inserted`, `duplicate` when an event with the same dedupe key was already
+ * recorded, or `erased` when the dispatch has a tombstone (its erasure requested or done): then
+ * nothing is recorded, whatever facts an API process still holds (ingest/carrier-events.ts). The
+ * service's own events (the prediction refresh's `overdue`) are logged here too. `status` and
  * `reason` are the service's (what the workflow acts on); `original` keeps a carrier vocabulary's
  * status as it was sent.
  */
-export async function insertCarrierEvent(
+export async function recordCarrierEvent(
   pool: Pool,
   dispatchId: string,
   dedupeKey: string,
   event: Omit<CarrierEventBody, 'reason'> & { reason?: ExceptionReason },
   original?: VocabularyStatus,
-): Promise<boolean> {
-  const { rowCount } = await pool.query({
-    name: 'carrier-event-insert-v2',
-    text: `INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-           ON CONFLICT (dispatch_id, dedupe_key) DO NOTHING`,
+): Promise<'inserted' | 'duplicate' | 'erased'> {
+  const { rows } = await pool.query<{ erased: boolean; inserted: boolean }>({
+    name: 'carrier-event-insert-v3',
+    text: `WITH erased AS (SELECT 1 FROM erasures WHERE dispatch_id = $1::uuid),
+                inserted AS (
+                  INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status)
+                  SELECT $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9 WHERE NOT EXISTS (SELECT 1 FROM erased)
+                  ON CONFLICT (dispatch_id, dedupe_key) DO NOTHING
+                  RETURNING 1)
+           SELECT EXISTS (SELECT 1 FROM erased) AS erased, EXISTS (SELECT 1 FROM inserted) AS inserted`,
     values: [
       dispatchId,
       dedupeKey,
@@ -45,7 +51,12 @@ export async function insertCarrierEvent(
       original?.status ?? null,
     ],
   });
-  return rowCount === 1;
+  return rows[0]!.erased ? 'erased' : rows[0]!.inserted ? 'inserted' : 'duplicate';
+}
+
+/** `recordCarrierEvent`, true when the event was recorded now. */
+export async function insertCarrierEvent(...args: Parameters<typeof recordCarrierEvent>): Promise<boolean> {
+  return (await recordCarrierEvent(...args)) === 'inserted';
 }
 
 /**

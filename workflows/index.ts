@@ -1,4 +1,5 @@
 // Entry point of the workflow bundle: every workflow the worker runs.
 export { dispatchWorkflow } from './dispatch.js';
+export { erasureWorkflow } from './erasure.js';
 export { predictionRefreshWorkflow } from './prediction-refresh.js';
 export { reconcileDeliveriesWorkflow, redeliveryWorkflow } from './redelivery.js';

@@ -1,0 +1,92 @@
+// Erasure on Temporal's side (docs/http-contract.md "Erasure"): a
+// dispatch's workflow id may have several runs (continue-as-new, restarts after a rest in exception),
+// and every one holds the registration in its input and the carrier events in its signals. Each run
+// is found by a visibility query on the workflow id and deleted (DeleteWorkflowExecution per run,
+// which terminates an open run first). Deletion is asynchronous in Temporal: deleteDispatchRuns waits
+// until no run is left in Temporal's store, so a count taken after an erasure reads 0.
+import { isGrpcServiceError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { TEMPORAL_DEADLINE_MS } from './client.js';
+
+const GRPC_NOT_FOUND = 5;
+/** How long a deletion may take before the erasure is retried (its activity's retry). */
+const DELETION_WAIT_MS = 60_000;
+const POLL_MS = 250;
+
+/** Deletes EVERY run of the workflow id (continue-as-new, restarts), an open one terminated by the deletion. Returns runs deleted. */
+export async function deleteDispatchRuns(client: Client, dispatchId: string): Promise<number> {
+  const deleted = new Set<string>();
+  const deadline = Date.now() + DELETION_WAIT_MS;
+  for (;;) {
+    const runs = await knownRuns(client, dispatchId);
+    if (runs.length === 0) return deleted.size;
+    if (Date.now() > deadline) throw new Error(`workflow ${dispatchId}: ${runs.length} run(s) still there after deletion`);
+    for (const run of runs.filter((r) => !deleted.has(r.runId))) {
+      // An open run is terminated by the deletion itself, at once; terminating it first would make
+      // Temporal hold the deletion of a just-closed run for its close to reach visibility (~20 s).
+      await ignoreNotFound(() =>
+        client.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+          client.workflowService.deleteWorkflowExecution({
+            namespace: client.options.namespace,
+            workflowExecution: { workflowId: dispatchId, runId: run.runId },
+          }),
+        ),
+      );
+      deleted.add(run.runId);
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** How many runs of the dispatch's workflow id Temporal still knows (open or closed). */
+export async function countDispatchRuns(client: Client, dispatchId: string): Promise<number> {
+  return (await knownRuns(client, dispatchId)).length;
+}
+
+/**
+ * The runs visibility lists that Temporal's own store still holds. Visibility forgets a deleted run
+ * later than the store does (seconds on the dev server): a listed run that describes as NotFound is
+ * gone.
+ */
+async function knownRuns(client: Client, workflowId: string): Promise<WorkflowExecutionInfo[]> {
+  const listed = await listRuns(client, workflowId);
+  const held = await Promise.all(
+    listed.map((run) =>
+      client.workflow
+        .getHandle(workflowId, run.runId)
+        .describe()
+        .then(
+          () => true,
+          (error: unknown) => {
+            if (isNotFound(error)) return false;
+            throw error;
+          },
+        ),
+    ),
+  );
+  return listed.filter((_, i) => held[i]);
+}
+
+async function listRuns(client: Client, workflowId: string): Promise<WorkflowExecutionInfo[]> {
+  // The id is a UUID (checked at every edge), so it cannot break out of the quoted literal.
+  if (!/^[0-9a-fA-F-]{36}$/.test(workflowId)) throw new Error('a dispatch id is a UUID');
+  const runs: WorkflowExecutionInfo[] = [];
+  for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
+  return runs;
+}
+
+async function ignoreNotFound(call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    if (isNotFound(error)) return;
+    throw error;
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 10; current = (current as { cause?: unknown }).cause, depth++) {
+    if ((current as Error).name === 'WorkflowNotFoundError') return true;
+    if (isGrpcServiceError(current) && current.code === GRPC_NOT_FOUND) return true;
+  }
+  return false;
+}
