@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { dispatchFootprint } from '../../db/erasure.js';
+import { loadRegistrationOutcomes } from '../../db/predictions.js';
 import { parseRegistration } from '../../api/registration.js';
 import type { ApiKey } from '../../api/key-cache.js';
 import { replayDeliveries } from '../../ingest/webhook-replays.js';
@@ -145,6 +146,7 @@ describe('the erasure of a dispatch with a long life', () => {
   let aFootprint: Record<string, number>;
   let aRetries: number;
   let erasureId: string;
+  let outcomesBefore: Awaited<ReturnType<typeof loadRegistrationOutcomes>>;
 
   beforeAll(async () => {
     // A: registered with a test-only history threshold, so its workflow continues as new.
@@ -210,6 +212,7 @@ describe('the erasure of a dispatch with a long life', () => {
     aFootprint = await dispatchFootprint(h.pool, a);
     aRetries = (await h.pool.query(`SELECT count(*)::int AS n FROM delivery_attempts WHERE event_id = ANY($1) AND state_after = 'pending'`, [aEvents])).rows[0].n; // prettier-ignore
     runsBefore = await countDispatchRuns(h.temporal, a);
+    outcomesBefore = await loadRegistrationOutcomes(h.pool, { issuerId: issuer });
 
     const res = await erase(a);
     expect(res.status).toBe(202);
@@ -265,6 +268,12 @@ describe('the erasure of a dispatch with a long life', () => {
     await completed(erasureId);
     const { rows } = await h.pool.query('SELECT dispatch_id, business_days FROM transit_history WHERE id = $1', [historyRowId]);
     expect(rows).toEqual([{ dispatch_id: null, business_days: expect.any(Number) }]);
+  }, 90_000);
+
+  it('counts the erased delivery in the prediction quality report as before (its outcome names no dispatch)', async () => {
+    await completed(erasureId);
+    expect(outcomesBefore).toHaveLength(1);
+    expect(await loadRegistrationOutcomes(h.pool, { issuerId: issuer })).toEqual(outcomesBefore);
   }, 90_000);
 
   it('leaves another dispatch of the same issuer untouched', async () => {
