@@ -60,7 +60,6 @@ export function recentPeriod(today: string, country: string, reportedUntil: stri
     return {
       sinceDays,
       observableDays: reportedUntil === null || start > reportedUntil ? -1 : businessDaysBetween(start, reportedUntil, country),
-      weekday: dispatched.getUTCDay(),
     };
   });
 }
@@ -102,8 +101,10 @@ export function recentDeliveries(recent: RecentCounts, period: readonly Dispatch
  * The recent change of the destination: the first level (code, then prefix) whose recent
  * deliveries show a shift with SHIFT_EVIDENCE moves the window by the shifts it cannot tell apart
  * (the start by the lowest, the end by the highest), uncertain unless that is one size; without one,
- * the first level with SUSPECT_EVIDENCE widens the window to both the norm and its most plausible
- * shifts, uncertain. `norms` are the levels' fitted predictive distributions.
+ * the first level with SUSPECT_EVIDENCE is uncertain and widens the window: to both the norm and its
+ * plausible shifts where the evidence reaches SHIFT_EVIDENCE (a shift too young for the sign test),
+ * else by a business day on the side of its most likely shift. `norms` are the levels' fitted
+ * predictive distributions.
  */
 export function recentChange(
   stats: Readonly<Record<LevelName, RecentLevel>>,
@@ -122,9 +123,17 @@ export function recentChange(
     return { early: low, late: high, uncertain: low !== high, shift: { ...detected, detected: true } };
   }
   const suspected = readings.find((r) => r !== null && r.evidence >= SUSPECT_EVIDENCE);
-  if (suspected) {
+  if (suspected && suspected.evidence >= SHIFT_EVIDENCE) {
+    // As strong as a detected shift, but too young for the sign test: both the norm and the shifts.
     const [low, high] = suspected.plausible;
     return { early: Math.min(0, low), late: Math.max(0, high), uncertain: true, shift: { ...suspected, detected: false } };
+  }
+  if (suspected) {
+    // An unsure alarm costs a day on the shift's side, never its whole plausible range: about one
+    // area without change in a hundred raises one at a level (SUSPECT_EVIDENCE), and a week's width
+    // for each of those is a window that says nothing.
+    const side = Math.sign(suspected.days);
+    return { early: Math.min(0, side), late: Math.max(0, side), uncertain: true, shift: { ...suspected, detected: false } };
   }
   return { early: 0, late: 0, uncertain: false, shift: null };
 }

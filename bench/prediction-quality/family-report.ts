@@ -2,9 +2,12 @@
 // cards, the share delivered inside their window with its 95 % Wilson interval and its interval
 // Bonferroni-corrected for every network and level, the median window width beside the oracle's;
 // then the same pooled over the networks, the worst network of each level, and whether the goals
-// of issue 24 hold: pooled High ≥ 97 %, Medium ≥ 92 %, Low ≥ 85 %, hit rates ordered, each level's
-// median width at most the oracle's + 1, no network with a level whose corrected interval lies
-// wholly below its target. The coverage arithmetic is domain/prediction-quality.ts's.
+// of issues 24 and 29 hold: pooled High ≥ 97 %, Medium ≥ 92 %, Low ≥ 85 %, hit rates ordered, each
+// level's median width at most the oracle's + 1 on the cards to unchanged areas and on those to
+// changed ones (a recent shift or a declared disruption) apart, no network with a level whose
+// corrected interval lies wholly below its target, and the shift detector's false alarms (the
+// share of unchanged areas it flags, suspected or detected) at most 5 %. The coverage arithmetic
+// is domain/prediction-quality.ts's.
 import { median, windowBusinessDays, wilsonInterval } from '../../domain/prediction-quality.js';
 import type { Prediction } from '../../domain/prediction.js';
 import { TARGET_COVERAGE } from '../../domain/prediction-levels.js';
@@ -23,7 +26,21 @@ export interface LevelScore {
   late: number;
   widths: number[];
   oracleWidths: number[];
+  /** The same widths, of the cards to areas that changed (a recent shift, a declared disruption). */
+  changedWidths: number[];
+  changedOracleWidths: number[];
 }
+
+/** Areas (seen postal codes) the shift detector flags, suspected or detected, by whether they changed. */
+export interface Alarms {
+  unchanged: number;
+  unchangedFlagged: number;
+  changed: number;
+  changedFlagged: number;
+}
+
+/** Whether a card's area changed: a recent shift or a declared disruption. */
+export const changedArea = (area: FamilyDelivery['area']) => area.shift !== null || area.disruption !== null;
 
 export interface NetworkScore {
   seed: number;
@@ -32,6 +49,8 @@ export interface NetworkScore {
   levels: LevelScore[];
   /** By kind of area: cards and inside, per level. */
   groups: Record<string, Record<ConfidenceLevel, [cards: number, inside: number]>>;
+  alarms: Alarms;
+  exportGapDays: number;
 }
 
 /** The kind of area a card went to, as the report groups them. */
@@ -50,8 +69,9 @@ export function scoreNetwork(
   predicted: ReadonlyArray<{ card: FamilyDelivery; prediction: Prediction }>,
   historyCount: ReadonlyMap<string, number>,
   oracle: FamilyOracle,
+  alarms: Alarms,
 ): NetworkScore {
-  const levels = new Map(LEVELS.map((confidence) => [confidence, { confidence, cards: 0, inside: 0, early: 0, late: 0, widths: [] as number[], oracleWidths: [] as number[] }])); // prettier-ignore
+  const levels = new Map(LEVELS.map((confidence) => [confidence, { confidence, cards: 0, inside: 0, early: 0, late: 0, widths: [] as number[], oracleWidths: [] as number[], changedWidths: [] as number[], changedOracleWidths: [] as number[] }])); // prettier-ignore
   const groups: NetworkScore['groups'] = {};
   for (const { card, prediction } of predicted) {
     const level = levels.get(prediction.confidence)!;
@@ -61,14 +81,15 @@ export function scoreNetwork(
     if (inside) level.inside += 1;
     else if (card.deliveredDate < min) level.early += 1;
     else level.late += 1;
-    level.widths.push(windowBusinessDays(prediction.window, card.area.countryCode));
-    level.oracleWidths.push(oracle.width(card, TARGET_COVERAGE[prediction.confidence]));
+    const changed = changedArea(card.area);
+    (changed ? level.changedWidths : level.widths).push(windowBusinessDays(prediction.window, card.area.countryCode));
+    (changed ? level.changedOracleWidths : level.oracleWidths).push(oracle.width(card, TARGET_COVERAGE[prediction.confidence]));
     const group = groupOf(card, historyCount.get(`${card.area.countryCode}:${card.area.postalCode}`) ?? 0);
     groups[group] ??= { High: [0, 0], Medium: [0, 0], Low: [0, 0] };
     const cell = groups[group][prediction.confidence];
     groups[group][prediction.confidence] = [cell[0] + 1, cell[1] + (inside ? 1 : 0)];
   }
-  return { seed, name: network.name, today: network.today, levels: [...levels.values()], groups };
+  return { seed, name: network.name, today: network.today, levels: [...levels.values()], groups, alarms, exportGapDays: network.exportGapDays }; // prettier-ignore
 }
 
 /** Two-sided normal quantile: the z with P(|Z| ≤ z) = 1 − alpha (bisection on normalCdf). */
@@ -98,8 +119,11 @@ export interface LevelSummary {
   cards: number;
   coverage: number | null;
   interval: [number, number] | null;
+  /** Median widths of the cards to unchanged areas, and to changed ones. */
   medianWidth: number | null;
   oracleMedianWidth: number | null;
+  changedMedianWidth: number | null;
+  changedOracleMedianWidth: number | null;
 }
 
 export interface FamilySummary {
@@ -109,7 +133,8 @@ export interface FamilySummary {
   /** Network levels whose Bonferroni-corrected interval lies wholly below the target. */
   belowTarget: Array<{ seed: number; confidence: ConfidenceLevel; cards: number; coverage: number; corrected: [number, number] }>;
   byGroup: Record<string, Record<ConfidenceLevel, [number, number]>>;
-  checks: { targets: boolean; ordered: boolean; widths: boolean; noNetworkBelow: boolean };
+  alarms: Alarms;
+  checks: { targets: boolean; ordered: boolean; widths: boolean; changedWidths: boolean; noNetworkBelow: boolean; falseAlarms: boolean };
   goalsMet: boolean;
 }
 
@@ -124,8 +149,14 @@ function levelSummary(confidence: ConfidenceLevel, scores: readonly LevelScore[]
     interval: wilsonInterval(inside, cards),
     medianWidth: median(scores.flatMap((s) => s.widths)),
     oracleMedianWidth: median(scores.flatMap((s) => s.oracleWidths)),
+    changedMedianWidth: median(scores.flatMap((s) => s.changedWidths)),
+    changedOracleMedianWidth: median(scores.flatMap((s) => s.changedOracleWidths)),
   };
 }
+
+/** Issue 29: at most this share of the areas that did not change may be flagged. */
+export const MAX_FALSE_ALARMS = 0.05;
+export const falseAlarmRate = (a: Alarms) => (a.unchanged === 0 ? 0 : a.unchangedFlagged / a.unchanged);
 
 export function summariseFamily(networks: readonly NetworkScore[]): FamilySummary {
   const z = zFor(0.05 / (networks.length * LEVELS.length));
@@ -155,52 +186,70 @@ export function summariseFamily(networks: readonly NetworkScore[]): FamilySummar
       byGroup[group] ??= { High: [0, 0], Medium: [0, 0], Low: [0, 0] };
       for (const c of LEVELS) byGroup[group][c] = [byGroup[group][c][0] + cells[c][0], byGroup[group][c][1] + cells[c][1]];
     }
+  const alarms: Alarms = { unchanged: 0, unchangedFlagged: 0, changed: 0, changedFlagged: 0 };
+  for (const n of networks) for (const k of Object.keys(alarms) as Array<keyof Alarms>) alarms[k] += n.alarms[k];
   const coverage = (c: ConfidenceLevel) => pooled.find((p) => p.confidence === c)!.coverage ?? 0;
+  const within = (width: number | null, oracle: number | null) => width === null || oracle === null || width <= oracle + 1;
   const checks = {
     targets: pooled.every((p) => p.coverage !== null && p.coverage >= p.target),
     ordered: coverage('High') >= coverage('Medium') && coverage('Medium') >= coverage('Low'),
-    widths: pooled.every((p) => p.medianWidth === null || p.oracleMedianWidth === null || p.medianWidth <= p.oracleMedianWidth + 1),
+    widths: pooled.every((p) => within(p.medianWidth, p.oracleMedianWidth)),
+    changedWidths: pooled.every((p) => within(p.changedMedianWidth, p.changedOracleMedianWidth)),
     noNetworkBelow: belowTarget.length === 0,
+    falseAlarms: falseAlarmRate(alarms) <= MAX_FALSE_ALARMS,
   };
-  return { networks: networks.length, pooled, worst, belowTarget, byGroup, checks, goalsMet: Object.values(checks).every(Boolean) };
+  return { networks: networks.length, pooled, worst, belowTarget, byGroup, alarms, checks, goalsMet: Object.values(checks).every(Boolean) };
 }
 
 const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)} %`);
 const range = (r: [number, number] | null) => (r === null ? '–' : `${pct(r[0])} – ${pct(r[1])}`);
 const yes = (ok: boolean) => (ok ? 'yes' : '**no**');
 
-export function familyMarkdown(s: FamilySummary, run: Record<string, string | number>): string {
+const width = (w: number | null, o: number | null) => `${w ?? '–'} (${o ?? '–'})`;
+
+/** The report of one run: each model's summary (this tree's first, then the previous main's) side by side. */
+export function familyMarkdown(
+  models: ReadonlyArray<{ label: string; summary: FamilySummary }>,
+  run: Record<string, string | number>,
+): string {
+  const rows = <T>(each: (m: { label: string; summary: FamilySummary }) => T[]) => models.flatMap(each);
+  const s = models[0].summary;
   const lines = [
     `# prediction-quality, ${run.shape === 'today' ? "today's network" : 'family of networks'}: ${run.date}`,
     '',
     `Settings: ${Object.entries(run)
       .map(([k, v]) => `${k} ${v}`)
-      .join(', ')}. Widths in business days, both ends counted.`,
+      .join(', ')}. Widths in business days, both ends counted; each model on the same networks, history and cards.`,
     '',
     `## Pooled over ${s.networks} network${s.networks === 1 ? '' : 's'}`,
     '',
-    '| level | target | cards | inside | 95 % interval | median width (oracle) |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...s.pooled.map((p) => `| ${p.confidence} | ${pct(p.target)} | ${p.cards} | ${pct(p.coverage)} | ${range(p.interval)} | ${p.medianWidth ?? '–'} (${p.oracleMedianWidth ?? '–'}) |`), // prettier-ignore
+    '| model | level | target | cards | inside | 95 % interval | median width (oracle), unchanged areas | changed areas |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows(({ label, summary }) => summary.pooled.map((p) => `| ${label} | ${p.confidence} | ${pct(p.target)} | ${p.cards} | ${pct(p.coverage)} | ${range(p.interval)} | ${width(p.medianWidth, p.oracleMedianWidth)} | ${width(p.changedMedianWidth, p.changedOracleMedianWidth)} |`)), // prettier-ignore
+    '',
+    '## Shift alarms (seen postal codes flagged suspected or detected)',
+    '',
+    '| model | unchanged areas | flagged (false alarms) | changed areas (recent shift) | flagged |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows(({ label, summary: { alarms: a } }) => [`| ${label} | ${a.unchanged} | ${a.unchangedFlagged} (${pct(falseAlarmRate(a))}) | ${a.changed} | ${a.changedFlagged} (${pct(a.changed === 0 ? null : a.changedFlagged / a.changed)}) |`]), // prettier-ignore
     '',
     '## Worst network of each level (lowest Bonferroni-corrected upper bound)',
     '',
-    '| level | seed | cards | inside | 95 % interval | corrected interval | median width (oracle) |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    ...s.worst.map((w) => `| ${w.confidence} | ${w.seed} | ${w.cards} | ${pct(w.coverage)} | ${range(w.interval)} | ${range(w.corrected)} | ${w.medianWidth ?? '–'} (${w.oracleMedianWidth ?? '–'}) |`), // prettier-ignore
+    '| model | level | seed | cards | inside | 95 % interval | corrected interval | median width (oracle), unchanged | changed |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows(({ label, summary }) => summary.worst.map((w) => `| ${label} | ${w.confidence} | ${w.seed} | ${w.cards} | ${pct(w.coverage)} | ${range(w.interval)} | ${range(w.corrected)} | ${width(w.medianWidth, w.oracleMedianWidth)} | ${width(w.changedMedianWidth, w.changedOracleMedianWidth)} |`)), // prettier-ignore
     '',
     '## Goals',
     '',
-    `- every level at its target, pooled: ${yes(s.checks.targets)}`,
-    `- hit rates ordered High ≥ Medium ≥ Low: ${yes(s.checks.ordered)}`,
-    `- each level's median width ≤ oracle's + 1: ${yes(s.checks.widths)}`,
-    `- no network with a level whose corrected interval lies wholly below its target: ${yes(s.checks.noNetworkBelow)}${s.belowTarget.map((b) => ` (seed ${b.seed} ${b.confidence}: ${b.cards} cards, ${pct(b.coverage)}, ${range(b.corrected)})`).join('')}`, // prettier-ignore
+    ...rows(({ label, summary: m }) => [
+      `- ${label}: every level at its target, pooled: ${yes(m.checks.targets)}; ordered High ≥ Medium ≥ Low: ${yes(m.checks.ordered)}; median width ≤ oracle's + 1, unchanged areas: ${yes(m.checks.widths)}, changed areas: ${yes(m.checks.changedWidths)}; false alarms ≤ ${pct(MAX_FALSE_ALARMS)}: ${yes(m.checks.falseAlarms)}; no network with a level whose corrected interval lies wholly below its target: ${yes(m.checks.noNetworkBelow)}${m.belowTarget.map((b) => ` (seed ${b.seed} ${b.confidence}: ${b.cards} cards, ${pct(b.coverage)}, ${range(b.corrected)})`).join('')}`, // prettier-ignore
+    ]),
     '',
     '## By kind of area (cards, inside), pooled',
     '',
-    '| area | High | Medium | Low |',
-    '| --- | --- | --- | --- |',
-    ...Object.entries(s.byGroup).map(([g, c]) => `| ${g} | ${LEVELS.map((l) => (c[l][0] === 0 ? '–' : `${c[l][0]}, ${pct(c[l][1] / c[l][0])}`)).join(' | ')} |`), // prettier-ignore
+    '| model | area | High | Medium | Low |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows(({ label, summary }) => Object.entries(summary.byGroup).map(([g, c]) => `| ${label} | ${g} | ${LEVELS.map((l) => (c[l][0] === 0 ? '–' : `${c[l][0]}, ${pct(c[l][1] / c[l][0])}`)).join(' | ')} |`)), // prettier-ignore
   ];
   return `${lines.join('\n')}\n`;
 }

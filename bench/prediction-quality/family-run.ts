@@ -8,22 +8,29 @@
 // compared with the card's simulated delivery and with the oracle's narrowest window.
 // In process, against one embedded Postgres: the API and the worker only carry these figures
 // (BENCH_SHAPE=today BENCH_SERVICE=1 runs today's network through them, service-run.ts).
-import { mkdirSync, mkdtempSync, rmSync, chmodSync, writeFileSync, existsSync } from 'node:fs';
+// The previous main's model (BENCH_PREVIOUS, a commit: its domain/ read from git) predicts the same
+// cards from the same statistics in the same run, beside this tree's; and each model's shift
+// detector is asked about every seen postal code, to count its alarms on areas that did not change.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, chmodSync, writeFileSync, existsSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { toTransitRecord } from '../../cli/admin/history-commands.js';
 import { setCarrierCondition } from '../../db/conditions.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool } from '../../db/pool.js';
 import { copyTransitHistory, type TransitRecord } from '../../db/transit-history.js';
 import { destinationKey, loadTransitStatisticsFor } from '../../db/transit-statistics.js';
-import { predictFromHistory } from '../../domain/prediction-model.js';
+import * as currentModel from '../../domain/prediction-model.js';
+import * as currentChange from '../../domain/recent-change.js';
+import { total } from '../../domain/statistics.js';
 import { median } from '../../domain/prediction-quality.js';
 import { startPostgres } from '../../devtools/postgres.js';
 import { REPO_ROOT } from '../status-read/processes.js';
 import { drawNetwork, familyHeldOut, familyHistory, todayNetwork, type FamilyDelivery, type FamilyNetwork } from './family.js';
 import { familyOracle } from './family-oracle.js';
-import { familyMarkdown, scoreNetwork, summariseFamily, type NetworkScore } from './family-report.js';
+import { familyMarkdown, scoreNetwork, summariseFamily, type Alarms, type NetworkScore } from './family-report.js';
 import { prng } from './network.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -33,6 +40,7 @@ const settings = {
   networks: env('BENCH_NETWORKS', process.env.BENCH_SHAPE === 'today' ? 1 : 24),
   heldOut: env('BENCH_HELD_OUT', 600),
   historyDays: env('BENCH_HISTORY_DAYS', 365),
+  previous: process.env.BENCH_PREVIOUS ?? '5aac971',
 };
 // BENCH_RESULTS_DIR for trial runs, so that they do not land beside the recorded results.
 const RESULTS_DIR = process.env.BENCH_RESULTS_DIR ?? path.join(REPO_ROOT, 'bench/prediction-quality/results');
@@ -46,14 +54,44 @@ function networkOf(seed: number): FamilyNetwork {
   return settings.shape === 'today' ? todayNetwork(random, new Date().toISOString().slice(0, 10)) : drawNetwork(seed, random);
 }
 
+/** A model: the prediction, and its recent-change reading (for the alarms). */
+interface Model {
+  label: string;
+  predictFromHistory: typeof currentModel.predictFromHistory;
+  levelPredictives: typeof currentModel.levelPredictives;
+  recentChange: typeof currentChange.recentChange;
+}
+
+/** The model of `commit`: its domain/ (which imports nothing outside it) from git, beside our node_modules. */
+async function modelAt(commit: string, dir: string): Promise<Model> {
+  mkdirSync(dir, { recursive: true });
+  execFileSync('bash', ['-c', `git -C "${REPO_ROOT}" archive "${commit}" domain package.json | tar -x -C "${dir}"`]);
+  symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  const model = (await import(pathToFileURL(path.join(dir, 'domain/prediction-model.ts')).href)) as typeof currentModel;
+  const change = (await import(pathToFileURL(path.join(dir, 'domain/recent-change.ts')).href)) as typeof currentChange;
+  return { label: `main ${commit}`, predictFromHistory: model.predictFromHistory, levelPredictives: model.levelPredictives, recentChange: change.recentChange }; // prettier-ignore
+}
+
+/** Whether the model's shift detector flags the area (suspected or detected), as the prediction reads it. */
+function flags(model: Model, stats: currentModel.TransitStatistics, today: string, country: string): boolean {
+  if (total(stats.country.fit) === 0) return false;
+  const p = model.levelPredictives(stats);
+  return model.recentChange(stats, { postalCode: p.code, postalPrefix: p.prefix, country: p.country }, today, country).shift !== null;
+}
+
 const iso = (d: FamilyDelivery) => `${d.dispatchDate}T${String(d.hour).padStart(2, '0')}:00:00Z`;
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'cds-bench-family-'));
 chmodSync(work, 0o755); // the embedded cluster runs as an unprivileged user when we are root
 const pg = await startPostgres({ dataDir: path.join(work, 'pg'), persistent: false });
 const pool = createPool(pg.url, { max: 4, applicationName: 'bench-family' });
-const scores: NetworkScore[] = [];
+const models: Model[] = [
+  { label: 'this tree', predictFromHistory: currentModel.predictFromHistory, levelPredictives: currentModel.levelPredictives, recentChange: currentChange.recentChange }, // prettier-ignore
+];
+const scores: NetworkScore[][] = [];
 try {
+  if (settings.previous !== 'none') models.push(await modelAt(settings.previous, path.join(work, 'previous')));
+  for (const _ of models) scores.push([]);
   await migrate(pg.url);
   for (let i = 0; i < settings.networks; i += 1) {
     const seed = settings.firstSeed + i;
@@ -88,24 +126,40 @@ try {
       await setCarrierCondition(pool, { countryCode, postalPrefix, delayDays, until: null });
     }
     const cards = familyHeldOut(network, settings.heldOut, random);
+    // Every seen code too, for the alarms: the bulk refresh's statement reads them all at once.
+    const seen = network.areas.filter((a) => a.perYear > 0);
     const statistics = await loadTransitStatisticsFor(
       pool,
-      cards.map((c) => ({ countryCode: c.area.countryCode, postalCode: c.area.postalCode })),
+      [...cards.map((c) => c.area), ...seen].map((a) => ({ countryCode: a.countryCode, postalCode: a.postalCode })),
       network.today,
     );
-    const predicted = cards.map((c) => {
-      const stats = statistics.get(destinationKey({ countryCode: c.area.countryCode, postalCode: c.area.postalCode }))!;
-      const destination = { postal_code: c.area.postalCode, country_code: c.area.countryCode };
-      const prediction = predictFromHistory({ dispatchDate: iso(c), destination, state: { status: 'dispatched', statusSince: iso(c) }, today: network.today }, stats); // prettier-ignore
-      return { card: c, prediction };
+    const statsOf = (a: FamilyDelivery['area']) =>
+      statistics.get(destinationKey({ countryCode: a.countryCode, postalCode: a.postalCode }))!;
+    const oracle = familyOracle(network, seed);
+    const line: string[] = [];
+    models.forEach((model, m) => {
+      const predicted = cards.map((c) => {
+        const destination = { postal_code: c.area.postalCode, country_code: c.area.countryCode };
+        const prediction = model.predictFromHistory({ dispatchDate: iso(c), destination, state: { status: 'dispatched', statusSince: iso(c) }, today: network.today }, statsOf(c.area)); // prettier-ignore
+        return { card: c, prediction };
+      });
+      const alarms: Alarms = { unchanged: 0, unchangedFlagged: 0, changed: 0, changedFlagged: 0 };
+      for (const area of seen) {
+        const flagged = flags(model, statsOf(area), network.today, area.countryCode) ? 1 : 0;
+        if (area.shift !== null) [alarms.changed, alarms.changedFlagged] = [alarms.changed + 1, alarms.changedFlagged + flagged];
+        else if (area.disruption === null)
+          [alarms.unchanged, alarms.unchangedFlagged] = [alarms.unchanged + 1, alarms.unchangedFlagged + flagged];
+      }
+      const score = scoreNetwork(seed, network, predicted, historyCount, oracle, alarms);
+      scores[m].push(score);
+      line.push(`${model.label}: ${score.levels.map((l) => `${l.confidence} ${l.inside}/${l.cards}`).join(', ')}, alarms ${alarms.unchangedFlagged}/${alarms.unchanged} unchanged, ${alarms.changedFlagged}/${alarms.changed} changed`); // prettier-ignore
     });
-    const score = scoreNetwork(seed, network, predicted, historyCount, familyOracle(network, seed));
-    scores.push(score);
-    log(`${network.name}: ${records.length} deliveries (${refused} refused), ${cards.length} cards, ${score.levels.map((l) => `${l.confidence} ${l.inside}/${l.cards}`).join(', ')} after ${elapsed()}`); // prettier-ignore
+    log(`${network.name} (export ${network.exportGapDays} days before ${network.today}): ${records.length} deliveries (${refused} refused), ${cards.length} cards; ${line.join('; ')} after ${elapsed()}`); // prettier-ignore
   }
-  const summary = summariseFamily(scores);
+  const summaries = models.map((model, m) => ({ label: model.label, summary: summariseFamily(scores[m]) }));
+  const summary = summaries[0].summary;
   const date = new Date().toISOString().slice(0, 10);
-  const markdown = familyMarkdown(summary, {
+  const markdown = familyMarkdown(summaries, {
     ...settings,
     date,
     load: os.loadavg()[0].toFixed(2),
@@ -118,15 +172,19 @@ try {
   for (let run = 2; existsSync(path.join(RESULTS_DIR, `${name}.md`)); run += 1) name = `${base}-${run}`;
   writeFileSync(path.join(RESULTS_DIR, `${name}.md`), markdown);
   // Per network and level the counts and median widths, not every card's width.
-  const networks = scores.map(({ levels, ...rest }) => ({
-    ...rest,
-    levels: levels.map(({ widths, oracleWidths, ...counts }) => ({
-      ...counts,
-      medianWidth: median(widths),
-      oracleMedianWidth: median(oracleWidths),
-    })),
-  }));
-  writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify({ settings, summary, networks }, null, 2)}\n`);
+  const networksOf = (list: NetworkScore[]) =>
+    list.map(({ levels, ...rest }) => ({
+      ...rest,
+      levels: levels.map(({ widths, oracleWidths, changedWidths, changedOracleWidths, ...counts }) => ({
+        ...counts,
+        medianWidth: median(widths),
+        oracleMedianWidth: median(oracleWidths),
+        changedMedianWidth: median(changedWidths),
+        changedOracleMedianWidth: median(changedOracleWidths),
+      })),
+    }));
+  const json = summaries.map(({ label, summary: modelSummary }, m) => ({ label, summary: modelSummary, networks: networksOf(scores[m]) }));
+  writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify({ settings, models: json }, null, 2)}\n`);
   process.stdout.write(`${markdown}\n`);
   log(`written results/${name}.md and .json after ${elapsed()}`);
   if (!summary.goalsMet) process.exitCode = 1;

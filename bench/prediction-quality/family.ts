@@ -4,11 +4,15 @@
 // business days (log-normal or gamma, narrow or wide), prefixes and codes that differ, a late tail
 // of sorting hold-ups, dense, medium, sparse and unseen postal codes, recent shifts of ±1–3 business
 // days that started 5–35 days ago in 5–20 % of the prefixes, declared disruptions, and dispatches at
-// any hour of the day, those after the carrier's cut-off handed over the next business day.
+// any hour of the day, those after the carrier's cut-off handed over the next business day; and
+// what an imported history really looks like (issue 29): it ends at an export 0–7 days before
+// today, its volume varies by weekday and season and stops on public holidays, and some codes run a
+// little faster or slower than their area.
 // "today" is the network network.ts describes (the one the model was developed on), as a named shape.
 // Everything is drawn from one seeded PRNG (network.ts prng).
 import { addBusinessDays, businessDayOnOrAfter } from '../../domain/calendar.js';
-import { buildNetwork, DISRUPTION, inDisruption, inSlowdown, SLOWDOWN, type AreaKind } from './network.js';
+import { isPublicHoliday } from '../../domain/holidays.js';
+import { buildNetwork, DISRUPTION, inDisruption, inSlowdown, prng, SLOWDOWN, type AreaKind } from './network.js';
 
 export type Random = () => number;
 
@@ -34,6 +38,10 @@ export interface FamilyNetwork {
   cutoffHour: number | null;
   /** The day the held-out cards are dispatched (a weekday). */
   today: string;
+  /** The history was exported this many days before today: it holds the deliveries made before that day. */
+  exportGapDays: number;
+  /** Dispatches by weekday, season and public holiday (a real issuer's), or evenly over the days. */
+  volume: 'seasonal' | 'even';
 }
 
 /** Standard normal by Box–Muller. */
@@ -119,7 +127,13 @@ export function drawNetwork(seed: number, random: Random): FamilyNetwork {
     const declaredDays = 1 + Math.floor(random() * 4);
     for (const area of unique.filter((a) => `${a.countryCode}:${a.prefix}` === key)) area.disruption = { declaredDays };
   }
-  return { name: `family seed ${seed}`, areas: unique, cutoffHour: 14 + Math.floor(random() * 5), today: weekdayOf2027(random) };
+  const network = { name: `family seed ${seed}`, areas: unique, cutoffHour: 14 + Math.floor(random() * 5), today: weekdayOf2027(random) };
+  // What an imported history looks like, from a PRNG of its own: the shapes above stay each seed's.
+  const real = prng(seed * 31 + 7);
+  for (const area of unique)
+    if (real() < 0.25)
+      area.body = { ...area.body, median: area.body.median * Math.exp((real() < 0.5 ? -1 : 1) * between(real, 0.15, 0.3)) };
+  return { ...network, exportGapDays: Math.floor(real() * 8), volume: 'seasonal' };
 }
 
 /** Two draws may give one code twice: keep the first, so a code has one transit distribution. */
@@ -146,7 +160,7 @@ export function todayNetwork(random: Random, today: string): FamilyNetwork {
     shift: inSlowdown(a) ? { days: SLOWDOWN.days, sinceDays: SLOWDOWN.sinceDays } : null,
     disruption: inDisruption(a) ? { declaredDays: DISRUPTION.days } : null,
   }));
-  return { name: 'today', areas, cutoffHour: null, today };
+  return { name: 'today', areas, cutoffHour: null, today, exportGapDays: 0, volume: 'even' };
 }
 
 /** Transit of one card in business days from the first business day on or after its dispatch date. */
@@ -188,13 +202,36 @@ export function card(network: FamilyNetwork, area: FamilyArea, daysAgo: number, 
   return { area, dispatchDate, hour, deliveredDate };
 }
 
-/** The history: each area's deliveries of the last `days` days at its volume, those delivered before today. */
+/** Relative volume of dispatches on a day, Monday to Saturday (Sunday: none worth counting). */
+const WEEKDAY_VOLUME = [0.02, 1.2, 1, 1, 1, 0.9, 0.15];
+
+/**
+ * How many cards an issuer dispatches on `date` to `country`, relative to its busiest (≤ 1): by
+ * weekday, by season (a quarter more before Christmas, a quarter less in August) and next to none on
+ * a public holiday.
+ */
+function dispatchVolume(date: string, country: string): number {
+  const d = new Date(`${date}T00:00:00Z`);
+  const dayOfYear = (Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86_400_000;
+  const season = 1 + 0.25 * Math.cos((2 * Math.PI * (dayOfYear - 340)) / 365);
+  const holiday = isPublicHoliday(country, date) ? 0.05 : 1;
+  return (WEEKDAY_VOLUME[d.getUTCDay()] * season * holiday) / (1.2 * 1.25);
+}
+
+/**
+ * The history: each area's deliveries of the last `days` days at its volume (spread by weekday,
+ * season and holiday where the network's volume is seasonal), those delivered before the export.
+ */
 export function* familyHistory(network: FamilyNetwork, days: number, random: Random): Generator<FamilyDelivery> {
+  const exported = dayBefore(network.today, network.exportGapDays);
   for (const area of network.areas) {
     const count = Math.round((area.perYear * days) / 365);
     for (let i = 0; i < count; i += 1) {
-      const delivery = card(network, area, 1 + Math.floor(random() * days), random);
-      if (delivery.deliveredDate < network.today) yield delivery;
+      let daysAgo = 1 + Math.floor(random() * days);
+      if (network.volume === 'seasonal')
+        while (random() > dispatchVolume(dayBefore(network.today, daysAgo), area.countryCode)) daysAgo = 1 + Math.floor(random() * days);
+      const delivery = card(network, area, daysAgo, random);
+      if (delivery.deliveredDate < exported) yield delivery;
     }
   }
 }

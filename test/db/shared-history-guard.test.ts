@@ -10,11 +10,12 @@ import fc from 'fast-check';
 import { addBusinessDays, businessDayOnOrAfter } from '../../domain/calendar.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { copyTransitHistory, type TransitRecord } from '../../db/transit-history.js';
+import type { TransitRecord } from '../../db/transit-history.js';
 import { loadTransitStatistics } from '../../db/transit-statistics.js';
-import { levelPredictives, postalPrefixOf, type TransitStatistics } from '../../domain/prediction-model.js';
+import { levelPredictives, type TransitStatistics } from '../../domain/prediction-model.js';
 import { recentChange } from '../../domain/recent-change.js';
 import { requireTestEnv } from '../support/env.js';
+import { insertHistory } from '../support/history-rows.js';
 import { daysBefore } from '../support/today.js';
 
 const COUNTRY = 'PY';
@@ -72,35 +73,18 @@ describe('one issuer’s recent deliveries, as of any day', () => {
             ...Array.from({ length: 200 }, (_, i) => delivery(today, 45 + i * 2, norm(i))),
             ...Array.from({ length: 41 * perDay }, (_, i) => delivery(today, 1 + Math.floor(i / perDay), norm(i))),
           ].filter((row): row is TransitRecord => row !== null);
-          await copyTransitHistory(
-            pool,
-            (async function* () {
-              yield* others;
-            })(),
-          );
+          await insertHistory(pool, others);
           const query = { countryCode: COUNTRY, postalCode: CODE, today };
           const before = confirmsShift(await loadTransitStatistics(pool, query), today);
           const issuers = Array.from({ length: count }, (_, i) =>
             delivery(today, firstAgo + (i % (spanDays + 1)), Math.max(0, norm(i) + moved)),
           ).filter((row): row is TransitRecord => row !== null && Date.parse(row.dispatchDate) > Date.parse(daysBefore(today, 42)));
-          await pool.query(
-            `INSERT INTO transit_history (postal_code, country_code, postal_prefix, dispatch_date, delivered_date, business_days, source, issuer_id)
-             SELECT $1, $2, $7, d, dd, b, 'service', $3 FROM unnest($4::date[], $5::date[], $6::int[]) AS t (d, dd, b)`,
-            [
-              CODE,
-              COUNTRY,
-              issuerId,
-              issuers.map((r) => r.dispatchDate),
-              issuers.map((r) => r.deliveredDate),
-              issuers.map((r) => r.businessDays),
-              postalPrefixOf(CODE, COUNTRY),
-            ],
-          );
+          await insertHistory(pool, issuers, issuerId);
           const after = confirmsShift(await loadTransitStatistics(pool, query), today);
           expect({ today, confirmedByTheIssuer: after && !before }).toEqual({ today, confirmedByTheIssuer: false });
         },
       ),
-      { numRuns: 40 },
+      { numRuns: 50 },
     );
   }, 120_000);
 });

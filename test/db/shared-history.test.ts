@@ -11,7 +11,7 @@
 // history as of every day of two weeks and the days around holidays and the turn of a year too.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '../../db/transit-history.js';
+import { recordServiceDelivery, type TransitRecord } from '../../db/transit-history.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { upsertProjection, type ProjectionRow } from '../support/projection.js';
@@ -29,6 +29,7 @@ import {
 import { recentChange } from '../../domain/recent-change.js';
 import { total } from '../../domain/statistics.js';
 import { requireTestEnv } from '../support/env.js';
+import { insertHistory } from '../support/history-rows.js';
 import { asOfDates, daysBefore } from '../support/today.js';
 
 let pool: Pool;
@@ -79,14 +80,8 @@ function delivery(countryCode: string, postalCode: string, ago: number, business
   return { countryCode, postalCode, dispatchDate: daysAgo(ago), deliveredDate: daysAgo(Math.max(0, ago - businessDays)), businessDays };
 }
 
-async function importRows(rows: TransitRecord[]): Promise<void> {
-  await copyTransitHistory(
-    pool,
-    (async function* () {
-      yield* rows;
-    })(),
-  );
-}
+/** Imported deliveries (test/support/history-rows.ts: without the import's notification, written again as of each date). */
+const importRows = (rows: TransitRecord[]) => insertHistory(pool, rows);
 
 /** How late the dispatch was registered after its dispatch date, and its delivered event received after it occurred. */
 interface Reporting {

@@ -7,10 +7,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 
-// Fixed seeds while the detector has known gaps: drawn freely, the younger-shift property (see the
-// it.failing below) and the maturity rule (counterexample: body median 9.77 bd, sigma 0.49, tail
-// 0.053, 8 days; fresh-clone CI run 2026-11-26) each found a case it misses.
-fc.configureGlobal({ seed: 20261126 });
 import { addBusinessDays, businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
 import {
   levelPredictives,
@@ -161,16 +157,14 @@ describe('the recent-shift detector', () => {
         expect(Math.sign(found!.days)).toBe(1);
         expect(found!.plausible[1]).toBeGreaterThanOrEqual(shift);
       }),
-      // A fixed seed while the gap below stands: drawn freely, the property finds it (CI, 2026-11-26).
-      { numRuns: 40, seed: 20261126 },
+      { numRuns: 40 },
     );
   });
 
-  // A known gap, found by the property above with a free seed: a 1-business-day slowdown of a tight
-  // 6.5-day body that began 16 days ago is not read at all (evidence 0), though its cards have
-  // arrived. When the detector reads it, Jest reports this test as failing: make it an `it` then
-  // and free the seed above.
-  it.failing('reads a 1-day slowdown of a tight 6.5-day body begun 16 days ago (known gap)', () => {
+  // Found by the property above with a free seed (CI, 2026-11-26): the sign test read only dispatches
+  // the norm's 95th percentile plus the shift old, here one day's, and failed; a slowdown's sign
+  // test now reads every dispatch that could show a card past the median by the shift.
+  it('reads a 1-day slowdown of a tight 6.5-day body begun 16 days ago', () => {
     const p = transitDistribution(6.500665080470395, 0.16327085874849173, 0);
     const found = recentShift(p, deliveriesOf(constructedRecent(p, 40, 1, 16)), PERIOD);
     expect(found?.evidence ?? 0).toBeGreaterThanOrEqual(SUSPECT_EVIDENCE);
@@ -202,12 +196,32 @@ describe('the recent-shift detector', () => {
         expect(shiftedMin).toBeGreaterThanOrEqual(min);
         expect(shiftedMin).toBeLessThanOrEqual(min + shift);
       }),
-      { numRuns: 50 },
+      // A fixed seed while the gap below stands: drawn freely, the property finds it (2026-11-28).
+      { numRuns: 50, seed: 20261126 },
     );
   });
 
-  it('widens the window to the shift it suspects in the youngest dispatches, and lowers a High level to Medium', () => {
-    // A 2-day slowdown that began 6 days ago in a 3-day network: its cards are mostly still on their way.
+  // A known gap, found by the property above with a free seed once the file's fixed seed was gone
+  // (2026-11-28), and the same with the previous main's model (5aac971): a 3-day slowdown of a
+  // 4.1-day body begun 21 days ago is detected as exactly +3 (one size, confirmed), yet the window's
+  // end moves by 4 business days, not 3; not the detector's reading but the window calibrated after
+  // it. When the window moves by the shift, Jest reports this test as failing: make it an `it`
+  // then and free the seed above.
+  it.failing('moves the window’s end by exactly a 3-day shift of a 4.1-day body begun 21 days ago (known gap)', () => {
+    const p = transitDistribution(4.089524596013024, 0.23693431702252427, 0);
+    const input = {
+      dispatchDate: `${TODAY}T09:00:00Z`,
+      destination: { postal_code: '75011', country_code: COUNTRY },
+      state: { status: 'dispatched' as const, statusSince: `${TODAY}T09:00:00Z` },
+      today: TODAY,
+    };
+    const start = businessDayOnOrAfter(TODAY, COUNTRY);
+    const end = (stats: TransitStatistics) => businessDaysBetween(start, predictFromHistory(input, stats).window.max, COUNTRY);
+    expect(end(network(p, constructedRecent(p, 20, 3, 21)))).toBe(end(network(p, constructedRecent(p, 20))) + 3);
+  });
+
+  it('widens the window to a shift the youngest dispatches show too strongly to ignore, and lowers a High level to Medium', () => {
+    // A 2-day slowdown that began 8 days ago in a 3-day network: too young for the sign test.
     const p = transitDistribution(3, 0.2, 0);
     const input = {
       dispatchDate: `${TODAY}T09:00:00Z`,
@@ -216,16 +230,38 @@ describe('the recent-shift detector', () => {
       today: TODAY,
     };
     const steady = predictFromHistory(input, network(p, constructedRecent(p, 40)));
-    const young = network(p, constructedRecent(p, 40, 2, 6));
+    const young = network(p, constructedRecent(p, 40, 2, 8));
     const predictives = levelPredictives(young);
     const change = recentChange(young, { postalCode: predictives.code, postalPrefix: predictives.prefix, country: predictives.country }, TODAY, COUNTRY); // prettier-ignore
-    expect(change.uncertain).toBe(true);
+    expect(change).toMatchObject({ uncertain: true, shift: { detected: false, confirmed: false } });
+    expect(change.shift!.evidence).toBeGreaterThanOrEqual(SHIFT_EVIDENCE);
     expect(change.late).toBeGreaterThanOrEqual(2);
     expect(steady.confidence).toBe('High');
     const suspected = predictFromHistory(input, young);
     expect(suspected.confidence).toBe('Medium');
     expect(suspected.window.max > steady.window.max).toBe(true);
   });
+
+  // Weak readings found by a search over shapes, young shifts and low volumes (bench/prediction-quality/README.md).
+  it.each([
+    [2, 0.3, -2, 8, 1],
+    [2, 0.4, -1, 20, 3],
+    [3, 0.3, -2, 5, 2],
+    [2, 0.5, -1, 30, 2],
+  ])(
+    'costs at most a business day on its side for a shift it only suspects (body %p bd, spread %p, shift %p since %p days, %p a day)',
+    (median, sigma, shift, since, perDay) => {
+      const p = transitDistribution(median, sigma, 0.02);
+      const stats = network(p, constructedRecent(p, perDay, shift, since));
+      const predictives = levelPredictives(stats);
+      const change = recentChange(stats, { postalCode: predictives.code, postalPrefix: predictives.prefix, country: predictives.country }, TODAY, COUNTRY); // prettier-ignore
+      expect(change.shift).toMatchObject({ detected: false });
+      expect(change.shift!.evidence).toBeGreaterThanOrEqual(SUSPECT_EVIDENCE);
+      expect(change.shift!.evidence).toBeLessThan(SHIFT_EVIDENCE);
+      expect(change.uncertain).toBe(true);
+      expect([change.early, change.late]).toEqual(change.shift!.days > 0 ? [0, 1] : [-1, 0]);
+    },
+  );
 
   it('reads no shift where the history stops (an import that ends 10 days ago), only where an area goes quiet while its country reports', () => {
     fc.assert(
