@@ -8,6 +8,7 @@ import { createPredictionRefreshActivities } from './prediction-refresh.js';
 import { createProjectionActivities } from './projection.js';
 import { HandedDeliveries } from './handed-deliveries.js';
 import { createRedeliveryActivities } from './redelivery.js';
+import { createRetentionActivities } from './retention.js';
 import { createWebhookDeliveryActivities } from './webhook-delivery.js';
 
 export interface ActivityDeps {
@@ -22,6 +23,9 @@ export interface ActivityDeps {
     | 'TEMPORAL_TASK_QUEUE'
     | 'DELIVERED_RETENTION'
     | 'EXCEPTION_RETENTION'
+    | 'RETENTION_DISPATCH'
+    | 'RETENTION_WEBHOOK_PAYLOAD'
+    | 'RETENTION_TRANSIT_HISTORY'
   >;
   /** Signals dispatch workflows (the prediction refresh); bound to the worker's namespace. */
   temporal: Client;
@@ -41,6 +45,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookDeliveryActivities({ ...deps, handed }),
     ...createRedeliveryActivities(deps),
     ...createPredictionRefreshActivities({ ...deps, countryStatistics }),
+    ...createRetentionActivities(deps),
   };
 }
 

@@ -22,6 +22,7 @@ import {
   DISPATCH_WORKFLOW_TYPE,
   predictionRefreshSignal,
   REDELIVERY_WORKFLOW_TYPE,
+  RETENTION_WORKFLOW_TYPE,
   registerUpdate,
   snapshotQuery,
   type CarrierEventInput,
@@ -33,6 +34,7 @@ import {
   type RedeliveryInput,
   type RedeliverySummary,
   type RegisterOutcome,
+  type RetentionSummary,
   type ServiceCarrierEventInput,
 } from './contract.js';
 import type { ReplayFilterInput } from '../domain/webhook-event-schemas.js';
@@ -197,6 +199,14 @@ export function startReplay(
     filter,
     ...(pageSize ? { pageSize } : {}),
   });
+}
+
+/**
+ * Runs a retention sweep now (`npm run admin -- retention run`, workflows/retention.ts) on the
+ * workers of `taskQueue`, with their windows, and waits for what it removed.
+ */
+export function runRetentionSweep(temporal: Client, taskQueue: string, input: { batchSize?: number } = {}): Promise<RetentionSummary> {
+  return temporal.workflow.execute(RETENTION_WORKFLOW_TYPE, { taskQueue, workflowId: `retention-run-${randomUUID()}`, args: [input] });
 }
 
 /** For /readyz: can this process reach the Temporal frontend? */

@@ -2,3 +2,4 @@
 export { dispatchWorkflow } from './dispatch.js';
 export { predictionRefreshWorkflow } from './prediction-refresh.js';
 export { reconcileDeliveriesWorkflow, redeliveryWorkflow } from './redelivery.js';
+export { retentionWorkflow } from './retention.js';
