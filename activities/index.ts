@@ -4,6 +4,7 @@ import type { AreaStatisticsCache } from '../db/area-statistics-cache.js';
 import { CountryStatisticsCache } from '../db/country-statistics-cache.js';
 import type { Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
+import { createErasureActivities } from './erasure.js';
 import { createPredictionRefreshActivities } from './prediction-refresh.js';
 import { createProjectionActivities } from './projection.js';
 import { HandedDeliveries } from './handed-deliveries.js';
@@ -46,6 +47,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRedeliveryActivities(deps),
     ...createPredictionRefreshActivities({ ...deps, countryStatistics }),
     ...createRetentionActivities(deps),
+    ...createErasureActivities(deps),
   };
 }
 

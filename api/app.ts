@@ -27,6 +27,7 @@ import { RequestAdmission } from './request-admission.js';
 import { batchRoutes } from './routes/batch.js';
 import { carrierEventRoutes } from './routes/carrier-events.js';
 import { dispatchRoutes } from './routes/dispatches.js';
+import { erasureRoutes } from './routes/erasures.js';
 import { docsRouter } from './routes/docs.js';
 import { healthRouter, type Readiness } from './routes/health.js';
 import { listRoutes } from './routes/list.js';
@@ -93,6 +94,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   webhookEventRoutes(v1, pool);
   replayRoutes(v1, deps);
   trackingLinkRoutes(v1, deps);
+  erasureRoutes(v1, deps);
 
   const app = new Koa();
   // Behind a proxy, ctx.ip is the client's address from its header (docs/security.md); otherwise

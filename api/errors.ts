@@ -57,9 +57,10 @@ export function parseOrBadRequest<S extends z.ZodType>(schema: S, value: unknown
   return parsed.data;
 }
 
-/** A carrier event's ingest (ingest/carrier-events.ts) in HTTP terms: accepted, else 400 naming occurred_at or 409 for a closed dispatch. */
+/** A carrier event's ingest (ingest/carrier-events.ts) in HTTP terms: accepted, else 400 naming occurred_at, 409 for a closed dispatch or 404 for an erased one. */
 export function acceptedOrThrow(outcome: IngestOutcome): { duplicate: boolean; dedupeKey: string } {
   if (outcome.outcome === 'out_of_bounds') throw badRequest(`occurred_at: ${outcome.problem}`);
   if (outcome.outcome === 'closed') throw conflict(outcome.message);
+  if (outcome.outcome === 'erased') throw notFound(outcome.message);
   return outcome;
 }

@@ -21,6 +21,7 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from './
 import { webhookRequests } from './openapi-webhook-requests.js';
 import { webhookPaths } from './openapi-webhooks.js';
 import { trackingPaths } from './openapi-tracking.js';
+import { erasurePaths } from './openapi-erasures.js';
 import { BODY_LIMIT } from './middleware/json-body.js';
 import { BATCH_BODY_LIMIT } from './routes/batch.js';
 import { MAX_STATUS_AGE_SECONDS } from './status-read.js';
@@ -228,6 +229,10 @@ export function openApiJson(): string {
           bodyErrors: () => bodyErrors(),
           rateLimitHeaders,
         }),
+        ...erasurePaths(
+          { json, error: (description) => error(description), commonErrors, bodyErrors: () => bodyErrors(), rateLimitHeaders },
+          dispatchId,
+        ),
       },
       webhooks: webhookRequests(),
     }),

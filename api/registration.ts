@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { findDispatch, type DispatchRow } from '../db/dispatches.js';
+import { findTombstone } from '../db/erasure-records.js';
 import type { Pool } from '../db/pool.js';
 import { dispatchDateProblem } from '../domain/input-bounds.js';
 import { registrationBody, type StatusRecord } from '../domain/dispatch-schemas.js';
@@ -61,6 +62,11 @@ export function parseRegistration(body: unknown, key: ApiKey, now = new Date(), 
 export async function register(deps: RegistrationDeps, key: ApiKey, registration: DispatchRegistration): Promise<Registered> {
   const existing = await findDispatch(deps.pool, registration.id);
   if (existing) return answerRepeat(key, registration, existing);
+  // An erased id is never registered again (docs/privacy.md "Erasure"): its runs are gone from
+  // Temporal, which would otherwise start it afresh.
+  const tombstone = await findTombstone(deps.pool, registration.id);
+  if (tombstone)
+    throw conflict(`dispatch id ${registration.id} was erased on ${tombstone.erasedAt.toISOString()}; it cannot be registered again`);
 
   const result = await registerDispatch(deps.temporal, {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,

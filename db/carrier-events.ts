@@ -1,4 +1,4 @@
-// Tables: carrier_events (reads dispatches only for the dispatch date).
+// Tables: carrier_events (reads dispatches only for the dispatch date, erasures for a tombstone).
 // The carrier event log, written by the API as each event arrives (before the workflow is
 // signalled), so that no accepted event is lost and duplicates are recognised at the door; read
 // back, with what the workflow did with each, by the dashboard's dispatch page and by
@@ -16,7 +16,8 @@ export interface VocabularyStatus {
 }
 
 /**
- * Records the event; returns false when an event with the same dedupe key was already recorded.
+ * Records the event; returns false when an event with the same dedupe key was already recorded (or
+ * the dispatch was erased).
  * The service's own events (the prediction refresh's `overdue`) are logged here too. `status` and
  * `reason` are the service's (what the workflow acts on); `original` keeps a carrier vocabulary's
  * status as it was sent.
@@ -29,9 +30,12 @@ export async function insertCarrierEvent(
   original?: VocabularyStatus,
 ): Promise<boolean> {
   const { rowCount } = await pool.query({
-    name: 'carrier-event-insert-v2',
+    name: 'carrier-event-insert-v3',
+    // Never for an erased dispatch (its tombstone in erasures): an API process may still hold its
+    // facts (ingest/carrier-events.ts), and no row may name it again.
     text: `INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+           SELECT $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9
+            WHERE NOT EXISTS (SELECT 1 FROM erasures WHERE dispatch_id = $1::uuid)
            ON CONFLICT (dispatch_id, dedupe_key) DO NOTHING`,
     values: [
       dispatchId,

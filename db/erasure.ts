@@ -1,19 +1,126 @@
-// Tables: every table that names a dispatch (ERASED_TABLES below), erasures (the tombstone), and
-// transit_history (its dispatch_id set to NULL). The erasure of dispatches (docs/privacy.md, DESIGN
-// §11 "What erasure removes"): each dispatch's rows leave in one transaction, and only its tombstone
-// stays, so the id is never registered again. Temporal's runs are temporal/erasure.ts's part.
-import type { Pool } from './pool.js';
+// Tables: every table that names a dispatch (ERASED_TABLES), transit_history (its dispatch_id set to
+// NULL) and erasures (the tombstone, inserted when none was requested). The removal of dispatches'
+// rows (docs/privacy.md "Erasure", DESIGN §11 "What erasure removes"): all of a batch's rows leave in
+// one transaction, so no dispatch is ever half-erased, and only the tombstone stays. Temporal's runs
+// are temporal/erasure.ts's part, removed before these rows (so no run writes the projection again).
+// test/db/erasure-catalogue.test.ts reads the database's catalogue and fails when a column holding a
+// dispatch id, or a table referencing one that is erased, is missing from the lists below.
+import { newId } from './ids.js';
+import type { Pool, PoolClient } from './pool.js';
 
 /**
- * Erases every Postgres row that names these dispatches, in one transaction per dispatch, leaving the
- * tombstone (id, issuer, mode, erased_at) and unlinking transit history (dispatch id set to NULL).
+ * The tables erasure empties of a dispatch, each with how its rows are found: by the column that
+ * holds the dispatch id, or through the table that does (a webhook event's deliveries and attempts, a
+ * tracking link's gate rows), or by the dispatch id inside a stored response (idempotency records).
+ * The order is the order of deletion: children before parents.
+ */
+export const ERASED_TABLES = {
+  delivery_attempts: 'event_id → webhook_events',
+  webhook_deliveries: 'event_id → webhook_events',
+  webhook_replays: 'event_id → webhook_events (a replay of one event)',
+  webhook_events: 'dispatch_id',
+  tracking_gate_failures: 'link_id → tracking_links',
+  tracking_gate_passes: 'link_id → tracking_links',
+  tracking_links: 'dispatch_id',
+  prediction_log: 'dispatch_id',
+  carrier_events: 'dispatch_id',
+  idempotency_keys: 'body (the response holds the status record)',
+  dispatches: 'id',
+} as const;
+
+/** Tables that keep their rows without the dispatch: its id is set to NULL (what predictions need stays). */
+export const UNLINKED_TABLES = { transit_history: 'dispatch_id' } as const;
+
+/** The tombstone: the only row that names an erased dispatch, by design. */
+export const TOMBSTONE_TABLE = { erasures: 'dispatch_id' } as const;
+
+export type FootprintTable = keyof typeof ERASED_TABLES | keyof typeof UNLINKED_TABLES;
+
+/**
+ * Erases every Postgres row that names these dispatches, in one transaction for the batch, leaving
+ * the tombstone (id, issuer, mode, erased_at: a completed erasure is recorded for a dispatch whose
+ * erasure nobody requested, e.g. retention's) and unlinking transit history (dispatch id set to NULL).
  * Idempotent: a dispatch already erased counts 0 rows.
  */
-export async function eraseDispatchRows(_pool: Pool, _dispatchIds: readonly string[]): Promise<{ rows: number }> {
-  throw new Error('not implemented yet');
+export async function eraseDispatchRows(pool: Pool, dispatchIds: readonly string[]): Promise<{ rows: number }> {
+  if (dispatchIds.length === 0) return { rows: 0 };
+  const ids = [...new Set(dispatchIds.map((id) => id.toLowerCase()))];
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const rows = await eraseInTransaction(client, ids);
+    await client.query('COMMIT');
+    return { rows };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
 }
 
-/** Per table (and 'temporal_runs' filled by the caller), how many rows still name the dispatch. */
-export async function dispatchFootprint(_pool: Pool, _dispatchId: string): Promise<Record<string, number>> {
-  throw new Error('not implemented yet');
+async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<number> {
+  // The projection rows first, locked: a projection write waiting on them finds them gone.
+  const { rows: owners } = await client.query<{ id: string; issuer_id: string; mode: string }>(
+    `SELECT id, issuer_id, mode FROM dispatches WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+    [ids],
+  );
+  for (const owner of owners) {
+    await client.query(
+      `INSERT INTO erasures (id, dispatch_id, issuer_id, mode, status, completed_at) VALUES ($1, $2, $3, $4, 'completed', now())
+       ON CONFLICT (dispatch_id) DO NOTHING`,
+      [newId('er'), owner.id, owner.issuer_id, owner.mode],
+    );
+  }
+  const count = async (sql: string, values: unknown[]) => (await client.query(sql, values)).rowCount ?? 0;
+  const events = (await client.query<{ id: string }>('SELECT id FROM webhook_events WHERE dispatch_id = ANY($1::uuid[])', [ids])).rows.map(
+    (r) => r.id,
+  );
+  const links = (await client.query<{ id: string }>('SELECT id FROM tracking_links WHERE dispatch_id = ANY($1::uuid[])', [ids])).rows.map(
+    (r) => r.id,
+  );
+  let rows = 0;
+  rows += await count('DELETE FROM delivery_attempts WHERE event_id = ANY($1::text[])', [events]);
+  rows += await count('DELETE FROM webhook_deliveries WHERE event_id = ANY($1::text[])', [events]);
+  rows += await count('DELETE FROM webhook_replays WHERE event_id = ANY($1::text[])', [events]);
+  rows += await count('DELETE FROM webhook_events WHERE id = ANY($1::text[])', [events]);
+  rows += await count('DELETE FROM tracking_gate_failures WHERE link_id = ANY($1::text[])', [links]);
+  rows += await count('DELETE FROM tracking_gate_passes WHERE link_id = ANY($1::text[])', [links]);
+  rows += await count('DELETE FROM tracking_links WHERE id = ANY($1::text[])', [links]);
+  rows += await count('DELETE FROM prediction_log WHERE dispatch_id = ANY($1::uuid[])', [ids]);
+  rows += await count('DELETE FROM carrier_events WHERE dispatch_id = ANY($1::uuid[])', [ids]);
+  // A registration's replayed response holds the status record (and a batch's, several): the record
+  // names the dispatch by id. Kept 24 hours at most, so this table is small.
+  rows += await count(`DELETE FROM idempotency_keys k WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) d WHERE strpos(k.body, d) > 0)`, [
+    ids,
+  ]);
+  await client.query('UPDATE transit_history SET dispatch_id = NULL WHERE dispatch_id = ANY($1::uuid[])', [ids]);
+  rows += await count('DELETE FROM dispatches WHERE id = ANY($1::uuid[])', [ids]);
+  return rows;
+}
+
+/**
+ * Per table, how many rows still name the dispatch (after an erasure, every count is 0). Deliveries,
+ * attempts and gate rows are found through their webhook events and tracking links. `temporal_runs`
+ * is the caller's to add (temporal/erasure.ts countDispatchRuns).
+ */
+export async function dispatchFootprint(pool: Pool, dispatchId: string): Promise<Record<FootprintTable, number>> {
+  const { rows } = await pool.query<Record<FootprintTable, number>>(
+    `WITH events AS (SELECT id FROM webhook_events WHERE dispatch_id = $1::uuid),
+          links AS (SELECT id FROM tracking_links WHERE dispatch_id = $1::uuid)
+     SELECT (SELECT count(*) FROM delivery_attempts WHERE event_id IN (SELECT id FROM events))::int AS delivery_attempts,
+            (SELECT count(*) FROM webhook_deliveries WHERE event_id IN (SELECT id FROM events))::int AS webhook_deliveries,
+            (SELECT count(*) FROM webhook_replays WHERE event_id IN (SELECT id FROM events))::int AS webhook_replays,
+            (SELECT count(*) FROM events)::int AS webhook_events,
+            (SELECT count(*) FROM tracking_gate_failures WHERE link_id IN (SELECT id FROM links))::int AS tracking_gate_failures,
+            (SELECT count(*) FROM tracking_gate_passes WHERE link_id IN (SELECT id FROM links))::int AS tracking_gate_passes,
+            (SELECT count(*) FROM links)::int AS tracking_links,
+            (SELECT count(*) FROM prediction_log WHERE dispatch_id = $1::uuid)::int AS prediction_log,
+            (SELECT count(*) FROM carrier_events WHERE dispatch_id = $1::uuid)::int AS carrier_events,
+            (SELECT count(*) FROM idempotency_keys WHERE strpos(body, $1) > 0)::int AS idempotency_keys,
+            (SELECT count(*) FROM dispatches WHERE id = $1::uuid)::int AS dispatches,
+            (SELECT count(*) FROM transit_history WHERE dispatch_id = $1::uuid)::int AS transit_history`,
+    [dispatchId.toLowerCase()],
+  );
+  return rows[0]!;
 }

@@ -10,14 +10,16 @@
 // 4. the signal to the workflow (temporal/client.ts), always, even for a repeat: the workflow
 //    dedupes too, and a crash between the log and the signal is mended by the sender's retry;
 // 5. the closed-dispatch answer, when no workflow runs (docs/states.md "Closed dispatches"):
-//    delivered → kept with effect `after_delivery`; completed while resting in exception → its
-//    workflow starts again from the projection's state with this event (signal-with-start);
+//    delivered → kept with effect `after_delivery`; completed while resting in exception (or its
+//    closed run since deleted from Temporal) → its workflow starts again from the projection's state
+//    with this event (signal-with-start); erased → `erased` (the API's 404), nothing kept;
 //    terminated or failed → kept with effect `workflow_closed` and answered `closed` (the API's 409).
 // Effects are otherwise written by the worker, in the transaction of the change (db/dispatch-changes.ts).
 import type { Client } from '@temporalio/client';
 import { LRUCache } from 'lru-cache';
 import { foldedCarrierEvents, insertCarrierEvent, setCarrierEventEffect, type VocabularyStatus } from '../db/carrier-events.js';
 import { findDispatch, findProjectedDispatch, type DispatchRow } from '../db/dispatches.js';
+import { findTombstone } from '../db/erasure-records.js';
 import type { Pool } from '../db/pool.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { occurredAtProblem } from '../domain/input-bounds.js';
@@ -26,6 +28,7 @@ import { toUtc } from '../domain/field-schemas.js';
 import { applyCarrierEvent, dedupeKey, initialState, type DispatchState } from '../domain/state-machine.js';
 import type { ExceptionReason } from '../domain/vocabulary.js';
 import { dispatchWorkflowEnd, restartDispatch, signalCarrierEvent } from '../temporal/client.js';
+import { erasedMessage } from './erasure.js';
 import type { CarrierEventInput, DispatchWorkflowInput } from '../temporal/contract.js';
 
 export interface IngestDeps {
@@ -50,7 +53,9 @@ export type IngestOutcome =
   /** occurred_at lies outside the dispatch's time bounds; `problem` says how (nothing was recorded). */
   | { outcome: 'out_of_bounds'; problem: string }
   /** The workflow was terminated or failed undelivered: the event is kept and changes nothing. */
-  | { outcome: 'closed'; message: string; dedupeKey: string };
+  | { outcome: 'closed'; message: string; dedupeKey: string }
+  /** The dispatch was erased (docs/privacy.md "Erasure"): nothing was recorded. */
+  | { outcome: 'erased'; message: string };
 
 /** Dispatches whose facts an API process keeps: they never change once registered, so never go stale. */
 const FACTS_CACHED = 100_000;
@@ -100,11 +105,18 @@ export function createCarrierEventIngest(deps: IngestDeps) {
   async function closedAnswer(dispatchId: string, event: CarrierEventInput, duplicate: boolean): Promise<IngestOutcome> {
     const dedupe = event.dedupeKey;
     const projected = await findProjectedDispatch(deps.pool, dispatchId);
+    if (!projected) {
+      const tombstone = await findTombstone(deps.pool, dispatchId);
+      if (tombstone) {
+        facts.delete(dispatchId);
+        return { outcome: 'erased', message: erasedMessage(dispatchId, tombstone.erasedAt) };
+      }
+    }
     if (projected?.record.status === 'delivered') {
       await setCarrierEventEffect(deps.pool, dispatchId, dedupe, 'after_delivery');
       return { outcome: 'accepted', duplicate, dedupeKey: dedupe };
     }
-    if (projected && (await dispatchWorkflowEnd(deps.temporal, dispatchId)) === 'completed') {
+    if (projected && restartable(projected.record.status, await dispatchWorkflowEnd(deps.temporal, dispatchId))) {
       await restartDispatch(deps.temporal, { taskQueue: deps.taskQueue, input: await restartInput(projected, dedupe), event });
       return { outcome: 'accepted', duplicate, dedupeKey: dedupe };
     }
@@ -116,6 +128,15 @@ export function createCarrierEventIngest(deps: IngestDeps) {
         `dispatch ${dispatchId} is closed and was not delivered (its workflow was terminated or failed): ` +
         'the event is recorded but changes nothing',
     };
+  }
+
+  /**
+   * A completed run restarts; so does one Temporal no longer knows (the namespace's retention, or an
+   * operator, deleted the closed run) when the projection says the card rests in exception: only a
+   * completed rest leaves a card there without a run (a terminated or failed run is kept as long).
+   */
+  function restartable(status: string, end: Awaited<ReturnType<typeof dispatchWorkflowEnd>>): boolean {
+    return end === 'completed' || (end === 'unknown' && status === 'exception');
   }
 
   /**

@@ -20,6 +20,8 @@ import { temporalClientInterceptors } from '../platform/tracing.js';
 import {
   carrierEventSignal,
   DISPATCH_WORKFLOW_TYPE,
+  ERASURE_WORKFLOW_TYPE,
+  erasureWorkflowId,
   predictionRefreshSignal,
   REDELIVERY_WORKFLOW_TYPE,
   RETENTION_WORKFLOW_TYPE,
@@ -30,6 +32,8 @@ import {
   type DispatchRegistration,
   type DispatchSnapshot,
   type DispatchWorkflowInput,
+  type ErasureInput,
+  type ErasureSummary,
   type PredictionRefreshRequest,
   type RedeliveryInput,
   type RedeliverySummary,
@@ -207,6 +211,27 @@ export function startReplay(
  */
 export function runRetentionSweep(temporal: Client, taskQueue: string, input: { batchSize?: number } = {}): Promise<RetentionSummary> {
   return temporal.workflow.execute(RETENTION_WORKFLOW_TYPE, { taskQueue, workflowId: `retention-run-${randomUUID()}`, args: [input] });
+}
+
+/**
+ * Starts the erasure workflow of a recorded erasure (workflows/erasure.ts). A run already started for
+ * it (running or completed) is left alone: a repeated request gets the same erasure. A failed one is
+ * started again.
+ */
+export async function startErasure(temporal: Client, taskQueue: string, input: ErasureInput): Promise<void> {
+  try {
+    await withDeadline(temporal, () =>
+      temporal.workflow.start<(input: ErasureInput) => Promise<ErasureSummary>>(ERASURE_WORKFLOW_TYPE, {
+        workflowId: erasureWorkflowId(input.erasureId),
+        taskQueue,
+        args: [input],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      }),
+    );
+  } catch (error) {
+    if (causes(error).some((c) => c instanceof WorkflowExecutionAlreadyStartedError)) return;
+    throw translate(error);
+  }
 }
 
 /** For /readyz: can this process reach the Temporal frontend? */

@@ -179,3 +179,28 @@ export interface RetentionSummary {
   deleted_history_rows: number;
   deleted_links: number;
 }
+
+export const ERASURE_WORKFLOW_TYPE = 'erasureWorkflow';
+
+/** The erasure of one dispatch (workflows/erasure.ts), run as workflow `erasure-<erasureId>`. */
+export interface ErasureInput {
+  erasureId: string;
+  dispatchId: string;
+  /**
+   * How long to wait after the dispatch's runs are terminated before its rows are removed, in ms: an
+   * activity already running when its workflow was terminated (a webhook POST, a projection write)
+   * finishes within it and writes nothing after the rows leave.
+   */
+  settleMs: number;
+}
+
+/** What an erasure removed (the erasure workflow's result, and GET /v1/erasures/{id} `removed`). */
+export interface ErasureSummary {
+  rows: number;
+  workflowRuns: number;
+}
+
+/** The workflow id of an erasure. */
+export function erasureWorkflowId(erasureId: string): string {
+  return `erasure-${erasureId}`;
+}

@@ -1,14 +1,68 @@
-// Erasure on Temporal's side (DESIGN §11 "What erasure removes"): a dispatch's workflow id may have
-// several runs (continue-as-new, restarts after a rest in exception); every one holds the
-// registration in its input, so each is terminated if open and then deleted.
-import type { Client } from '@temporalio/client';
+// Erasure on Temporal's side (docs/privacy.md "Erasure", DESIGN §11 "What erasure removes"): a
+// dispatch's workflow id may have several runs (continue-as-new, restarts after a rest in exception),
+// and every one holds the registration in its input and the carrier events in its signals. Each run
+// is found by a visibility query on the workflow id, terminated if open, and deleted
+// (DeleteWorkflowExecution per run). Deletion is asynchronous in Temporal: both functions below wait
+// until visibility no longer lists a deleted run, so a count taken after an erasure reads 0.
+import { isGrpcServiceError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { TEMPORAL_DEADLINE_MS } from './client.js';
+
+const GRPC_NOT_FOUND = 5;
+/** How long a deletion may take to leave visibility before the erasure is retried (its activity's retry). */
+const DELETION_WAIT_MS = 60_000;
+const POLL_MS = 250;
 
 /** Terminates any open run, then deletes EVERY run of the workflow id (continue-as-new, restarts). Returns runs deleted. */
-export async function deleteDispatchRuns(_client: Client, _dispatchId: string): Promise<number> {
-  throw new Error('not implemented yet');
+export async function deleteDispatchRuns(client: Client, dispatchId: string): Promise<number> {
+  const deleted = new Set<string>();
+  const deadline = Date.now() + DELETION_WAIT_MS;
+  for (;;) {
+    const runs = await listRuns(client, dispatchId);
+    const pending = runs.filter((run) => !deleted.has(run.runId));
+    for (const run of pending) {
+      if (run.status.name === 'RUNNING') await ignoreNotFound(() => client.workflow.getHandle(dispatchId, run.runId).terminate('erased'));
+      await ignoreNotFound(() =>
+        client.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+          client.workflowService.deleteWorkflowExecution({
+            namespace: client.options.namespace,
+            workflowExecution: { workflowId: dispatchId, runId: run.runId },
+          }),
+        ),
+      );
+      deleted.add(run.runId);
+    }
+    if (runs.length === 0) return deleted.size;
+    if (Date.now() > deadline) throw new Error(`workflow ${dispatchId}: ${runs.length} run(s) still listed after deletion`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
 }
 
 /** How many runs of the dispatch's workflow id Temporal still knows (open or closed). */
-export async function countDispatchRuns(_client: Client, _dispatchId: string): Promise<number> {
-  throw new Error('not implemented yet');
+export async function countDispatchRuns(client: Client, dispatchId: string): Promise<number> {
+  return (await listRuns(client, dispatchId)).length;
+}
+
+async function listRuns(client: Client, workflowId: string): Promise<WorkflowExecutionInfo[]> {
+  // The id is a UUID (checked at every edge), so it cannot break out of the quoted literal.
+  if (!/^[0-9a-fA-F-]{36}$/.test(workflowId)) throw new Error('a dispatch id is a UUID');
+  const runs: WorkflowExecutionInfo[] = [];
+  for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
+  return runs;
+}
+
+async function ignoreNotFound(call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    if (isNotFound(error)) return;
+    throw error;
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 10; current = (current as { cause?: unknown }).cause, depth++) {
+    if ((current as Error).name === 'WorkflowNotFoundError') return true;
+    if (isGrpcServiceError(current) && current.code === GRPC_NOT_FOUND) return true;
+  }
+  return false;
 }

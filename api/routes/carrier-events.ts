@@ -28,7 +28,7 @@ import type { CarrierEventIngest } from '../../ingest/carrier-events.js';
 import { acceptedOrThrow, badRequest, parseOrBadRequest } from '../errors.js';
 import { checkScope, requireScope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { checkAccess, dispatchIdParam } from './access.js';
+import { checkAccessOrErased, dispatchIdParam } from './access.js';
 
 export function carrierEventRoutes(router: Router, deps: { ingest: CarrierEventIngest; pool: Pool }): void {
   const { pool } = deps;
@@ -36,7 +36,7 @@ export function carrierEventRoutes(router: Router, deps: { ingest: CarrierEventI
     const key = ctx.state.apiKey!;
     const id = dispatchIdParam(ctx.params.id);
     const { event, original } = parseCarrierEvent(ctx.request.body);
-    const dispatch = checkAccess(key, id, await deps.ingest.dispatchFacts(id));
+    const dispatch = await checkAccessOrErased(pool, key, id, await deps.ingest.dispatchFacts(id));
     const { duplicate } = acceptedOrThrow(await deps.ingest.ingest(dispatch, { event, original }));
     ctx.status = 202;
     ctx.body = { accepted: true, duplicate };
@@ -51,7 +51,7 @@ export function carrierEventRoutes(router: Router, deps: { ingest: CarrierEventI
     if (query.cursor !== undefined && !after) throw badRequest('cursor: not a cursor this API returned; pass next_cursor unchanged');
 
     const key = checkScope(ctx.state.apiKey, 'status:read');
-    checkAccess(key, id, await findDispatch(pool, id));
+    await checkAccessOrErased(pool, key, id, await findDispatch(pool, id));
 
     const page = await pageCarrierEvents(pool, id, { limit: query.limit ?? LIST_LIMIT_DEFAULT, after });
     ctx.body = {

@@ -13,7 +13,7 @@ import { localeTag } from '../../domain/field-schemas.js';
 import { badRequest, describeZodError } from '../errors.js';
 import { checkScope } from '../middleware/auth.js';
 import { loadStatus, STATUS_READ_SCOPE, statusAnswer, statusHeaders } from '../status-read.js';
-import { dispatchIdParam } from './access.js';
+import { dispatchIdParam, refuseErased } from './access.js';
 
 export const statusQuery = z.object({ locale: localeTag.optional() });
 
@@ -23,7 +23,9 @@ export function statusRoutes(router: Router, pool: Pool, refreshIntervalMs: numb
     const id = dispatchIdParam(ctx.params.id);
     const locale = parseLocale(ctx.query.locale);
     const key = checkScope(ctx.state.apiKey, STATUS_READ_SCOPE);
-    const answer = statusAnswer(key, id, await loadStatus(pool, id, locale), locale, ctx.get('if-none-match') || undefined);
+    const row = await loadStatus(pool, id, locale);
+    if (!row) await refuseErased(pool, key, id);
+    const answer = statusAnswer(key, id, row, locale, ctx.get('if-none-match') || undefined);
     ctx.set(statusHeaders({}, answer, refreshIntervalMs) as Record<string, string>);
     if (answer.body === undefined) ctx.status = 304;
     else ctx.body = answer.body;

@@ -31,7 +31,7 @@ import { publicBaseUrl, type Config } from '../../platform/config.js';
 import { badRequest, notFound, parseOrBadRequest } from '../errors.js';
 import { checkScope } from '../middleware/auth.js';
 import { jsonBody, optionalJsonBody } from '../middleware/json-body.js';
-import { checkAccess, dispatchIdParam } from './access.js';
+import { checkAccessOrErased, dispatchIdParam } from './access.js';
 import { queryOnce } from '../route-params.js';
 
 export const TRACKING_SCOPE = 'dispatches:write';
@@ -56,7 +56,7 @@ export function trackingLinkRoutes(router: Router, deps: { pool: Pool; config: C
     const expiry = linkExpiry(body.expires_at, new Date());
     if ('problem' in expiry) throw badRequest(expiry.problem);
     const key = checkScope(ctx.state.apiKey, TRACKING_SCOPE);
-    const dispatch = checkAccess(key, id, await findDispatch(pool, id));
+    const dispatch = await checkAccessOrErased(pool, key, id, await findDispatch(pool, id));
     const { token, hash } = newTrackingToken();
     const link = await createTrackingLink(pool, {
       dispatchId: id,
@@ -77,7 +77,7 @@ export function trackingLinkRoutes(router: Router, deps: { pool: Pool; config: C
     const after = query.cursor === undefined ? undefined : decodeLinkCursor(query.cursor);
     if (query.cursor !== undefined && !after) throw badRequest('cursor: not a cursor this API returned; pass next_cursor unchanged');
     const key = checkScope(ctx.state.apiKey, TRACKING_SCOPE);
-    checkAccess(key, id, await findDispatch(pool, id));
+    await checkAccessOrErased(pool, key, id, await findDispatch(pool, id));
     const page = await pageTrackingLinks(pool, id, { limit: query.limit ?? LIST_LIMIT_DEFAULT, after });
     ctx.body = {
       data: page.items.map((link) => ({ ...toLinkBody(link), revoked_at: link.revokedAt?.toISOString() ?? null })),
@@ -89,7 +89,7 @@ export function trackingLinkRoutes(router: Router, deps: { pool: Pool; config: C
     const id = dispatchIdParam(ctx.params.id);
     const linkId = parseOrBadRequest(trackingLinkId, ctx.params.link_id, 'link_id');
     const key = checkScope(ctx.state.apiKey, TRACKING_SCOPE);
-    checkAccess(key, id, await findDispatch(pool, id));
+    await checkAccessOrErased(pool, key, id, await findDispatch(pool, id));
     if (!(await revokeTrackingLink(pool, id, linkId))) throw notFound(`no tracking link ${linkId} for dispatch ${id}`);
     ctx.status = 204;
   });

@@ -15,14 +15,16 @@ describe('GET /v1/openapi.json document', () => {
     await expect(SwaggerParser.validate(doc)).resolves.toBeDefined();
   });
 
-  it('documents the status, registration, list, batch, carrier-event, test-helper, tracking link, tracking page, webhook endpoint, event and replay paths', () => {
+  it('documents the status, registration, list, batch, carrier-event, test-helper, tracking link, tracking page, webhook endpoint, event, replay and erasure paths', () => {
     const { paths } = document();
     expect(Object.keys(paths).sort()).toEqual([
       '/v1/dispatches',
       '/v1/dispatches/batch',
+      '/v1/dispatches/{id}',
       '/v1/dispatches/{id}/events',
       '/v1/dispatches/{id}/tracking_links',
       '/v1/dispatches/{id}/tracking_links/{link_id}',
+      '/v1/erasures/{erasure_id}',
       '/v1/events',
       '/v1/events/{webhook_event_id}',
       '/v1/replays/{replay_id}',
@@ -38,6 +40,7 @@ describe('GET /v1/openapi.json document', () => {
     ]);
     expect(Object.keys(paths['/v1/webhook_endpoints/{webhook_endpoint_id}']).sort()).toEqual(['delete', 'get', 'patch']);
     expect(Object.keys(paths['/v1/dispatches']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(paths['/v1/dispatches/{id}'])).toEqual(['delete']);
     expect(paths['/v1/status/{id}'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['If-None-Match', 'id', 'locale']);
     expect(Object.keys(paths['/v1/status/{id}'].get.responses).sort()).toEqual(['200', '304', '400', '401', '403', '404', '429', '500']);
   });

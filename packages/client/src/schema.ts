@@ -345,6 +345,46 @@ export interface paths {
     patch: operations['updateTrackingPageBranding'];
     trace?: never;
   };
+  '/v1/erasures/{erasure_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The progress of an erasure, and what it removed
+     * @description Nothing about the dispatch beyond its id. Only the issuer (and mode) that asked for it sees it.
+     */
+    get: operations['getErasure'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/dispatches/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Erase a dispatch everywhere: its record, events, webhooks, tracking links and workflow history
+     * @description Answers at once with the erasure, which completes within minutes (documented bound: one day); poll `GET /v1/erasures/{id}`. Asked again, the same erasure is answered. Afterwards only a tombstone stays: the id cannot be registered again (409), and reads and carrier events for it answer 404 saying it was erased. Test keys erase test dispatches.
+     */
+    delete: operations['eraseDispatch'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'status.updated': {
@@ -1082,6 +1122,44 @@ export interface components {
       activation_url: string | null;
       support_url: string | null;
       support_phone: string | null;
+    };
+    Erasure: {
+      /**
+       * @description erasure id
+       * @example er_4kR9wQ2mZp7TxA1c
+       */
+      id: string;
+      dispatch_id: string;
+      /**
+       * @description `pending` until every row and workflow run is gone
+       * @enum {string}
+       */
+      status: 'pending' | 'completed' | 'failed';
+      /** Format: date-time */
+      requested_at: string;
+      /** @description when the last row naming the dispatch was removed; null until then */
+      completed_at: string | null;
+      removed: {
+        /** @description database rows removed */
+        rows: number;
+        /** @description Temporal workflow runs deleted (continue-as-new and restarts make several) */
+        workflow_runs: number;
+      };
+    };
+    ErasureRequested: {
+      /**
+       * @description erasure id
+       * @example er_4kR9wQ2mZp7TxA1c
+       */
+      id: string;
+      dispatch_id: string;
+      /**
+       * @description `pending` until every row and workflow run is gone
+       * @enum {string}
+       */
+      status: 'pending' | 'completed' | 'failed';
+      /** Format: date-time */
+      requested_at: string;
     };
   };
   responses: never;
@@ -4896,6 +4974,276 @@ export interface operations {
       };
       /** @description body not sent as application/json (`unsupported_media_type`) */
       415: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getErasure: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description erasure id */
+        erasure_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the erasure */
+      200: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erasure'];
+        };
+      };
+      /** @description `erasure_id` is not an erasure id (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the key lacks both `status:read` and `dispatches:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no erasure with this id for this key's issuer and mode (`not_found`) */
+      404: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  eraseDispatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dispatch id, a UUID v4 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the erasure (pending, or as it stands when asked again) */
+      202: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErasureRequested'];
+        };
+      };
+      /** @description `id` is not a UUID v4 (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the dispatch belongs to another issuer, or the key lacks `dispatches:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no dispatch with this id in this key's mode (`not_found`) */
+      404: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
           'X-RateLimit-Limit': string;

@@ -1,0 +1,105 @@
+// Tables: erasures (reads dispatches for the owner of a dispatch to erase). The record of each
+// erasure (docs/privacy.md "Erasure"): requested by the API or the operator CLI, driven by the
+// erasure workflow (workflows/erasure.ts) to completed or failed, and afterwards the dispatch's
+// tombstone, which the registration, status, carrier-event and tracking-link routes consult for an id
+// they do not find, to answer that it was erased. db/erasure.ts removes the rows themselves.
+import { newId } from './ids.js';
+import type { Pool } from './pool.js';
+
+export type ErasureStatus = 'pending' | 'completed' | 'failed';
+
+export interface Erasure {
+  id: string;
+  dispatchId: string;
+  issuerId: string;
+  mode: 'live' | 'test';
+  status: ErasureStatus;
+  requestedAt: Date;
+  completedAt: Date | null;
+  removed: { rows: number; workflowRuns: number };
+}
+
+/** What stays of an erased dispatch: whose it was, and when it was erased (or asked to be). */
+export interface Tombstone {
+  dispatchId: string;
+  issuerId: string;
+  mode: 'live' | 'test';
+  erasedAt: Date;
+}
+
+const COLUMNS = 'id, dispatch_id, issuer_id, mode, status, requested_at, completed_at, removed_rows, removed_workflow_runs';
+
+function toErasure(row: Record<string, unknown>): Erasure {
+  return {
+    id: row.id as string,
+    dispatchId: row.dispatch_id as string,
+    issuerId: row.issuer_id as string,
+    mode: row.mode as Erasure['mode'],
+    status: row.status as ErasureStatus,
+    requestedAt: row.requested_at as Date,
+    completedAt: (row.completed_at as Date | null) ?? null,
+    removed: { rows: row.removed_rows as number, workflowRuns: row.removed_workflow_runs as number },
+  };
+}
+
+/**
+ * Records the erasure of a dispatch that has a projection (its owner is read from it), or returns
+ * the erasure already recorded for it: a second request gets the first. Undefined when the dispatch
+ * is neither projected nor erased. `created` says whether this call recorded it.
+ */
+export async function requestErasure(pool: Pool, dispatchId: string): Promise<{ erasure: Erasure; created: boolean } | undefined> {
+  const { rows } = await pool.query(
+    `INSERT INTO erasures (id, dispatch_id, issuer_id, mode)
+     SELECT $1, id, issuer_id, mode FROM dispatches WHERE id = $2
+     ON CONFLICT (dispatch_id) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [newId('er'), dispatchId],
+  );
+  if (rows[0]) return { erasure: toErasure(rows[0]), created: true };
+  const existing = await findErasureOfDispatch(pool, dispatchId);
+  return existing && { erasure: existing, created: false };
+}
+
+export async function findErasure(pool: Pool, id: string): Promise<Erasure | undefined> {
+  const { rows } = await pool.query(`SELECT ${COLUMNS} FROM erasures WHERE id = $1`, [id]);
+  return rows[0] && toErasure(rows[0]);
+}
+
+export async function findErasureOfDispatch(pool: Pool, dispatchId: string): Promise<Erasure | undefined> {
+  const { rows } = await pool.query(`SELECT ${COLUMNS} FROM erasures WHERE dispatch_id = $1`, [dispatchId]);
+  return rows[0] && toErasure(rows[0]);
+}
+
+/** The tombstone of an erased dispatch (an erasure requested or done); undefined for any other id. */
+export async function findTombstone(pool: Pool, dispatchId: string): Promise<Tombstone | undefined> {
+  const { rows } = await pool.query(
+    'SELECT dispatch_id, issuer_id, mode, coalesce(completed_at, requested_at) AS erased_at FROM erasures WHERE dispatch_id = $1',
+    [dispatchId],
+  );
+  const row = rows[0];
+  return row && { dispatchId: row.dispatch_id, issuerId: row.issuer_id, mode: row.mode, erasedAt: row.erased_at };
+}
+
+/** The erasure workflow's last step: what it removed, and when. A completed erasure stays completed. */
+export async function completeErasure(pool: Pool, id: string, removed: { rows: number; workflowRuns: number }): Promise<void> {
+  await pool.query(
+    `UPDATE erasures SET status = 'completed', completed_at = now(), removed_rows = $2, removed_workflow_runs = $3
+      WHERE id = $1 AND status <> 'completed'`,
+    [id, removed.rows, removed.workflowRuns],
+  );
+}
+
+export async function failErasure(pool: Pool, id: string): Promise<void> {
+  await pool.query(`UPDATE erasures SET status = 'failed' WHERE id = $1 AND status = 'pending'`, [id]);
+}
+
+/** A failed erasure asked again goes back to pending (its workflow is started again). */
+export async function retryErasure(pool: Pool, id: string): Promise<void> {
+  await pool.query(`UPDATE erasures SET status = 'pending' WHERE id = $1 AND status = 'failed'`, [id]);
+}
+
+/** Every dispatch of an issuer that still has a projection (both modes), for `issuer erase`. */
+export async function issuerDispatchIds(pool: Pool, issuerId: string): Promise<string[]> {
+  const { rows } = await pool.query<{ id: string }>('SELECT id FROM dispatches WHERE issuer_id = $1 ORDER BY id', [issuerId]);
+  return rows.map((r) => r.id);
+}
