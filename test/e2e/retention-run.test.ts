@@ -6,6 +6,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { listAttempts } from '../../db/delivery-log.js';
+import { dispatchFootprint } from '../../db/erasure.js';
+import { countDispatchRuns } from '../../temporal/erasure.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -23,7 +25,9 @@ let failingEndpoint: string;
 
 beforeAll(async () => {
   s = await startRetentionService('retention_run', {
-    RETENTION_DISPATCH: 'never',
+    RETENTION_DISPATCH: '3s',
+    // A delivered card's workflow completes 1 s after its last carrier event.
+    DELIVERED_RETENTION: '1s',
     RETENTION_WEBHOOK_PAYLOAD: '3s',
     RETENTION_TRANSIT_HISTORY: '30d',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -60,6 +64,8 @@ async function eventOf(dispatchId: string, type: string): Promise<{ id: string; 
 
 describe('retention run with windows of seconds', () => {
   const dispatchId = randomUUID();
+  const completedId = randomUUID();
+  let quietKey: string;
   let predicted: string;
   let pending: string;
   let result: Record<string, number>;
@@ -105,6 +111,22 @@ describe('retention run with windows of seconds', () => {
         [id, dispatchId, issuerId, randomBytes(32), new Date(Date.now() - expiredDaysAgo * day)],
       );
     }
+    // A completed dispatch, of an issuer without endpoints (no delivery keeps its workflow open): delivered, its run ended.
+    quietKey = (await s.h.createKey(await s.h.createIssuer('Quiet Issuer'))).key;
+    expect(
+      (await request(s.h.baseUrl, '/v1/dispatches', { method: 'POST', headers: bearer(quietKey), body: registrationFor(completedId) }))
+        .status,
+    ).toBe(201);
+    const delivered = await request(s.h.baseUrl, `/v1/dispatches/${completedId}/events`, {
+      method: 'POST',
+      headers: bearer(quietKey),
+      body: { status: 'delivered', occurred_at: new Date().toISOString(), event_id: 'done-1', location: 'RETENTION TEST DEPOT' },
+    });
+    expect(delivered.status).toBe(202);
+    await until(
+      async () => (await s.h.temporal.workflow.getHandle(completedId).describe()).status.name === 'COMPLETED',
+      'the completed run',
+    );
     await new Promise((resolve) => setTimeout(resolve, PAYLOAD_WINDOW_MS + 500));
     const run = await s.cli(['retention', 'run', '--batch-size', '1']);
     expect(run.stderr).toBe('');
@@ -113,8 +135,17 @@ describe('retention run with windows of seconds', () => {
   }, 120_000);
 
   it('prints the four counts as one JSON document', () => {
-    expect(result).toEqual({ erased_dispatches: 0, cleared_payloads: expect.any(Number), deleted_history_rows: 1, deleted_links: 1 });
+    expect(result).toEqual({ erased_dispatches: 1, cleared_payloads: expect.any(Number), deleted_history_rows: 1, deleted_links: 1 });
     expect(result.cleared_payloads).toBeGreaterThanOrEqual(1);
+  });
+
+  it('erases a completed dispatch past its window: nothing names it in any table, and Temporal has no run of it', async () => {
+    const footprint = await dispatchFootprint(s.h.pool, completedId);
+    expect(Object.values(footprint).every((n) => n === 0)).toBe(true);
+    expect(await countDispatchRuns(s.h.temporal, completedId)).toBe(0);
+    const status = await request(s.h.baseUrl, `/v1/status/${completedId}`, { headers: bearer(quietKey) });
+    expect(status.status).toBe(404);
+    expect(status.body.message).toMatch(/erased/);
   });
 
   it('clears the body of a settled webhook event and its attempts’ headers, response and error text', async () => {
