@@ -14,6 +14,7 @@ import { registerConditionsCommands } from './admin/conditions-commands.js';
 import { registerUserCommands } from './admin/user-commands.js';
 import { registerPredictionCommands } from './admin/prediction-commands.js';
 import { registerRetentionCommands } from './admin/retention-commands.js';
+import { registerErasureCommands } from './admin/erasure-commands.js';
 
 const program = new Command('admin')
   .description('Card Delivery Status Service: operator commands')
@@ -30,6 +31,7 @@ registerHistoryCommands(program);
 registerConditionsCommands(program);
 registerPredictionCommands(program);
 registerRetentionCommands(program);
+registerErasureCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -117,7 +117,7 @@ export async function dispatchFootprint(pool: Pool, dispatchId: string): Promise
             (SELECT count(*) FROM links)::int AS tracking_links,
             (SELECT count(*) FROM prediction_log WHERE dispatch_id = $1::uuid)::int AS prediction_log,
             (SELECT count(*) FROM carrier_events WHERE dispatch_id = $1::uuid)::int AS carrier_events,
-            (SELECT count(*) FROM idempotency_keys WHERE strpos(body, $1) > 0)::int AS idempotency_keys,
+            (SELECT count(*) FROM idempotency_keys WHERE strpos(body, $1::text) > 0)::int AS idempotency_keys,
             (SELECT count(*) FROM dispatches WHERE id = $1::uuid)::int AS dispatches,
             (SELECT count(*) FROM transit_history WHERE dispatch_id = $1::uuid)::int AS transit_history`,
     [dispatchId.toLowerCase()],

@@ -1,10 +1,11 @@
-// `issuer create --name NAME` and `issuer list`: the organisations (card issuers) that own API keys
-// and dispatches. The id printed here is the one every other command and the Temporal UI's
+// `issuer create --name NAME`, `issuer list` and `issuer erase` (cli/admin/erasure-commands.ts): the
+// organisations (card issuers) that own API keys and dispatches. The id printed here is the one every other command and the Temporal UI's
 // `IssuerId` search attribute use.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createIssuer, listIssuers } from '../../db/issuers.js';
 import { iso, output, parseOptions, table, withDatabase } from './context.js';
+import { issuerEraseAction } from './erasure-commands.js';
 
 const createOptions = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
@@ -39,4 +40,11 @@ export function registerIssuerCommands(program: Command): void {
         );
       });
     });
+
+  issuer
+    .command('erase')
+    .description('an issuer that leaves: erase every dispatch of it, then its keys, webhook endpoints, feeds, users and branding')
+    .requiredOption('--issuer <id>', 'the issuer id (iss_…)')
+    .option('--confirm', 'required: nothing of it can be restored')
+    .action(issuerEraseAction);
 }

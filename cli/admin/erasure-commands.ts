@@ -1,0 +1,119 @@
+// `dispatch erase --id ID [--wait]`, `dispatch footprint --id ID` and `issuer erase --issuer ID --confirm`
+// (docs/admin-cli.md "Erasure", docs/privacy.md): erasure on an operator's request, and its proof.
+// An erasure is the same as DELETE /v1/dispatches/{id} (ingest/erasure.ts: the erasure recorded,
+// then its workflow started on the service's task queue, which the running worker executes); the
+// footprint counts, per table and in Temporal, what still names a dispatch.
+import { Client, Connection } from '@temporalio/client';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { findErasure, issuerDispatchIds, type Erasure } from '../../db/erasure-records.js';
+import { dispatchFootprint } from '../../db/erasure.js';
+import { eraseIssuerRows } from '../../db/issuer-erasure.js';
+import { uuidV4 } from '../../domain/field-schemas.js';
+import { eraseDispatch, type ErasureDeps } from '../../ingest/erasure.js';
+import { loadConfig } from '../../platform/config.js';
+import { erasureWorkflowId } from '../../temporal/contract.js';
+import { countDispatchRuns } from '../../temporal/erasure.js';
+import { CliError, iso, output, parseOptions, resolveTemporalAddress, table, withDatabase } from './context.js';
+
+const dispatchOptions = z.object({ id: uuidV4.transform((id) => id.toLowerCase()), wait: z.boolean().optional() });
+const issuerOptions = z.object({
+  issuer: z.string().trim().min(1, 'must not be empty'),
+  confirm: z.literal(true, { error: 'is required: this erases every dispatch, key, endpoint, feed, user and the branding of the issuer' }),
+});
+/** How many erasures `issuer erase` runs at once. */
+const ISSUER_ERASURE_CONCURRENCY = 8;
+
+/** Runs `work` with the database and a Temporal client of the running service, closing both. */
+async function withService<T>(work: (deps: ErasureDeps) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const connection = await Connection.connect({ address: resolveTemporalAddress() });
+  try {
+    const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    return await withDatabase((pool) =>
+      work({ pool, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS }),
+    );
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Erases one dispatch and, with `wait`, waits for its workflow and reads the outcome back. */
+async function erase(deps: ErasureDeps, dispatchId: string, wait: boolean): Promise<Erasure> {
+  const erasure = await eraseDispatch(deps, dispatchId);
+  if (!erasure) throw new CliError(`no dispatch ${dispatchId} (and none erased)`);
+  if (!wait || erasure.status === 'completed') return erasure;
+  await deps.temporal.workflow.getHandle(erasureWorkflowId(erasure.id)).result();
+  return (await findErasure(deps.pool, erasure.id))!;
+}
+
+function erasureJson(e: Erasure) {
+  return {
+    id: e.id,
+    dispatch_id: e.dispatchId,
+    status: e.status,
+    requested_at: iso(e.requestedAt),
+    completed_at: iso(e.completedAt),
+    removed: { rows: e.removed.rows, workflow_runs: e.removed.workflowRuns },
+  };
+}
+
+export function registerErasureCommands(program: Command): void {
+  const dispatch = program.command('dispatch').description('erase a dispatch, and prove that nothing names it any more');
+
+  dispatch
+    .command('erase')
+    .description('erase one dispatch everywhere (database rows and Temporal runs); only its tombstone stays')
+    .requiredOption('--id <id>', 'the dispatch id (a UUID)')
+    .option('--wait', 'wait until the erasure has completed and print what it removed')
+    .action(async (raw: unknown, command: Command) => {
+      const options = parseOptions(dispatchOptions, raw);
+      const erasure = await withService((deps) => erase(deps, options.id, Boolean(options.wait)));
+      output(command, erasureJson(erasure), () =>
+        erasure.status === 'completed'
+          ? `Erasure ${erasure.id} of ${erasure.dispatchId} completed: ${erasure.removed.rows} rows, ${erasure.removed.workflowRuns} workflow runs removed.`
+          : `Erasure ${erasure.id} of ${erasure.dispatchId} is ${erasure.status}; see it with: npm run admin -- dispatch footprint --id ${erasure.dispatchId}`,
+      );
+    });
+
+  dispatch
+    .command('footprint')
+    .description('count, per table and in Temporal, what still names a dispatch (all 0 after its erasure)')
+    .requiredOption('--id <id>', 'the dispatch id (a UUID)')
+    .action(async (raw: unknown, command: Command) => {
+      const { id } = parseOptions(dispatchOptions, raw);
+      const footprint = await withService(async ({ pool, temporal }) => ({
+        tables: await dispatchFootprint(pool, id),
+        temporalRuns: await countDispatchRuns(temporal, id),
+      }));
+      const total = Object.values(footprint.tables).reduce((a, b) => a + b, 0) + footprint.temporalRuns;
+      output(command, { dispatch_id: id, tables: footprint.tables, temporal_runs: footprint.temporalRuns, total }, () =>
+        table(
+          ['WHERE', 'COUNT'],
+          [...Object.entries(footprint.tables).map(([name, n]) => [name, String(n)]), ['temporal runs', String(footprint.temporalRuns)]],
+        ),
+      );
+    });
+}
+
+/** `issuer erase`, registered by cli/admin/issuer-commands.ts beside the issuer's other commands. */
+export async function issuerEraseAction(raw: unknown, command: Command): Promise<void> {
+  const { issuer } = parseOptions(issuerOptions, raw);
+  const result = await withService(async (deps) => {
+    const ids = await issuerDispatchIds(deps.pool, issuer);
+    let erased = 0;
+    for (let i = 0; i < ids.length; i += ISSUER_ERASURE_CONCURRENCY) {
+      const done = await Promise.all(ids.slice(i, i + ISSUER_ERASURE_CONCURRENCY).map((id) => erase(deps, id, true)));
+      const failed = done.find((e) => e.status !== 'completed');
+      if (failed) throw new CliError(`erasure ${failed.id} of dispatch ${failed.dispatchId} ${failed.status}; run the command again`);
+      erased += done.length;
+    }
+    return { erased, deleted: await eraseIssuerRows(deps.pool, issuer) };
+  });
+  output(command, { issuer_id: issuer, erased_dispatches: result.erased, deleted: result.deleted }, () =>
+    [
+      `Issuer ${issuer}: ${result.erased} dispatches erased; removed:`,
+      ...Object.entries(result.deleted).map(([name, n]) => `  ${name}: ${n}`),
+    ].join('\n'),
+  );
+}

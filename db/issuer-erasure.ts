@@ -1,0 +1,49 @@
+// Tables: api_keys, webhook_endpoints (and webhook_endpoint_send_slots, webhook_replays, the webhook
+// events no dispatch names with their deliveries and attempts), tracking_feeds (when that table
+// exists), dashboard_users (and their tokens and sessions), tracking_page_branding, idempotency_keys,
+// rate_limit_windows (the issuer's keys' windows). What `issuer erase` removes once every dispatch of
+// the issuer is erased (docs/privacy.md "An issuer that leaves"): everything else the issuer
+// configured, in one transaction. The issuer row itself stays (its name only), because tombstones
+// and the shared transit history (db/transit-history.ts) refer to it.
+import type { Pool } from './pool.js';
+
+/** Rows removed per table. */
+export type IssuerErasureCounts = Record<string, number>;
+
+export async function eraseIssuerRows(pool: Pool, issuerId: string): Promise<IssuerErasureCounts> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const counts: IssuerErasureCounts = {};
+    const run = async (table: string, sql: string) => {
+      counts[table] = (counts[table] ?? 0) + ((await client.query(sql, [issuerId])).rowCount ?? 0);
+    };
+    const endpoints = `SELECT id FROM webhook_endpoints WHERE issuer_id = $1`;
+    const events = `SELECT id FROM webhook_events WHERE issuer_id = $1`;
+    // Webhook events that name no dispatch (the dashboard's test events) and every delivery to the
+    // issuer's endpoints.
+    await run('delivery_attempts', `DELETE FROM delivery_attempts WHERE event_id IN (${events}) OR endpoint_id IN (${endpoints})`);
+    await run('webhook_deliveries', `DELETE FROM webhook_deliveries WHERE event_id IN (${events}) OR endpoint_id IN (${endpoints})`);
+    await run('webhook_replays', `DELETE FROM webhook_replays WHERE endpoint_id IN (${endpoints}) OR event_id IN (${events})`);
+    await run('webhook_events', `DELETE FROM webhook_events WHERE issuer_id = $1`);
+    await run('webhook_endpoint_send_slots', `DELETE FROM webhook_endpoint_send_slots WHERE endpoint_id IN (${endpoints})`);
+    await run('webhook_endpoints', `DELETE FROM webhook_endpoints WHERE issuer_id = $1`);
+    const feeds = await client.query<{ exists: boolean }>(`SELECT to_regclass('tracking_feeds') IS NOT NULL AS exists`);
+    if (feeds.rows[0]!.exists) await run('tracking_feeds', `DELETE FROM tracking_feeds WHERE issuer_id = $1`);
+    await run(
+      'rate_limit_windows',
+      `DELETE FROM rate_limit_windows WHERE subject IN (SELECT 'key:' || id FROM api_keys WHERE issuer_id = $1)`,
+    );
+    await run('api_keys', `DELETE FROM api_keys WHERE issuer_id = $1`);
+    await run('dashboard_users', `DELETE FROM dashboard_users WHERE issuer_id = $1`);
+    await run('tracking_page_branding', `DELETE FROM tracking_page_branding WHERE issuer_id = $1`);
+    await run('idempotency_keys', `DELETE FROM idempotency_keys WHERE issuer_id = $1`);
+    await client.query('COMMIT');
+    return counts;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
