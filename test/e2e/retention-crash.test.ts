@@ -17,6 +17,7 @@ let ids: string[];
 beforeAll(async () => {
   s = await startRetentionService('retention_crash', {
     RETENTION_DISPATCH: '1s',
+    DELIVERED_RETENTION: '1s',
     RETENTION_WEBHOOK_PAYLOAD: 'never',
     RETENTION_TRANSIT_HISTORY: 'never',
   });
@@ -68,7 +69,9 @@ describe('a retention sweep killed in the middle of a batch', () => {
         .output()
         .split('\n')
         .some((line) => line.includes('"msg":"retention batch"') && line.includes('"kind":"dispatch"'));
-    await until(batchLogged, 'a first batch of erasures', 60_000);
+    await until(batchLogged, 'a first batch of erasures', 60_000).catch((error: Error) => {
+      throw new Error(`${error.message}; the worker wrote:\n${s.worker()!.output().slice(-4000)}`);
+    });
     await s.killWorker();
     afterCrash = await states();
     expect(afterCrash.partial).toBe(0);

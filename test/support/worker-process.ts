@@ -9,8 +9,9 @@ import { installTemporalRuntime } from '../../worker/runtime.js';
 
 const config = loadConfig();
 const logger = createLogger({ name: 'worker', level: config.LOG_LEVEL, destination: 2 });
-// TEST_SDK_LOG_LEVEL=INFO: the activities' and workflows' own lines too, as worker/main.ts logs them (test/e2e/retention-*).
-installTemporalRuntime(logger, process.env.TEST_SDK_LOG_LEVEL === 'INFO' ? 'INFO' : 'WARN');
+// TEST_SDK_LOG_LEVEL=INFO or DEBUG: the activities' and workflows' own lines too, as worker/main.ts logs them (test/e2e/retention-*).
+const sdkLevel = process.env.TEST_SDK_LOG_LEVEL;
+installTemporalRuntime(logger, sdkLevel === 'INFO' || sdkLevel === 'DEBUG' ? sdkLevel : 'WARN');
 const { worker, close } = await openWorker(config, {
   applicationName: process.env.TEST_WORKER_NAME ?? 'test-worker-process',
   logger,
