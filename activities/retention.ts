@@ -6,9 +6,10 @@
 //   2. settled webhook events past RETENTION_WEBHOOK_PAYLOAD lose their payload;
 //   3. transit history past RETENTION_TRANSIT_HISTORY and tracking links expired 30 days ago are deleted.
 // After every batch it heartbeats its progress (the counts, the phase, the walk's cursor) and logs
-// it, so a retry after a lost worker resumes there. A dispatch is erased whole or not at all: its
-// rows leave in one transaction, after its runs; a crash between the two leaves the rows, which
-// the next attempt finds again and erases (their runs already gone).
+// it, so a retry after a lost worker resumes there. A dispatch is erased whole or not at all: a
+// batch's rows leave in one transaction (db/erasure.ts), after the runs of each of its dispatches; a
+// crash between the two leaves the rows, which the next attempt finds again and erases (their runs
+// already gone).
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { eraseDispatchRows } from '../db/erasure.js';
@@ -28,10 +29,10 @@ import { deleteDispatchRuns } from '../temporal/erasure.js';
 
 /** Rows per batch (payloads, history rows, links): one short statement each. */
 export const RETENTION_BATCH_SIZE = 1000;
-/** Dispatches per batch: each is a few Temporal calls and one transaction. */
+/** Dispatches per batch: a few Temporal calls each, then one transaction for the batch. */
 const DISPATCH_BATCH_SIZE = 200;
-/** Dispatches erased at once within a batch: enough to hide round trips, few enough to spare Temporal and Postgres. */
-const ERASE_CONCURRENCY = 8;
+/** Temporal calls in flight at once within a batch: enough to hide round trips, few enough to spare the frontend. */
+const ERASE_CONCURRENCY = 16;
 
 const PHASES = ['dispatches', 'payloads', 'history', 'links', 'done'] as const;
 type Phase = (typeof PHASES)[number];
@@ -57,26 +58,30 @@ export interface RetentionDeps {
 }
 
 export function createRetentionActivities(deps: RetentionDeps) {
-  /** Erases one dispatch unless a run of it is open (a late carrier event started it again): runs first, then rows. */
-  async function eraseCompleted(dispatchId: string): Promise<boolean> {
-    // A run Temporal forgot (`unknown`: the namespace's retention deleted it) is complete: the projection says it rests.
-    if ((await dispatchWorkflowEnd(deps.temporal, dispatchId)) === 'running') return false;
-    await deleteDispatchRuns(deps.temporal, dispatchId);
-    await eraseDispatchRows(deps.pool, [dispatchId]);
-    return true;
-  }
-
-  async function eraseBatch(ids: string[]): Promise<number> {
-    let erased = 0;
+  /** Runs `work` over `ids`, ERASE_CONCURRENCY at a time. */
+  async function inLanes(ids: string[], work: (id: string) => Promise<void>): Promise<void> {
     let next = 0;
     const lanes = Array.from({ length: Math.min(ERASE_CONCURRENCY, ids.length) }, async () => {
-      while (next < ids.length) {
-        const id = ids[next++];
-        if (await eraseCompleted(id)) erased += 1;
-      }
+      while (next < ids.length) await work(ids[next++]);
     });
     await Promise.all(lanes);
-    return erased;
+  }
+
+  /**
+   * Erases the batch's dispatches whose workflow is not running (a late carrier event may have started
+   * it again): every Temporal run of each first, then all their rows in one transaction.
+   */
+  async function eraseBatch(ids: string[]): Promise<number> {
+    const completed: string[] = [];
+    // A run Temporal forgot (`unknown`: the namespace's retention deleted it) is complete: the projection says it rests.
+    await inLanes(ids, async (id) => {
+      if ((await dispatchWorkflowEnd(deps.temporal, id)) !== 'running') completed.push(id);
+    });
+    await inLanes(completed, async (id) => {
+      await deleteDispatchRuns(deps.temporal, id);
+    });
+    await eraseDispatchRows(deps.pool, completed);
+    return completed.length;
   }
 
   return {

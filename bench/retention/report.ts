@@ -1,0 +1,144 @@
+// The retention benchmark's report (bench/retention/run.ts): the sweep's time and counts, status
+// reads beside it, bytes per dispatch per table and in Temporal's store, and the database's size over
+// a year at 1,000 dispatches a day with the default windows beside the same year without them.
+import type { LoadResult } from '../status-read/load.js';
+import type { RetentionSummary } from '../../temporal/contract.js';
+
+export interface Sizes {
+  databaseBytes: number;
+  tableBytes: Record<string, number>;
+  temporalStoreBytes: Record<string, number>;
+}
+
+export interface BenchResult {
+  date: string;
+  machine: string;
+  settings: { dispatches: number; real: number; live: number; loadSeconds: number; connections: number };
+  /** Sizes before and after the real dispatches' lives. */
+  real: { dispatches: number; before: Sizes; after: Sizes };
+  /** Sizes once the backlog and the live dispatches are seeded. */
+  seeded: { dispatches: number; tables: Record<string, number>; database: number; payloadBytesPerDispatch: number };
+  sweep: {
+    seconds: number;
+    summary: RetentionSummary;
+    /** Dispatches still past the window after the sweep (should be 0). */
+    dueLeft: number;
+    dispatchRunsLeft: number;
+    machineBusyPercent: number;
+    after: { tables: Record<string, number>; database: number };
+  };
+  reads: { baseline: LoadResult; during: LoadResult[] };
+}
+
+const MIB = 1024 * 1024;
+const GOAL_SECONDS = 600;
+const GOAL_P99_RATIO = 1.5;
+
+/** Postgres bytes per dispatch, per table, from the real dispatches' growth. */
+export function realBytesPerDispatch(result: BenchResult): Record<string, number> {
+  const { before, after, dispatches } = result.real;
+  return Object.fromEntries(
+    Object.keys(after.tableBytes)
+      .map((table): [string, number] => [table, (after.tableBytes[table] - (before.tableBytes[table] ?? 0)) / dispatches])
+      .filter(([, bytes]) => bytes > 0),
+  );
+}
+
+function temporalBytesPerDispatch(result: BenchResult): number {
+  const sum = (sizes: Record<string, number>) => Object.values(sizes).reduce((a, b) => a + b, 0);
+  return (sum(result.real.after.temporalStoreBytes) - sum(result.real.before.temporalStoreBytes)) / result.real.dispatches;
+}
+
+/**
+ * Days a dispatch stays, by what: the model of a year at 1,000 dispatches a day. A card is in
+ * transit ~5 days, its workflow closes 7 days after delivery (DELIVERED_RETENTION), Temporal keeps
+ * a closed run 30 days (the namespace's retention, deploy/README.md); RETENTION_DISPATCH counts
+ * from the last carrier event, RETENTION_WEBHOOK_PAYLOAD from the last attempt.
+ */
+const LIFE = { transit: 5, workflowOpenAfterDelivery: 7, namespaceRetention: 30, dispatch: 180, payload: 30, history: 800 };
+
+/** Rows alive on `day` when one day's dispatches each stay `keptDays`. */
+const alive = (day: number, keptDays: number) => Math.min(day, keptDays) * 1000;
+
+export function yearTable(perDispatchPostgres: number, payloadBytes: number, historyRowBytes: number, temporalBytes: number) {
+  const temporalDays = LIFE.transit + LIFE.workflowOpenAfterDelivery + LIFE.namespaceRetention;
+  const rows: Array<{ day: number; without: number; withDefaults: number }> = [];
+  for (const day of [30, 60, 90, 180, 270, 365]) {
+    const temporal = alive(day, temporalDays) * temporalBytes;
+    const without = alive(day, Infinity) * perDispatchPostgres + temporal;
+    const dispatchBytes = perDispatchPostgres - historyRowBytes;
+    const withDefaults =
+      alive(day, LIFE.transit + LIFE.dispatch) * (dispatchBytes - payloadBytes) +
+      alive(day, Math.min(LIFE.transit + LIFE.payload, LIFE.transit + LIFE.dispatch)) * payloadBytes +
+      alive(day, LIFE.history) * historyRowBytes +
+      temporal;
+    rows.push({ day, without, withDefaults });
+  }
+  return rows;
+}
+
+const ms = (value: number) => `${value} ms`;
+const mib = (bytes: number) => `${(bytes / MIB).toFixed(1)} MiB`;
+
+export function toMarkdown(result: BenchResult): string {
+  const { sweep, reads } = result;
+  const worstDuring = reads.during.reduce((worst, r) => (r.p99Ms > worst.p99Ms ? r : worst), reads.during[0]);
+  const ratio = worstDuring ? worstDuring.p99Ms / reads.baseline.p99Ms : NaN;
+  const perTable = realBytesPerDispatch(result);
+  const seededPerTable = Object.fromEntries(
+    Object.entries(result.seeded.tables).map(([table, bytes]) => [table, bytes / (result.seeded.dispatches + result.settings.live)]),
+  );
+  const postgresPerDispatch = Object.values(perTable).reduce((a, b) => a + b, 0);
+  const temporal = temporalBytesPerDispatch(result);
+  const historyRow = perTable.transit_history ?? 0;
+  const year = yearTable(postgresPerDispatch, result.seeded.payloadBytesPerDispatch, historyRow, temporal);
+  const lines = [
+    `# Retention benchmark, ${result.date}`,
+    '',
+    `Machine: ${result.machine}. Settings: ${JSON.stringify(result.settings)}.`,
+    '',
+    '## The sweep',
+    '',
+    `\`retention run\` over ${result.seeded.dispatches.toLocaleString('en')} seeded completed dispatches and ${result.real.dispatches} real ones past RETENTION_DISPATCH: ` +
+      `**${sweep.seconds.toFixed(1)} s** (goal < ${GOAL_SECONDS} s: ${sweep.seconds < GOAL_SECONDS ? 'met' : 'not met'}), ` +
+      `${JSON.stringify(sweep.summary)}; ${sweep.dueLeft} due dispatches left, ${sweep.dispatchRunsLeft} dispatch workflow runs left in Temporal; ` +
+      `machine ${sweep.machineBusyPercent} % busy meanwhile.`,
+    '',
+    '## Status reads of live dispatches, without and with the sweep (one run, side by side)',
+    '',
+    '| reads | requests/s | p50 | p99 | max | non-2xx |',
+    '| --- | --- | --- | --- | --- | --- |',
+    `| without the sweep (${reads.baseline.seconds} s) | ${reads.baseline.rps} | ${ms(reads.baseline.p50Ms)} | ${ms(reads.baseline.p99Ms)} | ${ms(reads.baseline.maxMs)} | ${reads.baseline.non2xx} |`,
+    ...reads.during.map(
+      (r, i) =>
+        `| during the sweep, window ${i + 1} (${r.seconds} s) | ${r.rps} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${ms(r.maxMs)} | ${r.non2xx} |`,
+    ),
+    '',
+    `Worst p99 during the sweep / p99 without: **${ratio.toFixed(2)}×** (goal ≤ ${GOAL_P99_RATIO}×: ${ratio <= GOAL_P99_RATIO ? 'met' : 'not met'}).`,
+    '',
+    '## Bytes per dispatch',
+    '',
+    `Measured on ${result.real.dispatches} dispatches through their whole life in the real service (registration, three carrier events, one signed webhook each), tables with their indexes and TOAST; beside it the seeded backlog (${result.seeded.dispatches.toLocaleString('en')} completed + ${result.settings.live.toLocaleString('en')} live, per seeded dispatch).`,
+    '',
+    '| table | real life, bytes/dispatch | seeded, bytes/dispatch |',
+    '| --- | --- | --- |',
+    ...Object.keys({ ...perTable, ...seededPerTable })
+      .filter((t) => (perTable[t] ?? 0) > 0 || (seededPerTable[t] ?? 0) > 256)
+      .sort()
+      .map((t) => `| ${t} | ${Math.round(perTable[t] ?? 0)} | ${Math.round(seededPerTable[t] ?? 0)} |`),
+    `| **Postgres, all tables** | **${Math.round(postgresPerDispatch)}** | |`,
+    `| **Temporal's store** (dev server SQLite file + WAL) | **${Math.round(temporal)}** | |`,
+    '',
+    `Of which the webhook payload (event bodies, attempts' request headers and response heads) that RETENTION_WEBHOOK_PAYLOAD clears: ${Math.round(result.seeded.payloadBytesPerDispatch)} bytes (seeded).`,
+    '',
+    '## A year at 1,000 dispatches a day',
+    '',
+    `Model: rows alive × bytes per dispatch above (Postgres reuses freed space, so the size follows the rows alive); a card in transit ${LIFE.transit} days, its workflow open ${LIFE.workflowOpenAfterDelivery} days after delivery, Temporal keeping a closed run ${LIFE.namespaceRetention} days (the namespace's retention, in both columns).`,
+    '',
+    '| day | without retention | default windows (180d / 30d / 800d) |',
+    '| --- | --- | --- |',
+    ...year.map((r) => `| ${r.day} | ${mib(r.without)} | ${mib(r.withDefaults)} |`),
+    '',
+  ];
+  return `${lines.join('\n')}\n`;
+}
