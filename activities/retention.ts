@@ -24,7 +24,7 @@ import {
 import type { Config } from '../platform/config.js';
 import { retentionErased, type RetentionKind } from '../platform/metrics.js';
 import type { RetentionSummary } from '../temporal/contract.js';
-import { dispatchWorkflowEnd } from '../temporal/client.js';
+import { dispatchRunStates } from '../temporal/client.js';
 import { deleteDispatchRuns } from '../temporal/erasure.js';
 
 /** Rows per batch (payloads, history rows, links): one short statement each. */
@@ -69,17 +69,19 @@ export function createRetentionActivities(deps: RetentionDeps) {
 
   /**
    * Erases the batch's dispatches whose workflow is not running (a late carrier event may have started
-   * it again): every Temporal run of each first, then all their rows in one transaction.
+   * it again): every Temporal run of each first, then all their rows in one transaction. One
+   * visibility query finds which have runs at all; a run Temporal forgot (the namespace's retention
+   * deleted it) is complete, as the projection says the card rests.
    */
   async function eraseBatch(ids: string[]): Promise<number> {
-    const completed: string[] = [];
-    // A run Temporal forgot (`unknown`: the namespace's retention deleted it) is complete: the projection says it rests.
-    await inLanes(ids, async (id) => {
-      if ((await dispatchWorkflowEnd(deps.temporal, id)) !== 'running') completed.push(id);
-    });
-    await inLanes(completed, async (id) => {
-      await deleteDispatchRuns(deps.temporal, id);
-    });
+    const runs = await dispatchRunStates(deps.temporal, ids);
+    const completed = ids.filter((id) => runs.get(id) !== 'running');
+    await inLanes(
+      completed.filter((id) => runs.has(id)),
+      async (id) => {
+        await deleteDispatchRuns(deps.temporal, id);
+      },
+    );
     await eraseDispatchRows(deps.pool, completed);
     return completed.length;
   }
