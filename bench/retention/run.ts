@@ -17,9 +17,9 @@ import { runRetentionSweep } from '../../temporal/client.js';
 import { lifecyclePart } from '../scale/lifecycle.js';
 import { log, startStack, TASK_QUEUE } from '../scale/setup.js';
 import { firstJsonLine, machineCpuSeconds, REPO_ROOT, startScript } from '../status-read/processes.js';
-import type { LoadResult } from '../status-read/load.js';
+import { startCpuMeter } from '../webhook-latency/load.js';
 import { seed as seedLive } from '../status-read/seed.js';
-import { toMarkdown, type BenchResult, type Sizes } from './report.js';
+import { toMarkdown, type BenchResult, type ReadWindow, type Sizes } from './report.js';
 import { seedCompletedDispatches } from './seed.js';
 
 const settings = {
@@ -47,7 +47,8 @@ async function sizes(): Promise<Sizes> {
   };
 }
 try {
-  const load = async (ids: string[], key: string, seconds: number): Promise<LoadResult> => {
+  /** One window of reads, with the machine's CPU meanwhile: ours (every process of the stack and the load generator) and everyone else's. */
+  const load = async (ids: string[], key: string, seconds: number): Promise<ReadWindow> => {
     const idsFile = path.join(os.tmpdir(), `cds-bench-retention-ids-${process.pid}.txt`);
     writeFileSync(idsFile, ids.join('\n'));
     const child = startScript('../status-read/load.ts', {
@@ -57,7 +58,19 @@ try {
       BENCH_CONNECTIONS: String(settings.connections),
       BENCH_SECONDS: String(seconds),
     });
-    return firstJsonLine<LoadResult>(child, 'load generator');
+    const meter = startCpuMeter(stack.cpu);
+    const result = await firstJsonLine<ReadWindow['result']>(child, 'load generator');
+    const { cores, machineBusyPercent } = meter();
+    const ours = Object.values(cores).reduce((a, b) => a + b, 0) + result.cpuS / result.seconds;
+    const machineCores = (machineBusyPercent / 100) * os.cpus().length;
+    return {
+      result,
+      machineBusyPercent,
+      loadAverage: Math.round(os.loadavg()[0] * 10) / 10,
+      ourCores: Math.round(ours * 100) / 100,
+      otherCores: Math.round(Math.max(0, machineCores - ours) * 100) / 100,
+      cores,
+    };
   };
 
   // 1. What one dispatch costs, from real ones.
@@ -103,13 +116,13 @@ try {
 
   // 3. Reads without the sweep, then with it.
   const baseline = await load(live.ids, live.key, settings.loadSeconds);
-  log(`reads without the sweep: p99 ${baseline.p99Ms} ms, ${baseline.rps}/s`);
+  log(`reads without the sweep: p99 ${baseline.result.p99Ms} ms, ${baseline.result.rps}/s, other processes ${baseline.otherCores} cores`);
   const cpuBefore = machineCpuSeconds();
   const sweepStarted = performance.now();
   const sweep = runRetentionSweep(stack.temporal, TASK_QUEUE);
   let done = false;
   void sweep.finally(() => (done = true)).catch(() => {});
-  const during: LoadResult[] = [];
+  const during: ReadWindow[] = [];
   while (!done) during.push(await load(live.ids, live.key, settings.loadSeconds));
   const summary = await sweep;
   const sweepSeconds = (performance.now() - sweepStarted) / 1000;

@@ -8,8 +8,12 @@ CREATE INDEX webhook_events_payload_kept_idx ON webhook_events (created_at) WHER
 CREATE INDEX transit_history_delivered_idx ON transit_history (delivered_date);
 CREATE INDEX tracking_links_expires_idx ON tracking_links (expires_at);
 CREATE INDEX dispatches_resting_updated_idx ON dispatches (updated_at, id) WHERE status IN ('delivered', 'exception');
+-- Deleting a tracking link (expired, or its dispatch erased) checks its gate passes by link: without
+-- this index each deleted link read the whole table (bench/retention).
+CREATE INDEX tracking_gate_passes_link_idx ON tracking_gate_passes (link_id);
 
 -- Down Migration
+DROP INDEX tracking_gate_passes_link_idx;
 DROP INDEX dispatches_resting_updated_idx;
 DROP INDEX tracking_links_expires_idx;
 DROP INDEX transit_history_delivered_idx;
