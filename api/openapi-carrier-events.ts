@@ -45,7 +45,7 @@ export function carrierEventPaths(h: OpenApiHelpers, dispatchId: z.ZodObject): Z
           'the message names the field (`bad_request`)',
       ),
       '403': error('the dispatch belongs to another issuer, or the key lacks `events:write` (`forbidden`)'),
-      '404': error('no dispatch with this id for this key (`not_found`)'),
+      '404': error('no dispatch with this id for this key, or it was erased (`not_found`; the message says when)'),
       '409': error(
         "the dispatch's workflow has closed without delivery (terminated by an operator, or failed): the event is recorded with effect " +
           '`workflow_closed` but changes nothing (`conflict`)',

@@ -106,7 +106,9 @@ const getStatus: ZodOpenApiOperationObject = {
     '304': { description: '`If-None-Match` names the current tag (or is `*`): the record is unchanged; no body', headers: cachingHeaders },
     '400': error('`id` is not a UUID v4, or `locale` is not a BCP 47 tag (`bad_request`)'),
     '403': error('the dispatch belongs to another issuer, or the key lacks `status:read` (`forbidden`)'),
-    '404': error('no dispatch with this id for this key (`not_found`); a new dispatch may take up to 60 s to appear'),
+    '404': error(
+      'no dispatch with this id for this key (`not_found`); a new dispatch may take up to 60 s to appear; an erased one says when it was erased',
+    ),
     ...commonErrors,
   },
 };
@@ -137,7 +139,7 @@ const register: ZodOpenApiOperationObject = {
         'the message names the field (`bad_request`)',
     ),
     '403': error('the key lacks `dispatches:write` (`forbidden`)'),
-    '409': error(`the id was registered with a different body, or by another issuer; or ${idempotencyConflict}`),
+    '409': error(`the id was registered with a different body, or by another issuer, or was erased; or ${idempotencyConflict}`),
     '503': error('the workflow service is unreachable (`service_unavailable`)'),
     ...commonErrors,
   },

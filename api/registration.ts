@@ -62,7 +62,7 @@ export function parseRegistration(body: unknown, key: ApiKey, now = new Date(), 
 export async function register(deps: RegistrationDeps, key: ApiKey, registration: DispatchRegistration): Promise<Registered> {
   const existing = await findDispatch(deps.pool, registration.id);
   if (existing) return answerRepeat(key, registration, existing);
-  // An erased id is never registered again (docs/privacy.md "Erasure"): its runs are gone from
+  // An erased id is never registered again (docs/http-contract.md "Erasure"): its runs are gone from
   // Temporal, which would otherwise start it afresh.
   const tombstone = await findTombstone(deps.pool, registration.id);
   if (tombstone)

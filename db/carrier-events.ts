@@ -16,27 +16,29 @@ export interface VocabularyStatus {
 }
 
 /**
- * Records the event; returns false when an event with the same dedupe key was already recorded (or
- * the dispatch was erased).
- * The service's own events (the prediction refresh's `overdue`) are logged here too. `status` and
+ * Records the event: `inserted`, `duplicate` when an event with the same dedupe key was already
+ * recorded, or `erased` when the dispatch has a tombstone (its erasure requested or done): then
+ * nothing is recorded, whatever facts an API process still holds (ingest/carrier-events.ts). The
+ * service's own events (the prediction refresh's `overdue`) are logged here too. `status` and
  * `reason` are the service's (what the workflow acts on); `original` keeps a carrier vocabulary's
  * status as it was sent.
  */
-export async function insertCarrierEvent(
+export async function recordCarrierEvent(
   pool: Pool,
   dispatchId: string,
   dedupeKey: string,
   event: Omit<CarrierEventBody, 'reason'> & { reason?: ExceptionReason },
   original?: VocabularyStatus,
-): Promise<boolean> {
-  const { rowCount } = await pool.query({
+): Promise<'inserted' | 'duplicate' | 'erased'> {
+  const { rows } = await pool.query<{ erased: boolean; inserted: boolean }>({
     name: 'carrier-event-insert-v3',
-    // Never for an erased dispatch (its tombstone in erasures): an API process may still hold its
-    // facts (ingest/carrier-events.ts), and no row may name it again.
-    text: `INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status)
-           SELECT $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9
-            WHERE NOT EXISTS (SELECT 1 FROM erasures WHERE dispatch_id = $1::uuid)
-           ON CONFLICT (dispatch_id, dedupe_key) DO NOTHING`,
+    text: `WITH erased AS (SELECT 1 FROM erasures WHERE dispatch_id = $1::uuid),
+                inserted AS (
+                  INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status)
+                  SELECT $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9 WHERE NOT EXISTS (SELECT 1 FROM erased)
+                  ON CONFLICT (dispatch_id, dedupe_key) DO NOTHING
+                  RETURNING 1)
+           SELECT EXISTS (SELECT 1 FROM erased) AS erased, EXISTS (SELECT 1 FROM inserted) AS inserted`,
     values: [
       dispatchId,
       dedupeKey,
@@ -49,7 +51,12 @@ export async function insertCarrierEvent(
       original?.status ?? null,
     ],
   });
-  return rowCount === 1;
+  return rows[0]!.erased ? 'erased' : rows[0]!.inserted ? 'inserted' : 'duplicate';
+}
+
+/** `recordCarrierEvent`, true when the event was recorded now. */
+export async function insertCarrierEvent(...args: Parameters<typeof recordCarrierEvent>): Promise<boolean> {
+  return (await recordCarrierEvent(...args)) === 'inserted';
 }
 
 /**

@@ -1,5 +1,5 @@
 // Tables: erasures (reads dispatches for the owner of a dispatch to erase). The record of each
-// erasure (docs/privacy.md "Erasure"): requested by the API or the operator CLI, driven by the
+// erasure (docs/http-contract.md "Erasure"): requested by the API or the operator CLI, driven by the
 // erasure workflow (workflows/erasure.ts) to completed or failed, and afterwards the dispatch's
 // tombstone, which the registration, status, carrier-event and tracking-link routes consult for an id
 // they do not find, to answer that it was erased. db/erasure.ts removes the rows themselves.

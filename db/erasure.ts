@@ -1,6 +1,6 @@
 // Tables: every table that names a dispatch (ERASED_TABLES), transit_history (its dispatch_id set to
 // NULL) and erasures (the tombstone, inserted when none was requested). The removal of dispatches'
-// rows (docs/privacy.md "Erasure", DESIGN §11 "What erasure removes"): all of a batch's rows leave in
+// rows (docs/http-contract.md "Erasure"): all of a batch's rows leave in
 // one transaction, so no dispatch is ever half-erased, and only the tombstone stays. Temporal's runs
 // are temporal/erasure.ts's part, removed before these rows (so no run writes the projection again).
 // test/db/erasure-catalogue.test.ts reads the database's catalogue and fails when a column holding a
@@ -28,6 +28,17 @@ export const ERASED_TABLES = {
   dispatches: 'id',
 } as const;
 
+/**
+ * Tables of optional features that name a dispatch without its id, emptied of it when they exist:
+ * a tracking feed's checkpoints not yet matched to a dispatch, by the dispatch's tracking number or
+ * its id among the checkpoint's references, within its issuer and mode.
+ */
+export const ERASED_IF_PRESENT = { feed_unmatched_checkpoints: 'tracking_number, references_' } as const;
+
+/** A checkpoint `c` names a dispatch `d`: its tracking number (as matching compares it), or its id among the references. */
+const CHECKPOINT_NAMES_DISPATCH = `c.issuer_id = d.issuer_id AND c.mode = d.mode
+  AND (c.tracking_number = upper(regexp_replace(d.tracking_number, '\\s', '', 'g')) OR d.id::text = ANY (c.references_))`;
+
 /** Tables that keep their rows without the dispatch: its id is set to NULL (what predictions need stays). */
 export const UNLINKED_TABLES = { transit_history: 'dispatch_id' } as const;
 
@@ -35,6 +46,8 @@ export const UNLINKED_TABLES = { transit_history: 'dispatch_id' } as const;
 export const TOMBSTONE_TABLE = { erasures: 'dispatch_id' } as const;
 
 export type FootprintTable = keyof typeof ERASED_TABLES | keyof typeof UNLINKED_TABLES;
+/** Rows per table that still name a dispatch; the optional tables' counts only where they exist. */
+export type Footprint = Record<FootprintTable, number> & Partial<Record<keyof typeof ERASED_IF_PRESENT, number>>;
 
 /**
  * Erases every Postgres row that names these dispatches, in one transaction for the batch, leaving
@@ -94,6 +107,8 @@ async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<nu
   rows += await count(`DELETE FROM idempotency_keys k WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) d WHERE strpos(k.body, d) > 0)`, [
     ids,
   ]);
+  if (await tableExists(client, 'feed_unmatched_checkpoints'))
+    rows += await count(`DELETE FROM feed_unmatched_checkpoints c USING dispatches d WHERE d.id = ANY($1::uuid[]) AND ${CHECKPOINT_NAMES_DISPATCH}`, [ids]); // prettier-ignore
   await client.query('UPDATE transit_history SET dispatch_id = NULL WHERE dispatch_id = ANY($1::uuid[])', [ids]);
   rows += await count('DELETE FROM dispatches WHERE id = ANY($1::uuid[])', [ids]);
   return rows;
@@ -101,10 +116,10 @@ async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<nu
 
 /**
  * Per table, how many rows still name the dispatch (after an erasure, every count is 0). Deliveries,
- * attempts and gate rows are found through their webhook events and tracking links. `temporal_runs`
- * is the caller's to add (temporal/erasure.ts countDispatchRuns).
+ * attempts and gate rows are found through their webhook events and tracking links. The count of
+ * Temporal runs is the caller's to add (temporal/erasure.ts countDispatchRuns).
  */
-export async function dispatchFootprint(pool: Pool, dispatchId: string): Promise<Record<FootprintTable, number>> {
+export async function dispatchFootprint(pool: Pool, dispatchId: string): Promise<Footprint> {
   const { rows } = await pool.query<Record<FootprintTable, number>>(
     `WITH events AS (SELECT id FROM webhook_events WHERE dispatch_id = $1::uuid),
           links AS (SELECT id FROM tracking_links WHERE dispatch_id = $1::uuid)
@@ -122,5 +137,18 @@ export async function dispatchFootprint(pool: Pool, dispatchId: string): Promise
             (SELECT count(*) FROM transit_history WHERE dispatch_id = $1::uuid)::int AS transit_history`,
     [dispatchId.toLowerCase()],
   );
-  return rows[0]!;
+  const footprint: Footprint = rows[0]!;
+  if (await tableExists(pool, 'feed_unmatched_checkpoints')) {
+    const { rows: checkpoints } = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM feed_unmatched_checkpoints c JOIN dispatches d ON d.id = $1::uuid AND ${CHECKPOINT_NAMES_DISPATCH}`,
+      [dispatchId.toLowerCase()],
+    );
+    footprint.feed_unmatched_checkpoints = checkpoints[0]!.n;
+  }
+  return footprint;
+}
+
+async function tableExists(db: Pool | PoolClient, table: string): Promise<boolean> {
+  const { rows } = await db.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [table]);
+  return rows[0]!.found;
 }

@@ -1,4 +1,4 @@
-// The erasure object of the HTTP API (docs/http-contract.md "Erasure", docs/privacy.md): what
+// The erasure object of the HTTP API (docs/http-contract.md "Erasure"): what
 // DELETE /v1/dispatches/{id} answers and GET /v1/erasures/{id} reads. Nothing about the dispatch
 // beyond its id. The OpenAPI document is generated from these schemas (api/openapi-erasures.ts).
 import { z } from 'zod';

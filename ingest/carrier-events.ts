@@ -6,7 +6,8 @@
 //    anything is recorded (docs/design.md "What the service promises about its inputs");
 // 2. the dedupe key (domain/state-machine.ts), the event in UTC;
 // 3. the log: carrier_events gets the event (db/carrier-events.ts; a repeat is a no-op there and is
-//    answered `duplicate`), before anything else, so that a crash after it loses nothing;
+//    answered `duplicate`), before anything else, so that a crash after it loses nothing; for an
+//    erased dispatch (its erasure requested or done) nothing is recorded, and the answer is `erased`;
 // 4. the signal to the workflow (temporal/client.ts), always, even for a repeat: the workflow
 //    dedupes too, and a crash between the log and the signal is mended by the sender's retry;
 // 5. the closed-dispatch answer, when no workflow runs (docs/states.md "Closed dispatches"):
@@ -17,7 +18,7 @@
 // Effects are otherwise written by the worker, in the transaction of the change (db/dispatch-changes.ts).
 import type { Client } from '@temporalio/client';
 import { LRUCache } from 'lru-cache';
-import { foldedCarrierEvents, insertCarrierEvent, setCarrierEventEffect, type VocabularyStatus } from '../db/carrier-events.js';
+import { foldedCarrierEvents, recordCarrierEvent, setCarrierEventEffect, type VocabularyStatus } from '../db/carrier-events.js';
 import { findDispatch, findProjectedDispatch, type DispatchRow } from '../db/dispatches.js';
 import { findTombstone } from '../db/erasure-records.js';
 import type { Pool } from '../db/pool.js';
@@ -54,7 +55,7 @@ export type IngestOutcome =
   | { outcome: 'out_of_bounds'; problem: string }
   /** The workflow was terminated or failed undelivered: the event is kept and changes nothing. */
   | { outcome: 'closed'; message: string; dedupeKey: string }
-  /** The dispatch was erased (docs/privacy.md "Erasure"): nothing was recorded. */
+  /** The dispatch was erased (docs/http-contract.md "Erasure"): nothing was recorded. */
   | { outcome: 'erased'; message: string };
 
 /** Dispatches whose facts an API process keeps: they never change once registered, so never go stale. */
@@ -94,7 +95,9 @@ export function createCarrierEventIngest(deps: IngestDeps) {
       // In UTC from here on: Postgres takes no offset beyond ±15:59, RFC 3339 allows ±23:59.
       const event = { ...received, occurred_at: toUtc(received.occurred_at) };
       const key = dedupeKey(event);
-      const inserted = await insertCarrierEvent(deps.pool, dispatch.id, key, event, original);
+      const recorded = await recordCarrierEvent(deps.pool, dispatch.id, key, event, original);
+      if (recorded === 'erased') return erasedAnswer(dispatch.id);
+      const inserted = recorded === 'inserted';
       const signalled: CarrierEventInput = { ...event, dedupeKey: key } as CarrierEventInput;
       if (await signalCarrierEvent(deps.temporal, dispatch.id, signalled))
         return { outcome: 'accepted', duplicate: !inserted, dedupeKey: key };
@@ -105,13 +108,8 @@ export function createCarrierEventIngest(deps: IngestDeps) {
   async function closedAnswer(dispatchId: string, event: CarrierEventInput, duplicate: boolean): Promise<IngestOutcome> {
     const dedupe = event.dedupeKey;
     const projected = await findProjectedDispatch(deps.pool, dispatchId);
-    if (!projected) {
-      const tombstone = await findTombstone(deps.pool, dispatchId);
-      if (tombstone) {
-        facts.delete(dispatchId);
-        return { outcome: 'erased', message: erasedMessage(dispatchId, tombstone.erasedAt) };
-      }
-    }
+    // Erased since the event was recorded: nothing is kept.
+    if (!projected && (await findTombstone(deps.pool, dispatchId))) return erasedAnswer(dispatchId);
     if (projected?.record.status === 'delivered') {
       await setCarrierEventEffect(deps.pool, dispatchId, dedupe, 'after_delivery');
       return { outcome: 'accepted', duplicate, dedupeKey: dedupe };
@@ -128,6 +126,13 @@ export function createCarrierEventIngest(deps: IngestDeps) {
         `dispatch ${dispatchId} is closed and was not delivered (its workflow was terminated or failed): ` +
         'the event is recorded but changes nothing',
     };
+  }
+
+  /** The answer for an erased dispatch (its erasure requested or done); its facts are forgotten. */
+  async function erasedAnswer(dispatchId: string): Promise<IngestOutcome> {
+    facts.delete(dispatchId);
+    const tombstone = await findTombstone(deps.pool, dispatchId);
+    return { outcome: 'erased', message: erasedMessage(dispatchId, tombstone?.erasedAt ?? new Date()) };
   }
 
   /**

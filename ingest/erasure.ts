@@ -1,4 +1,4 @@
-// Erasing one dispatch on request (docs/privacy.md "Erasure"), shared by DELETE /v1/dispatches/{id}
+// Erasing one dispatch on request (docs/http-contract.md "Erasure"), shared by DELETE /v1/dispatches/{id}
 // and the operator CLI's `dispatch erase` / `issuer erase`: the erasure is recorded first (from then
 // on the id is a tombstone: registrations, status reads and carrier events for it are refused), then
 // its workflow (workflows/erasure.ts) is started, which removes the dispatch from Temporal and

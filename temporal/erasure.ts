@@ -1,26 +1,28 @@
-// Erasure on Temporal's side (docs/privacy.md "Erasure", DESIGN §11 "What erasure removes"): a
+// Erasure on Temporal's side (docs/http-contract.md "Erasure"): a
 // dispatch's workflow id may have several runs (continue-as-new, restarts after a rest in exception),
 // and every one holds the registration in its input and the carrier events in its signals. Each run
-// is found by a visibility query on the workflow id, terminated if open, and deleted
-// (DeleteWorkflowExecution per run). Deletion is asynchronous in Temporal: both functions below wait
-// until visibility no longer lists a deleted run, so a count taken after an erasure reads 0.
+// is found by a visibility query on the workflow id and deleted (DeleteWorkflowExecution per run,
+// which terminates an open run first). Deletion is asynchronous in Temporal: deleteDispatchRuns waits
+// until no run is left in Temporal's store, so a count taken after an erasure reads 0.
 import { isGrpcServiceError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { TEMPORAL_DEADLINE_MS } from './client.js';
 
 const GRPC_NOT_FOUND = 5;
-/** How long a deletion may take to leave visibility before the erasure is retried (its activity's retry). */
+/** How long a deletion may take before the erasure is retried (its activity's retry). */
 const DELETION_WAIT_MS = 60_000;
 const POLL_MS = 250;
 
-/** Terminates any open run, then deletes EVERY run of the workflow id (continue-as-new, restarts). Returns runs deleted. */
+/** Deletes EVERY run of the workflow id (continue-as-new, restarts), an open one terminated by the deletion. Returns runs deleted. */
 export async function deleteDispatchRuns(client: Client, dispatchId: string): Promise<number> {
   const deleted = new Set<string>();
   const deadline = Date.now() + DELETION_WAIT_MS;
   for (;;) {
-    const runs = await listRuns(client, dispatchId);
-    const pending = runs.filter((run) => !deleted.has(run.runId));
-    for (const run of pending) {
-      if (run.status.name === 'RUNNING') await ignoreNotFound(() => client.workflow.getHandle(dispatchId, run.runId).terminate('erased'));
+    const runs = await knownRuns(client, dispatchId);
+    if (runs.length === 0) return deleted.size;
+    if (Date.now() > deadline) throw new Error(`workflow ${dispatchId}: ${runs.length} run(s) still there after deletion`);
+    for (const run of runs.filter((r) => !deleted.has(r.runId))) {
+      // An open run is terminated by the deletion itself, at once; terminating it first would make
+      // Temporal hold the deletion of a just-closed run for its close to reach visibility (~20 s).
       await ignoreNotFound(() =>
         client.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
           client.workflowService.deleteWorkflowExecution({
@@ -31,15 +33,37 @@ export async function deleteDispatchRuns(client: Client, dispatchId: string): Pr
       );
       deleted.add(run.runId);
     }
-    if (runs.length === 0) return deleted.size;
-    if (Date.now() > deadline) throw new Error(`workflow ${dispatchId}: ${runs.length} run(s) still listed after deletion`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 
 /** How many runs of the dispatch's workflow id Temporal still knows (open or closed). */
 export async function countDispatchRuns(client: Client, dispatchId: string): Promise<number> {
-  return (await listRuns(client, dispatchId)).length;
+  return (await knownRuns(client, dispatchId)).length;
+}
+
+/**
+ * The runs visibility lists that Temporal's own store still holds. Visibility forgets a deleted run
+ * later than the store does (seconds on the dev server): a listed run that describes as NotFound is
+ * gone.
+ */
+async function knownRuns(client: Client, workflowId: string): Promise<WorkflowExecutionInfo[]> {
+  const listed = await listRuns(client, workflowId);
+  const held = await Promise.all(
+    listed.map((run) =>
+      client.workflow
+        .getHandle(workflowId, run.runId)
+        .describe()
+        .then(
+          () => true,
+          (error: unknown) => {
+            if (isNotFound(error)) return false;
+            throw error;
+          },
+        ),
+    ),
+  );
+  return listed.filter((_, i) => held[i]);
 }
 
 async function listRuns(client: Client, workflowId: string): Promise<WorkflowExecutionInfo[]> {

@@ -1,4 +1,4 @@
-// The erasure of one dispatch (docs/privacy.md "Erasure"), started by DELETE /v1/dispatches/{id} and
+// The erasure of one dispatch (docs/http-contract.md "Erasure"), started by DELETE /v1/dispatches/{id} and
 // the operator CLI's `dispatch erase` / `issuer erase`, as workflow `erasure-<erasureId>`: durable, so
 // a worker or API crash midway resumes where it stopped. The order matters: the dispatch's Temporal
 // runs first (terminated and deleted, so no run writes the projection again), a short wait for the

@@ -1,4 +1,4 @@
-// Erasure on request (docs/http-contract.md "Erasure", docs/privacy.md): DELETE /v1/dispatches/{id}
+// Erasure on request (docs/http-contract.md "Erasure"): DELETE /v1/dispatches/{id}
 // records the erasure and starts it (ingest/erasure.ts), answering 202 with the erasure object; a
 // repeat answers the same erasure. GET /v1/erasures/{id} reads its progress, for the issuer that
 // asked only (another issuer's or mode's erasure is not there: 404). The path id is checked (400)

@@ -1,5 +1,5 @@
 // `dispatch erase --id ID [--wait]`, `dispatch footprint --id ID` and `issuer erase --issuer ID --confirm`
-// (docs/admin-cli.md "Erasure", docs/privacy.md): erasure on an operator's request, and its proof.
+// (docs/admin-cli.md, docs/http-contract.md "Erasure"): erasure on an operator's request, and its proof.
 // An erasure is the same as DELETE /v1/dispatches/{id} (ingest/erasure.ts: the erasure recorded,
 // then its workflow started on the service's task queue, which the running worker executes); the
 // footprint counts, per table and in Temporal, what still names a dispatch.
@@ -84,13 +84,16 @@ export function registerErasureCommands(program: Command): void {
       const { id } = parseOptions(dispatchOptions, raw);
       const footprint = await withService(async ({ pool, temporal }) => ({
         tables: await dispatchFootprint(pool, id),
-        temporalRuns: await countDispatchRuns(temporal, id),
+        workflowRuns: await countDispatchRuns(temporal, id),
       }));
-      const total = Object.values(footprint.tables).reduce((a, b) => a + b, 0) + footprint.temporalRuns;
-      output(command, { dispatch_id: id, tables: footprint.tables, temporal_runs: footprint.temporalRuns, total }, () =>
+      const total = Object.values(footprint.tables).reduce((a, b) => a + b, 0) + footprint.workflowRuns;
+      output(command, { dispatch_id: id, tables: footprint.tables, workflow_runs: footprint.workflowRuns, total }, () =>
         table(
           ['WHERE', 'COUNT'],
-          [...Object.entries(footprint.tables).map(([name, n]) => [name, String(n)]), ['temporal runs', String(footprint.temporalRuns)]],
+          [
+            ...Object.entries(footprint.tables).map(([name, n]) => [name, String(n)]),
+            ['workflow runs (Temporal)', String(footprint.workflowRuns)],
+          ],
         ),
       );
     });

@@ -1,5 +1,5 @@
 -- Up Migration
--- Erasure (docs/privacy.md "Erasure"): one row per erased dispatch, written when the erasure is
+-- Erasure (docs/http-contract.md "Erasure"): one row per erased dispatch, written when the erasure is
 -- requested (DELETE /v1/dispatches/{id}, `dispatch erase`, `issuer erase`) or when retention erases a
 -- completed dispatch (db/erasure.ts). It is the erasure's progress (GET /v1/erasures/{id}) and, once
 -- every other row naming the dispatch is gone, its tombstone: the id, issuer, mode and when it was

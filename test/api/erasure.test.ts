@@ -1,4 +1,4 @@
-// Erasure on request (docs/privacy.md "Erasure", docs/http-contract.md "Erasure"): DELETE
+// Erasure on request (docs/http-contract.md "Erasure"): DELETE
 // /v1/dispatches/{id} answers as the status endpoint does for 400/401/403/404, then 202 with the
 // erasure, the same one when asked again; GET /v1/erasures/{id} for the issuer that asked only. A
 // dispatch with a long life (carrier events, webhook deliveries with retries, a tracking link with its
@@ -32,8 +32,8 @@ let readOnlyKey: string;
 const DAY = 86_400_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY).toISOString();
 const DISPATCH_DATE = daysAgo(20);
-const call = (method: string, path: string, body?: unknown, withKey: string | undefined = key) =>
-  request(h.baseUrl, path, { method, headers: withKey ? bearer(withKey) : {}, body });
+const call = (method: string, path: string, body?: unknown, withKey = key) =>
+  request(h.baseUrl, path, { method, headers: bearer(withKey), body });
 const erase = (id: string, withKey = key) => call('DELETE', `/v1/dispatches/${id}`, undefined, withKey);
 const postEvent = (id: string, body: unknown) => call('POST', `/v1/dispatches/${id}/events`, body);
 const statusOf = async (id: string) => (await call('GET', `/v1/status/${id}`)).body?.status;
@@ -92,7 +92,9 @@ describe('DELETE /v1/dispatches/{id}: the answers of the status endpoint', () =>
   });
 
   it('returns 401 without an API key', async () => {
-    expect((await call('DELETE', `/v1/dispatches/${id}`, undefined, undefined)).status).toBe(401);
+    const res = await request(h.baseUrl, `/v1/dispatches/${id}`, { method: 'DELETE' });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('unauthorized');
   });
 
   it('returns 403 to a key without the dispatches:write scope', async () => {
@@ -246,7 +248,7 @@ describe('the erasure of a dispatch with a long life', () => {
     expect(cli.code).toBe(0);
     const footprint = JSON.parse(cli.stdout);
     expect(footprint.total).toBe(0);
-    expect(footprint.temporal_runs).toBe(0);
+    expect(footprint.workflow_runs).toBe(0);
     expect(Object.values(footprint.tables).every((n) => n === 0)).toBe(true);
     expect(Object.keys(footprint.tables)).toEqual(expect.arrayContaining(['dispatches', 'carrier_events', 'webhook_events', 'tracking_links', 'idempotency_keys'])); // prettier-ignore
     // Deliveries and attempts name only their event: none is left for A's events.
@@ -301,4 +303,65 @@ describe('the erasure of a dispatch with a long life', () => {
     expect(again.status).toBe(202);
     expect(again.body).toEqual({ id: erasureId, dispatch_id: a, status: 'completed', requested_at: expect.any(String) });
   }, 90_000);
+});
+
+describe('the operator CLI: dispatch erase, issuer erase', () => {
+  const cliEnv = () => ({
+    DATABASE_URL: h.config.DATABASE_URL!,
+    TEMPORAL_ADDRESS: h.config.TEMPORAL_ADDRESS!,
+    TEMPORAL_TASK_QUEUE: h.taskQueue,
+    WEBHOOK_TIMEOUT_MS: '1000',
+  });
+
+  it('dispatch erase --wait erases one dispatch and prints what it removed', async () => {
+    const id = await registered();
+    const cli = await runCli(['dispatch', 'erase', '--id', id, '--wait', '--json'], cliEnv(), 90_000);
+    expect(cli.code).toBe(0);
+    expect(JSON.parse(cli.stdout)).toEqual({
+      id: expect.stringMatching(/^er_/),
+      dispatch_id: id,
+      status: 'completed',
+      requested_at: expect.any(String),
+      completed_at: expect.any(String),
+      removed: { rows: expect.any(Number), workflow_runs: 1 },
+    });
+    expect(Object.values(await dispatchFootprint(h.pool, id)).every((n) => n === 0)).toBe(true);
+  }, 120_000);
+
+  it('issuer erase --confirm erases every dispatch of the issuer, then its keys, endpoints, users and branding; another issuer keeps its own', async () => {
+    const leaving = await h.createIssuer('Leaving Issuer');
+    const leavingKey = (await h.createKey(leaving)).key;
+    const dispatches = [await registered(leavingKey), await registered(leavingKey)];
+    expect((await call('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['status.updated'] }, leavingKey)).status).toBe(201);
+    expect((await call('PATCH', '/v1/tracking_page', { display_name: 'Leaving Bank' }, leavingKey)).status).toBe(200);
+    await h.pool.query(`INSERT INTO dashboard_users (id, issuer_id, email) VALUES ($1, $2, $3)`, [
+      `usr_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
+      leaving,
+      `${randomUUID()}@leaving.example`,
+    ]);
+    const staying = await dispatchFootprint(h.pool, (await registered())!);
+
+    const refused = await runCli(['issuer', 'erase', '--issuer', leaving], cliEnv());
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/--confirm/);
+
+    const cli = await runCli(['issuer', 'erase', '--issuer', leaving, '--confirm', '--json'], cliEnv(), 120_000);
+    expect(cli.code).toBe(0);
+    const out = JSON.parse(cli.stdout);
+    expect(out).toMatchObject({ issuer_id: leaving, erased_dispatches: 2 });
+    expect(out.deleted).toMatchObject({ api_keys: 1, webhook_endpoints: 1, dashboard_users: 1, tracking_page_branding: 1 });
+    for (const id of dispatches) expect(Object.values(await dispatchFootprint(h.pool, id)).every((n) => n === 0)).toBe(true);
+    const { rows } = await h.pool.query(
+      `SELECT (SELECT count(*) FROM api_keys WHERE issuer_id = $1)::int AS keys,
+              (SELECT count(*) FROM webhook_endpoints WHERE issuer_id = $1)::int AS endpoints,
+              (SELECT count(*) FROM dashboard_users WHERE issuer_id = $1)::int AS users,
+              (SELECT count(*) FROM tracking_page_branding WHERE issuer_id = $1)::int AS branding,
+              (SELECT count(*) FROM dispatches WHERE issuer_id = $1)::int AS dispatches,
+              (SELECT count(*) FROM erasures WHERE issuer_id = $1)::int AS tombstones`,
+      [leaving],
+    );
+    expect(rows[0]).toEqual({ keys: 0, endpoints: 0, users: 0, branding: 0, dispatches: 0, tombstones: 2 });
+    expect((await call('GET', '/v1/webhook_endpoints')).body.data).toHaveLength(1);
+    expect(staying.dispatches).toBe(1);
+  }, 180_000);
 });

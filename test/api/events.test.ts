@@ -1,6 +1,7 @@
 // POST /v1/dispatches/{id}/events (docs/http-contract.md): 202 with duplicate false/true, 404, 403, 400
 // naming the field, and events for a dispatch whose workflow has already closed (delivered: 202;
-// rested in exception: 202, and its workflow starts again; terminated or failed undelivered: 409).
+// rested in exception: 202, and its workflow starts again, also once Temporal has deleted its closed run;
+// terminated or failed undelivered: 409).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { carrierEventEffect, insertCarrierEvent } from '../../db/carrier-events.js';
@@ -257,5 +258,48 @@ describe('events for a dispatch whose workflow closed without delivery (docs/sta
   it('answers 409 again when the same event is sent again', async () => {
     const res = await postEvent(id, { status: 'in_transit', occurred_at: SCAN_AT, event_id: 'after-terminate-1' });
     expect(res.status).toBe(409);
+  });
+});
+
+describe('events for a dispatch resting in exception whose closed run Temporal has deleted (docs/states.md "Closed dispatches")', () => {
+  let id: string;
+
+  beforeAll(async () => {
+    id = await registered();
+    expect((await postEvent(id, { status: 'exception', reason: 'returned', occurred_at: SCAN_AT, event_id: 'returned-1' })).status).toBe(
+      202,
+    );
+    await statusUntil(id, (r) => r.body.status === 'exception');
+    expect(await workflowClosed(id)).toBe('COMPLETED');
+    // What the namespace's retention does to a closed run, done now.
+    const { runId } = await h.temporal.workflow.getHandle(id).describe();
+    await h.temporal.workflowService.deleteWorkflowExecution({
+      namespace: h.temporal.options.namespace,
+      workflowExecution: { workflowId: id, runId },
+    });
+    const deadline = Date.now() + 60_000;
+    for (let seen = ''; ;) {
+      const gone = await h.temporal.workflow
+        .getHandle(id)
+        .describe()
+        .then(
+          (d) => ((seen = d.status.name), false),
+          (error: Error) => ((seen = error.name), error.name === 'WorkflowNotFoundError'),
+        );
+      if (gone) break;
+      if (Date.now() > deadline) throw new Error(`run of ${id} not deleted: ${seen}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  });
+
+  it('accepts a later event with 202 and starts the workflow again from the projection, not 409', async () => {
+    const res = await postEvent(id, { status: 'delivered', occurred_at: DELIVERED_AT, event_id: 'back-1' });
+    expect(res.status).toBe(202);
+    expect((await statusUntil(id, (r) => r.body.status === 'delivered')).body.status).toBe('delivered');
+    const { rows } = await h.pool.query('SELECT event_id, effect FROM carrier_events WHERE dispatch_id = $1 ORDER BY received_at', [id]);
+    expect(rows).toEqual([
+      { event_id: 'returned-1', effect: 'applied' },
+      { event_id: 'back-1', effect: 'applied' },
+    ]);
   });
 });

@@ -12,7 +12,14 @@ describe('bundleWorkflowsInChildProcess', () => {
   it('writes a bundle with every workflow the worker registers, and removes it on dispose', async () => {
     const bundle = await bundleWorkflowsInChildProcess();
     const code = readFileSync(bundle.codePath, 'utf8');
-    for (const name of ['dispatchWorkflow', 'predictionRefreshWorkflow', 'redeliveryWorkflow', 'reconcileDeliveriesWorkflow'])
+    for (const name of [
+      'dispatchWorkflow',
+      'erasureWorkflow',
+      'predictionRefreshWorkflow',
+      'redeliveryWorkflow',
+      'reconcileDeliveriesWorkflow',
+      'retentionWorkflow',
+    ])
       expect(code).toContain(name);
     expect(code).not.toContain('OpenTelemetryInboundInterceptor');
     await bundle.dispose();

@@ -1279,7 +1279,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no dispatch with this id for this key (`not_found`); a new dispatch may take up to 60 s to appear */
+      /** @description no dispatch with this id for this key (`not_found`); a new dispatch may take up to 60 s to appear; an erased one says when it was erased */
       404: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -1568,7 +1568,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description the id was registered with a different body, or by another issuer; or the `Idempotency-Key` was used in the last 24 hours with another body, or a request with it is still in progress (`conflict`) */
+      /** @description the id was registered with a different body, or by another issuer, or was erased; or the `Idempotency-Key` was used in the last 24 hours with another body, or a request with it is still in progress (`conflict`) */
       409: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -2073,7 +2073,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no dispatch with this id for this key (`not_found`) */
+      /** @description no dispatch with this id for this key, or it was erased (`not_found`; the message says when) */
       404: {
         headers: {
           /** @description requests allowed per one-minute window for the key */

@@ -1,0 +1,78 @@
+// db/erasure.ts eraseDispatchRows, the building block that the API's erasure and retention share
+// (docs/http-contract.md "Erasure"): a batch's rows leave in one transaction, a tombstone is left for
+// each projected dispatch, a second call removes nothing, and another dispatch's rows stay. Where a
+// tracking feed's unmatched checkpoints exist, those naming the dispatch (its tracking number, or its
+// id among the references) leave too: shown with a temporary table of that name, which only this
+// test's single connection sees.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { dispatchFootprint, eraseDispatchRows } from '../../db/erasure.js';
+import { createIssuer } from '../../db/issuers.js';
+import { createPool, type Pool } from '../../db/pool.js';
+import { requireTestEnv } from '../support/env.js';
+
+let pool: Pool;
+let issuer: string;
+
+/** A projected dispatch as the workflow's write leaves it, with one carrier event. */
+async function projected(trackingNumber: string): Promise<string> {
+  const id = randomUUID();
+  await pool.query(
+    `INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, tracking_number,
+                             registration, window_min, window_max, confidence_level, record)
+     VALUES ($1, $2, 'live', 1, 'dispatched', now(), '75011', 'FR', $3, '{}', current_date, current_date + 3, 'Low', '{}')`,
+    [id, issuer, trackingNumber],
+  );
+  await pool.query(`INSERT INTO carrier_events (dispatch_id, dedupe_key, status, occurred_at) VALUES ($1, 'k1', 'in_transit', now())`, [
+    id,
+  ]);
+  return id;
+}
+
+beforeAll(async () => {
+  // One connection: the temporary table below is seen by every query of this test.
+  pool = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 1, applicationName: 'test-erasure-rows' });
+  issuer = (await createIssuer(pool, 'Erasure Rows Issuer')).id;
+  await pool.query(
+    `CREATE TEMP TABLE feed_unmatched_checkpoints (issuer_id text, mode text, tracking_number text, references_ text[] NOT NULL DEFAULT '{}')`,
+  );
+});
+
+afterAll(async () => {
+  await pool?.end();
+});
+
+describe('eraseDispatchRows', () => {
+  it('erases a batch in one call, leaves a tombstone each, and leaves other dispatches alone', async () => {
+    const [a, b, other] = [await projected('TRK-A1'), await projected('TRK-B1'), await projected('TRK-C1')];
+    const { rows } = await eraseDispatchRows(pool, [a, b]);
+    expect(rows).toBe(4);
+    for (const id of [a, b]) expect(Object.values(await dispatchFootprint(pool, id)).every((n) => n === 0)).toBe(true);
+    const tombstones = await pool.query('SELECT dispatch_id, issuer_id, mode, status FROM erasures WHERE dispatch_id = ANY($1) ORDER BY dispatch_id', [[a, b]]); // prettier-ignore
+    expect(tombstones.rows).toEqual([a, b].sort().map((id) => ({ dispatch_id: id, issuer_id: issuer, mode: 'live', status: 'completed' })));
+    expect(await dispatchFootprint(pool, other)).toMatchObject({ dispatches: 1, carrier_events: 1 });
+  });
+
+  it('is idempotent: a dispatch already erased counts 0 rows', async () => {
+    const id = await projected('TRK-D1');
+    expect((await eraseDispatchRows(pool, [id])).rows).toBe(2);
+    expect((await eraseDispatchRows(pool, [id])).rows).toBe(0);
+    expect((await pool.query('SELECT count(*)::int AS n FROM erasures WHERE dispatch_id = $1', [id])).rows[0].n).toBe(1);
+  });
+
+  it("removes a feed's unmatched checkpoints naming the dispatch by tracking number or reference, and no other", async () => {
+    const id = await projected('trk e1');
+    await pool.query(
+      `INSERT INTO feed_unmatched_checkpoints (issuer_id, mode, tracking_number, references_) VALUES
+         ($1, 'live', 'TRKE1', '{}'), ($1, 'live', 'OTHER', ARRAY[$2]), ($1, 'live', 'OTHER', '{}'), ($1, 'test', 'TRKE1', '{}')`,
+      [issuer, id],
+    );
+    expect((await dispatchFootprint(pool, id)).feed_unmatched_checkpoints).toBe(2);
+    expect((await eraseDispatchRows(pool, [id])).rows).toBe(4);
+    const left = await pool.query('SELECT mode, tracking_number, references_ FROM feed_unmatched_checkpoints ORDER BY mode');
+    expect(left.rows).toEqual([
+      { mode: 'live', tracking_number: 'OTHER', references_: [] },
+      { mode: 'test', tracking_number: 'TRKE1', references_: [] },
+    ]);
+  });
+});
