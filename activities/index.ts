@@ -9,6 +9,7 @@ import { createPredictionRefreshActivities } from './prediction-refresh.js';
 import { createProjectionActivities } from './projection.js';
 import { HandedDeliveries } from './handed-deliveries.js';
 import { createRedeliveryActivities } from './redelivery.js';
+import { createRetentionActivities } from './retention.js';
 import { createWebhookDeliveryActivities } from './webhook-delivery.js';
 
 export interface ActivityDeps {
@@ -23,6 +24,9 @@ export interface ActivityDeps {
     | 'TEMPORAL_TASK_QUEUE'
     | 'DELIVERED_RETENTION'
     | 'EXCEPTION_RETENTION'
+    | 'RETENTION_DISPATCH'
+    | 'RETENTION_WEBHOOK_PAYLOAD'
+    | 'RETENTION_TRANSIT_HISTORY'
   >;
   /** Signals dispatch workflows (the prediction refresh); bound to the worker's namespace. */
   temporal: Client;
@@ -42,6 +46,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookDeliveryActivities({ ...deps, handed }),
     ...createRedeliveryActivities(deps),
     ...createPredictionRefreshActivities({ ...deps, countryStatistics }),
+    ...createRetentionActivities(deps),
     ...createErasureActivities(deps),
   };
 }

@@ -123,15 +123,17 @@ export function createWebhookDeliveryActivities(deps: {
       return { outcome: delivery.state, attempts: delivery.attempts };
     }
     // A paused endpoint's pending retries stop here, at their next attempt (docs/dashboard.md "Dashboard").
-    const skipReason = delivery.endpoint.disabled
-      ? 'endpoint removed'
-      : delivery.endpoint.paused
-        ? delivery.endpoint.pausedReason === 'failing'
-          ? 'endpoint disabled: failing'
-          : 'endpoint disabled'
-        : !delivery.endpoint.events.includes(delivery.eventType)
-          ? `endpoint no longer subscribed to ${delivery.eventType}`
-          : undefined;
+    const skipReason = delivery.payloadExpired
+      ? 'payload expired'
+      : delivery.endpoint.disabled
+        ? 'endpoint removed'
+        : delivery.endpoint.paused
+          ? delivery.endpoint.pausedReason === 'failing'
+            ? 'endpoint disabled: failing'
+            : 'endpoint disabled'
+          : !delivery.endpoint.events.includes(delivery.eventType)
+            ? `endpoint no longer subscribed to ${delivery.eventType}`
+            : undefined;
     if (skipReason) {
       await markDeliverySkipped(deps.pool, eventId, endpointId, skipReason);
       log.info('webhook delivery skipped', { eventId, endpointId, reason: skipReason });

@@ -185,7 +185,9 @@ export function webhookPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
       '400': error(`${badId}, a field fails validation, or \`until\` is not later than \`since\` (\`bad_request\`)`),
       '403': writeScope,
       '404': noEndpoint,
-      '409': disabled409,
+      '409': error(
+        'the endpoint is disabled, or an event of `event_ids` has had its payload cleared by retention (`conflict`, the message says the payload expired)',
+      ),
       '503': error('the workflow service is unreachable (`service_unavailable`)'),
       ...commonErrors,
     },

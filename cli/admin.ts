@@ -13,6 +13,7 @@ import { registerHistoryCommands } from './admin/history-commands.js';
 import { registerConditionsCommands } from './admin/conditions-commands.js';
 import { registerUserCommands } from './admin/user-commands.js';
 import { registerPredictionCommands } from './admin/prediction-commands.js';
+import { registerRetentionCommands } from './admin/retention-commands.js';
 import { registerErasureCommands } from './admin/erasure-commands.js';
 
 const program = new Command('admin')
@@ -29,6 +30,7 @@ registerDeliveryCommands(program);
 registerHistoryCommands(program);
 registerConditionsCommands(program);
 registerPredictionCommands(program);
+registerRetentionCommands(program);
 registerErasureCommands(program);
 
 try {

@@ -23,7 +23,7 @@ import { startDevServer, type RunningDevServer } from '../devtools/temporal-dev-
 import { createWorker } from '../worker/create-worker.js';
 import { freeLocalPort, startWorkerMetricsServer } from '../worker/metrics-server.js';
 import { installTemporalRuntime } from '../worker/runtime.js';
-import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule } from '../worker/schedules.js';
+import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule, ensureRetentionSchedule } from '../worker/schedules.js';
 import { ensureDemoIssuer } from './demo.js';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
 
@@ -231,6 +231,7 @@ async function main(): Promise<void> {
     logger,
   });
   await ensureDeliveryReconcileSchedule(temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
+  await ensureRetentionSchedule(temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
   // The Temporal UI is an operators' tool, not an issuer's: the dashboard links to it only when an
   // operator set TEMPORAL_UI_URL. The dev server's UI is printed below for the operator at this machine.
   const temporalUiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;

@@ -110,8 +110,10 @@ export interface DeliveryDetail {
   testEvent: boolean;
   /** The envelope's `timestamp`. */
   timestamp: Date;
-  /** The exact body bytes sent on every attempt, as text (UTF-8 JSON). */
+  /** The exact body bytes sent on every attempt, as text (UTF-8 JSON); empty once the payload expired. */
   body: string;
+  /** When the retention window cleared the payload (docs/privacy.md); null while it is kept. */
+  payloadExpiredAt: Date | null;
   state: DeliveryState;
   skippedReason: string | null;
   /** Oldest first. */
@@ -121,7 +123,7 @@ export interface DeliveryDetail {
 /** One event's delivery to the endpoint, with all its attempts; undefined when it never went there. */
 export async function findDelivery(db: Db, endpointId: string, eventId: string): Promise<DeliveryDetail | undefined> {
   const { rows } = await db.query(
-    `SELECT ev.id, ev.type, ev.dispatch_id, ev.test_event, ev.timestamp, ev.body, d.state, d.skipped_reason
+    `SELECT ev.id, ev.type, ev.dispatch_id, ev.test_event, ev.timestamp, ev.body, ev.payload_expired_at, d.state, d.skipped_reason
        FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
       WHERE d.endpoint_id = $1 AND d.event_id = $2`,
     [endpointId, eventId],
@@ -140,6 +142,7 @@ export async function findDelivery(db: Db, endpointId: string, eventId: string):
     testEvent: row.test_event,
     timestamp: row.timestamp,
     body: (row.body as Buffer).toString('utf8'),
+    payloadExpiredAt: row.payload_expired_at,
     state: row.state,
     skippedReason: row.skipped_reason,
     attempts: attempts.rows.map(toAttempt),

@@ -204,6 +204,7 @@ export async function writeDispatchChange(
     eventId: h.event_id as string,
     eventType: h.type as WebhookEventType,
     body: bodies.get(h.type as WebhookEventType)!,
+    payloadExpired: false,
     state: 'pending',
     attempts: 0,
     endpoint: {

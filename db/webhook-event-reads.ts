@@ -37,7 +37,8 @@ const COLUMNS = `id, type, dispatch_id, created_at, body,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`;
 
 function toItem(row: EventRow): WebhookEventItem {
-  const envelope = JSON.parse(row.body.toString('utf8')) as { data?: Record<string, unknown> };
+  // An event whose payload expired (docs/privacy.md) has an empty body: its data is gone, its id, type and time stay.
+  const envelope = (row.body.length > 0 ? JSON.parse(row.body.toString('utf8')) : {}) as { data?: Record<string, unknown> };
   return { id: row.id, type: row.type, dispatchId: row.dispatch_id, createdAt: row.created_at, data: envelope.data ?? {} };
 }
 

@@ -6,7 +6,8 @@
 // claimDelivery). Each replay has a progress row (webhook_replays) that the workflow moves page by
 // page. Deliveries of any state qualify: recovering a range is also how a consumer gets back events
 // it acknowledged and then lost, or missed while its endpoint was disabled. Removed and disabled
-// (paused) endpoints are left out: nothing would be sent to them.
+// (paused) endpoints are left out: nothing would be sent to them; so are events whose payload
+// expired (RETENTION_WEBHOOK_PAYLOAD), which a replay naming them refuses (ingest/webhook-replays.ts).
 import type { ReplayCursor, ReplayFilterInput } from '../domain/webhook-event-schemas.js';
 import type { Pool, PoolClient } from './pool.js';
 
@@ -26,7 +27,8 @@ export function toFilterInput(filter: ReplayFilter): ReplayFilterInput {
 }
 
 function where(filter: ReplayFilterInput): { sql: string; values: unknown[] } {
-  const base = 'e.disabled_at IS NULL AND e.paused_at IS NULL';
+  // An event whose payload expired (db/retention.ts) has nothing left to send.
+  const base = 'e.disabled_at IS NULL AND e.paused_at IS NULL AND ev.payload_expired_at IS NULL';
   if ('eventIds' in filter) {
     return { sql: `${base} AND d.endpoint_id = $1 AND d.event_id = ANY ($2::text[])`, values: [filter.endpointId, filter.eventIds] };
   }
@@ -44,6 +46,15 @@ function where(filter: ReplayFilterInput): { sql: string; values: unknown[] } {
 const FROM = `FROM webhook_deliveries d
   JOIN webhook_events ev ON ev.id = d.event_id
   JOIN webhook_endpoints e ON e.id = d.endpoint_id`;
+
+/** Of these events, the ones whose payload expired (retention cleared it), with when. */
+export async function findExpiredPayloads(db: Db, eventIds: readonly string[]): Promise<Array<{ eventId: string; expiredAt: Date }>> {
+  const { rows } = await db.query<{ id: string; payload_expired_at: Date }>(
+    `SELECT id, payload_expired_at FROM webhook_events WHERE id = ANY ($1::text[]) AND payload_expired_at IS NOT NULL ORDER BY id`,
+    [eventIds],
+  );
+  return rows.map((row) => ({ eventId: row.id, expiredAt: row.payload_expired_at }));
+}
 
 /** How many deliveries the filter matches now. */
 export async function countReplayMatches(db: Db, filter: ReplayFilter): Promise<number> {

@@ -20,6 +20,8 @@ export interface DeliveryToSend {
   eventId: string;
   eventType: WebhookEventType;
   body: Buffer;
+  /** The retention window cleared the body (docs/privacy.md): nothing can be sent. */
+  payloadExpired: boolean;
   state: DeliveryState;
   attempts: number;
   /** `disabled`: removed; `paused`: disabled from the dashboard. */
@@ -65,7 +67,7 @@ export async function claimDelivery(
   claim: DriverClaim,
 ): Promise<DeliveryToSend | 'superseded' | undefined> {
   const { rows } = await db.query({
-    name: 'webhook-delivery-claim-v3',
+    name: 'webhook-delivery-claim-v4',
     text: `WITH claimed AS (
        UPDATE webhook_deliveries d
           SET driver = $3, driver_due_at = now() + $5 * interval '1 millisecond',
@@ -75,7 +77,7 @@ export async function claimDelivery(
         WHERE d.event_id = $1 AND d.endpoint_id = $2 AND ($4 OR d.driver IS NULL OR d.driver = $3)
         RETURNING d.state, d.attempts
      )
-     SELECT ev.type, ev.body, c.state, c.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
+     SELECT ev.type, ev.body, ev.payload_expired_at IS NOT NULL AS payload_expired, c.state, c.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
             e.paused_at IS NOT NULL AS paused, e.paused_reason, e.secret, e.headers, e.rate_limit,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.signature_switch_at END AS signature_switch_at
@@ -187,6 +189,7 @@ export async function markDeliverySkipped(db: Db, eventId: string, endpointId: s
 interface DeliveryRow {
   type: WebhookEventType;
   body: Buffer;
+  payload_expired: boolean;
   state: DeliveryState;
   attempts: number;
   url: string;
@@ -207,6 +210,7 @@ function deliveryToSend(eventId: string, endpointId: string, row: DeliveryRow): 
     eventId,
     eventType: row.type,
     body: row.body,
+    payloadExpired: row.payload_expired,
     state: row.state,
     attempts: row.attempts,
     endpoint: {

@@ -7,11 +7,33 @@
 // Nothing is reset before the workflow has started: a replay only records its progress row and
 // starts the workflow, which takes each delivery over when it is about to drive it (a waiting
 // retry goes on from its last attempt number; a settled delivery starts a new cycle at attempt 1).
+//
+// An event whose payload expired (docs/privacy.md, RETENTION_WEBHOOK_PAYLOAD) cannot be sent again:
+// a replay that names it is refused (PayloadExpired: the API answers 409), a time range leaves it out.
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
-import { countReplayMatches, createReplay, failReplay, toFilterInput, type ReplayFilter } from '../db/webhook-replays.js';
+import {
+  countReplayMatches,
+  createReplay,
+  failReplay,
+  findExpiredPayloads,
+  toFilterInput,
+  type ReplayFilter,
+} from '../db/webhook-replays.js';
 import { startReplay, type RedeliveryHandle } from '../temporal/client.js';
+
+/** A replay named an event whose payload the retention window cleared: its message says so, naming the event. */
+export class PayloadExpired extends Error {
+  constructor(
+    readonly eventId: string,
+    readonly expiredAt: Date,
+  ) {
+    super(
+      `the payload of webhook event ${eventId} expired on ${expiredAt.toISOString()} (RETENTION_WEBHOOK_PAYLOAD) and was cleared: it cannot be replayed`,
+    );
+  }
+}
 
 export interface StartedReplay {
   /** The replay's id: its progress row (db/webhook-replays.ts getReplay) and its workflow id. */
@@ -23,7 +45,8 @@ export interface StartedReplay {
 
 /**
  * Starts a paged replay of the deliveries the filter matches. Undefined when nothing matches (no
- * such delivery, or its endpoint is removed or disabled). When the workflow cannot be started the
+ * such delivery, or its endpoint is removed or disabled); PayloadExpired when it names an event whose
+ * payload expired. When the workflow cannot be started the
  * progress row is marked failed and the error is thrown; no delivery has been touched.
  */
 export async function replayDeliveries(
@@ -31,6 +54,9 @@ export async function replayDeliveries(
   filter: ReplayFilter,
   options: { pageSize?: number } = {},
 ): Promise<StartedReplay | undefined> {
+  const named = 'eventId' in filter ? [filter.eventId] : 'eventIds' in filter ? filter.eventIds : [];
+  const [expired] = named.length > 0 ? await findExpiredPayloads(deps.pool, named) : [];
+  if (expired) throw new PayloadExpired(expired.eventId, expired.expiredAt);
   const total = await countReplayMatches(deps.pool, filter);
   if (total === 0) return undefined;
   const id = `replay-${randomUUID()}`;

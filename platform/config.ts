@@ -20,6 +20,17 @@ const duration = z.string().transform((text, ctx) => {
   }
 });
 
+/** A retention window (docs/privacy.md "What is kept, and for how long"): a duration, or `never` (null: kept forever). */
+const retentionWindow = z.string().transform((text, ctx): number | null => {
+  if (text.trim() === 'never') return null;
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `${(error as Error).message} or never` });
+    return z.NEVER;
+  }
+});
+
 const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const envSchema = z.object({
@@ -137,6 +148,13 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Tracking page requests (GET and POST /t/…) per client IP a minute; past it a 429 page (the stylesheet does not count). */
   TRACKING_PAGE_RATE_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  /**
+   * Retention (docs/privacy.md): a completed dispatch is erased this long after its last change (its
+   * last carrier event), a settled webhook event's payload cleared, a transit history row deleted.
+   */
+  RETENTION_DISPATCH: retentionWindow.default(180 * 86_400_000),
+  RETENTION_WEBHOOK_PAYLOAD: retentionWindow.default(30 * 86_400_000),
+  RETENTION_TRANSIT_HISTORY: retentionWindow.default(800 * 86_400_000),
   /** A dashboard session ends after this long without a request… */
   DASHBOARD_SESSION_IDLE: duration.default(30 * 60_000),
   /** …and this long after sign-in, however active. */

@@ -77,6 +77,17 @@ export const predictionRefreshSignalled = new Counter({
   registers,
 });
 
+/** What the retention sweep removes (docs/privacy.md "What is kept, and for how long"): a fixed set, so a bounded label. */
+export const RETENTION_KINDS = ['dispatch', 'webhook_payload', 'transit_history', 'tracking_link'] as const;
+export type RetentionKind = (typeof RETENTION_KINDS)[number];
+
+export const retentionErased = new Counter({
+  name: 'cds_retention_erased_total',
+  help: 'What the retention sweep removed, by kind: dispatch (erased), webhook_payload (cleared), transit_history (rows deleted), tracking_link (deleted)',
+  labelNames: ['kind'] as const,
+  registers,
+});
+
 /** What a tracking page request was answered with (docs/tracking-page.md "The page"): never the token, so a bounded label. */
 export const TRACKING_PAGE_OUTCOMES = ['ok', 'gate', 'not_found', 'gone', 'limited'] as const;
 export type TrackingPageOutcome = (typeof TRACKING_PAGE_OUTCOMES)[number];

@@ -24,6 +24,7 @@ import {
   erasureWorkflowId,
   predictionRefreshSignal,
   REDELIVERY_WORKFLOW_TYPE,
+  RETENTION_WORKFLOW_TYPE,
   registerUpdate,
   snapshotQuery,
   type CarrierEventInput,
@@ -37,6 +38,7 @@ import {
   type RedeliveryInput,
   type RedeliverySummary,
   type RegisterOutcome,
+  type RetentionSummary,
   type ServiceCarrierEventInput,
 } from './contract.js';
 import type { ReplayFilterInput } from '../domain/webhook-event-schemas.js';
@@ -155,6 +157,27 @@ export async function dispatchWorkflowEnd(temporal: Client, dispatchId: string):
   }
 }
 
+/**
+ * Of these dispatches (UUIDs), the ones Temporal still has runs of, and whether one is running: one
+ * visibility query for the whole list (the retention sweep's batch), instead of a call per dispatch.
+ */
+export async function dispatchRunStates(temporal: Client, dispatchIds: readonly string[]): Promise<Map<string, 'running' | 'closed'>> {
+  const states = new Map<string, 'running' | 'closed'>();
+  if (dispatchIds.length === 0) return states;
+  // UUIDs only (checked at every edge, and again here), so none can break out of its quoted literal.
+  if (!dispatchIds.every((id) => /^[0-9a-fA-F-]{36}$/.test(id))) throw new Error('a dispatch id is a UUID');
+  const query = `WorkflowId IN (${dispatchIds.map((id) => `'${id}'`).join(', ')})`;
+  try {
+    for await (const run of temporal.workflow.list({ query })) {
+      if (run.status.name === 'RUNNING') states.set(run.workflowId, 'running');
+      else if (!states.has(run.workflowId)) states.set(run.workflowId, 'closed');
+    }
+  } catch (error) {
+    throw translate(error);
+  }
+  return states;
+}
+
 /** Asks a dispatch to recompute its prediction (the hourly refresh); false when its workflow has closed. */
 export function signalRefresh(temporal: Client, dispatchId: string, request: PredictionRefreshRequest): Promise<boolean> {
   return signalOpen(temporal, dispatchId, (handle) => handle.signal(predictionRefreshSignal, request));
@@ -201,6 +224,14 @@ export function startReplay(
     filter,
     ...(pageSize ? { pageSize } : {}),
   });
+}
+
+/**
+ * Runs a retention sweep now (`npm run admin -- retention run`, workflows/retention.ts) on the
+ * workers of `taskQueue`, with their windows, and waits for what it removed.
+ */
+export function runRetentionSweep(temporal: Client, taskQueue: string, input: { batchSize?: number } = {}): Promise<RetentionSummary> {
+  return temporal.workflow.execute(RETENTION_WORKFLOW_TYPE, { taskQueue, workflowId: `retention-run-${randomUUID()}`, args: [input] });
 }
 
 /**

@@ -166,6 +166,20 @@ export interface PredictionRefreshSummary {
   overdue: number;
 }
 
+export const RETENTION_WORKFLOW_TYPE = 'retentionWorkflow';
+
+/**
+ * What one retention sweep removed (docs/privacy.md "What is kept, and for how long"), as
+ * `npm run admin -- retention run --json` prints it: dispatches erased, webhook event payloads
+ * cleared, transit history rows and tracking links deleted.
+ */
+export interface RetentionSummary {
+  erased_dispatches: number;
+  cleared_payloads: number;
+  deleted_history_rows: number;
+  deleted_links: number;
+}
+
 export const ERASURE_WORKFLOW_TYPE = 'erasureWorkflow';
 
 /** The erasure of one dispatch (workflows/erasure.ts), run as workflow `erasure-<erasureId>`. */

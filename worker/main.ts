@@ -1,5 +1,5 @@
 // Production entry point of the worker process (docker-compose `worker`): connects to Temporal
-// and Postgres from the environment, makes sure the prediction refresh and delivery reconcile Schedules exist, and runs
+// and Postgres from the environment, makes sure the prediction refresh, delivery reconcile and retention Schedules exist, and runs
 // the workflows until SIGINT/SIGTERM. Its metrics server (worker/metrics-server.ts, WORKER_METRICS_PORT)
 // serves /metrics (ours and the Temporal SDK's), /healthz and /readyz.
 // Draining (docs/operations.md "Draining"): on SIGTERM the SDK's runtime stops the worker polling
@@ -13,7 +13,7 @@ import { createTemporalClient } from '../temporal/client.js';
 import { openWorker } from './create-worker.js';
 import { freeLocalPort, startWorkerMetricsServer } from './metrics-server.js';
 import { installTemporalRuntime } from './runtime.js';
-import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule } from './schedules.js';
+import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule, ensureRetentionSchedule } from './schedules.js';
 
 // First: the worker and its clients take their tracing interceptors when they are made.
 await startTracing('card-delivery-worker');
@@ -43,6 +43,7 @@ await ensurePredictionRefreshSchedule(client, {
   logger,
 });
 await ensureDeliveryReconcileSchedule(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
+await ensureRetentionSchedule(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () =>
     logger.info({ signal, grace_ms: config.WORKER_SHUTDOWN_GRACE }, 'draining: polling stopped, running activities finishing'),

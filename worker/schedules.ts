@@ -2,10 +2,11 @@
 // every worker start (worker/main.ts and `npm start`): created when missing, its interval updated
 // when PREDICTION_REFRESH_INTERVAL changed, left alone otherwise. Several workers starting at once
 // agree: the second create fails as already running and finds the interval already set.
-// Also the Schedule of the webhook delivery reconciler (docs/webhooks.md "One driver per pending delivery"), every RECONCILE_EVERY_MS.
+// Also the Schedule of the webhook delivery reconciler (docs/webhooks.md "One driver per pending delivery"), every RECONCILE_EVERY_MS,
+// and the daily retention sweep's (docs/privacy.md "What is kept, and for how long").
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { PREDICTION_REFRESH_WORKFLOW_TYPE, RECONCILE_DELIVERIES_WORKFLOW_TYPE } from '../temporal/contract.js';
+import { PREDICTION_REFRESH_WORKFLOW_TYPE, RECONCILE_DELIVERIES_WORKFLOW_TYPE, RETENTION_WORKFLOW_TYPE } from '../temporal/contract.js';
 
 /**
  * One Schedule per task queue: each deployment sharing a namespace (its own task queue and
@@ -94,5 +95,44 @@ export async function ensureDeliveryReconcileSchedule(
     outcome = 'unchanged';
   }
   options.logger.info({ scheduleId, outcome }, `delivery reconcile schedule ${outcome}`);
+  return outcome;
+}
+
+export function retentionScheduleId(taskQueue: string): string {
+  return `retention-${taskQueue}`;
+}
+
+/** How often the retention sweep runs (docs/privacy.md "What is kept, and for how long"). */
+export const RETENTION_EVERY_MS = 24 * 3_600_000;
+
+/**
+ * The retention sweep's Schedule (workflows/retention.ts): once a day it applies the RETENTION_*
+ * windows of the workers of this task queue. Created when missing; one per task queue, like the refresh.
+ */
+export async function ensureRetentionSchedule(
+  client: Client,
+  options: { taskQueue: string; logger: Logger },
+): Promise<'created' | 'unchanged'> {
+  const scheduleId = retentionScheduleId(options.taskQueue);
+  let outcome: 'created' | 'unchanged' = 'created';
+  try {
+    await client.schedule.create({
+      scheduleId,
+      spec: { intervals: [{ every: RETENTION_EVERY_MS }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: RETENTION_WORKFLOW_TYPE,
+        workflowId: scheduleId,
+        taskQueue: options.taskQueue,
+        args: [{}],
+      },
+      // A sweep still running a day later is finishing a backlog: the next one would only wait for it.
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
+    });
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    outcome = 'unchanged';
+  }
+  options.logger.info({ scheduleId, outcome }, `retention schedule ${outcome}`);
   return outcome;
 }

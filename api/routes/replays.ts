@@ -4,7 +4,8 @@
 // and the dashboard use (ingest/webhook-replays.ts: a progress row and a redelivery workflow that reads the
 // deliveries a page at a time, so a replay may be of any size), and answers 202 with the replay;
 // GET /v1/replays/{id} reads its progress. Only replays of the key's issuer's endpoints in its mode
-// are found (else 404). Body and path (400) before scope (403) before the endpoint (404).
+// are found (else 404). Body and path (400) before scope (403) before the endpoint (404); an event
+// whose payload expired (docs/privacy.md) is refused with 409.
 import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Client } from '@temporalio/client';
@@ -20,7 +21,7 @@ import {
 } from '../../db/webhook-replays.js';
 import { replayEventsBody, replayId, replayRangeBody } from '../../domain/webhook-event-schemas.js';
 import type { Config } from '../../platform/config.js';
-import { replayDeliveries } from '../../ingest/webhook-replays.js';
+import { PayloadExpired, replayDeliveries } from '../../ingest/webhook-replays.js';
 import { badRequest, conflict, notFound, parseOrBadRequest } from '../errors.js';
 import { checkScope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -62,7 +63,11 @@ export function replayRoutes(router: Router, deps: { pool: Pool; temporal: Clien
     if (!endpoint) throw endpointNotFound(id);
     if (endpoint.pausedAt) throw conflict('this endpoint is disabled; enable it (PATCH disabled: false) before replaying to it');
     const filter: ReplayFilter = { endpointId: id, ...request };
-    const started = await replayDeliveries({ pool, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, filter);
+    const started = await replayDeliveries({ pool, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, filter).catch(
+      (error: unknown) => {
+        throw error instanceof PayloadExpired ? conflict(error.message) : error;
+      },
+    );
     let replay: string;
     if (started) replay = started.id;
     else {

@@ -5,7 +5,7 @@
 // progress of the endpoint's recent replays (matched, sent, delivered, failed). The nav's
 // "Delivery log" lists the endpoints to choose from.
 import type Router from '@koa/router';
-import { replayDeliveries } from '../../ingest/webhook-replays.js';
+import { PayloadExpired, replayDeliveries } from '../../ingest/webhook-replays.js';
 import { findDelivery, listAttempts, OUTCOMES } from '../../db/delivery-log.js';
 import { listEndpointsWithHealth } from '../../db/delivery-summaries.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.js';
@@ -91,7 +91,11 @@ export function deliveryLogRoutes(router: Router, { pool, config, temporal }: Da
     tenantRoute(async (ctx, tenant) => {
       const endpoint = ownedOr404(await findEndpoint(pool, tenant.issuerId, ctx.params.id));
       const delivery = ownedOr404(await findDelivery(pool, endpoint.id, ctx.params.eventId));
-      const replay = await replayDeliveries(redelivery, { eventId: delivery.eventId, endpointId: endpoint.id });
+      const replay = await replayDeliveries(redelivery, { eventId: delivery.eventId, endpointId: endpoint.id }).catch((error: unknown) => {
+        if (error instanceof PayloadExpired) return error;
+        throw error;
+      });
+      if (replay instanceof PayloadExpired) return renderPage(ctx, 'error', { title: 'Replay not started', message: replay.message }, 409);
       ctx.status = 303;
       ctx.redirect(`${logPath(endpoint.id)}/${encodeURIComponent(delivery.eventId)}?${replay ? 'replayed=1' : 'error=nothing'}`);
     }),

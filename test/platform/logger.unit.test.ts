@@ -49,4 +49,30 @@ describe('createLogger', () => {
     expect(text).not.toContain(key);
     expect(text).not.toContain(secret);
   });
+
+  it('drops what a database driver copies from the failing row, under err or error, keeping the code and constraint', async () => {
+    const failure = () =>
+      Object.assign(new Error('new row for relation "dispatches" violates check constraint "status_check"'), {
+        code: '23514',
+        constraint: 'status_check',
+        table: 'dispatches',
+        detail: 'Failing row contains (0b7c…, iss_1, live, 75011, TRK123456789, REF-42, PARIS HUB).',
+        where: 'PL/pgSQL function f() line 3 at SQL statement: postal_code 75011',
+        internalQuery: "SELECT 'REF-42'",
+      });
+    const text = await logged(3, (logger) => {
+      logger.error({ err: failure() }, 'write failed');
+      logger.warn({ error: failure(), durationMs: 3 }, 'Activity failed');
+      logger.error({ err: new AggregateError([failure()], 'all attempts failed') }, 'connect failed');
+    });
+    for (const value of ['75011', 'TRK123456789', 'REF-42', 'PARIS HUB', 'Failing row']) expect(text).not.toContain(value);
+    const [first, second] = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(first.err).toMatchObject({ type: 'Error', code: '23514', constraint: 'status_check', table: 'dispatches' });
+    expect(first.err.message).toContain('violates check constraint');
+    expect(second.error).toMatchObject({ code: '23514', constraint: 'status_check' });
+    expect(second.durationMs).toBe(3);
+  });
 });

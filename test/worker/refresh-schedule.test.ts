@@ -8,12 +8,14 @@ import { Client, Connection } from '@temporalio/client';
 import { setCarrierCondition } from '../../db/conditions.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { PREDICTION_REFRESH_WORKFLOW_TYPE, RECONCILE_DELIVERIES_WORKFLOW_TYPE } from '../../temporal/contract.js';
+import { PREDICTION_REFRESH_WORKFLOW_TYPE, RECONCILE_DELIVERIES_WORKFLOW_TYPE, RETENTION_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import {
   deliveryReconcileScheduleId,
   ensurePredictionRefreshSchedule,
   predictionRefreshScheduleId,
   RECONCILE_EVERY_MS,
+  RETENTION_EVERY_MS,
+  retentionScheduleId,
 } from '../../worker/schedules.js';
 import { randomId, requireTestEnv, testLogger } from '../support/env.js';
 import { startEntryPoint, type Started } from '../support/processes.js';
@@ -52,7 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   worker?.child.kill('SIGTERM');
   await worker?.exited;
-  for (const id of [predictionRefreshScheduleId(taskQueue), deliveryReconcileScheduleId(taskQueue)]) {
+  for (const id of [predictionRefreshScheduleId(taskQueue), deliveryReconcileScheduleId(taskQueue), retentionScheduleId(taskQueue)]) {
     await client?.schedule
       .getHandle(id)
       .delete()
@@ -80,6 +82,17 @@ describe('webhook delivery reconciler schedule', () => {
     const description = await client.schedule.getHandle(deliveryReconcileScheduleId(taskQueue)).describe();
     expect(description.spec.intervals?.map((interval) => interval.every)).toEqual([RECONCILE_EVERY_MS]);
     expect(description.action).toMatchObject({ type: 'startWorkflow', workflowType: RECONCILE_DELIVERIES_WORKFLOW_TYPE, taskQueue });
+    expect(description.policies.overlap).toBe('SKIP');
+  });
+});
+
+describe('retention schedule', () => {
+  it('is created at worker start, once a day on the task queue of the worker, skipping overlapping runs', async () => {
+    expect(worker.output()).toContain('retention schedule created');
+    const description = await client.schedule.getHandle(retentionScheduleId(taskQueue)).describe();
+    expect(description.spec.intervals?.map((interval) => interval.every)).toEqual([RETENTION_EVERY_MS]);
+    expect(RETENTION_EVERY_MS).toBe(86_400_000);
+    expect(description.action).toMatchObject({ type: 'startWorkflow', workflowType: RETENTION_WORKFLOW_TYPE, taskQueue });
     expect(description.policies.overlap).toBe('SKIP');
   });
 });

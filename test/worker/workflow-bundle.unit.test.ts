@@ -18,6 +18,7 @@ describe('bundleWorkflowsInChildProcess', () => {
       'predictionRefreshWorkflow',
       'redeliveryWorkflow',
       'reconcileDeliveriesWorkflow',
+      'retentionWorkflow',
     ])
       expect(code).toContain(name);
     expect(code).not.toContain('OpenTelemetryInboundInterceptor');

@@ -3826,7 +3826,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description the endpoint is disabled (`conflict`) */
+      /** @description the endpoint is disabled, or an event of `event_ids` has had its payload cleared by retention (`conflict`, the message says the payload expired) */
       409: {
         headers: {
           /** @description requests allowed per one-minute window for the key */

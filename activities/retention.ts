@@ -1,0 +1,174 @@
+// The retention sweep (docs/privacy.md "What is kept, and for how long"), one activity run by the
+// daily Schedule's workflow and by `npm run admin -- retention run` (workflows/retention.ts): it
+// applies the windows of the worker's configuration in bounded batches, oldest first —
+//   1. dispatches resting past RETENTION_DISPATCH are erased (Temporal runs, then Postgres rows:
+//      temporal/erasure.ts, db/erasure.ts), a few at a time;
+//   2. settled webhook events past RETENTION_WEBHOOK_PAYLOAD lose their payload;
+//   3. transit history past RETENTION_TRANSIT_HISTORY and tracking links expired 30 days ago are deleted.
+// After every batch it heartbeats its progress (the counts, the phase, the walk's cursor) and logs
+// it, so a retry after a lost worker resumes there. A dispatch is erased whole or not at all: a
+// batch's rows leave in one transaction (db/erasure.ts), after the runs of each of its dispatches; a
+// crash between the two leaves the rows, which the next attempt finds again and erases (their runs
+// already gone).
+import { Context, log } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import { eraseDispatchRows } from '../db/erasure.js';
+import type { Pool } from '../db/pool.js';
+import {
+  clearSettledPayloads,
+  deleteExpiredTrackingLinks,
+  deleteOldTransitHistory,
+  findDispatchesDue,
+  type DispatchCursor,
+} from '../db/retention.js';
+import type { Config } from '../platform/config.js';
+import { retentionErased, type RetentionKind } from '../platform/metrics.js';
+import type { RetentionSummary } from '../temporal/contract.js';
+import { dispatchRunStates } from '../temporal/client.js';
+import { deleteDispatchRuns } from '../temporal/erasure.js';
+
+/** Rows per batch (payloads, history rows, links): one short statement each. */
+export const RETENTION_BATCH_SIZE = 1000;
+/** Dispatches per batch: a few Temporal calls each, then one transaction for the batch. */
+const DISPATCH_BATCH_SIZE = 200;
+/** Dispatch batches erased at once (each its own transaction): hides round trips on a machine with idle cores. */
+const DISPATCH_BATCHES_AT_ONCE = 2;
+/** Temporal calls in flight at once within a batch: enough to hide round trips, few enough to spare the frontend. */
+const ERASE_CONCURRENCY = 16;
+
+const PHASES = ['dispatches', 'payloads', 'history', 'links', 'done'] as const;
+type Phase = (typeof PHASES)[number];
+
+interface Progress extends RetentionSummary {
+  phase: Phase;
+  /** The walk over resting dispatches: those before it are erased or still have an open run. */
+  after?: DispatchCursor;
+}
+
+export interface RetentionInput {
+  /** Rows per batch; tests make it small to see several batches. */
+  batchSize?: number;
+}
+
+export interface RetentionDeps {
+  pool: Pool;
+  temporal: Client;
+  config: Pick<
+    Config,
+    'RETENTION_DISPATCH' | 'RETENTION_WEBHOOK_PAYLOAD' | 'RETENTION_TRANSIT_HISTORY' | 'DELIVERED_RETENTION' | 'EXCEPTION_RETENTION'
+  >;
+}
+
+export function createRetentionActivities(deps: RetentionDeps) {
+  /** Runs `work` over `ids`, ERASE_CONCURRENCY at a time. */
+  async function inLanes(ids: string[], work: (id: string) => Promise<void>): Promise<void> {
+    let next = 0;
+    const lanes = Array.from({ length: Math.min(ERASE_CONCURRENCY, ids.length) }, async () => {
+      while (next < ids.length) await work(ids[next++]);
+    });
+    await Promise.all(lanes);
+  }
+
+  /**
+   * Erases the batch's dispatches whose workflow is not running (a late carrier event may have started
+   * it again): every Temporal run of each first, then all their rows in one transaction. One
+   * visibility query finds which have runs at all; a run Temporal forgot (the namespace's retention
+   * deleted it) is complete, as the projection says the card rests.
+   */
+  async function eraseBatch(ids: string[]): Promise<number> {
+    const runs = await dispatchRunStates(deps.temporal, ids);
+    const completed = ids.filter((id) => runs.get(id) !== 'running');
+    await inLanes(
+      completed.filter((id) => runs.has(id)),
+      async (id) => {
+        await deleteDispatchRuns(deps.temporal, id);
+      },
+    );
+    await eraseDispatchRows(deps.pool, completed);
+    return completed.length;
+  }
+
+  return {
+    async applyRetention(input: RetentionInput = {}): Promise<RetentionSummary> {
+      const context = Context.current();
+      const { config } = deps;
+      const limit = input.batchSize ?? RETENTION_BATCH_SIZE;
+      const progress: Progress = (context.info.heartbeatDetails as Progress | undefined) ?? {
+        phase: 'dispatches',
+        erased_dispatches: 0,
+        cleared_payloads: 0,
+        deleted_history_rows: 0,
+        deleted_links: 0,
+      };
+      if (context.info.attempt > 1) log.info('retention sweep resumed', { ...progress });
+      const done = (kind: RetentionKind, field: keyof RetentionSummary, count: number, started: number) => {
+        progress[field] += count;
+        if (count > 0) {
+          retentionErased.inc({ kind }, count);
+          log.info('retention batch', { kind, count, total: progress[field], ms: Math.round(performance.now() - started) });
+        }
+        context.heartbeat(progress);
+      };
+      /** Runs `batch` until one comes back short, then moves to the next phase. */
+      const drain = async (phase: Phase, batch: () => Promise<number>, kind: RetentionKind, field: keyof RetentionSummary) => {
+        if (progress.phase !== phase) return;
+        for (;;) {
+          const started = performance.now();
+          const count = await batch();
+          done(kind, field, count, started);
+          if (count < limit) break;
+        }
+        progress.phase = PHASES[PHASES.indexOf(phase) + 1];
+        context.heartbeat(progress);
+      };
+
+      if (progress.phase === 'dispatches') {
+        for (;;) {
+          if (config.RETENTION_DISPATCH === null) break;
+          const size = Math.min(limit, DISPATCH_BATCH_SIZE);
+          const due = await findDispatchesDue(deps.pool, {
+            windowMs: config.RETENTION_DISPATCH,
+            deliveredRetentionMs: config.DELIVERED_RETENTION,
+            exceptionRetentionMs: config.EXCEPTION_RETENTION,
+            limit: size * DISPATCH_BATCHES_AT_ONCE,
+            after: progress.after,
+          });
+          if (due.ids.length === 0) break;
+          const batches = Array.from({ length: Math.ceil(due.ids.length / size) }, (_, i) => due.ids.slice(i * size, (i + 1) * size));
+          await Promise.all(
+            batches.map(async (batch) => {
+              const started = performance.now();
+              done('dispatch', 'erased_dispatches', await eraseBatch(batch), started);
+            }),
+          );
+          if (!due.next) break;
+          progress.after = due.next;
+        }
+        progress.phase = 'payloads';
+        progress.after = undefined;
+      }
+      const windows = { payload: config.RETENTION_WEBHOOK_PAYLOAD, history: config.RETENTION_TRANSIT_HISTORY };
+      if (windows.payload === null && progress.phase === 'payloads') progress.phase = 'history';
+      await drain(
+        'payloads',
+        () => clearSettledPayloads(deps.pool, { windowMs: windows.payload!, limit }),
+        'webhook_payload',
+        'cleared_payloads',
+      );
+      if (windows.history === null && progress.phase === 'history') progress.phase = 'links';
+      await drain(
+        'history',
+        () => deleteOldTransitHistory(deps.pool, { windowMs: windows.history!, limit }),
+        'transit_history',
+        'deleted_history_rows',
+      );
+      await drain('links', () => deleteExpiredTrackingLinks(deps.pool, { limit }), 'tracking_link', 'deleted_links');
+
+      const { phase: _phase, after: _after, ...summary } = progress;
+      log.info('retention sweep done', { ...summary });
+      return summary;
+    },
+  };
+}
+
+export type RetentionActivities = ReturnType<typeof createRetentionActivities>;

@@ -1,0 +1,109 @@
+// Tables: webhook_events and delivery_attempts (payloads cleared), transit_history and tracking_links
+// (old rows deleted), dispatches (the completed ones due for erasure, read only: db/erasure.ts erases).
+// The SQL of the retention sweep (docs/privacy.md "What is kept, and for how long";
+// activities/retention.ts drives it): each function does one bounded batch, oldest first, and skips
+// rows another sweep holds (SKIP LOCKED), so two sweeps at once share the work instead of waiting.
+import type { Pool, PoolClient } from './pool.js';
+
+type Db = Pool | PoolClient;
+
+/** What an attempt's error text becomes when its payload expires: the outcome stays readable, the detail goes. */
+const EXPIRED_ERROR = `CASE WHEN a.error IS NULL THEN NULL WHEN a.status_code IS NOT NULL THEN 'HTTP ' || a.status_code
+  ELSE 'network error (detail expired)' END`;
+
+/**
+ * Clears the payload of up to `limit` webhook events older than `windowMs` whose deliveries have all
+ * settled (none pending, none attempted within the window): the body becomes empty and
+ * `payload_expired_at` is set; their attempts lose their request headers, response head and error
+ * text. Ids, types, times, status codes and outcomes stay, so the delivery log still reads.
+ * One statement: an event and its attempts are cleared together or not at all.
+ */
+export async function clearSettledPayloads(db: Db, options: { windowMs: number; limit: number }): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `WITH due AS (
+       SELECT ev.id FROM webhook_events ev
+        WHERE ev.payload_expired_at IS NULL AND ev.created_at < now() - $1 * interval '1 millisecond'
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+                           WHERE d.event_id = ev.id
+                             AND (d.state = 'pending' OR d.last_attempt_at >= now() - $1 * interval '1 millisecond'))
+        ORDER BY ev.created_at
+        LIMIT $2
+        FOR UPDATE OF ev SKIP LOCKED
+     ), attempts AS (
+       UPDATE delivery_attempts a SET request_headers = NULL, response_head = NULL, error = ${EXPIRED_ERROR}
+        WHERE a.event_id IN (SELECT id FROM due)
+     ), events AS (
+       UPDATE webhook_events ev SET body = '\\x'::bytea, payload_expired_at = now()
+        WHERE ev.id IN (SELECT id FROM due)
+        RETURNING 1
+     )
+     SELECT count(*)::int AS n FROM events`,
+    [options.windowMs, options.limit],
+  );
+  return rows[0].n;
+}
+
+/** Deletes up to `limit` transit history rows delivered more than `windowMs` ago (imported ones too). */
+export async function deleteOldTransitHistory(db: Db, options: { windowMs: number; limit: number }): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM transit_history WHERE id IN (
+       SELECT id FROM transit_history WHERE delivered_date < (now() - $1 * interval '1 millisecond')::date
+        ORDER BY delivered_date LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [options.windowMs, options.limit],
+  );
+  return rowCount ?? 0;
+}
+
+/** How long an expired tracking link is kept (its page answers "expired" meanwhile) before it is deleted. */
+export const EXPIRED_LINK_KEPT_MS = 30 * 86_400_000;
+
+/** Deletes up to `limit` tracking links that expired more than 30 days ago; their gate rows go with them (ON DELETE CASCADE). */
+export async function deleteExpiredTrackingLinks(db: Db, options: { limit: number }): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM tracking_links WHERE id IN (
+       SELECT id FROM tracking_links WHERE expires_at < now() - $1 * interval '1 millisecond'
+        ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [EXPIRED_LINK_KEPT_MS, options.limit],
+  );
+  return rowCount ?? 0;
+}
+
+/** A position in the walk over resting dispatches (their last change, then id). */
+export interface DispatchCursor {
+  updatedAt: string;
+  id: string;
+}
+
+/**
+ * Up to `limit` dispatches resting (delivered or in exception) whose last change (a carrier event,
+ * or turning overdue) is older than `windowMs` and older than their workflow's own retention, so
+ * that its run has completed; after `after`, oldest first. The caller confirms with Temporal that
+ * no run is open before erasing (activities/retention.ts).
+ */
+export async function findDispatchesDue(
+  db: Db,
+  options: { windowMs: number; deliveredRetentionMs: number; exceptionRetentionMs: number; limit: number; after?: DispatchCursor },
+): Promise<{ ids: string[]; next?: DispatchCursor }> {
+  const { rows } = await db.query<{ id: string; updated_at: string }>(
+    `SELECT id, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_at
+       FROM dispatches
+      WHERE status IN ('delivered', 'exception')
+        AND updated_at < now() - greatest($1::bigint, CASE status WHEN 'delivered' THEN $2::bigint ELSE $3::bigint END) * interval '1 millisecond'
+        AND ($5::timestamptz IS NULL OR (updated_at, id) > ($5, $6::uuid))
+      ORDER BY updated_at, id
+      LIMIT $4`,
+    [
+      options.windowMs,
+      options.deliveredRetentionMs,
+      options.exceptionRetentionMs,
+      options.limit,
+      options.after?.updatedAt ?? null,
+      options.after?.id ?? null,
+    ],
+  );
+  const last = rows.at(-1);
+  return {
+    ids: rows.map((row) => row.id),
+    next: last && rows.length === options.limit ? { updatedAt: last.updated_at, id: last.id } : undefined,
+  };
+}
