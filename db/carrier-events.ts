@@ -6,13 +6,20 @@
 import { createHash } from 'node:crypto';
 import type { CarrierVocabulary } from '../domain/carrier-vocabularies.js';
 import type { CarrierEventBody } from '../domain/carrier-event-schemas.js';
+import type { FeedProvider } from '../domain/tracking-feeds/provider.js';
 import type { EventEffect, ExceptionReason } from '../domain/vocabulary.js';
 import type { Pool } from './pool.js';
 
-/** The status exactly as a carrier sent it in its own vocabulary (domain/carrier-vocabularies.ts). */
+/**
+ * The status exactly as a carrier sent it in its own vocabulary (domain/carrier-vocabularies.ts), or
+ * as a tracking feed's provider did (domain/tracking-feeds/): with its sub-status, and the
+ * checkpoint's time string as the provider gave it (docs/tracking-feeds.md "Times").
+ */
 export interface VocabularyStatus {
-  vocabulary: Exclude<CarrierVocabulary, 'service'>;
+  vocabulary: Exclude<CarrierVocabulary, 'service'> | FeedProvider;
   status: string;
+  substatus?: string;
+  time?: string;
 }
 
 /**
@@ -29,9 +36,10 @@ export async function insertCarrierEvent(
   original?: VocabularyStatus,
 ): Promise<boolean> {
   const { rowCount } = await pool.query({
-    name: 'carrier-event-insert-v2',
-    text: `INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    name: 'carrier-event-insert-v3',
+    text: `INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status,
+                                   vocabulary_substatus, original_time)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
            ON CONFLICT (dispatch_id, dedupe_key) DO NOTHING`,
     values: [
       dispatchId,
@@ -43,6 +51,8 @@ export async function insertCarrierEvent(
       event.location ?? null,
       original?.vocabulary ?? null,
       original?.status ?? null,
+      original?.substatus ?? null,
+      original?.time ?? null,
     ],
   });
   return rowCount === 1;
@@ -158,7 +168,7 @@ export interface CarrierEventPageItem {
 }
 
 const PAGE = `
-  SELECT dedupe_key, status, reason, location, event_id, effect, vocabulary, vocabulary_status,
+  SELECT dedupe_key, status, reason, location, event_id, effect, vocabulary, vocabulary_status, vocabulary_substatus, original_time,
          to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
          to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at
     FROM carrier_events
@@ -184,7 +194,14 @@ export async function pageCarrierEvents(
     location: row.location,
     eventId: row.event_id,
     effect: row.effect,
-    original: row.vocabulary ? { vocabulary: row.vocabulary, status: row.vocabulary_status } : null,
+    original: row.vocabulary
+      ? {
+          vocabulary: row.vocabulary,
+          status: row.vocabulary_status,
+          ...(row.vocabulary_substatus === null ? {} : { substatus: row.vocabulary_substatus }),
+          ...(row.original_time === null ? {} : { time: row.original_time }),
+        }
+      : null,
   }));
   const last = items.at(-1);
   return {
