@@ -21,6 +21,7 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from './
 import { webhookRequests } from './openapi-webhook-requests.js';
 import { webhookPaths } from './openapi-webhooks.js';
 import { trackingPaths } from './openapi-tracking.js';
+import { trackingFeedPaths } from './openapi-tracking-feeds.js';
 import { BODY_LIMIT } from './middleware/json-body.js';
 import { BATCH_BODY_LIMIT } from './routes/batch.js';
 import { MAX_STATUS_AGE_SECONDS } from './status-read.js';
@@ -222,6 +223,13 @@ export function openApiJson(): string {
           rateLimitHeaders,
         }),
         ...trackingPaths({
+          json,
+          error: (description) => error(description),
+          commonErrors,
+          bodyErrors: () => bodyErrors(),
+          rateLimitHeaders,
+        }),
+        ...trackingFeedPaths({
           json,
           error: (description) => error(description),
           commonErrors,

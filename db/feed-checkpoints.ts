@@ -171,7 +171,10 @@ export async function unmatchedFor(
 }
 
 /** Deletes kept checkpoints once applied to a dispatch (their carrier events now hold them). */
-export async function dropUnmatched(pool: Pool, kept: ReadonlyArray<Pick<UnmatchedCheckpoint, 'feedId' | 'trackingNumber' | 'eventId'>>): Promise<void> {
+export async function dropUnmatched(
+  pool: Pool,
+  kept: ReadonlyArray<Pick<UnmatchedCheckpoint, 'feedId' | 'trackingNumber' | 'eventId'>>,
+): Promise<void> {
   if (kept.length === 0) return;
   await pool.query(
     `DELETE FROM feed_unmatched_checkpoints f

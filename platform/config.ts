@@ -137,6 +137,8 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Tracking page requests (GET and POST /t/…) per client IP a minute; past it a 429 page (the stylesheet does not count). */
   TRACKING_PAGE_RATE_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  /** Inbound tracking-feed requests (POST /v1/inbound/{feed_id}) per feed a minute; past it 429 with Retry-After. */
+  FEED_RATE_PER_MINUTE: z.coerce.number().int().positive().default(6000),
   /** A dashboard session ends after this long without a request… */
   DASHBOARD_SESSION_IDLE: duration.default(30 * 60_000),
   /** …and this long after sign-in, however active. */
