@@ -107,6 +107,7 @@ export interface KeptCheckpoint extends UnmatchedCheckpoint {
   receivedAt: Date;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a row of the table, typed by the mapping below
 const toKept = (row: Record<string, any>): KeptCheckpoint => ({
   feedId: row.feed_id,
   issuerId: row.issuer_id,
