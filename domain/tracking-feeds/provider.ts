@@ -85,3 +85,34 @@ export function normaliseCarrier(s: string): string {
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
 }
+
+/**
+ * Whether two carrier names may be the same carrier, for matching a tracking to a dispatch (DESIGN
+ * §10 "Matching"): each provider has its own codes (EasyPost "DHLExpress", AfterShip "dhl", Ship24
+ * "us-post") and an issuer writes its own ("DHL", "USPS"), so two names disagree only when neither,
+ * without separators, begins the other and no alias joins them. Absent on either side = agree.
+ */
+export function carriersAgree(a: string | null | undefined, b: string | null | undefined): boolean {
+  if (!a || !b) return true;
+  const [x, y] = [carrierKey(a), carrierKey(b)];
+  return x === '' || y === '' || x.startsWith(y) || y.startsWith(x);
+}
+
+/** Names that share no prefix with the carrier's usual name, by the providers' codes (lower-case, no separators). */
+const CARRIER_ALIASES: Record<string, string> = {
+  uspost: 'usps',
+  unitedstatespostalservice: 'usps',
+  royalmail: 'royalmail',
+  parcelforce: 'royalmail',
+  deutschepost: 'dhl',
+  laposte: 'colissimo',
+  canadapost: 'canadapost',
+  postescanada: 'canadapost',
+  federalexpress: 'fedex',
+  unitedparcelservice: 'ups',
+};
+
+function carrierKey(name: string): string {
+  const compact = normaliseCarrier(name).replace(/-/g, '');
+  return CARRIER_ALIASES[compact] ?? compact;
+}
