@@ -71,7 +71,7 @@ export function providerEventId(id: string | null | undefined, fallback: () => s
  */
 export function failure(error: z.ZodError, prefix: string[] = []): Extract<ParseResult, { ok: false }> {
   const issue = error.issues[0];
-  const field = [...prefix, ...issue.path.map(String)].join('.') || '(body)';
+  const field = [...prefix, ...issue.path.map(String)].join('.') || 'body';
   return { ok: false, field, message: `${field}: ${issue.message}` };
 }
 
