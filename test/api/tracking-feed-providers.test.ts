@@ -52,7 +52,9 @@ async function prepare(name: FixtureName): Promise<Prepared> {
   const raw = fixtureText(name, { trackingNumber, reference: randomUUID(), endBefore: new Date() });
   const parsed = FEED_PROVIDER_MODULES[facts.provider].parse(JSON.parse(raw));
   if (!parsed.ok) throw new Error(`${parsed.field}: ${parsed.message}`);
-  const first = Math.min(...parsed.trackings[0].checkpoints.map((c) => Date.parse(resolveCheckpointTime(c.time, facts.destinationCountry))));
+  const first = Math.min(
+    ...parsed.trackings[0].checkpoints.map((c) => Date.parse(resolveCheckpointTime(c.time, facts.destinationCountry))),
+  );
   const registered = await request(h.baseUrl, '/v1/dispatches', {
     headers: bearer(key),
     body: {
@@ -109,7 +111,10 @@ describe.each(FIXTURES)('the %s fixture posted to its feed', (name) => {
     const repeated = effects.filter((e) => e.effect === 'exception_repeated');
     expect(applied.length + repeated.length).toBe(facts.changes.bodyOrder);
     const expectedEvents = applied.length + applied.filter((e) => e.status === 'exception').length + repeated.length;
-    const received = await until(() => (webhooksOf(id).length >= expectedEvents ? webhooksOf(id) : undefined), 'every webhook of the changes');
+    const received = await until(
+      () => (webhooksOf(id).length >= expectedEvents ? webhooksOf(id) : undefined),
+      'every webhook of the changes',
+    );
     expect(received.filter((r) => r.body.event === 'status.updated')).toHaveLength(applied.length);
     expect(new Set(received.map((r) => r.eventId)).size).toBe(received.length);
     expect(received).toHaveLength(expectedEvents);

@@ -73,7 +73,9 @@ describe('the feeds API', () => {
     });
     const list = await request(h.baseUrl, '/v1/tracking_feeds?limit=100', { headers: bearer(key) });
     expect(list.body.data.map((feed: { id: string }) => feed.id)).toContain(res.body.id);
-    expect(list.text + (await request(h.baseUrl, `/v1/tracking_feeds/${res.body.id}`, { headers: bearer(key) })).text).not.toContain(SECRET);
+    expect(list.text + (await request(h.baseUrl, `/v1/tracking_feeds/${res.body.id}`, { headers: bearer(key) })).text).not.toContain(
+      SECRET,
+    );
   });
 
   it('refuses an EasyPost feed without a secret, naming secret', async () => {
@@ -117,7 +119,9 @@ describe('the inbound endpoint', () => {
     const id = await register(key, { tracking_number: number, dispatch_date: ago(48 * HOUR) });
     const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
     const raw = easyPostBody(number, [{ status: 'in_transit', datetime: ago(HOUR) }]);
-    const wrong = await postInbound(h.baseUrl, 'easypost', feed, raw, { headers: { 'x-hmac-signature': `hmac-sha256-hex=${'0'.repeat(64)}` } });
+    const wrong = await postInbound(h.baseUrl, 'easypost', feed, raw, {
+      headers: { 'x-hmac-signature': `hmac-sha256-hex=${'0'.repeat(64)}` },
+    });
     const missing = await postInbound(h.baseUrl, 'easypost', feed, raw, { headers: {} });
     expect([wrong.status, missing.status]).toEqual([401, 401]);
     expect(wrong.body.error).toBe('unauthorized');
@@ -138,7 +142,11 @@ describe('the inbound endpoint', () => {
 
   it("answers 400 naming the field to a signed body that is not the provider's shape", async () => {
     const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
-    const raw = JSON.stringify({ object: 'Event', description: 'tracker.updated', result: { object: 'Tracker', id: 'trk_1', tracking_details: [] } });
+    const raw = JSON.stringify({
+      object: 'Event',
+      description: 'tracker.updated',
+      result: { object: 'Tracker', id: 'trk_1', tracking_details: [] },
+    });
     const res = await postInbound(h.baseUrl, 'easypost', feed, raw);
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/tracking_code/);

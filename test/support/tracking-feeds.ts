@@ -22,7 +22,9 @@ export function signed(provider: string, raw: string, feed: CreatedFeed): { head
   switch (provider) {
     case 'easypost':
       return {
-        headers: { 'x-hmac-signature': `hmac-sha256-hex=${createHmac('sha256', feed.secret!.normalize('NFKD')).update(raw).digest('hex')}` },
+        headers: {
+          'x-hmac-signature': `hmac-sha256-hex=${createHmac('sha256', feed.secret!.normalize('NFKD')).update(raw).digest('hex')}`,
+        },
         query: '',
       };
     case 'aftership':
@@ -50,7 +52,11 @@ export function postInbound(
 }
 
 /** An EasyPost tracker.updated Event (the fields of @easypost/api's Event and Tracker types). */
-export function easyPostBody(trackingCode: string, details: Array<{ status: string; datetime: string; status_detail?: string }>, carrier = 'USPS') {
+export function easyPostBody(
+  trackingCode: string,
+  details: Array<{ status: string; datetime: string; status_detail?: string }>,
+  carrier = 'USPS',
+) {
   return JSON.stringify({
     object: 'Event',
     id: `evt_${trackingCode}`,
