@@ -14,6 +14,7 @@ import {
   trackingFeedList,
   unmatchedList,
 } from '../domain/tracking-feed-schemas.js';
+import { errorBody } from '../domain/dispatch-schemas.js';
 import type { OpenApiHelpers } from './openapi-webhooks.js';
 import { INBOUND_BODY_LIMIT } from './routes/inbound.js';
 
@@ -94,7 +95,7 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
 
   // The inbound endpoint answers without the X-RateLimit-* headers of an API key's window.
   const requestIdHeader = z.object({ 'X-Request-Id': z.string().meta({ description: 'id of this request' }) });
-  const inboundError = (description: string) => ({ description, headers: requestIdHeader, content: json(z.object({ error: z.string(), message: z.string() }).meta({ id: 'InboundError' })) }); // prettier-ignore
+  const inboundError = (description: string) => ({ description, headers: requestIdHeader, content: json(errorBody) });
   const inboundPath = z.object({ feed_id: z.string().meta({ description: 'the feed id of the URL', example: 'fd_4kR9wQ2mZp7TxA1c' }) });
   const receive: ZodOpenApiOperationObject = {
     operationId: 'receiveTrackingFeedWebhook',
