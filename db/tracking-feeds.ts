@@ -76,6 +76,12 @@ export async function findFeed(pool: Pool, issuerId: string, mode: Mode, id: str
   return rows[0] && toFeed(rows[0]);
 }
 
+/** The issuer's live feed of either mode (the dashboard shows both); undefined otherwise. */
+export async function findIssuerFeed(pool: Pool, issuerId: string, id: string): Promise<TrackingFeed | undefined> {
+  const { rows } = await pool.query<FeedRow>(`SELECT ${COLUMNS} FROM tracking_feeds WHERE id = $1 AND issuer_id = $2 AND revoked_at IS NULL`, [id, issuerId]); // prettier-ignore
+  return rows[0] && toFeed(rows[0]);
+}
+
 /** A live (not revoked) feed with its secret, for the inbound endpoint; undefined → 404. */
 export async function findInboundFeed(pool: Pool, id: string): Promise<InboundFeed | undefined> {
   const { rows } = await pool.query({

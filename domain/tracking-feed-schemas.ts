@@ -4,7 +4,8 @@
 // the service itself answers and takes.
 import { z } from 'zod';
 import { cursorParam, isoTimestamp, listLimit, plainText } from './field-schemas.js';
-import { FEED_PROVIDERS } from './tracking-feeds/provider.js';
+import { FEED_PROVIDERS, type CheckpointTime } from './tracking-feeds/provider.js';
+import { resolveCheckpointTime } from './tracking-feeds/times.js';
 import { dispatchStatus } from './vocabulary.js';
 
 export const feedId = z
@@ -109,3 +110,9 @@ export const inboundReceipt = z
   })
   .strict()
   .meta({ id: 'InboundReceipt', description: 'answered once every checkpoint of the body is durable' });
+
+/** An unmatched checkpoint's time as listed: an instant, a local time resolved in its own country's zone, else as sent. */
+export function shownCheckpointTime(time: CheckpointTime): string {
+  if (time.kind === 'instant') return new Date(time.iso).toISOString();
+  return time.countryCode ? resolveCheckpointTime(time, time.countryCode) : time.local;
+}

@@ -29,10 +29,9 @@ import {
   type TrackingFeed,
 } from '../../db/tracking-feeds.js';
 import { LIST_LIMIT_DEFAULT } from '../../domain/field-schemas.js';
-import { feedCreateBody, feedId, feedListQuery, feedUpdateBody } from '../../domain/tracking-feed-schemas.js';
+import { feedCreateBody, feedId, feedListQuery, feedUpdateBody, shownCheckpointTime } from '../../domain/tracking-feed-schemas.js';
 import { FEED_PROVIDER_MODULES } from '../../domain/tracking-feeds/index.js';
 import type { CheckpointTime, FeedProvider } from '../../domain/tracking-feeds/provider.js';
-import { resolveCheckpointTime } from '../../domain/tracking-feeds/index.js';
 import { publicBaseUrl, type Config } from '../../platform/config.js';
 import { badRequest, notFound, parseOrBadRequest } from '../errors.js';
 import type { FeedCache } from '../feed-cache.js';
@@ -143,13 +142,7 @@ export function toUnmatchedBody(kept: KeptCheckpoint) {
     tracking_number: kept.trackingNumber,
     carrier: kept.carrier,
     status: kept.status,
-    occurred_at: shownTime(kept.time as CheckpointTime),
+    occurred_at: shownCheckpointTime(kept.time as CheckpointTime),
     received_at: kept.receivedAt.toISOString(),
   };
-}
-
-/** An instant, or a local time resolved in its own country's zone; as sent when it names none. */
-function shownTime(time: CheckpointTime): string {
-  if (time.kind === 'instant') return new Date(time.iso).toISOString();
-  return time.countryCode ? resolveCheckpointTime(time, time.countryCode) : time.local;
 }
