@@ -16,6 +16,7 @@ import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
 import { createFastStatus } from './fast-status.js';
 import { FeedCache } from './feed-cache.js';
+import { FeedCounter } from './feed-counts.js';
 import { ApiKeyCache } from './key-cache.js';
 import { authenticate, requireApiKey } from './middleware/auth.js';
 import { renderErrors } from './middleware/errors.js';
@@ -58,7 +59,14 @@ const OPENAPI_PATH = '/v1/openapi.json';
 /** What an app holds that outlives a request; released by `disposeApp`. */
 const resources = new WeakMap<
   Koa,
-  { limiter: RateLimiter; ipLimiter: RateLimiter; pageLimiter: RateLimiter; feedLimiter: RateLimiter; keys: ApiKeyCache }
+  {
+    limiter: RateLimiter;
+    ipLimiter: RateLimiter;
+    pageLimiter: RateLimiter;
+    feedLimiter: RateLimiter;
+    feedCounter: FeedCounter;
+    keys: ApiKeyCache;
+  }
 >();
 
 /**
@@ -106,7 +114,8 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   replayRoutes(v1, deps);
   trackingLinkRoutes(v1, deps);
   trackingFeedRoutes(v1, { pool, config, feeds });
-  const inbound = inboundRouter({ pool, feeds, feedIngest, limiter: feedLimiter });
+  const feedCounter = new FeedCounter(pool, logger);
+  const inbound = inboundRouter({ feeds, feedIngest, counter: feedCounter, limiter: feedLimiter });
 
   const app = new Koa();
   // Behind a proxy, ctx.ip is the client's address from its header (docs/security.md); otherwise
@@ -124,6 +133,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   app.use(trackingPage({ pool, config, logger, limiter: pageLimiter })); // /t/…: the cardholder's tracking page, no key, its own per-IP limit
   if (mounted.pages) app.use(mounted.pages); // /dashboard: HTML pages with their own sessions, CSRF and error pages
   app.use(inbound.routes()); // /v1/inbound/…: tracking feeds, no key: the provider's own signature, a per-feed limit
+  app.use(inbound.allowedMethods()); // 405 with Allow on /v1/inbound/… (HEAD, POST)
   app.use(authenticate(admission)); // resolves the key, if any (cached), and counts the request: key or client IP window
   app.use(setRateLimitHeaders()); // X-RateLimit-* headers
   app.use(enforceRateLimit()); // 429 (for a request without a valid key, before its 401)
@@ -131,7 +141,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   app.use(v1.routes()); // 400 → 404/403, per route
   app.use(v1.allowedMethods()); // 405 with Allow
 
-  resources.set(app, { limiter, ipLimiter, pageLimiter, feedLimiter, keys });
+  resources.set(app, { limiter, ipLimiter, pageLimiter, feedLimiter, feedCounter, keys });
   return app;
 }
 
@@ -159,8 +169,9 @@ export function createRequestHandler(app: Koa, deps: AppDeps): http.RequestListe
   };
 }
 
-/** Stops the app's background work (old rate-limit windows cleanup). */
-export function disposeApp(app: Koa): void {
+/** Stops the app's background work (old rate-limit windows cleanup) and writes the feed counts it holds. */
+export async function disposeApp(app: Koa): Promise<void> {
+  await resources.get(app)?.feedCounter.close();
   resources.get(app)?.limiter.stopCleanup();
   resources.get(app)?.ipLimiter.stopCleanup();
   resources.get(app)?.pageLimiter.stopCleanup();

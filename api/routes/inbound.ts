@@ -9,8 +9,7 @@
 // Never logged: the body, the secret, the token (the request log shows the path only).
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Pool } from '../../db/pool.js';
-import { addFeedCounts, zeroCounts, type InboundFeed } from '../../db/tracking-feeds.js';
+import type { InboundFeed } from '../../db/tracking-feeds.js';
 import { feedId } from '../../domain/tracking-feed-schemas.js';
 import { FEED_PROVIDER_MODULES } from '../../domain/tracking-feeds/index.js';
 import type { FeedProvider } from '../../domain/tracking-feeds/provider.js';
@@ -18,15 +17,16 @@ import type { FeedIngest } from '../../ingest/tracking-feeds.js';
 import { feedCheckpoints, feedRequests, type FeedRequestOutcome } from '../../platform/metrics.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import type { FeedCache } from '../feed-cache.js';
+import type { FeedCounter } from '../feed-counts.js';
 import type { RateLimiter } from '../rate-limiter.js';
 
 /** The largest body taken (DESIGN §10): a long history of many trackings fits well within it. */
 export const INBOUND_BODY_LIMIT = 2 * 1024 * 1024;
 
 export interface InboundDeps {
-  pool: Pool;
   feeds: FeedCache;
   feedIngest: FeedIngest;
+  counter: FeedCounter;
   /** Per feed, FEED_RATE_PER_MINUTE. */
   limiter: RateLimiter;
 }
@@ -63,7 +63,7 @@ export function inboundRouter(deps: InboundDeps): Router {
     const module = FEED_PROVIDER_MODULES[provider];
     if (!module.authenticate({ rawBody, headers: ctx.req.headers, query: ctx.query }, feed.secret)) {
       outcome('unauthorized');
-      await addFeedCounts(deps.pool, feed.id, { ...zeroCounts(), unauthorized: 1 });
+      deps.counter.add(feed.id, { unauthorized: 1 });
       throw new ApiError(401, 'unauthorized', `the request is not signed with this feed's ${provider} secret (or token)`);
     }
     const parsed = module.parse(parseJson(rawBody, outcome));
@@ -72,7 +72,7 @@ export function inboundRouter(deps: InboundDeps): Router {
       throw badRequest(`${parsed.field}: ${parsed.message}`);
     }
     const receipt = await deps.feedIngest.receive(feed, parsed.trackings);
-    await addFeedCounts(deps.pool, feed.id, { ...receipt, unauthorized: 0 });
+    deps.counter.add(feed.id, receipt);
     for (const result of ['applied', 'duplicate', 'unmatched', 'ignored'] as const) {
       if (receipt[result] > 0) feedCheckpoints.inc({ provider, result }, receipt[result]);
     }

@@ -126,6 +126,8 @@ describe('the inbound endpoint', () => {
     expect([wrong.status, missing.status]).toEqual([401, 401]);
     expect(wrong.body.error).toBe('unauthorized');
     expect(await eventsOf(id)).toEqual([]);
+    // Counted within a second (api/feed-counts.ts), and last_received_at stays unset: no request was authenticated.
+    await until(async () => (await feedOf(feed)).counts.unauthorized === 2, 'the two 401s counted', 10_000);
     expect((await feedOf(feed)).counts).toMatchObject({ received: 0, unauthorized: 2 });
     expect((await feedOf(feed)).last_received_at).toBeNull();
     const metrics = (await request(h.baseUrl, '/metrics')).text;

@@ -6,6 +6,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
+import { FLUSH_MS } from '../../api/feed-counts.js';
 import { request } from '../api/http.js';
 import { easyPostBody } from '../support/tracking-feeds.js';
 import { expectAccessible, saveScreenshot, signIn, startBrowserHarness, type BrowserHarness, type DashboardUser } from './support.js';
@@ -47,6 +48,7 @@ describe('Settings → Tracking feeds', () => {
     const inbound = await request(h.baseUrl, new URL(url).pathname, { headers: { 'content-type': 'application/json', 'x-hmac-signature': signature }, body: raw }); // prettier-ignore
     expect(inbound.body).toMatchObject({ received: 1, unmatched: 1 });
 
+    await new Promise((resolve) => setTimeout(resolve, FLUSH_MS + 500)); // counts are written once a second (api/feed-counts.ts)
     await page.getByRole('link', { name: 'Back to tracking feeds' }).click();
     expect(await page.locator('tbody tr').first().textContent()).toMatch(/easypost\s*live\s*1\s*0\s*0\s*1/);
     await page.locator('tbody tr a').first().click();
