@@ -1,4 +1,4 @@
-// The contract of a tracking-feed provider (docs/tracking-feeds.md, DESIGN §10): what one inbound
+// The contract of a tracking-feed provider (docs/tracking-feed-providers.md, DESIGN §10): what one inbound
 // aggregator webhook (EasyPost, AfterShip, Shippo, Ship24) must offer the service — its authentication
 // on the raw bytes, its body read into trackings and checkpoints, its statuses in the service's
 // vocabulary. Each provider is one module beside this file; index.ts is the registry that lists them,
@@ -105,7 +105,9 @@ const CARRIER_ALIASES: Record<string, string> = {
   royalmail: 'royalmail',
   parcelforce: 'royalmail',
   deutschepost: 'dhl',
-  laposte: 'colissimo',
+  laposte: 'laposte',
+  colissimo: 'laposte',
+  frpost: 'laposte',
   canadapost: 'canadapost',
   postescanada: 'canadapost',
   federalexpress: 'fedex',
