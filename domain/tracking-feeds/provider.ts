@@ -102,13 +102,10 @@ export function carriersAgree(a: string | null | undefined, b: string | null | u
 const CARRIER_ALIASES: Record<string, string> = {
   uspost: 'usps',
   unitedstatespostalservice: 'usps',
-  royalmail: 'royalmail',
   parcelforce: 'royalmail',
   deutschepost: 'dhl',
-  laposte: 'laposte',
   colissimo: 'laposte',
   frpost: 'laposte',
-  canadapost: 'canadapost',
   postescanada: 'canadapost',
   federalexpress: 'fedex',
   unitedparcelservice: 'ups',
