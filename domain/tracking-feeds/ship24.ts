@@ -24,6 +24,7 @@ import {
   type ProviderTracking,
 } from './provider.js';
 import { referencesFrom } from './references.js';
+import { readCheckpointTime } from './times.js';
 
 /** Ship24's `statusMilestone` values: the shipment's overall status at the time of each event. */
 export const SHIP24_MILESTONES = [
@@ -110,12 +111,8 @@ export function mapShip24Milestone(milestone: string, statusCode: string | null 
 function ship24Time(occurrence: string, utcOffset: string | null | undefined): CheckpointTime {
   const time = checkedTime(occurrence);
   if (time.kind === 'instant' || !utcOffset || time.local.length === 10) return time;
-  const withOffset = checkedTimeOrUndefined(`${time.local}${utcOffset}`);
+  const withOffset = readCheckpointTime(`${time.local}${utcOffset}`);
   return withOffset?.kind === 'instant' ? { ...withOffset, original: occurrence } : time;
-}
-
-function checkedTimeOrUndefined(value: string): CheckpointTime | undefined {
-  return isTimeString(value) ? checkedTime(value) : undefined;
 }
 
 const text = z.string().nullish();
