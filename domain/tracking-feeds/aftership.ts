@@ -1,4 +1,4 @@
-// AfterShip as a tracking feed (docs/tracking-feeds.md "AfterShip"): its Tracking webhook
+// AfterShip as a tracking feed (docs/tracking-feed-providers.md "AfterShip"): its Tracking webhook
 // `{ event, event_id?, msg: Tracking, ts }` (legacy v4 and the dated versions alike: `msg` is the
 // tracking with its whole history in `checkpoints`), signed `aftership-hmac-sha256: <base64
 // HMAC-SHA256 of the raw body, keyed with the webhook secret>`. Field names are those of
@@ -123,7 +123,7 @@ export const aftership: FeedProviderModule = {
   name: 'aftership',
   secret: 'provider',
   setupHint:
-    'In AfterShip Tracking open Settings → Notifications → Webhooks (Tracking → Settings → Webhooks), choose "Add webhook URL", paste this URL, select the tracking update events, and copy the page\'s "Webhook secret" into this feed.',
+    'In your AfterShip Tracking admin go to Settings → Notifications → Webhooks: select the webhook version (the latest is preferred), insert this URL as the Webhook URL, select the events to receive (the delivery status updates), and click Save. Copy the webhook secret shown under Settings → Notifications into this feed.',
 
   authenticate(request, secret) {
     const received = headerValue(request, 'aftership-hmac-sha256');

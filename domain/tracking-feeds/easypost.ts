@@ -1,4 +1,4 @@
-// EasyPost as a tracking feed (docs/tracking-feeds.md "EasyPost"): its webhook Event
+// EasyPost as a tracking feed (docs/tracking-feed-providers.md "EasyPost"): its webhook Event
 // (`tracker.created`, `tracker.updated`) whose `result` is a Tracker with its whole history in
 // `tracking_details`, signed `X-Hmac-Signature: hmac-sha256-hex=<hex>` with the NFKD form of the
 // webhook secret. Field names are those of @easypost/api's published types (types/Tracker/*.d.ts,
@@ -142,7 +142,7 @@ export const easypost: FeedProviderModule = {
   name: 'easypost',
   secret: 'provider',
   setupHint:
-    'In your EasyPost dashboard open Settings → Webhooks (Developers → Webhooks), choose "Add Webhook", pick the environment (Test or Production, as this feed is), paste this URL as the Webhook URL and enter the same Webhook Secret you gave this feed.',
+    'In the EasyPost Dashboard go to Webhooks & Events and click "Add webhook": select the environment (Production for live events, Test for test mode events, as this feed is), enter this URL as the endpoint URL, select the tracker.created and tracker.updated events (or leave all selected), and set the same webhook secret you give this feed (EasyPost then signs every event in its X-Hmac-Signature header).',
 
   authenticate(request, secret) {
     const received = headerValue(request, 'x-hmac-signature');

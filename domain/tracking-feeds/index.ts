@@ -1,4 +1,4 @@
-// The registry of tracking-feed providers (DESIGN §10, docs/tracking-feeds.md): the one list the
+// The registry of tracking-feed providers (DESIGN §10, docs/tracking-feed-providers.md): the one list the
 // inbound route, the feed routes and the dashboard read. Adding a provider is its module beside this
 // file, its fixtures in test/fixtures/tracking-feeds/, its name in provider.ts's FEED_PROVIDERS and
 // one line here; the ingest path does not change.

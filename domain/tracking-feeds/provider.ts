@@ -1,4 +1,4 @@
-// The contract of a tracking-feed provider (docs/tracking-feeds.md, DESIGN §10): what one inbound
+// The contract of a tracking-feed provider (docs/tracking-feed-providers.md, DESIGN §10): what one inbound
 // aggregator webhook (EasyPost, AfterShip, Shippo, Ship24) must offer the service — its authentication
 // on the raw bytes, its body read into trackings and checkpoints, its statuses in the service's
 // vocabulary. Each provider is one module beside this file; index.ts is the registry that lists them,
@@ -102,11 +102,10 @@ export function carriersAgree(a: string | null | undefined, b: string | null | u
 const CARRIER_ALIASES: Record<string, string> = {
   uspost: 'usps',
   unitedstatespostalservice: 'usps',
-  royalmail: 'royalmail',
   parcelforce: 'royalmail',
   deutschepost: 'dhl',
-  laposte: 'colissimo',
-  canadapost: 'canadapost',
+  colissimo: 'laposte',
+  frpost: 'laposte',
   postescanada: 'canadapost',
   federalexpress: 'fedex',
   unitedparcelservice: 'ups',

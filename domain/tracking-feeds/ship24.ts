@@ -1,4 +1,4 @@
-// Ship24 as a tracking feed (docs/tracking-feeds.md "Ship24"): its tracker webhook
+// Ship24 as a tracking feed (docs/tracking-feed-providers.md "Ship24"): its tracker webhook
 // `{ trackings: [{ metadata, tracker, shipment, events, statistics }] }`, one tracking or several
 // grouped in one request, authenticated by `Authorization: Bearer <webhook secret>`. Ship24 has no
 // official npm SDK; the shape is that of its OpenAPI document (github.com/ship24/ship24-node,
@@ -24,6 +24,7 @@ import {
   type ProviderTracking,
 } from './provider.js';
 import { referencesFrom } from './references.js';
+import { readCheckpointTime } from './times.js';
 
 /** Ship24's `statusMilestone` values: the shipment's overall status at the time of each event. */
 export const SHIP24_MILESTONES = [
@@ -110,12 +111,8 @@ export function mapShip24Milestone(milestone: string, statusCode: string | null 
 function ship24Time(occurrence: string, utcOffset: string | null | undefined): CheckpointTime {
   const time = checkedTime(occurrence);
   if (time.kind === 'instant' || !utcOffset || time.local.length === 10) return time;
-  const withOffset = checkedTimeOrUndefined(`${time.local}${utcOffset}`);
+  const withOffset = readCheckpointTime(`${time.local}${utcOffset}`);
   return withOffset?.kind === 'instant' ? { ...withOffset, original: occurrence } : time;
-}
-
-function checkedTimeOrUndefined(value: string): CheckpointTime | undefined {
-  return isTimeString(value) ? checkedTime(value) : undefined;
 }
 
 const text = z.string().nullish();
@@ -152,7 +149,7 @@ export const ship24: FeedProviderModule = {
   name: 'ship24',
   secret: 'provider',
   setupHint:
-    'In the Ship24 dashboard open Integrations → Webhook (dashboard.ship24.com/integrations/webhook), paste this URL as the "Webhook URL", and copy the "Webhook secret" shown there into this feed; Ship24 sends it as "Authorization: Bearer <secret>".',
+    'In your Ship24 dashboard open Integrations → Webhook and set this URL as your Webhook URL; copy the Webhook Secret Ship24 allocated to your account (shown on the same page) into this feed: Ship24 sends it in an "Authorization: Bearer …" header. The same page sends a test webhook with dummy tracking events.',
 
   authenticate(request, secret) {
     const received = headerValue(request, 'authorization');

@@ -1,4 +1,4 @@
-// Shippo as a tracking feed (docs/tracking-feeds.md "Shippo"): its `track_updated` webhook
+// Shippo as a tracking feed (docs/tracking-feed-providers.md "Shippo"): its `track_updated` webhook
 // `{ event, test, data: Track }`, the Track carrying its whole history in `tracking_history`. Shippo
 // does not sign its webhooks for every account, so the feed's URL carries a token the service
 // generated (`?token=…`) and that token is the authentication. Field names are the wire names of the
@@ -151,7 +151,7 @@ export const shippo: FeedProviderModule = {
   name: 'shippo',
   secret: 'generated-token',
   setupHint:
-    'In the Shippo app open Settings → Advanced → Webhooks (API → Webhooks), choose "Add Webhook", select the event type "Track Updated" (track_updated), paste this URL with its token as it is, and choose live or test mode as this feed is.',
+    'In the Shippo API Portal open API config → Webhooks and add a webhook: set the Event Type to "Track Updated", the Environment to Production (or Test, as this feed is), and the URL to this URL exactly as shown, token included (Shippo takes URLs under 200 characters).',
 
   authenticate(request, token) {
     const received = queryValue(request, 'token');
