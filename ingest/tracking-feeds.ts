@@ -29,7 +29,7 @@ import type { InboundFeed } from '../db/tracking-feeds.js';
 import { dedupeKey } from '../domain/state-machine.js';
 import { resolveCheckpointTime } from '../domain/tracking-feeds/index.js';
 import {
-  normaliseCarrier,
+  carriersAgree,
   normaliseTrackingNumber,
   type CheckpointTime,
   type ProviderCheckpoint,
@@ -150,7 +150,8 @@ function keyOf(checkpoint: Pick<ProviderCheckpoint, 'eventId'>): string {
 
 /**
  * Among dispatches with the tracking number, most recently registered first: the first whose carrier
- * agrees (where both name one) and whose dispatch date is not after the checkpoint (numbers are recycled).
+ * agrees where both name one (domain/tracking-feeds/provider.ts carriersAgree: providers and issuers
+ * spell carriers differently) and whose dispatch date is not after the checkpoint (numbers are recycled).
  */
 function pickByTrackingNumber(
   candidates: readonly MatchCandidate[],
@@ -159,7 +160,7 @@ function pickByTrackingNumber(
 ): MatchCandidate | undefined {
   return candidates.find((candidate) => {
     if (candidate.byReference) return false;
-    if (carrier && candidate.carrier && normaliseCarrier(candidate.carrier) !== normaliseCarrier(carrier)) return false;
+    if (!carriersAgree(carrier, candidate.carrier)) return false;
     return candidate.dispatchDate.getTime() <= Date.parse(resolveCheckpointTime(time, candidate.countryCode));
   });
 }

@@ -33,6 +33,7 @@ const HOUR = 3_600_000;
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 delete process.env.DATABASE_URL;
 
+const failures: string[] = [];
 type Phase = {
   name: string;
   requests: number;
@@ -128,8 +129,18 @@ async function main(): Promise<void> {
   const delivered = { status: 'delivered', datetime: new Date(Date.now() - HOUR).toISOString() };
 
   // Primed, not measured: the events side in transit, the feed side with its 19 scans.
-  await paced(events.map((d) => () => postEvent(d.id, 'in_transit', dispatchDate + HOUR)));
-  await paced(feeds.map((d) => () => postFeed(bodyOf(d.tracking, []))));
+  // Primed until each answered 2xx (a provider retries too).
+  for (const [list, send] of [
+    [events, (d: (typeof events)[number]) => postEvent(d.id, 'in_transit', dispatchDate + HOUR)],
+    [feeds, (d: (typeof feeds)[number]) => postFeed(bodyOf(d.tracking, []))],
+  ] as const) {
+    // prettier-ignore
+    let left = list;
+    while (left.length) {
+      const answers = await paced(left.map((d) => () => send(d)));
+      left = left.filter((_, i) => answers[i].status >= 300 || answers[i].status === 0);
+    }
+  }
   await arrivals.settle(() => [...events, ...feeds].every((d) => arrivals.has(d.id, 'status.updated', 'in_transit')), 300_000, 2000);
   log('primed: every card in transit');
 
@@ -139,9 +150,10 @@ async function main(): Promise<void> {
       await resetStatements(stats);
       const cpuBefore = treeCpuSeconds(roots);
       const statuses = await paced(sends);
-      const bad = statuses.filter((s) => s !== expect).length;
-      if (bad) throw new Error(`${name}: ${bad} requests not answered ${expect}`);
-      if (!(await arrivals.settle(done, 300_000, 1500))) throw new Error(`${name}: webhooks missing`);
+      const bad = statuses.filter((s) => s.status !== expect);
+      // Reported, not thrown: a provider retries what is not 2xx; the report says how many and why.
+      if (bad.length) failures.push(`${name}: ${bad.length} of ${sends.length} not answered ${expect}: ${bad.slice(0, 3).map((b) => `${b.status} ${b.text.slice(0, 200)}`).join(' | ')}`); // prettier-ignore
+      if (!(await arrivals.settle(done, 300_000, 1500))) failures.push(`${name}: not every webhook arrived`);
       await sleep(1500);
       const cpuAfter = treeCpuSeconds(roots);
       const { rows } = await readStatements(stats, postgres.database);
@@ -175,13 +187,14 @@ async function main(): Promise<void> {
     // 3. Latency at LATENCY_RATE: delivered, side by side (events first, then the feed's 20-checkpoint bodies, one new).
     const timed = async (sends: Array<() => Promise<Response>>) => {
       const times: number[] = [];
+      let failed = 0;
       const pending: Array<Promise<void>> = [];
       await steadyRate(LATENCY_RATE, sends.length, (i) => {
         const started = performance.now();
-        pending.push(sends[i]().then(async (r) => { await r.arrayBuffer(); times.push(performance.now() - started); })); // prettier-ignore
+        pending.push(sends[i]().then(async (r) => { await r.arrayBuffer(); times.push(performance.now() - started); if (r.status >= 300) failed += 1; }, () => { failed += 1; })); // prettier-ignore
       });
       await Promise.all(pending);
-      return { p50: round(percentile(times, 50), 1), p99: round(percentile(times, 99), 1), max: round(Math.max(...times), 1) };
+      return { p50: round(percentile(times, 50), 1), p99: round(percentile(times, 99), 1), max: round(Math.max(...times), 1), failed };
     };
     const latencyEvents = await timed(events.map((d) => () => postEvent(d.id, 'delivered', Date.parse(delivered.datetime))));
     const latencyFeed = await timed(feeds.map((d) => () => postFeed(bodyOf(d.tracking, [ofd, delivered], 1))));
@@ -194,6 +207,7 @@ async function main(): Promise<void> {
       machine: { nproc: os.cpus().length, loadBefore, loadAfter: os.loadavg().map((n) => round(n)) },
       phases: [oneEvent, oneFeed, allSeen],
       allSeenTemporalHistoryEvents: temporalEvents,
+      failures,
       latency: { events: latencyEvents, feed: latencyFeed, ratio: round(latencyFeed.p99 / latencyEvents.p99) },
       goals: {
         allSeenStatements: { value: allSeen.statements, goal: '≤ 2', met: allSeen.statements <= 2 },
@@ -210,16 +224,14 @@ async function main(): Promise<void> {
   });
 }
 
-/** Sends at RATE a second (open loop); the answers' statuses, in order. */
-async function paced(sends: Array<() => Promise<Response>>): Promise<number[]> {
-  const answers: Array<Promise<number>> = [];
-  await steadyRate(RATE, sends.length, (i) =>
-    answers.push(
-      sends[i]().then(
-        async (r) => (await r.arrayBuffer(), r.status),
-        () => 0,
-      ),
-    ),
+/** Sends at RATE a second (open loop); the answers' statuses and bodies, in order (status 0: no answer). */
+async function paced(sends: Array<() => Promise<Response>>): Promise<Array<{ status: number; text: string }>> {
+  const answers: Array<Promise<{ status: number; text: string }>> = [];
+  await steadyRate(
+    RATE,
+    sends.length,
+    (i) =>
+    answers.push(sends[i]().then(async (r) => ({ status: r.status, text: await r.text() }), (error: Error) => ({ status: 0, text: String(error.cause ?? error.message) }))), // prettier-ignore
   );
   return Promise.all(answers);
 }
@@ -230,6 +242,7 @@ function toMarkdown(r: {
   machine: object;
   phases: Phase[];
   allSeenTemporalHistoryEvents: number;
+  failures: string[];
   latency: Record<string, unknown>;
   goals: Record<string, { value: number; goal: string; met: boolean }>;
 }): string {
@@ -241,6 +254,7 @@ function toMarkdown(r: {
   );
   for (const p of r.phases) lines.push(`| ${p.name} | ${p.statements} | ${p.statementsAll} | ${Object.values(p.cpuMs).join(' / ')} |`);
   lines.push('', `All-seen bodies: ${r.allSeenTemporalHistoryEvents} new workflow history events over 20 sampled dispatches.`, '');
+  lines.push(r.failures.length ? `Failures: ${r.failures.map((f) => `\n- ${f}`).join('')}` : 'Failures: none.', '');
   lines.push(
     `Latency at the rate (ms): ${JSON.stringify(r.latency)}`,
     '',
