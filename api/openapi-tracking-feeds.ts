@@ -34,7 +34,7 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
       'returned. For `shippo` the service generates a token and this answer alone shows it, in `url` (`?token=…`). A ' +
       'test key makes a test feed, whose checkpoints match only test dispatches.',
     security,
-    requestBody: { content: json(feedCreateBody) },
+    requestBody: { required: true, content: json(feedCreateBody) },
     responses: { '201': ok('the feed', trackingFeed), ...bodyErrors(), '403': scope, ...commonErrors },
   };
   const listFeeds: ZodOpenApiOperationObject = {
@@ -62,7 +62,7 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
     description: 'A `shippo` feed has no secret to set (400): create a new feed for a new token.',
     security,
     requestParams: { path },
-    requestBody: { content: json(feedUpdateBody) },
+    requestBody: { required: true, content: json(feedUpdateBody) },
     responses: { '200': ok('the feed', trackingFeed), ...bodyErrors(), '403': scope, '404': noFeed, ...commonErrors },
   };
   const revokeFeed: ZodOpenApiOperationObject = {

@@ -199,7 +199,7 @@ async function main(): Promise<void> {
         pending.push(sends[i]().then(async (r) => { await r.arrayBuffer(); times.push(performance.now() - started); if (r.status >= 300) failed += 1; }, () => { failed += 1; })); // prettier-ignore
       });
       await Promise.all(pending);
-      return { p50: round(percentile(times, 50), 1), p99: round(percentile(times, 99), 1), max: round(Math.max(...times), 1), failed };
+      return { p50: round(percentile(times, 0.5), 1), p99: round(percentile(times, 0.99), 1), max: round(Math.max(...times), 1), failed };
     };
     const latencyEvents = await timed(events.map((d) => () => postEvent(d.id, 'delivered', Date.parse(delivered.datetime))));
     const latencyFeed = await timed(feeds.map((d) => () => postFeed(bodyOf(d.tracking, [ofd, delivered], 1))));

@@ -5248,7 +5248,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': components['schemas']['TrackingFeedCreate'];
       };
@@ -5672,7 +5672,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': components['schemas']['TrackingFeedUpdate'];
       };
