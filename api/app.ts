@@ -10,10 +10,13 @@ import type { Client } from '@temporalio/client';
 import Koa, { type Middleware } from 'koa';
 import type { Pool } from '../db/pool.js';
 import { createCarrierEventIngest } from '../ingest/carrier-events.js';
+import { createFeedIngest } from '../ingest/tracking-feeds.js';
 import { dispatchWorkflowOptions } from '../temporal/client.js';
 import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
 import { createFastStatus } from './fast-status.js';
+import { FeedCache } from './feed-cache.js';
+import { FeedCounter } from './feed-counts.js';
 import { ApiKeyCache } from './key-cache.js';
 import { authenticate, requireApiKey } from './middleware/auth.js';
 import { renderErrors } from './middleware/errors.js';
@@ -30,6 +33,7 @@ import { dispatchRoutes } from './routes/dispatches.js';
 import { erasureRoutes } from './routes/erasures.js';
 import { docsRouter } from './routes/docs.js';
 import { healthRouter, type Readiness } from './routes/health.js';
+import { inboundRouter } from './routes/inbound.js';
 import { listRoutes } from './routes/list.js';
 import { metricsRouter } from './routes/metrics.js';
 import { statusRoutes } from './routes/status.js';
@@ -37,6 +41,7 @@ import { testHelperRoutes } from './routes/test-helpers.js';
 import { replayRoutes } from './routes/replays.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import { webhookEventRoutes } from './routes/webhook-events.js';
+import { trackingFeedRoutes } from './routes/tracking-feeds.js';
 import { trackingLinkRoutes } from './routes/tracking-links.js';
 import { trackingPage } from './tracking-page/index.js';
 import './state.js';
@@ -53,7 +58,17 @@ export interface AppDeps {
 const OPENAPI_PATH = '/v1/openapi.json';
 
 /** What an app holds that outlives a request; released by `disposeApp`. */
-const resources = new WeakMap<Koa, { limiter: RateLimiter; ipLimiter: RateLimiter; pageLimiter: RateLimiter; keys: ApiKeyCache }>();
+const resources = new WeakMap<
+  Koa,
+  {
+    limiter: RateLimiter;
+    ipLimiter: RateLimiter;
+    pageLimiter: RateLimiter;
+    feedLimiter: RateLimiter;
+    feedCounter: FeedCounter;
+    keys: ApiKeyCache;
+  }
+>();
 
 /**
  * `pages`: HTML pages with their own sessions, CSRF and error pages (the dashboard), served after
@@ -71,6 +86,9 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   // The cardholder's tracking page: per client IP, a window of its own (docs/tracking-page.md "The page").
   const pageLimiter = new RateLimiter(pool, config.TRACKING_PAGE_RATE_PER_MINUTE, logger, config.RATE_LIMIT_LEASE_FROM);
   pageLimiter.startCleanup(false);
+  // Tracking feeds' inbound endpoint: per feed, a window of its own (docs/tracking-feeds.md "Inbound").
+  const feedLimiter = new RateLimiter(pool, config.FEED_RATE_PER_MINUTE, logger, config.RATE_LIMIT_LEASE_FROM);
+  feedLimiter.startCleanup(false);
 
   const health = healthRouter(deps);
   const v1 = new Router();
@@ -85,16 +103,21 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowOptions: dispatchWorkflowOptions(config),
   });
-  dispatchRoutes(v1, { ...deps, ingest });
+  const feedIngest = createFeedIngest({ pool, ingest });
+  const feeds = new FeedCache(pool, config.API_KEY_CACHE_TTL_MS);
+  dispatchRoutes(v1, { ...deps, ingest, feedIngest });
   carrierEventRoutes(v1, { ingest, pool });
   listRoutes(v1, pool);
-  batchRoutes(v1, { ...deps, ingest, limiter });
+  batchRoutes(v1, { ...deps, ingest, feedIngest, limiter });
   testHelperRoutes(v1, { pool, ingest });
   webhookEndpointRoutes(v1, deps);
   webhookEventRoutes(v1, pool);
   replayRoutes(v1, deps);
   trackingLinkRoutes(v1, deps);
   erasureRoutes(v1, deps);
+  trackingFeedRoutes(v1, { pool, config, feeds });
+  const feedCounter = new FeedCounter(pool, logger);
+  const inbound = inboundRouter({ feeds, feedIngest, counter: feedCounter, limiter: feedLimiter });
 
   const app = new Koa();
   // Behind a proxy, ctx.ip is the client's address from its header (docs/security.md); otherwise
@@ -102,7 +125,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   app.proxy = config.TRUST_PROXY;
   app.proxyIpHeader = config.TRUST_PROXY_HEADER;
   app.maxIpsCount = config.TRUST_PROXY_HOPS;
-  app.use(requestMetrics([v1])); // latency by route template and status, 429s by window (GET /metrics)
+  app.use(requestMetrics([v1, inbound])); // latency by route template and status, 429s by window (GET /metrics)
   app.use(requestId()); // X-Request-Id on every response
   app.use(requestLog(logger)); // one line per request, never the key
   app.use(renderErrors(logger)); // the one place errors become { error, message }
@@ -111,6 +134,8 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   app.use(docsRouter().routes()); // /docs: the API reference page and its script, no key, not counted
   app.use(trackingPage({ pool, config, logger, limiter: pageLimiter })); // /t/…: the cardholder's tracking page, no key, its own per-IP limit
   if (mounted.pages) app.use(mounted.pages); // /dashboard: HTML pages with their own sessions, CSRF and error pages
+  app.use(inbound.routes()); // /v1/inbound/…: tracking feeds, no key: the provider's own signature, a per-feed limit
+  app.use(inbound.allowedMethods()); // 405 with Allow on /v1/inbound/… (HEAD, POST)
   app.use(authenticate(admission)); // resolves the key, if any (cached), and counts the request: key or client IP window
   app.use(setRateLimitHeaders()); // X-RateLimit-* headers
   app.use(enforceRateLimit()); // 429 (for a request without a valid key, before its 401)
@@ -118,7 +143,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   app.use(v1.routes()); // 400 → 404/403, per route
   app.use(v1.allowedMethods()); // 405 with Allow
 
-  resources.set(app, { limiter, ipLimiter, pageLimiter, keys });
+  resources.set(app, { limiter, ipLimiter, pageLimiter, feedLimiter, feedCounter, keys });
   return app;
 }
 
@@ -146,9 +171,11 @@ export function createRequestHandler(app: Koa, deps: AppDeps): http.RequestListe
   };
 }
 
-/** Stops the app's background work (old rate-limit windows cleanup). */
-export function disposeApp(app: Koa): void {
+/** Stops the app's background work (old rate-limit windows cleanup) and writes the feed counts it holds. */
+export async function disposeApp(app: Koa): Promise<void> {
+  await resources.get(app)?.feedCounter.close();
   resources.get(app)?.limiter.stopCleanup();
   resources.get(app)?.ipLimiter.stopCleanup();
   resources.get(app)?.pageLimiter.stopCleanup();
+  resources.get(app)?.feedLimiter.stopCleanup();
 }

@@ -22,6 +22,7 @@ import { webhookRequests } from './openapi-webhook-requests.js';
 import { webhookPaths } from './openapi-webhooks.js';
 import { trackingPaths } from './openapi-tracking.js';
 import { erasurePaths } from './openapi-erasures.js';
+import { trackingFeedPaths } from './openapi-tracking-feeds.js';
 import { BODY_LIMIT } from './middleware/json-body.js';
 import { BATCH_BODY_LIMIT } from './routes/batch.js';
 import { MAX_STATUS_AGE_SECONDS } from './status-read.js';
@@ -235,6 +236,13 @@ export function openApiJson(): string {
           { json, error: (description) => error(description), commonErrors, bodyErrors: () => bodyErrors(), rateLimitHeaders },
           dispatchId,
         ),
+        ...trackingFeedPaths({
+          json,
+          error: (description) => error(description),
+          commonErrors,
+          bodyErrors: () => bodyErrors(),
+          rateLimitHeaders,
+        }),
       },
       webhooks: webhookRequests(),
     }),

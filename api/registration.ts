@@ -18,6 +18,7 @@ import { badRequest, conflict, parseOrBadRequest } from './errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { registrationFingerprint } from './fingerprint.js';
 import type { CarrierEventIngest } from '../ingest/carrier-events.js';
+import type { FeedIngest } from '../ingest/tracking-feeds.js';
 import type { ApiKey } from './key-cache.js';
 import { dispatchWorkflowOptions, registerDispatch } from '../temporal/client.js';
 
@@ -27,6 +28,12 @@ export interface RegistrationDeps {
   config: Config;
   /** Told each registered dispatch's facts, so its carrier events need not read them (ingest/carrier-events.ts). */
   ingest?: Pick<CarrierEventIngest, 'remember'>;
+  /**
+   * Applies the tracking-feed checkpoints that arrived before the dispatch was registered
+   * (ingest/tracking-feeds.ts, docs/tracking-feeds.md "Matching"): at creation, and again on a
+   * repeated registration, so that a crash between the two is mended by the issuer's retry.
+   */
+  feedIngest?: Pick<FeedIngest, 'applyUnmatched'>;
 }
 
 export interface Registered {
@@ -61,7 +68,11 @@ export function parseRegistration(body: unknown, key: ApiKey, now = new Date(), 
 /** Registers a validated dispatch; throws 409 conflict as an ApiError, TemporalUnavailable (503) from the client. */
 export async function register(deps: RegistrationDeps, key: ApiKey, registration: DispatchRegistration): Promise<Registered> {
   const existing = await findDispatch(deps.pool, registration.id);
-  if (existing) return answerRepeat(key, registration, existing);
+  if (existing) {
+    const repeat = answerRepeat(key, registration, existing);
+    await applyKeptCheckpoints(deps, registration);
+    return repeat;
+  }
   // An erased id is never registered again (docs/http-contract.md "Erasure"): its runs are gone from
   // Temporal, which would otherwise start it afresh.
   const tombstone = await findTombstone(deps.pool, registration.id);
@@ -83,7 +94,20 @@ export async function register(deps: RegistrationDeps, key: ApiKey, registration
   // A body that passed validation yet can never be projected (docs/states.md "Failures that no retry fixes"): refused, not wedged.
   if (result.outcome === 'rejected') throw badRequest(`this dispatch cannot be registered: ${result.reason}`);
   deps.ingest?.remember({ id: registration.id, issuerId: registration.issuerId, mode: registration.mode, dispatchDate: new Date(registration.dispatchDate) }); // prettier-ignore
+  await applyKeptCheckpoints(deps, registration);
   return { outcome: result.outcome, id: registration.id, record: result.record };
+}
+
+async function applyKeptCheckpoints(deps: RegistrationDeps, registration: DispatchRegistration): Promise<void> {
+  await deps.feedIngest?.applyUnmatched({
+    id: registration.id,
+    issuerId: registration.issuerId,
+    mode: registration.mode,
+    dispatchDate: registration.dispatchDate,
+    countryCode: registration.destination.country_code,
+    carrier: registration.carrier ?? null,
+    trackingNumber: registration.trackingNumber ?? null,
+  });
 }
 
 function answerRepeat(key: ApiKey, registration: DispatchRegistration, row: DispatchRow): Registered {

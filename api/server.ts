@@ -32,7 +32,7 @@ export async function startApi(deps: AppDeps & { port?: number; host?: string })
     server,
     url: `http://${shownHost}:${port}`,
     close: async () => {
-      disposeApp(app);
+      await disposeApp(app);
       await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeIdleConnections();

@@ -20,6 +20,7 @@ import { deliveryLogRoutes } from './routes/delivery-log.js';
 import { dispatchRoutes } from './routes/dispatches.js';
 import { predictionQualityRoutes } from './routes/prediction-quality.js';
 import { signInRoutes } from './routes/sign-in.js';
+import { trackingFeedRoutes } from './routes/tracking-feeds.js';
 import { trackingPageRoutes } from './routes/tracking-page.js';
 import { webhookActionRoutes } from './routes/webhook-actions.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -34,6 +35,7 @@ const PAGES: Array<(router: Router, deps: DashboardDeps) => void> = [
   dispatchRoutes,
   predictionQualityRoutes,
   trackingPageRoutes,
+  trackingFeedRoutes,
 ];
 
 const STYLESHEET_PATH = `${DASHBOARD_PREFIX}/assets/dashboard.css`;

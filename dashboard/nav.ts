@@ -8,6 +8,7 @@ export const NAV = [
   { label: 'Dispatches', href: `${DASHBOARD_PREFIX}/dispatches` },
   { label: 'Prediction quality', href: `${DASHBOARD_PREFIX}/prediction-quality` },
   { label: 'Tracking page', href: `${DASHBOARD_PREFIX}/settings/tracking-page` },
+  { label: 'Tracking feeds', href: `${DASHBOARD_PREFIX}/settings/tracking-feeds` },
 ] as const;
 
 /** Where `/dashboard` and a successful sign-in lead. */

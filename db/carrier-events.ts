@@ -6,13 +6,20 @@
 import { createHash } from 'node:crypto';
 import type { CarrierVocabulary } from '../domain/carrier-vocabularies.js';
 import type { CarrierEventBody } from '../domain/carrier-event-schemas.js';
+import type { FeedProvider } from '../domain/tracking-feeds/provider.js';
 import type { EventEffect, ExceptionReason } from '../domain/vocabulary.js';
 import type { Pool } from './pool.js';
 
-/** The status exactly as a carrier sent it in its own vocabulary (domain/carrier-vocabularies.ts). */
+/**
+ * The status exactly as a carrier sent it in its own vocabulary (domain/carrier-vocabularies.ts), or
+ * as a tracking feed's provider did (domain/tracking-feeds/): with its sub-status, and the
+ * checkpoint's time string as the provider gave it (docs/tracking-feeds.md "Times").
+ */
 export interface VocabularyStatus {
-  vocabulary: Exclude<CarrierVocabulary, 'service'>;
+  vocabulary: Exclude<CarrierVocabulary, 'service'> | FeedProvider;
   status: string;
+  substatus?: string;
+  time?: string;
 }
 
 /**
@@ -31,11 +38,12 @@ export async function recordCarrierEvent(
   original?: VocabularyStatus,
 ): Promise<'inserted' | 'duplicate' | 'erased'> {
   const { rows } = await pool.query<{ erased: boolean; inserted: boolean }>({
-    name: 'carrier-event-insert-v3',
+    name: 'carrier-event-insert-v4',
     text: `WITH erased AS (SELECT 1 FROM erasures WHERE dispatch_id = $1::uuid),
                 inserted AS (
-                  INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status)
-                  SELECT $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9 WHERE NOT EXISTS (SELECT 1 FROM erased)
+                  INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status,
+                                              vocabulary_substatus, original_time)
+                  SELECT $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9, $10, $11 WHERE NOT EXISTS (SELECT 1 FROM erased)
                   ON CONFLICT (dispatch_id, dedupe_key) DO NOTHING
                   RETURNING 1)
            SELECT EXISTS (SELECT 1 FROM erased) AS erased, EXISTS (SELECT 1 FROM inserted) AS inserted`,
@@ -49,6 +57,8 @@ export async function recordCarrierEvent(
       event.location ?? null,
       original?.vocabulary ?? null,
       original?.status ?? null,
+      original?.substatus ?? null,
+      original?.time ?? null,
     ],
   });
   return rows[0]!.erased ? 'erased' : rows[0]!.inserted ? 'inserted' : 'duplicate';
@@ -169,7 +179,7 @@ export interface CarrierEventPageItem {
 }
 
 const PAGE = `
-  SELECT dedupe_key, status, reason, location, event_id, effect, vocabulary, vocabulary_status,
+  SELECT dedupe_key, status, reason, location, event_id, effect, vocabulary, vocabulary_status, vocabulary_substatus, original_time,
          to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
          to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at
     FROM carrier_events
@@ -195,7 +205,14 @@ export async function pageCarrierEvents(
     location: row.location,
     eventId: row.event_id,
     effect: row.effect,
-    original: row.vocabulary ? { vocabulary: row.vocabulary, status: row.vocabulary_status } : null,
+    original: row.vocabulary
+      ? {
+          vocabulary: row.vocabulary,
+          status: row.vocabulary_status,
+          ...(row.vocabulary_substatus === null ? {} : { substatus: row.vocabulary_substatus }),
+          ...(row.original_time === null ? {} : { time: row.original_time }),
+        }
+      : null,
   }));
   const last = items.at(-1);
   return {

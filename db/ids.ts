@@ -1,5 +1,5 @@
 // The ids of the rows the service creates itself (issuers, keys, webhook endpoints and events,
-// dashboard users, tracking links, erasures): a type prefix and random base62, the shape Stripe's ids have, so
+// dashboard users, tracking links, erasures, tracking feeds): a type prefix and random base62, the shape Stripe's ids have, so
 // an id read in a log says what it names. Pure apart from the random bytes; no table.
 import { randomBytes } from 'node:crypto';
 
@@ -7,7 +7,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_LENGTH = 16;
 
 /** `<prefix>_` + 16 random base62 characters, e.g. `iss_4kR9wQ2mZp7TxA1c`. */
-export function newId(prefix: 'iss' | 'key' | 'whe' | 'evt' | 'usr' | 'tl' | 'er'): string {
+export function newId(prefix: 'iss' | 'key' | 'whe' | 'evt' | 'usr' | 'tl' | 'er' | 'fd'): string {
   let out = '';
   while (out.length < ID_LENGTH) {
     for (const byte of randomBytes(ID_LENGTH * 2)) {

@@ -124,10 +124,18 @@ export const carrierEventRecord = z
       .nullable()
       .meta({ description: 'what the event did to the dispatch (docs/states.md); null until the workflow has folded it' }),
     original: z
-      .object({ vocabulary: z.enum(['easypost', 'stripe_issuing']), status: z.string() })
+      .object({
+        vocabulary: z.enum(['easypost', 'stripe_issuing', 'aftership', 'shippo', 'ship24']),
+        status: z.string(),
+        substatus: z.string().optional().meta({ description: "a tracking feed's provider sub-status, when it sent one" }),
+        time: z.string().optional().meta({ description: "a tracking feed's checkpoint time exactly as the provider wrote it" }),
+      })
       .strict()
       .nullable()
-      .meta({ description: 'the status exactly as sent in a carrier vocabulary; null for the service vocabulary' }),
+      .meta({
+        description:
+          'the status exactly as sent in a carrier vocabulary or by a tracking feed (docs/tracking-feeds.md); null for the service vocabulary',
+      }),
   })
   .strict()
   .meta({ id: 'CarrierEventRecord' });

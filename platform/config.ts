@@ -155,6 +155,8 @@ const envSchema = z.object({
   RETENTION_DISPATCH: retentionWindow.default(180 * 86_400_000),
   RETENTION_WEBHOOK_PAYLOAD: retentionWindow.default(30 * 86_400_000),
   RETENTION_TRANSIT_HISTORY: retentionWindow.default(800 * 86_400_000),
+  /** Inbound tracking-feed requests (POST /v1/inbound/{feed_id}) per feed a minute; past it 429 with Retry-After. */
+  FEED_RATE_PER_MINUTE: z.coerce.number().int().positive().default(6000),
   /** A dashboard session ends after this long without a request… */
   DASHBOARD_SESSION_IDLE: duration.default(30 * 60_000),
   /** …and this long after sign-in, however active. */

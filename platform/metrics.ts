@@ -99,6 +99,24 @@ export const trackingPageViews = new Counter({
   registers,
 });
 
+/** How an inbound tracking-feed request was answered (docs/tracking-feeds.md "Metrics"). */
+export const FEED_REQUEST_OUTCOMES = ['ok', 'unauthorized', 'bad_body', 'not_found', 'limited'] as const;
+export type FeedRequestOutcome = (typeof FEED_REQUEST_OUTCOMES)[number];
+
+export const feedRequests = new Counter({
+  name: 'cds_feed_requests_total',
+  help: 'Inbound tracking-feed requests (POST /v1/inbound/{feed_id}), by provider (unknown for an unknown feed) and outcome: ok, unauthorized, bad_body, not_found, limited',
+  labelNames: ['provider', 'outcome'] as const,
+  registers,
+});
+
+export const feedCheckpoints = new Counter({
+  name: 'cds_feed_checkpoints_total',
+  help: 'Checkpoints of inbound tracking-feed requests answered 200, by provider and result: applied, duplicate, unmatched, ignored',
+  labelNames: ['provider', 'result'] as const,
+  registers,
+});
+
 /** Bands of how long pending webhook deliveries have waited since they were created. */
 export const PENDING_AGE_BANDS = ['under_1m', '1m_to_1h', '1h_to_1d', 'over_1d'] as const;
 export type PendingAgeBand = (typeof PENDING_AGE_BANDS)[number];

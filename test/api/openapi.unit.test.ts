@@ -15,7 +15,7 @@ describe('GET /v1/openapi.json document', () => {
     await expect(SwaggerParser.validate(doc)).resolves.toBeDefined();
   });
 
-  it('documents the status, registration, list, batch, carrier-event, test-helper, tracking link, tracking page, webhook endpoint, event, replay and erasure paths', () => {
+  it('documents the status, registration, list, batch, carrier-event, test-helper, tracking link, tracking page, webhook endpoint, event, replay, erasure and tracking feed paths', () => {
     const { paths } = document();
     expect(Object.keys(paths).sort()).toEqual([
       '/v1/dispatches',
@@ -27,10 +27,14 @@ describe('GET /v1/openapi.json document', () => {
       '/v1/erasures/{erasure_id}',
       '/v1/events',
       '/v1/events/{webhook_event_id}',
+      '/v1/inbound/{feed_id}',
       '/v1/replays/{replay_id}',
       '/v1/status/{id}',
       '/v1/test_helpers/dispatches/{id}/fail',
       '/v1/test_helpers/dispatches/{id}/{action}',
+      '/v1/tracking_feeds',
+      '/v1/tracking_feeds/{feed_id}',
+      '/v1/tracking_feeds/{feed_id}/unmatched',
       '/v1/tracking_page',
       '/v1/webhook_endpoints',
       '/v1/webhook_endpoints/{webhook_endpoint_id}',
@@ -41,6 +45,10 @@ describe('GET /v1/openapi.json document', () => {
     expect(Object.keys(paths['/v1/webhook_endpoints/{webhook_endpoint_id}']).sort()).toEqual(['delete', 'get', 'patch']);
     expect(Object.keys(paths['/v1/dispatches']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(paths['/v1/dispatches/{id}'])).toEqual(['delete']);
+    expect(Object.keys(paths['/v1/tracking_feeds/{feed_id}']).sort()).toEqual(['delete', 'get', 'patch']);
+    // No API key on the inbound endpoint: the provider's own signature (docs/tracking-feeds.md "Inbound").
+    expect(Object.keys(paths['/v1/inbound/{feed_id}']).sort()).toEqual(['head', 'post']);
+    expect(paths['/v1/inbound/{feed_id}'].post.security).toEqual([]);
     expect(paths['/v1/status/{id}'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['If-None-Match', 'id', 'locale']);
     expect(Object.keys(paths['/v1/status/{id}'].get.responses).sort()).toEqual(['200', '304', '400', '401', '403', '404', '429', '500']);
   });

@@ -385,6 +385,90 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/tracking_feeds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The key's issuer's feeds of its mode, oldest first, with the last 24 hours' counts */
+    get: operations['listTrackingFeeds'];
+    put?: never;
+    /**
+     * A tracking feed: the URL to paste into the provider's webhook settings
+     * @description `secret` is the webhook secret the provider shows (EasyPost, AfterShip, Ship24): required for those, never returned. For `shippo` the service generates a token and this answer alone shows it, in `url` (`?token=…`). A test key makes a test feed, whose checkpoints match only test dispatches.
+     */
+    post: operations['createTrackingFeed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tracking_feeds/{feed_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One feed, with its counts */
+    get: operations['getTrackingFeed'];
+    put?: never;
+    post?: never;
+    /** Revoke a feed: its URL answers 404 from then on */
+    delete: operations['revokeTrackingFeed'];
+    options?: never;
+    head?: never;
+    /**
+     * Set the secret (after rotating it at the provider) or the description
+     * @description A `shippo` feed has no secret to set (400): create a new feed for a new token.
+     */
+    patch: operations['updateTrackingFeed'];
+    trace?: never;
+  };
+  '/v1/tracking_feeds/{feed_id}/unmatched': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Checkpoints of the last 30 days that no dispatch matched yet, newest first
+     * @description Each is applied, and leaves this list, the moment a matching dispatch is registered.
+     */
+    get: operations['listUnmatchedCheckpoints'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/inbound/{feed_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The provider's webhook, as it sends it (no API key: the provider's own signature)
+     * @description Authenticated on the raw body bytes before any parsing, by the feed provider's scheme: EasyPost `X-Hmac-Signature`, AfterShip `aftership-hmac-sha256`, Ship24 `Authorization: Bearer <secret>`, Shippo the `token` query parameter. At most 2097152 bytes; per feed at most FEED_RATE_PER_MINUTE requests a minute. 200 only once every checkpoint of the body is durable (docs/tracking-feeds.md).
+     */
+    post: operations['receiveTrackingFeedWebhook'];
+    delete?: never;
+    options?: never;
+    /** The URL exists (Ship24 checks it with HEAD) */
+    head: operations['probeTrackingFeedUrl'];
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'status.updated': {
@@ -681,6 +765,29 @@ export interface components {
        */
       support_phone?: string | null;
     };
+    TrackingFeedCreate:
+      | {
+          /** @enum {string} */
+          provider: 'easypost' | 'aftership' | 'ship24';
+          /** @description the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned */
+          secret: string;
+          description?: string;
+        }
+      | {
+          /** @constant */
+          provider: 'shippo';
+          description?: string;
+        };
+    TrackingFeedUpdate: {
+      /** @description the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned */
+      secret?: string;
+      /** @description null clears it */
+      description?: string | null;
+    };
+    /** @description the provider's own body */
+    ProviderWebhookBody: {
+      [key: string]: unknown;
+    };
     /** @description The body of a `status.updated` webhook: sent byte for byte the same on every attempt */
     StatusUpdatedWebhookEvent: {
       /** @constant */
@@ -857,11 +964,15 @@ export interface components {
       /** @description what the event did to the dispatch (docs/states.md); null until the workflow has folded it */
       effect:
         ('applied' | 'exception_repeated' | 'stale' | 'backward' | 'unchanged' | 'after_delivery' | 'workflow_closed' | 'rejected') | null;
-      /** @description the status exactly as sent in a carrier vocabulary; null for the service vocabulary */
+      /** @description the status exactly as sent in a carrier vocabulary or by a tracking feed (docs/tracking-feeds.md); null for the service vocabulary */
       original: {
         /** @enum {string} */
-        vocabulary: 'easypost' | 'stripe_issuing';
+        vocabulary: 'easypost' | 'stripe_issuing' | 'aftership' | 'shippo' | 'ship24';
         status: string;
+        /** @description a tracking feed's provider sub-status, when it sent one */
+        substatus?: string;
+        /** @description a tracking feed's checkpoint time exactly as the provider wrote it */
+        time?: string;
       } | null;
     };
     CarrierEventAccepted: {
@@ -1160,6 +1271,67 @@ export interface components {
       status: 'pending' | 'completed' | 'failed';
       /** Format: date-time */
       requested_at: string;
+    };
+    TrackingFeedList: {
+      data: components['schemas']['TrackingFeed'][];
+      next_cursor: string | null;
+    };
+    TrackingFeed: {
+      /**
+       * @description tracking feed id
+       * @example fd_4kR9wQ2mZp7TxA1c
+       */
+      id: string;
+      /**
+       * @description the aggregator that sends the webhooks
+       * @enum {string}
+       */
+      provider: 'easypost' | 'aftership' | 'shippo' | 'ship24';
+      /** @description where the provider sends its webhooks: `{PUBLIC_BASE_URL}/v1/inbound/{id}`; for `shippo` the create answer alone adds `?token=…` (shown once) */
+      url: string;
+      description: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** @description the last authenticated inbound request */
+      last_received_at: string | null;
+      counts: components['schemas']['TrackingFeedCounts'];
+    };
+    /** @description the last 24 hours */
+    TrackingFeedCounts: {
+      /** @description checkpoints received */
+      received: number;
+      /** @description checkpoints that became new carrier events */
+      applied: number;
+      /** @description checkpoints already received (providers resend the whole history) */
+      duplicate: number;
+      /** @description checkpoints no dispatch matched (kept 30 days, applied at registration) */
+      unmatched: number;
+      /** @description checkpoints that say nothing about the card's whereabouts, or lie outside the time bounds */
+      ignored: number;
+      /** @description requests refused with 401 (wrong or missing signature or token) */
+      unauthorized: number;
+    };
+    UnmatchedCheckpointList: {
+      data: components['schemas']['UnmatchedCheckpoint'][];
+      next_cursor: string | null;
+    };
+    UnmatchedCheckpoint: {
+      /** @description upper-case, without spaces (as matching compares it) */
+      tracking_number: string;
+      carrier: string | null;
+      status: components['schemas']['DispatchStatus'];
+      /** @description the checkpoint's time in UTC; a local time without offset or country is shown as sent until a dispatch's country resolves it */
+      occurred_at: string;
+      /** Format: date-time */
+      received_at: string;
+    };
+    /** @description answered once every checkpoint of the body is durable */
+    InboundReceipt: {
+      received: number;
+      applied: number;
+      duplicate: number;
+      unmatched: number;
+      ignored: number;
     };
   };
   responses: never;
@@ -5294,6 +5466,987 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'];
         };
+      };
+    };
+  };
+  listTrackingFeeds: {
+    parameters: {
+      query?: {
+        /** @description page size, 1–100 (default 20) */
+        limit?: number;
+        /** @description the `next_cursor` of the previous page, unchanged (opaque: only a cursor this API returned is valid) */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description one page of feeds */
+      200: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TrackingFeedList'];
+        };
+      };
+      /** @description a parameter is invalid (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the key lacks `events:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createTrackingFeed: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TrackingFeedCreate'];
+      };
+    };
+    responses: {
+      /** @description the feed */
+      201: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TrackingFeed'];
+        };
+      };
+      /** @description invalid JSON or a field that fails validation; the message names the field (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the key lacks `events:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description body larger than 1mb (`payload_too_large`) */
+      413: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description body not sent as application/json (`unsupported_media_type`) */
+      415: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getTrackingFeed: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description tracking feed id */
+        feed_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the feed */
+      200: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TrackingFeed'];
+        };
+      };
+      /** @description `feed_id` is not a feed id (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the key lacks `events:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such feed for this key's issuer and mode, or it was revoked (`not_found`) */
+      404: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  revokeTrackingFeed: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description tracking feed id */
+        feed_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description revoked */
+      204: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `feed_id` is not a feed id (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the key lacks `events:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such feed for this key's issuer and mode, or it was revoked (`not_found`) */
+      404: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateTrackingFeed: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description tracking feed id */
+        feed_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TrackingFeedUpdate'];
+      };
+    };
+    responses: {
+      /** @description the feed */
+      200: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TrackingFeed'];
+        };
+      };
+      /** @description invalid JSON or a field that fails validation; the message names the field (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the key lacks `events:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such feed for this key's issuer and mode, or it was revoked (`not_found`) */
+      404: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description body larger than 1mb (`payload_too_large`) */
+      413: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description body not sent as application/json (`unsupported_media_type`) */
+      415: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listUnmatchedCheckpoints: {
+    parameters: {
+      query?: {
+        /** @description page size, 1–100 (default 20) */
+        limit?: number;
+        /** @description the `next_cursor` of the previous page, unchanged (opaque: only a cursor this API returned is valid) */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @description tracking feed id */
+        feed_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description one page of checkpoints */
+      200: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnmatchedCheckpointList'];
+        };
+      };
+      /** @description `feed_id` is not a feed id, or a parameter is invalid (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the key lacks `events:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such feed for this key's issuer and mode, or it was revoked (`not_found`) */
+      404: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  receiveTrackingFeedWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the feed id of the URL */
+        feed_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ProviderWebhookBody'];
+      };
+    };
+    responses: {
+      /** @description what each checkpoint counted as */
+      200: {
+        headers: {
+          /** @description id of this request */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InboundReceipt'];
+        };
+      };
+      /** @description not the provider's shape: the message names the field (`bad_request`) */
+      400: {
+        headers: {
+          /** @description id of this request */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description wrong or missing signature or token; nothing stored (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description id of this request */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unknown or revoked feed (`not_found`) */
+      404: {
+        headers: {
+          /** @description id of this request */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description body larger than 2097152 bytes (`payload_too_large`) */
+      413: {
+        headers: {
+          /** @description id of this request */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more than FEED_RATE_PER_MINUTE requests this minute for this feed; `Retry-After` says when (`rate_limit_exceeded`) */
+      429: {
+        headers: {
+          /** @description id of this request */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`): the provider retries */
+      500: {
+        headers: {
+          /** @description id of this request */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  probeTrackingFeedUrl: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the feed id of the URL */
+        feed_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description a live feed */
+      200: {
+        headers: {
+          /** @description id of this request */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description unknown or revoked feed */
+      404: {
+        headers: {
+          /** @description id of this request */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

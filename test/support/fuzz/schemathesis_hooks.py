@@ -34,6 +34,8 @@ RULES_STATED_IN_DESCRIPTIONS = (
     "accent_color: must reach a contrast",
     "activation_url: must be an https URL",
     "support_url: must be an https URL",
+    # Tracking feeds (docs/tracking-feeds.md): a Shippo feed has no secret to set (its description says so).
+    "secret: shippo feeds",
 )
 # 409s a schema-valid request may get, as the descriptions say: the per-issuer endpoint cap, and a
 # test event or replay for a disabled endpoint.

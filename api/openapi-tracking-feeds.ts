@@ -1,0 +1,140 @@
+// The OpenAPI operations of tracking feeds (api/routes/tracking-feeds.ts) and of their inbound
+// endpoint (api/routes/inbound.ts), from the zod schemas those routes validate with
+// (domain/tracking-feed-schemas.ts). api/openapi.ts adds them to its document. The inbound body is the
+// provider's own (docs/tracking-feeds.md, one section per provider): described, not schema'd here.
+import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
+import { z } from 'zod';
+import {
+  feedCreateBody,
+  feedId,
+  feedListQuery,
+  feedUpdateBody,
+  inboundReceipt,
+  trackingFeed,
+  trackingFeedList,
+  unmatchedList,
+} from '../domain/tracking-feed-schemas.js';
+import { errorBody } from '../domain/dispatch-schemas.js';
+import type { OpenApiHelpers } from './openapi-webhooks.js';
+import { INBOUND_BODY_LIMIT } from './routes/inbound.js';
+
+export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
+  const { json, error, commonErrors, bodyErrors, rateLimitHeaders } = h;
+  const ok = (description: string, schema: z.ZodType) => ({ description, headers: rateLimitHeaders, content: json(schema) });
+  const security = [{ bearerAuth: [] }];
+  const path = z.object({ feed_id: feedId });
+  const scope = error('the key lacks `events:write` (`forbidden`)');
+  const noFeed = error("no such feed for this key's issuer and mode, or it was revoked (`not_found`)");
+
+  const createFeed: ZodOpenApiOperationObject = {
+    operationId: 'createTrackingFeed',
+    summary: "A tracking feed: the URL to paste into the provider's webhook settings",
+    description:
+      '`secret` is the webhook secret the provider shows (EasyPost, AfterShip, Ship24): required for those, never ' +
+      'returned. For `shippo` the service generates a token and this answer alone shows it, in `url` (`?token=…`). A ' +
+      'test key makes a test feed, whose checkpoints match only test dispatches.',
+    security,
+    requestBody: { required: true, content: json(feedCreateBody) },
+    responses: { '201': ok('the feed', trackingFeed), ...bodyErrors(), '403': scope, ...commonErrors },
+  };
+  const listFeeds: ZodOpenApiOperationObject = {
+    operationId: 'listTrackingFeeds',
+    summary: "The key's issuer's feeds of its mode, oldest first, with the last 24 hours' counts",
+    security,
+    requestParams: { query: feedListQuery },
+    responses: {
+      '200': ok('one page of feeds', trackingFeedList),
+      '400': error('a parameter is invalid (`bad_request`)'),
+      '403': scope,
+      ...commonErrors,
+    },
+  };
+  const getFeed: ZodOpenApiOperationObject = {
+    operationId: 'getTrackingFeed',
+    summary: 'One feed, with its counts',
+    security,
+    requestParams: { path },
+    responses: { '200': ok('the feed', trackingFeed), '400': error('`feed_id` is not a feed id (`bad_request`)'), '403': scope, '404': noFeed, ...commonErrors }, // prettier-ignore
+  };
+  const updateFeed: ZodOpenApiOperationObject = {
+    operationId: 'updateTrackingFeed',
+    summary: 'Set the secret (after rotating it at the provider) or the description',
+    description: 'A `shippo` feed has no secret to set (400): create a new feed for a new token.',
+    security,
+    requestParams: { path },
+    requestBody: { required: true, content: json(feedUpdateBody) },
+    responses: { '200': ok('the feed', trackingFeed), ...bodyErrors(), '403': scope, '404': noFeed, ...commonErrors },
+  };
+  const revokeFeed: ZodOpenApiOperationObject = {
+    operationId: 'revokeTrackingFeed',
+    summary: 'Revoke a feed: its URL answers 404 from then on',
+    security,
+    requestParams: { path },
+    responses: {
+      '204': { description: 'revoked', headers: rateLimitHeaders },
+      '400': error('`feed_id` is not a feed id (`bad_request`)'),
+      '403': scope,
+      '404': noFeed,
+      ...commonErrors,
+    },
+  };
+  const listUnmatched: ZodOpenApiOperationObject = {
+    operationId: 'listUnmatchedCheckpoints',
+    summary: 'Checkpoints of the last 30 days that no dispatch matched yet, newest first',
+    description: 'Each is applied, and leaves this list, the moment a matching dispatch is registered.',
+    security,
+    requestParams: { path, query: feedListQuery },
+    responses: {
+      '200': ok('one page of checkpoints', unmatchedList),
+      '400': error('`feed_id` is not a feed id, or a parameter is invalid (`bad_request`)'),
+      '403': scope,
+      '404': noFeed,
+      ...commonErrors,
+    },
+  };
+
+  // The inbound endpoint answers without the X-RateLimit-* headers of an API key's window.
+  const requestIdHeader = z.object({ 'X-Request-Id': z.string().meta({ description: 'id of this request' }) });
+  const inboundError = (description: string) => ({ description, headers: requestIdHeader, content: json(errorBody) });
+  const inboundPath = z.object({ feed_id: z.string().meta({ description: 'the feed id of the URL', example: 'fd_4kR9wQ2mZp7TxA1c' }) });
+  const receive: ZodOpenApiOperationObject = {
+    operationId: 'receiveTrackingFeedWebhook',
+    summary: "The provider's webhook, as it sends it (no API key: the provider's own signature)",
+    description:
+      "Authenticated on the raw body bytes before any parsing, by the feed provider's scheme: EasyPost `X-Hmac-Signature`, " +
+      'AfterShip `aftership-hmac-sha256`, Ship24 `Authorization: Bearer <secret>`, Shippo the `token` query parameter. ' +
+      `At most ${INBOUND_BODY_LIMIT} bytes; per feed at most FEED_RATE_PER_MINUTE requests a minute. 200 only once every ` +
+      'checkpoint of the body is durable (docs/tracking-feeds.md).',
+    security: [],
+    requestParams: { path: inboundPath },
+    requestBody: { content: json(z.object({}).loose().meta({ id: 'ProviderWebhookBody', description: "the provider's own body" })) },
+    responses: {
+      '200': { description: 'what each checkpoint counted as', headers: requestIdHeader, content: json(inboundReceipt) },
+      '400': inboundError("not the provider's shape: the message names the field (`bad_request`)"),
+      '401': inboundError('wrong or missing signature or token; nothing stored (`unauthorized`)'),
+      '404': inboundError('unknown or revoked feed (`not_found`)'),
+      '413': inboundError(`body larger than ${INBOUND_BODY_LIMIT} bytes (\`payload_too_large\`)`),
+      '429': inboundError(
+        'more than FEED_RATE_PER_MINUTE requests this minute for this feed; `Retry-After` says when (`rate_limit_exceeded`)',
+      ),
+      '500': inboundError('unexpected server error (`internal_error`): the provider retries'),
+    },
+  };
+  const probe: ZodOpenApiOperationObject = {
+    operationId: 'probeTrackingFeedUrl',
+    summary: 'The URL exists (Ship24 checks it with HEAD)',
+    security: [],
+    requestParams: { path: inboundPath },
+    responses: {
+      '200': { description: 'a live feed', headers: requestIdHeader },
+      '404': { description: 'unknown or revoked feed', headers: requestIdHeader },
+    },
+  };
+
+  return {
+    '/v1/tracking_feeds': { get: listFeeds, post: createFeed },
+    '/v1/tracking_feeds/{feed_id}': { get: getFeed, patch: updateFeed, delete: revokeFeed },
+    '/v1/tracking_feeds/{feed_id}/unmatched': { get: listUnmatched },
+    '/v1/inbound/{feed_id}': { post: receive, head: probe },
+  };
+}

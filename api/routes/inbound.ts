@@ -1,0 +1,117 @@
+// POST /v1/inbound/{feed_id}: a tracking aggregator's webhook, as it sends it (docs/tracking-feeds.md
+// "Inbound", DESIGN §10). No API key: mounted before the key check (api/app.ts). In this order:
+// 404 unknown or revoked feed → 429 past FEED_RATE_PER_MINUTE for the feed (Retry-After; providers
+// retry) → 413 over 2 MiB → 401 unless the provider's module authenticates the raw bytes (in
+// constant time, before any parsing; counted, nothing stored) → 400 unless the body is the
+// provider's shape (naming the field) → every checkpoint through ingest/tracking-feeds.ts → 200
+// `{ received, applied, duplicate, unmatched, ignored }` only once each is durable (anything else
+// makes the provider retry, and a retry is answered the same). HEAD → 200 (Ship24 checks the URL).
+// Never logged: the body, the secret, the token (the request log shows the path only).
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { InboundFeed } from '../../db/tracking-feeds.js';
+import { feedId } from '../../domain/tracking-feed-schemas.js';
+import { FEED_PROVIDER_MODULES } from '../../domain/tracking-feeds/index.js';
+import type { FeedProvider } from '../../domain/tracking-feeds/provider.js';
+import type { FeedIngest } from '../../ingest/tracking-feeds.js';
+import { feedCheckpoints, feedRequests, type FeedRequestOutcome } from '../../platform/metrics.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+import type { FeedCache } from '../feed-cache.js';
+import type { FeedCounter } from '../feed-counts.js';
+import type { RateLimiter } from '../rate-limiter.js';
+
+/** The largest body taken (DESIGN §10): a long history of many trackings fits well within it. */
+export const INBOUND_BODY_LIMIT = 2 * 1024 * 1024;
+
+export interface InboundDeps {
+  feeds: FeedCache;
+  feedIngest: FeedIngest;
+  counter: FeedCounter;
+  /** Per feed, FEED_RATE_PER_MINUTE. */
+  limiter: RateLimiter;
+}
+
+export function inboundRouter(deps: InboundDeps): Router {
+  const router = new Router();
+
+  router.head('/v1/inbound/:feed_id', async (ctx) => {
+    await liveFeed(ctx, ctx.params.feed_id);
+    ctx.status = 200;
+  });
+
+  router.post('/v1/inbound/:feed_id', async (ctx) => {
+    const feed = await liveFeed(ctx, ctx.params.feed_id);
+    const provider = feed.provider as FeedProvider;
+    const outcome = (value: FeedRequestOutcome) => feedRequests.inc({ provider, outcome: value });
+    const admission = await deps.limiter.take(`feed:${feed.id}`);
+    if (!admission.admitted) {
+      outcome('limited');
+      const retryAfter = Math.max(1, Math.ceil(admission.resetAt - Date.now() / 1000));
+      throw new ApiError(
+        429,
+        'rate_limit_exceeded',
+        `more than ${admission.limit} requests this minute for this feed; retry in ${retryAfter} s`,
+        {
+          'Retry-After': String(retryAfter),
+        },
+      );
+    }
+    const rawBody = await readRawBody(ctx).catch((error: unknown) => {
+      outcome('bad_body');
+      throw error;
+    });
+    const module = FEED_PROVIDER_MODULES[provider];
+    if (!module.authenticate({ rawBody, headers: ctx.req.headers, query: ctx.query }, feed.secret)) {
+      outcome('unauthorized');
+      deps.counter.add(feed.id, { unauthorized: 1 });
+      throw new ApiError(401, 'unauthorized', `the request is not signed with this feed's ${provider} secret (or token)`);
+    }
+    const parsed = module.parse(parseJson(rawBody, outcome));
+    if (!parsed.ok) {
+      outcome('bad_body');
+      throw badRequest(`${parsed.field}: ${parsed.message}`);
+    }
+    const receipt = await deps.feedIngest.receive(feed, parsed.trackings);
+    deps.counter.add(feed.id, receipt);
+    for (const result of ['applied', 'duplicate', 'unmatched', 'ignored'] as const) {
+      if (receipt[result] > 0) feedCheckpoints.inc({ provider, result }, receipt[result]);
+    }
+    outcome('ok');
+    ctx.body = receipt;
+  });
+
+  return router;
+
+  async function liveFeed(ctx: Context, id: string): Promise<InboundFeed> {
+    const feed = feedId.safeParse(id).success ? await deps.feeds.find(id) : undefined;
+    if (!feed) {
+      feedRequests.inc({ provider: 'unknown', outcome: 'not_found' });
+      throw notFound(`no tracking feed ${id.slice(0, 40)} (unknown or revoked)`);
+    }
+    return feed;
+  }
+}
+
+function parseJson(rawBody: Buffer, outcome: (value: FeedRequestOutcome) => void): unknown {
+  try {
+    return JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    outcome('bad_body');
+    throw badRequest('body: not valid JSON');
+  }
+}
+
+/** The body's bytes as sent (the signature is over them), at most INBOUND_BODY_LIMIT: 413 beyond. */
+async function readRawBody(ctx: Context): Promise<Buffer> {
+  const tooLarge = () => new ApiError(413, 'payload_too_large', `the request body exceeds ${INBOUND_BODY_LIMIT} bytes (2 MiB)`);
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > INBOUND_BODY_LIMIT) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > INBOUND_BODY_LIMIT) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}

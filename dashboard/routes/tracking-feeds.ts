@@ -1,0 +1,139 @@
+// Settings → Tracking feeds (docs/tracking-feeds.md, docs/dashboard.md): the issuer's feeds of both
+// modes with their last 24 hours' counts, a new feed (the URL to paste with the provider's own words
+// for where; Shippo's token shown once, on the response page only, as the API answers it once), a
+// feed's page (its URL, setting its secret, its unmatched checkpoints) and revoking one. The same
+// rules and tables as /v1/tracking_feeds (api/routes/tracking-feeds.ts); the secret is never shown.
+// Everything is scoped by the tenant's issuer; another issuer's feed is the 404 page (tenancy.ts).
+import { randomBytes } from 'node:crypto';
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { pageUnmatched } from '../../db/feed-checkpoints.js';
+import {
+  createFeed,
+  findIssuerFeed,
+  pageFeeds,
+  recentFeedCounts,
+  revokeFeed,
+  updateFeed,
+  type TrackingFeed,
+} from '../../db/tracking-feeds.js';
+import { shownCheckpointTime } from '../../domain/tracking-feed-schemas.js';
+import { FEED_PROVIDER_MODULES, FEED_PROVIDERS, type CheckpointTime } from '../../domain/tracking-feeds/index.js';
+import { publicBaseUrl } from '../../platform/config.js';
+import type { DashboardDeps } from '../deps.js';
+import { pageNotFound } from '../errors.js';
+import { renderPage } from '../render.js';
+import { ownedOr404, tenantRoute } from '../tenancy.js';
+
+export const TRACKING_FEEDS_PATH = '/dashboard/settings/tracking-feeds';
+/** Far more feeds than an issuer has, and the newest unmatched checkpoints of one. */
+const SHOWN = 100;
+
+const secretField = z
+  .string()
+  .trim()
+  .min(8, 'Paste the webhook secret the provider shows (at least 8 characters).')
+  .max(512, 'At most 512 characters.')
+  .regex(/^[\x21-\x7E]+$/, 'Visible characters only, no spaces.');
+const createForm = z.object({
+  provider: z.enum(FEED_PROVIDERS, 'Choose a provider.'),
+  mode: z.enum(['live', 'test'], 'Choose live or test.'),
+  secret: z.string().optional(),
+  description: z.string().trim().max(200, 'At most 200 characters.').optional(),
+});
+
+export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDeps): void {
+  const urlOf = (id: string) => `${publicBaseUrl(config)}/v1/inbound/${id}`;
+  const providers = FEED_PROVIDERS.map((name) => ({ name, needsSecret: FEED_PROVIDER_MODULES[name].secret === 'provider' }));
+
+  const listPage = async (
+    ctx: Parameters<Parameters<typeof tenantRoute>[0]>[0],
+    issuerId: string,
+    form: { errors: Record<string, string>; values: Record<string, string> },
+    status = 200,
+  ) => {
+    // prettier-ignore
+    const feeds: TrackingFeed[] = [];
+    for (const mode of ['live', 'test'] as const) feeds.push(...(await pageFeeds(pool, issuerId, mode, { limit: SHOWN })).items);
+    const counts = await recentFeedCounts(
+      pool,
+      feeds.map((feed) => feed.id),
+    );
+    renderPage(ctx, 'tracking-feeds', { title: 'Tracking feeds', feeds: feeds.map((feed) => ({ ...feed, url: urlOf(feed.id), counts: counts.get(feed.id)! })), providers, revoked: typeof ctx.query.revoked === 'string' ? ctx.query.revoked : undefined, ...form }, status); // prettier-ignore
+  };
+
+  router.get(
+    '/settings/tracking-feeds',
+    tenantRoute((ctx, tenant) => listPage(ctx, tenant.issuerId, { errors: {}, values: { provider: 'easypost', mode: 'live' } })),
+  );
+
+  router.post(
+    '/settings/tracking-feeds',
+    tenantRoute(async (ctx, tenant) => {
+      const body = (ctx.request.body ?? {}) as Record<string, string | undefined>;
+      const form = createForm.safeParse(body);
+      const errors: Record<string, string> = form.success
+        ? {}
+        : Object.fromEntries(form.error.issues.map((i) => [String(i.path[0]), i.message]));
+      const needsSecret = form.success && FEED_PROVIDER_MODULES[form.data.provider].secret === 'provider';
+      const secret = needsSecret ? secretField.safeParse(body.secret ?? '') : undefined;
+      if (secret && !secret.success) errors.secret = secret.error.issues[0].message;
+      if (!form.success || Object.keys(errors).length > 0) {
+        return listPage(ctx, tenant.issuerId, { errors, values: { provider: body.provider ?? '', mode: body.mode ?? 'live', description: body.description ?? '' } }, 400); // prettier-ignore
+      }
+      const token = needsSecret ? undefined : randomBytes(24).toString('base64url');
+      const feed = await createFeed(pool, {
+        issuerId: tenant.issuerId,
+        mode: form.data.mode,
+        provider: form.data.provider,
+        secret: secret?.success ? secret.data : token!,
+        description: form.data.description || null,
+      });
+      renderPage(
+        ctx,
+        'tracking-feed',
+        feedView(feed, { created: true, url: token ? `${urlOf(feed.id)}?token=${token}` : urlOf(feed.id), unmatched: [] }),
+      );
+    }),
+  );
+
+  router.get(
+    '/settings/tracking-feeds/:id',
+    tenantRoute(async (ctx, tenant) => {
+      const feed = ownedOr404(await findIssuerFeed(pool, tenant.issuerId, ctx.params.id));
+      const { items } = await pageUnmatched(pool, feed.id, { limit: SHOWN });
+      const unmatched = items.map((kept) => ({ ...kept, shownTime: shownCheckpointTime(kept.time as CheckpointTime) }));
+      renderPage(ctx, 'tracking-feed', feedView(feed, { created: false, url: urlOf(feed.id), unmatched, saved: ctx.query.saved === '1' }));
+    }),
+  );
+
+  router.post(
+    '/settings/tracking-feeds/:id/secret',
+    tenantRoute(async (ctx, tenant) => {
+      const feed = ownedOr404(await findIssuerFeed(pool, tenant.issuerId, ctx.params.id));
+      if (FEED_PROVIDER_MODULES[feed.provider as (typeof FEED_PROVIDERS)[number]].secret !== 'provider') throw pageNotFound();
+      const secret = secretField.safeParse((ctx.request.body as Record<string, string> | undefined)?.secret ?? '');
+      if (!secret.success) {
+        return renderPage(ctx, 'tracking-feed', feedView(feed, { created: false, url: urlOf(feed.id), unmatched: [], secretError: secret.error.issues[0].message }), 400); // prettier-ignore
+      }
+      await updateFeed(pool, tenant.issuerId, feed.mode, feed.id, { secret: secret.data });
+      ctx.status = 303;
+      ctx.redirect(`${TRACKING_FEEDS_PATH}/${feed.id}?saved=1`);
+    }),
+  );
+
+  router.post(
+    '/settings/tracking-feeds/:id/revoke',
+    tenantRoute(async (ctx, tenant) => {
+      const feed = ownedOr404(await findIssuerFeed(pool, tenant.issuerId, ctx.params.id));
+      await revokeFeed(pool, tenant.issuerId, feed.mode, feed.id);
+      ctx.status = 303;
+      ctx.redirect(`${TRACKING_FEEDS_PATH}?revoked=${encodeURIComponent(feed.id)}`);
+    }),
+  );
+
+  function feedView(feed: TrackingFeed, extra: Record<string, unknown>) {
+    const module = FEED_PROVIDER_MODULES[feed.provider as (typeof FEED_PROVIDERS)[number]];
+    return { title: `Tracking feed ${feed.id}`, feed, setupHint: module.setupHint, needsSecret: module.secret === 'provider', saved: false, secretError: undefined, ...extra }; // prettier-ignore
+  }
+}

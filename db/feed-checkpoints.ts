@@ -1,0 +1,207 @@
+// Tables: feed_unmatched_checkpoints (reads dispatches and carrier_events). What the inbound endpoint
+// of a tracking feed asks the database about a tracking (docs/tracking-feeds.md "Matching"): the
+// dispatches of the feed's issuer and mode it may belong to, each with those of the checkpoints'
+// dedupe keys its workflow has already folded (an effect is recorded: nothing to signal again), in
+// ONE statement; and the checkpoints no dispatch matched yet, kept 30 days, listed, and taken back
+// when a matching dispatch is registered (deleted once applied).
+import type { Pool } from './pool.js';
+
+type Mode = 'live' | 'test';
+
+/** How long a checkpoint no dispatch matched is kept (DESIGN §10). */
+export const UNMATCHED_KEPT_DAYS = 30;
+
+export interface MatchCandidate {
+  id: string;
+  dispatchDate: Date;
+  countryCode: string;
+  carrier: string | null;
+  /** Named by one of the tracking's reference fields (matched before any tracking number). */
+  byReference: boolean;
+  /** Dedupe keys of the asked ones whose effect the workflow has recorded. */
+  settled: Set<string>;
+}
+
+/**
+ * The candidate dispatches of a tracking: those of the issuer and mode whose id is one of
+ * `references`, or whose tracking number, upper-case without whitespace, is `trackingNumber`; the
+ * referenced first, then the most recently registered first.
+ */
+export async function matchCandidates(
+  pool: Pool,
+  query: { issuerId: string; mode: Mode; references: string[]; trackingNumber: string; dedupeKeys: string[] },
+): Promise<MatchCandidate[]> {
+  const { rows } = await pool.query({
+    name: 'feed-match-candidates-v1',
+    text: `SELECT d.id, d.dispatch_date, d.country_code, d.carrier, d.id = ANY($3::uuid[]) AS by_reference,
+                  coalesce((SELECT array_agg(e.dedupe_key) FROM carrier_events e
+                             WHERE e.dispatch_id = d.id AND e.dedupe_key = ANY($5::text[]) AND e.effect IS NOT NULL), '{}') AS settled
+             FROM dispatches d
+            WHERE d.issuer_id = $1 AND d.mode = $2
+              AND (d.id = ANY($3::uuid[])
+                   OR (d.tracking_number IS NOT NULL AND upper(regexp_replace(d.tracking_number, '\\s', '', 'g')) = $4))
+            ORDER BY by_reference DESC, d.created_at DESC, d.id
+            LIMIT 20`,
+    values: [query.issuerId, query.mode, query.references, query.trackingNumber, query.dedupeKeys],
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    dispatchDate: row.dispatch_date,
+    countryCode: row.country_code,
+    carrier: row.carrier,
+    byReference: row.by_reference,
+    settled: new Set(row.settled as string[]),
+  }));
+}
+
+/** A checkpoint kept until a dispatch matches it. `time` and `original` as the provider module gave them. */
+export interface UnmatchedCheckpoint {
+  feedId: string;
+  issuerId: string;
+  mode: Mode;
+  trackingNumber: string;
+  carrier: string | null;
+  references: string[];
+  eventId: string;
+  status: string;
+  reason: string | null;
+  location: string | null;
+  time: unknown;
+  original: unknown;
+}
+
+/** Keeps the checkpoints (a repeat of one already kept is a no-op), in one statement. */
+export async function keepUnmatched(pool: Pool, checkpoints: readonly UnmatchedCheckpoint[]): Promise<void> {
+  if (checkpoints.length === 0) return;
+  await pool.query({
+    name: 'feed-unmatched-keep-v1',
+    text: `INSERT INTO feed_unmatched_checkpoints
+             (feed_id, issuer_id, mode, tracking_number, carrier, references_, event_id, status, reason, location, time, original)
+           SELECT c.feed_id, c.issuer_id, c.mode, c.tracking_number, c.carrier,
+                  ARRAY(SELECT jsonb_array_elements_text(c.refs)), c.event_id, c.status, c.reason, c.location, c.time, c.original
+             FROM jsonb_to_recordset($1::jsonb) AS c(feed_id text, issuer_id text, mode text, tracking_number text, carrier text,
+                  refs jsonb, event_id text, status text, reason text, location text, time jsonb, original jsonb)
+           ON CONFLICT (feed_id, tracking_number, event_id) DO NOTHING`,
+    values: [
+      JSON.stringify(
+        checkpoints.map((c) => ({
+          feed_id: c.feedId,
+          issuer_id: c.issuerId,
+          mode: c.mode,
+          tracking_number: c.trackingNumber,
+          carrier: c.carrier,
+          refs: c.references,
+          event_id: c.eventId,
+          status: c.status,
+          reason: c.reason,
+          location: c.location,
+          time: c.time,
+          original: c.original,
+        })),
+      ),
+    ],
+  });
+}
+
+export interface KeptCheckpoint extends UnmatchedCheckpoint {
+  receivedAt: Date;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a row of the table, typed by the mapping below
+const toKept = (row: Record<string, any>): KeptCheckpoint => ({
+  feedId: row.feed_id,
+  issuerId: row.issuer_id,
+  mode: row.mode,
+  trackingNumber: row.tracking_number,
+  carrier: row.carrier,
+  references: row.references_,
+  eventId: row.event_id,
+  status: row.status,
+  reason: row.reason,
+  location: row.location,
+  time: row.time,
+  original: row.original,
+  receivedAt: row.received_at,
+});
+
+export interface UnmatchedCursor {
+  receivedAt: string;
+  trackingNumber: string;
+  eventId: string;
+}
+
+/** One feed's kept checkpoints of the last 30 days, newest first, a page at a time. */
+export async function pageUnmatched(
+  pool: Pool,
+  feedId: string,
+  page: { limit: number; after?: UnmatchedCursor },
+): Promise<{ items: KeptCheckpoint[]; next?: UnmatchedCursor }> {
+  const { rows } = await pool.query(
+    `SELECT *, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
+       FROM feed_unmatched_checkpoints
+      WHERE feed_id = $1 AND received_at > now() - make_interval(days => $2)
+        AND ($3::timestamptz IS NULL OR (received_at, tracking_number, event_id) < ($3, $4, $5))
+      ORDER BY received_at DESC, tracking_number DESC, event_id DESC
+      LIMIT $6`,
+    [feedId, UNMATCHED_KEPT_DAYS, page.after?.receivedAt ?? null, page.after?.trackingNumber ?? null, page.after?.eventId ?? null, page.limit + 1], // prettier-ignore
+  );
+  const items = rows.slice(0, page.limit);
+  const last = items.at(-1);
+  return {
+    items: items.map(toKept),
+    next: rows.length > page.limit && last ? { receivedAt: last.cursor_at, trackingNumber: last.tracking_number, eventId: last.event_id } : undefined, // prettier-ignore
+  };
+}
+
+/**
+ * The kept checkpoints a dispatch just registered may take: of its issuer and mode, naming its id in
+ * a reference field or carrying its tracking number (normalised), received within 30 days.
+ */
+export async function unmatchedFor(
+  pool: Pool,
+  dispatch: { id: string; issuerId: string; mode: Mode; trackingNumber: string | null },
+): Promise<KeptCheckpoint[]> {
+  const { rows } = await pool.query(
+    `SELECT * FROM feed_unmatched_checkpoints
+      WHERE issuer_id = $1 AND mode = $2 AND received_at > now() - make_interval(days => $5)
+        AND (references_ @> ARRAY[$3::text] OR tracking_number = $4)
+      ORDER BY received_at, event_id`,
+    [dispatch.issuerId, dispatch.mode, dispatch.id, dispatch.trackingNumber ?? '', UNMATCHED_KEPT_DAYS],
+  );
+  return rows.map(toKept);
+}
+
+/** Deletes kept checkpoints once applied to a dispatch (their carrier events now hold them). */
+export async function dropUnmatched(
+  pool: Pool,
+  kept: ReadonlyArray<Pick<UnmatchedCheckpoint, 'feedId' | 'trackingNumber' | 'eventId'>>,
+): Promise<void> {
+  if (kept.length === 0) return;
+  await pool.query(
+    `DELETE FROM feed_unmatched_checkpoints f
+      USING jsonb_to_recordset($1::jsonb) AS k(feed_id text, tracking_number text, event_id text)
+      WHERE f.feed_id = k.feed_id AND f.tracking_number = k.tracking_number AND f.event_id = k.event_id`,
+    [JSON.stringify(kept.map((k) => ({ feed_id: k.feedId, tracking_number: k.trackingNumber, event_id: k.eventId })))],
+  );
+}
+
+/** Deletes kept checkpoints older than 30 days (called with the list, so expired rows do not pile up). */
+export async function dropExpiredUnmatched(pool: Pool, feedId: string): Promise<void> {
+  await pool.query('DELETE FROM feed_unmatched_checkpoints WHERE feed_id = $1 AND received_at <= now() - make_interval(days => $2)', [feedId, UNMATCHED_KEPT_DAYS]); // prettier-ignore
+}
+
+export function encodeUnmatchedCursor(cursor: UnmatchedCursor): string {
+  return Buffer.from(JSON.stringify([cursor.receivedAt, cursor.trackingNumber, cursor.eventId]), 'utf8').toString('base64url');
+}
+
+/** Undefined for anything `encodeUnmatchedCursor` did not make. */
+export function decodeUnmatchedCursor(text: string): UnmatchedCursor | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (!Array.isArray(value) || value.length !== 3 || !value.every((v) => typeof v === 'string')) return undefined;
+    if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{15}Z$/.test(value[0]) || Number.isNaN(Date.parse(value[0]))) return undefined;
+    return { receivedAt: value[0], trackingNumber: value[1], eventId: value[2] };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,118 @@
+// The wire contract of tracking feeds (docs/tracking-feeds.md, DESIGN §10): the zod schemas
+// api/routes/tracking-feeds.ts and api/routes/inbound.ts validate with and api/openapi-tracking-feeds.ts
+// documents. The providers' own bodies are their modules' (domain/tracking-feeds/); here only what
+// the service itself answers and takes.
+import { z } from 'zod';
+import { cursorParam, isoTimestamp, listLimit, plainText } from './field-schemas.js';
+import { FEED_PROVIDERS, type CheckpointTime } from './tracking-feeds/provider.js';
+import { resolveCheckpointTime } from './tracking-feeds/times.js';
+import { dispatchStatus } from './vocabulary.js';
+
+export const feedId = z
+  .string()
+  .regex(/^fd_[0-9A-Za-z]{16}$/, 'must be a tracking feed id (fd_ and 16 letters or digits)')
+  .meta({ description: 'tracking feed id', example: 'fd_4kR9wQ2mZp7TxA1c' });
+
+export const feedProvider = z.enum(FEED_PROVIDERS).meta({ description: 'the aggregator that sends the webhooks' });
+
+/** The provider's webhook secret: never returned, never logged (messages never quote it). */
+const feedSecret = z
+  .string()
+  .min(8, 'must be at least 8 characters (the webhook secret the provider shows)')
+  .max(512, 'must be at most 512 characters')
+  .regex(/^[\x21-\x7E]+$/, 'must be visible ASCII characters without spaces')
+  .meta({ description: "the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned" });
+
+/**
+ * One variant per kind of authentication: the providers that sign with their own webhook secret
+ * require it; `shippo` takes none (the service generates a token, DESIGN §10).
+ */
+const description = plainText(1, 200).optional();
+export const feedCreateBody = z
+  .discriminatedUnion('provider', [
+    z.object({ provider: z.enum(['easypost', 'aftership', 'ship24']), secret: feedSecret, description }).strict(),
+    z
+      .object({ provider: z.literal('shippo'), description })
+      .strict()
+      .meta({ description: "no secret: the service generates a token, shown once in the answer's `url`" }),
+  ])
+  .meta({ id: 'TrackingFeedCreate' });
+export type FeedCreateBody = z.output<typeof feedCreateBody>;
+
+export const feedUpdateBody = z
+  .object({
+    secret: feedSecret.optional(),
+    description: plainText(1, 200).nullable().optional().meta({ description: 'null clears it' }),
+  })
+  .strict()
+  .meta({ id: 'TrackingFeedUpdate' });
+
+export const feedListQuery = z.object({ limit: listLimit, cursor: cursorParam }).strict();
+
+const count = z.number().int().min(0);
+export const feedCounts = z
+  .object({
+    received: count.meta({ description: 'checkpoints received' }),
+    applied: count.meta({ description: 'checkpoints that became new carrier events' }),
+    duplicate: count.meta({ description: 'checkpoints already received (providers resend the whole history)' }),
+    unmatched: count.meta({ description: 'checkpoints no dispatch matched (kept 30 days, applied at registration)' }),
+    ignored: count.meta({ description: "checkpoints that say nothing about the card's whereabouts, or lie outside the time bounds" }),
+    unauthorized: count.meta({ description: 'requests refused with 401 (wrong or missing signature or token)' }),
+  })
+  .strict()
+  .meta({ id: 'TrackingFeedCounts', description: 'the last 24 hours' });
+
+export const trackingFeed = z
+  .object({
+    id: feedId,
+    provider: feedProvider,
+    url: z.string().meta({
+      description:
+        'where the provider sends its webhooks: `{PUBLIC_BASE_URL}/v1/inbound/{id}`; for `shippo` the create answer alone adds `?token=…` (shown once)',
+    }),
+    description: z.string().nullable(),
+    created_at: isoTimestamp,
+    last_received_at: isoTimestamp.nullable().meta({ description: 'the last authenticated inbound request' }),
+    counts: feedCounts,
+  })
+  .strict()
+  .meta({ id: 'TrackingFeed' });
+
+export const trackingFeedList = z
+  .object({ data: z.array(trackingFeed), next_cursor: z.string().nullable() })
+  .meta({ id: 'TrackingFeedList' });
+
+export const unmatchedCheckpoint = z
+  .object({
+    tracking_number: z.string().meta({ description: 'upper-case, without spaces (as matching compares it)' }),
+    carrier: z.string().nullable(),
+    status: dispatchStatus,
+    occurred_at: z.string().meta({
+      description:
+        "the checkpoint's time in UTC; a local time without offset or country is shown as sent until a dispatch's country resolves it",
+    }),
+    received_at: isoTimestamp,
+  })
+  .strict()
+  .meta({ id: 'UnmatchedCheckpoint' });
+
+export const unmatchedList = z
+  .object({ data: z.array(unmatchedCheckpoint), next_cursor: z.string().nullable() })
+  .meta({ id: 'UnmatchedCheckpointList' });
+
+export const inboundReceipt = z
+  .object({
+    received: count,
+    applied: count,
+    duplicate: count,
+    unmatched: count,
+    ignored: count,
+  })
+  .strict()
+  .meta({ id: 'InboundReceipt', description: 'answered once every checkpoint of the body is durable' });
+
+/** An unmatched checkpoint's time as listed: an instant, a local time resolved in its own country's zone, else as sent. */
+export function shownCheckpointTime(time: CheckpointTime): string {
+  if (time.kind === 'instant') return new Date(time.iso).toISOString();
+  return time.countryCode ? resolveCheckpointTime(time, time.countryCode) : time.local;
+}

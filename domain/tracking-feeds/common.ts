@@ -1,0 +1,98 @@
+// What the provider modules share: reading a header or query parameter of the raw request, comparing
+// a secret in constant time, the HMAC the signing providers use, the stable event id of a checkpoint
+// the provider gives no id to, and a zod failure turned into the field it names. Each provider module
+// (easypost.ts, aftership.ts, shippo.ts, ship24.ts) keeps its own schema, scheme and table.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { z } from 'zod';
+import type { CheckpointTime, FeedProvider, InboundRequest, ParseResult } from './provider.js';
+import { readCheckpointTime } from './times.js';
+
+/** A header's single value (lower-case name, as Node gives it); a repeated header counts as absent. */
+export function headerValue(request: InboundRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A query parameter's single value; a repeated parameter counts as absent. */
+export function queryValue(request: InboundRequest, name: string): string | undefined {
+  const value = request.query[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Whether two strings are equal, in time that depends only on their lengths (crypto.timingSafeEqual
+ * refuses buffers of different lengths, so the length is checked first: a length says nothing about
+ * the secret when the expected value's length is public, as a hex or base64 digest's is).
+ */
+export function constantTimeEqual(received: string, expected: string): boolean {
+  const a = Buffer.from(received, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  if (a.length !== b.length) return false;
+  return timingSafeEqual(a, b);
+}
+
+export function hmacSha256(key: string | Buffer, body: Buffer | string): Buffer {
+  return createHmac('sha256', key).update(body).digest();
+}
+
+/**
+ * The event id of a checkpoint the provider gives no id to: a hash of what names it, so that the
+ * same checkpoint resent in every webhook (providers resend the whole history) gets the same id,
+ * and is a `duplicate` the second time.
+ */
+export function checkpointHash(
+  provider: FeedProvider,
+  trackingId: string,
+  timeOriginal: string,
+  status: string,
+  location: string | undefined,
+): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([provider, trackingId, timeOriginal, status, location ?? '']))
+    .digest('hex');
+  return `${provider}_${digest.slice(0, 40)}`;
+}
+
+// The characters carrier events' plain-text fields refuse (domain/field-schemas.ts plainText).
+const CONTROL_CLASS = '[\\u0000-\\u001f\\u007f-\\u009f]';
+const CONTROL = new RegExp(CONTROL_CLASS, 'u');
+const CONTROLS = new RegExp(CONTROL_CLASS, 'gu');
+
+/** The provider's own checkpoint id as an event id (≤ 200 characters, as carrier events take), else the hash. */
+export function providerEventId(id: string | null | undefined, fallback: () => string): string {
+  const trimmed = id?.trim();
+  return trimmed && [...trimmed].length <= 200 && !CONTROL.test(trimmed) ? trimmed : fallback();
+}
+
+/**
+ * The failure of a zod parse as the spec's shape: the first failing field's dotted path
+ * (`msg.checkpoints.3.tag`, as api/errors.ts names fields), under `prefix` when the schema read a
+ * part of the body.
+ */
+export function failure(error: z.ZodError, prefix: string[] = []): Extract<ParseResult, { ok: false }> {
+  const issue = error.issues[0];
+  const field = [...prefix, ...issue.path.map(String)].join('.') || 'body';
+  return { ok: false, field, message: `${field}: ${issue.message}` };
+}
+
+/** A checkpoint time the schema already checked (timeString below); the non-null assertion is safe for that reason. */
+export function checkedTime(original: string, countryCode?: string | null): CheckpointTime {
+  return readCheckpointTime(original, countryCode)!;
+}
+
+/** For a zod refinement: whether a string is an ISO 8601 date or date-time, with or without an offset. */
+export function isTimeString(value: string): boolean {
+  return readCheckpointTime(value) !== undefined;
+}
+
+export const TIME_MESSAGE = 'must be an ISO 8601 date or date-time (with or without an offset)';
+
+/** Plain location text from its parts (city, state, country…), ≤ 200 characters, or undefined when there is none. */
+export function locationText(...parts: (string | null | undefined)[]): string | undefined {
+  const text = parts
+    .map((part) => part?.trim())
+    .filter((part): part is string => !!part)
+    .join(', ')
+    .replace(CONTROLS, ' ');
+  return text ? [...text].slice(0, 200).join('').trim() : undefined;
+}

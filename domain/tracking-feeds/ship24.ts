@@ -1,0 +1,196 @@
+// Ship24 as a tracking feed (docs/tracking-feed-providers.md "Ship24"): its tracker webhook
+// `{ trackings: [{ metadata, tracker, shipment, events, statistics }] }`, one tracking or several
+// grouped in one request, authenticated by `Authorization: Bearer <webhook secret>`. Ship24 has no
+// official npm SDK; the shape is that of its OpenAPI document (github.com/ship24/ship24-node,
+// spec/ship24-tracking-api.yaml: "Receive webhooks - Tracking results", schemas webhook-tracker,
+// shipment, event) and its status list (docs.ship24.com/status).
+import { z } from 'zod';
+import {
+  checkedTime,
+  checkpointHash,
+  constantTimeEqual,
+  failure,
+  headerValue,
+  isTimeString,
+  locationText,
+  providerEventId,
+  TIME_MESSAGE,
+} from './common.js';
+import {
+  normaliseCarrier,
+  type CheckpointTime,
+  type FeedProviderModule,
+  type MappedCheckpointStatus,
+  type ProviderTracking,
+} from './provider.js';
+import { referencesFrom } from './references.js';
+import { readCheckpointTime } from './times.js';
+
+/** Ship24's `statusMilestone` values: the shipment's overall status at the time of each event. */
+export const SHIP24_MILESTONES = [
+  'pending',
+  'info_received',
+  'in_transit',
+  'out_for_delivery',
+  'failed_attempt',
+  'available_for_pickup',
+  'delivered',
+  'exception',
+] as const;
+export type Ship24Milestone = (typeof SHIP24_MILESTONES)[number];
+
+/** Ship24's `statusCode` values (per event; empty on events that mean little). */
+export const SHIP24_STATUS_CODES = [
+  'data_order_created',
+  'data_order_cancelled',
+  'data_delivery_proposed',
+  'data_delivery_decided',
+  'transit_handover',
+  'transit_origin_country_departure',
+  'destination_arrival',
+  'customs_received',
+  'customs_exception',
+  'customs_rejected',
+  'customs_cleared',
+  'delivery_available_for_pickup',
+  'delivery_out_for_delivery',
+  'delivery_attempted',
+  'delivery_exception',
+  'delivery_refused',
+  'delivery_delivered',
+  'exception_return',
+  'exception_lost',
+  'exception_discarded',
+] as const;
+type Reason = NonNullable<MappedCheckpointStatus['reason']>;
+
+/**
+ * THE table, by milestone (present on every event, where `statusCode` may be empty). `pending` and
+ * `info_received` say nothing about where the card is → ignored. `available_for_pickup` reads as
+ * EasyPost's (`exception` `failed_attempt`). An `exception`'s reason comes from the event's
+ * `statusCode` (below), else `other`.
+ */
+export const SHIP24_MILESTONE_TABLE: Record<Ship24Milestone, MappedCheckpointStatus | null> = {
+  pending: null,
+  info_received: null,
+  in_transit: { status: 'in_transit' },
+  out_for_delivery: { status: 'out_for_delivery' },
+  failed_attempt: { status: 'exception', reason: 'failed_attempt' },
+  available_for_pickup: { status: 'exception', reason: 'failed_attempt' },
+  delivered: { status: 'delivered' },
+  exception: { status: 'exception', reason: 'other' },
+};
+
+/** The reason of an `exception` milestone by the event's `statusCode`; codes not listed keep `other`. */
+export const SHIP24_EXCEPTION_REASONS: Partial<Record<(typeof SHIP24_STATUS_CODES)[number], Reason>> = {
+  exception_return: 'returned',
+  exception_lost: 'lost',
+  exception_discarded: 'damaged', // destroyed by the carrier
+  delivery_refused: 'returned',
+  delivery_attempted: 'failed_attempt',
+  delivery_exception: 'failed_attempt',
+  customs_exception: 'postal_delay',
+  customs_rejected: 'returned',
+};
+
+export function mapShip24Milestone(milestone: string, statusCode: string | null | undefined): MappedCheckpointStatus | null {
+  const table: Record<string, MappedCheckpointStatus | null> = SHIP24_MILESTONE_TABLE;
+  const mapped = Object.hasOwn(table, milestone) ? table[milestone] : null;
+  if (!mapped) return null;
+  const reasons: Record<string, Reason | undefined> = SHIP24_EXCEPTION_REASONS;
+  if (milestone === 'exception' && statusCode && Object.hasOwn(reasons, statusCode))
+    return { status: 'exception', reason: reasons[statusCode] };
+  return { ...mapped };
+}
+
+/**
+ * `occurrenceDatetime` is Ship24's "logistics date and time": a date, a local date-time, or one with
+ * an offset. Where it has none but the (deprecated) `utcOffset` says the offset, that wins. The
+ * deprecated `datetime` is not read: it is the local time written with a `Z`, not the instant.
+ */
+function ship24Time(occurrence: string, utcOffset: string | null | undefined): CheckpointTime {
+  const time = checkedTime(occurrence);
+  if (time.kind === 'instant' || !utcOffset || time.local.length === 10) return time;
+  const withOffset = readCheckpointTime(`${time.local}${utcOffset}`);
+  return withOffset?.kind === 'instant' ? { ...withOffset, original: occurrence } : time;
+}
+
+const text = z.string().nullish();
+
+const event = z.object({
+  eventId: text,
+  trackingNumber: text,
+  status: text,
+  occurrenceDatetime: z.string().refine(isTimeString, TIME_MESSAGE),
+  location: text,
+  courierCode: text,
+  statusCode: text,
+  statusCategory: text,
+  statusMilestone: z.string().min(1),
+  utcOffset: text,
+});
+
+const tracking = z.object({
+  metadata: z.object({ topic: text, messageId: text }).nullish(),
+  tracker: z.object({
+    trackerId: z.string().min(1),
+    trackingNumber: z.string().min(1),
+    shipmentReference: text,
+    clientTrackerId: text,
+    courierCode: z.union([z.string(), z.array(z.string())]).nullish(),
+  }),
+  // A proof-of-delivery message (topic `tracking/pod`) has no events.
+  events: z.array(event).optional(),
+});
+
+const webhook = z.object({ trackings: z.array(z.unknown()) });
+
+export const ship24: FeedProviderModule = {
+  name: 'ship24',
+  secret: 'provider',
+  setupHint:
+    'In your Ship24 dashboard open Integrations → Webhook and set this URL as your Webhook URL; copy the Webhook Secret Ship24 allocated to your account (shown on the same page) into this feed: Ship24 sends it in an "Authorization: Bearer …" header. The same page sends a test webhook with dummy tracking events.',
+
+  authenticate(request, secret) {
+    const received = headerValue(request, 'authorization');
+    return received !== undefined && constantTimeEqual(received, `Bearer ${secret}`);
+  },
+
+  parse(body) {
+    const outer = webhook.safeParse(body);
+    if (!outer.success) return failure(outer.error);
+    const trackings: ProviderTracking[] = [];
+    for (const [index, raw] of outer.data.trackings.entries()) {
+      const parsed = tracking.safeParse(raw);
+      if (!parsed.success) return failure(parsed.error, ['trackings', String(index)]);
+      const { tracker, events = [] } = parsed.data;
+      const courier = Array.isArray(tracker.courierCode) ? tracker.courierCode[0] : tracker.courierCode;
+      const carrier = courier ?? events.find((e) => e.courierCode)?.courierCode;
+      trackings.push({
+        trackingNumber: tracker.trackingNumber,
+        ...(carrier ? { carrier: normaliseCarrier(carrier) } : {}),
+        providerTrackingId: tracker.trackerId,
+        references: referencesFrom(tracker.clientTrackerId, tracker.shipmentReference),
+        checkpoints: events.map((e) => {
+          const location = locationText(e.location);
+          return {
+            eventId: providerEventId(e.eventId, () =>
+              checkpointHash(
+                'ship24',
+                tracker.trackerId,
+                e.occurrenceDatetime,
+                [e.statusMilestone, e.statusCode ?? ''].join('/'),
+                location,
+              ),
+            ),
+            mapped: mapShip24Milestone(e.statusMilestone, e.statusCode),
+            original: { vocabulary: 'ship24', status: e.statusMilestone, ...(e.statusCode ? { substatus: e.statusCode } : {}) },
+            time: ship24Time(e.occurrenceDatetime, e.utcOffset),
+            ...(location ? { location } : {}),
+          };
+        }),
+      });
+    }
+    return { ok: true, trackings };
+  },
+};

@@ -1,0 +1,125 @@
+// Checkpoint times as the providers write them (DESIGN §10 "Times"): with an offset or `Z` they are
+// instants and are taken as they are; without one they are wall-clock times of the place the scan
+// happened, read in the time zone of the checkpoint's country if the body names it, else of the
+// caller's fallback country (the dispatch's destination), each country's most populous zone
+// (country-zones.ts). A bare date is noon of that date in that zone, the least wrong hour whatever
+// the scan's real time was. The original string always travels with the time, so the carrier event
+// keeps what the provider said.
+import type { CheckpointTime } from './provider.js';
+import { countryAlpha2, countryZone } from './country-zones.js';
+
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?$/;
+const WITH_OFFSET = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|z|[+-]\d{2}(?::?\d{2})?)$/;
+
+interface WallClock {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond: number;
+}
+
+/**
+ * A provider's time string as a CheckpointTime, or undefined when it is not an ISO 8601 date or
+ * date-time (the caller names the field). `countryCode` (alpha-2 or alpha-3) is where the checkpoint
+ * happened, when the body says; it is kept only for local times, which need it.
+ */
+export function readCheckpointTime(original: string, countryCode?: string | null): CheckpointTime | undefined {
+  const text = original.trim();
+  const withOffset = WITH_OFFSET.exec(text);
+  if (withOffset) {
+    const [, date, time, offset] = withOffset;
+    if (!wallClock(`${date}T${time}`)) return undefined;
+    const ms = Date.parse(`${date}T${time}${normaliseOffset(offset)}`);
+    if (Number.isNaN(ms)) return undefined;
+    return { kind: 'instant', iso: new Date(ms).toISOString(), original };
+  }
+  if (!wallClock(text)) return undefined;
+  const country = countryAlpha2(countryCode);
+  return { kind: 'local', local: text.replace(' ', 'T'), ...(country ? { countryCode: country } : {}), original };
+}
+
+/**
+ * The ISO instant (UTC, `…Z`) a CheckpointTime stands for: an instant as it is; a local time in the
+ * zone of its country, else of `fallbackCountry`, else UTC; a bare date at noon.
+ */
+export function resolveCheckpointTime(time: CheckpointTime, fallbackCountry: string): string {
+  if (time.kind === 'instant') return time.iso;
+  const clock = wallClock(time.local);
+  if (!clock) throw new Error(`not a local date or date-time: ${time.local}`);
+  const zone = countryZone(time.countryCode) ?? countryZone(fallbackCountry) ?? 'UTC';
+  return new Date(zonedWallClockToEpoch(clock, zone)).toISOString();
+}
+
+/** `+0100` and `+01` as `+01:00`, which Date.parse reads everywhere. */
+function normaliseOffset(offset: string): string {
+  if (offset === 'Z' || offset === 'z') return 'Z';
+  const digits = offset.slice(1).replace(':', '');
+  return `${offset[0]}${digits.slice(0, 2)}:${digits.slice(2, 4) || '00'}`;
+}
+
+/** The fields of a local date or date-time, or undefined when it is not one (or not a real date). A bare date is noon. */
+function wallClock(text: string): WallClock | undefined {
+  const m = LOCAL.exec(text);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const bareDate = m[4] === undefined;
+  const clock: WallClock = {
+    year,
+    month,
+    day,
+    hour: bareDate ? 12 : Number(m[4]),
+    minute: bareDate ? 0 : Number(m[5]),
+    second: m[6] === undefined ? 0 : Number(m[6]),
+    millisecond: m[7] === undefined ? 0 : Number(m[7].padEnd(3, '0').slice(0, 3)),
+  };
+  if (month < 1 || month > 12 || clock.hour > 23 || clock.minute > 59 || clock.second > 59) return undefined;
+  const probe = new Date(Date.UTC(year, month - 1, day));
+  if (probe.getUTCDate() !== day || probe.getUTCMonth() !== month - 1) return undefined;
+  return clock;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's offset from UTC at an instant, in milliseconds (Intl: the zone's wall clock at that instant, minus the instant). */
+function offsetAt(epochMs: number, zone: string): number {
+  let format = formatters.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(zone, format);
+  }
+  const parts: Record<string, number> = {};
+  for (const part of format.formatToParts(new Date(epochMs))) parts[part.type] = Number(part.value);
+  const wall = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
+  return wall - Math.floor(epochMs / 1000) * 1000;
+}
+
+/**
+ * The instant at which the zone's clocks showed this wall-clock time. Around a change of offset the
+ * answer follows the usual "compatible" rule (as Temporal's and java.time's defaults do): a time that
+ * occurs twice (clocks set back) is the earlier; a time that never occurs (clocks set forward) is
+ * moved forward by the gap.
+ */
+export function zonedWallClockToEpoch(clock: WallClock, zone: string): number {
+  const asUtc = Date.UTC(clock.year, clock.month - 1, clock.day, clock.hour, clock.minute, clock.second, clock.millisecond);
+  const DAY = 86_400_000;
+  const before = offsetAt(asUtc - DAY, zone);
+  const after = offsetAt(asUtc + DAY, zone);
+  const candidates = [...new Set([before, after])]
+    .map((offset) => asUtc - offset)
+    .filter((epoch) => asUtc - offsetAt(epoch, zone) === epoch)
+    .sort((a, b) => a - b);
+  // No candidate: the time fell in a gap; read it with the offset in force before the gap.
+  return candidates.length > 0 ? candidates[0] : asUtc - before;
+}

@@ -1,0 +1,218 @@
+// A tracking feed's checkpoints into carrier events (docs/tracking-feeds.md, DESIGN §10): what the
+// inbound endpoint (api/routes/inbound.ts) hands over once the provider's module has authenticated
+// and read the body, and what a registration hands over for the checkpoints that arrived before it.
+// Every checkpoint that becomes a carrier event goes through ingest/carrier-events.ts, the one way
+// in (bounds, dedupe key, the log before the signal, the closed-dispatch answer); this module only
+// decides which dispatch a checkpoint belongs to and what it counts as:
+// - `ignored`: the provider's status says nothing about the card (no mapping), or its time lies
+//   outside the dispatch's bounds (counted and dropped, not refused: the provider cannot correct it);
+// - `duplicate`: its carrier event is logged and its workflow has recorded what it did with it
+//   (answered by the one matching statement, db/feed-checkpoints.ts, so a body of seen checkpoints
+//   costs no Temporal call); one logged but not yet folded goes through ingest again, whose log
+//   insert is a no-op and whose signal the workflow dedupes: a crash between log and signal is
+//   mended by the provider's retry;
+// - `unmatched`: no dispatch of the feed's issuer and mode matches yet: kept 30 days, applied when one
+//   is registered (`applyUnmatched`, called by api/registration.ts);
+// - `applied`: a new carrier event, logged and signalled.
+import {
+  dropUnmatched,
+  keepUnmatched,
+  matchCandidates,
+  unmatchedFor,
+  type KeptCheckpoint,
+  type MatchCandidate,
+  type UnmatchedCheckpoint,
+} from '../db/feed-checkpoints.js';
+import type { VocabularyStatus } from '../db/carrier-events.js';
+import type { Pool } from '../db/pool.js';
+import type { InboundFeed } from '../db/tracking-feeds.js';
+import { dedupeKey } from '../domain/state-machine.js';
+import { resolveCheckpointTime } from '../domain/tracking-feeds/index.js';
+import {
+  carriersAgree,
+  normaliseTrackingNumber,
+  type CheckpointTime,
+  type ProviderCheckpoint,
+  type ProviderTracking,
+} from '../domain/tracking-feeds/provider.js';
+import type { DispatchStatus, ExceptionReason } from '../domain/vocabulary.js';
+import type { CarrierEventIngest, CarrierEventToIngest } from './carrier-events.js';
+
+export const CHECKPOINT_RESULTS = ['applied', 'duplicate', 'unmatched', 'ignored'] as const;
+export type CheckpointResult = (typeof CHECKPOINT_RESULTS)[number];
+export type FeedReceipt = { received: number } & Record<CheckpointResult, number>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A dispatch as registered, for the checkpoints kept before it was. */
+export interface RegisteredDispatch {
+  id: string;
+  issuerId: string;
+  mode: 'live' | 'test';
+  dispatchDate: string | Date;
+  countryCode: string;
+  carrier?: string | null;
+  trackingNumber?: string | null;
+}
+
+export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIngest, 'ingest'> }) {
+  return {
+    /** Takes every checkpoint of an authenticated, parsed body; resolves once each is durable. */
+    async receive(feed: Pick<InboundFeed, 'id' | 'issuerId' | 'mode'>, trackings: readonly ProviderTracking[]): Promise<FeedReceipt> {
+      const receipt: FeedReceipt = { received: 0, applied: 0, duplicate: 0, unmatched: 0, ignored: 0 };
+      for (const tracking of trackings) {
+        receipt.received += tracking.checkpoints.length;
+        for (const result of await receiveTracking(feed, tracking)) receipt[result] += 1;
+      }
+      return receipt;
+    },
+
+    /**
+     * Applies the checkpoints kept for a dispatch just registered (its webhooks fire then) and
+     * deletes them; returns how many became its carrier events.
+     */
+    async applyUnmatched(dispatch: RegisteredDispatch): Promise<number> {
+      const tracking = dispatch.trackingNumber ? normaliseTrackingNumber(dispatch.trackingNumber) : null;
+      const kept = await unmatchedFor(deps.pool, { id: dispatch.id, issuerId: dispatch.issuerId, mode: dispatch.mode, trackingNumber: tracking }); // prettier-ignore
+      const candidate: MatchCandidate = {
+        id: dispatch.id,
+        dispatchDate: new Date(dispatch.dispatchDate),
+        countryCode: dispatch.countryCode,
+        carrier: dispatch.carrier ?? null,
+        byReference: false,
+        settled: new Set(),
+      };
+      const taken: KeptCheckpoint[] = [];
+      for (const checkpoint of kept) {
+        const byReference = checkpoint.references.includes(dispatch.id);
+        const match = byReference ? candidate : pickByTrackingNumber([candidate], checkpoint.carrier ?? undefined, checkpoint.time as CheckpointTime); // prettier-ignore
+        if (!match) continue; // an older checkpoint of a recycled number: not this dispatch's
+        const occurredAt = resolveCheckpointTime(checkpoint.time as CheckpointTime, match.countryCode);
+        await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, status: checkpoint.status as DispatchStatus, reason: checkpoint.reason as ExceptionReason | null }, occurredAt)); // prettier-ignore
+        taken.push(checkpoint);
+      }
+      // Deleted only once their carrier events are logged: a crash in between applies them again, as duplicates.
+      await dropUnmatched(deps.pool, taken);
+      return taken.length;
+    },
+  };
+
+  async function receiveTracking(
+    feed: Pick<InboundFeed, 'id' | 'issuerId' | 'mode'>,
+    tracking: ProviderTracking,
+  ): Promise<CheckpointResult[]> {
+    const results: CheckpointResult[] = [];
+    const mapped = tracking.checkpoints.filter((checkpoint) => checkpoint.mapped !== null);
+    for (let i = mapped.length; i < tracking.checkpoints.length; i += 1) results.push('ignored');
+    if (mapped.length === 0) return results;
+
+    const trackingNumber = normaliseTrackingNumber(tracking.trackingNumber);
+    const references = tracking.references.filter((reference) => UUID.test(reference)).map((reference) => reference.toLowerCase());
+    const candidates = await matchCandidates(deps.pool, {
+      issuerId: feed.issuerId,
+      mode: feed.mode,
+      references,
+      trackingNumber,
+      dedupeKeys: [...new Set(mapped.map((checkpoint) => keyOf(checkpoint)))],
+    });
+    const seenInBody = new Set<string>();
+    const unmatched: UnmatchedCheckpoint[] = [];
+    for (const checkpoint of mapped) {
+      const match = candidates.find((c) => c.byReference) ?? pickByTrackingNumber(candidates, tracking.carrier, checkpoint.time);
+      if (!match) {
+        unmatched.push(toUnmatched(feed, tracking, trackingNumber, checkpoint));
+        results.push('unmatched');
+        continue;
+      }
+      const key = keyOf(checkpoint);
+      const once = `${match.id}\0${key}`;
+      if (match.settled.has(key) || seenInBody.has(once)) {
+        results.push('duplicate');
+        continue;
+      }
+      seenInBody.add(once);
+      const occurredAt = resolveCheckpointTime(checkpoint.time, match.countryCode);
+      const outcome = await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, ...checkpoint.mapped!, original: checkpoint.original }, occurredAt)); // prettier-ignore
+      // Erased between the match and the log (docs/http-contract.md "Erasure"): ignored, not stored.
+      if (outcome.outcome === 'out_of_bounds' || outcome.outcome === 'closed' || outcome.outcome === 'erased') results.push('ignored');
+      else results.push(outcome.duplicate ? 'duplicate' : 'applied');
+    }
+    await keepUnmatched(deps.pool, unmatched);
+    return results;
+  }
+}
+
+export type FeedIngest = ReturnType<typeof createFeedIngest>;
+
+/** The carrier event's dedupe key: the provider's checkpoint id (or the module's stable hash of it). */
+function keyOf(checkpoint: Pick<ProviderCheckpoint, 'eventId'>): string {
+  return dedupeKey({ event_id: checkpoint.eventId, status: 'in_transit', occurred_at: '' });
+}
+
+/**
+ * Among dispatches with the tracking number, most recently registered first: the first whose carrier
+ * agrees where both name one (domain/tracking-feeds/provider.ts carriersAgree: providers and issuers
+ * spell carriers differently) and whose dispatch date is not after the checkpoint (numbers are recycled).
+ */
+function pickByTrackingNumber(
+  candidates: readonly MatchCandidate[],
+  carrier: string | undefined,
+  time: CheckpointTime,
+): MatchCandidate | undefined {
+  return candidates.find((candidate) => {
+    if (candidate.byReference) return false;
+    if (!carriersAgree(carrier, candidate.carrier)) return false;
+    return candidate.dispatchDate.getTime() <= Date.parse(resolveCheckpointTime(time, candidate.countryCode));
+  });
+}
+
+interface CheckpointFacts {
+  eventId: string;
+  status: DispatchStatus;
+  reason?: ExceptionReason | null;
+  location?: string | null;
+  time: CheckpointTime | unknown;
+  original: unknown;
+}
+
+function toCarrierEvent(checkpoint: CheckpointFacts, occurredAt: string): CarrierEventToIngest {
+  const original = checkpoint.original as { vocabulary: VocabularyStatus['vocabulary']; status: string; substatus?: string };
+  const time = checkpoint.time as CheckpointTime;
+  return {
+    event: {
+      status: checkpoint.status,
+      occurred_at: occurredAt,
+      event_id: checkpoint.eventId,
+      ...(checkpoint.reason ? { reason: checkpoint.reason } : {}),
+      ...(checkpoint.location ? { location: checkpoint.location } : {}),
+    },
+    original: {
+      vocabulary: original.vocabulary,
+      status: original.status,
+      ...(original.substatus === undefined ? {} : { substatus: original.substatus }),
+      time: time.original,
+    },
+  };
+}
+
+function toUnmatched(
+  feed: Pick<InboundFeed, 'id' | 'issuerId' | 'mode'>,
+  tracking: ProviderTracking,
+  trackingNumber: string,
+  checkpoint: ProviderCheckpoint,
+): UnmatchedCheckpoint {
+  return {
+    feedId: feed.id,
+    issuerId: feed.issuerId,
+    mode: feed.mode,
+    trackingNumber,
+    carrier: tracking.carrier ?? null,
+    references: tracking.references.filter((reference) => UUID.test(reference)).map((reference) => reference.toLowerCase()),
+    eventId: checkpoint.eventId,
+    status: checkpoint.mapped!.status,
+    reason: checkpoint.mapped!.reason ?? null,
+    location: checkpoint.location ?? null,
+    time: checkpoint.time,
+    original: checkpoint.original,
+  };
+}

@@ -1,0 +1,230 @@
+// Tracking feeds (docs/tracking-feeds.md, DESIGN §10), black-box against a running API and worker:
+// the feeds API (secret never answered, Shippo's token shown once, test keys make test feeds), the
+// inbound endpoint's answers (HEAD 200, 401 counted and nothing stored, 404 once revoked, 400 naming
+// the field, 413, 429 with Retry-After), and matching (a test feed never touches a live dispatch, a
+// checkpoint before registration is applied at registration, a recycled number goes to the most
+// recent dispatch that can have it). Bodies are EasyPost's (test/support/tracking-feeds.ts); each
+// provider's own long history is test/api/tracking-feed-providers.test.ts.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { createFeed, easyPostBody, postInbound, type CreatedFeed } from '../support/tracking-feeds.js';
+import { until } from '../support/until.js';
+import { bearer, request } from './http.js';
+
+let h: Harness;
+let receiver: Receiver;
+let key: string;
+let testKey: string;
+let readOnlyKey: string;
+
+const HOUR = 3_600_000;
+const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+const SECRET = 'whsec-feeds-test-0123456789';
+const trackingNumber = () => `9400 1000 ${Math.floor(Math.random() * 1e12)}`;
+
+beforeAll(async () => {
+  h = await startHarness({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  receiver = await startReceiver();
+  const issuerId = await h.createIssuer('Tracking Feeds Issuer');
+  key = (await h.createKey(issuerId)).key;
+  testKey = (await h.createKey(issuerId, { mode: 'test' })).key;
+  readOnlyKey = (await h.createKey(issuerId, { scopes: ['status:read'] })).key;
+  const created = await createWebhookEndpoint(h.pool, { issuerId, url: receiver.url, events: ['status.updated'] });
+  if (!created.ok) throw new Error(created.reason);
+}, 60_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  await h?.stop();
+});
+
+async function register(withKey: string, body: Record<string, unknown>): Promise<string> {
+  const id = randomUUID();
+  const res = await request(h.baseUrl, '/v1/dispatches', {
+    headers: bearer(withKey),
+    body: { id, destination: { postal_code: '62701', country_code: 'US' }, ...body },
+  });
+  expect(res.status).toBe(201);
+  return id;
+}
+
+const statusOf = async (id: string, withKey = key) => (await request(h.baseUrl, `/v1/status/${id}`, { headers: bearer(withKey) })).body.status; // prettier-ignore
+const eventsOf = async (id: string, withKey = key) =>
+  (await request(h.baseUrl, `/v1/dispatches/${id}/events`, { headers: bearer(withKey) })).body.data as Array<{ status: string; original: unknown }>; // prettier-ignore
+const webhooksOf = (id: string) =>
+  receiver.requests.map((r) => JSON.parse(r.body.toString('utf8'))).filter((body) => body.data?.id === id) as Array<{ data: { status: string } }>; // prettier-ignore
+const feedOf = async (feed: CreatedFeed, withKey = key) => (await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}`, { headers: bearer(withKey) })).body; // prettier-ignore
+
+describe('the feeds API', () => {
+  it('creates a feed whose url is the inbound path and whose answers never hold the secret', async () => {
+    const res = await request(h.baseUrl, '/v1/tracking_feeds', { headers: bearer(key), body: { provider: 'easypost', secret: SECRET, description: 'EasyPost production' } }); // prettier-ignore
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^fd_[0-9A-Za-z]{16}$/),
+      provider: 'easypost',
+      url: `http://localhost:${h.config.PORT}/v1/inbound/${res.body.id}`,
+      description: 'EasyPost production',
+      created_at: expect.any(String),
+      last_received_at: null,
+      counts: { received: 0, applied: 0, duplicate: 0, unmatched: 0, ignored: 0, unauthorized: 0 },
+    });
+    const list = await request(h.baseUrl, '/v1/tracking_feeds?limit=100', { headers: bearer(key) });
+    expect(list.body.data.map((feed: { id: string }) => feed.id)).toContain(res.body.id);
+    expect(list.text + (await request(h.baseUrl, `/v1/tracking_feeds/${res.body.id}`, { headers: bearer(key) })).text).not.toContain(
+      SECRET,
+    );
+  });
+
+  it('refuses an EasyPost feed without a secret, naming secret', async () => {
+    const res = await request(h.baseUrl, '/v1/tracking_feeds', { headers: bearer(key), body: { provider: 'easypost' } });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^secret: /);
+  });
+
+  it("shows a Shippo feed's generated token once, in the create answer's url", async () => {
+    const res = await request(h.baseUrl, '/v1/tracking_feeds', { headers: bearer(key), body: { provider: 'shippo' } });
+    expect(res.status).toBe(201);
+    const token = new URL(res.body.url).searchParams.get('token')!;
+    expect(Buffer.from(token, 'base64url').length).toBeGreaterThanOrEqual(16);
+    const again = await request(h.baseUrl, `/v1/tracking_feeds/${res.body.id}`, { headers: bearer(key) });
+    expect(again.body.url).not.toContain('token');
+    expect(again.text).not.toContain(token);
+  });
+
+  it('answers 403 to a key without events:write', async () => {
+    const res = await request(h.baseUrl, '/v1/tracking_feeds', { headers: bearer(readOnlyKey) });
+    expect(res.status).toBe(403);
+  });
+
+  it("sets the description with PATCH, and shows the test key's feeds only to test keys", async () => {
+    const feed = await createFeed(h.baseUrl, testKey, 'ship24', SECRET);
+    const patched = await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}`, { method: 'PATCH', headers: bearer(testKey), body: { description: 'Ship24' } }); // prettier-ignore
+    expect(patched.status).toBe(200);
+    expect(patched.body.description).toBe('Ship24');
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}`, { headers: bearer(key) })).status).toBe(404);
+  });
+});
+
+describe('the inbound endpoint', () => {
+  it('answers HEAD with 200 for a live feed', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    expect((await request(h.baseUrl, `/v1/inbound/${feed.id}`, { method: 'HEAD' })).status).toBe(200);
+  });
+
+  it('answers 401 to a wrong or missing signature, stores nothing and counts it', async () => {
+    const number = trackingNumber();
+    const id = await register(key, { tracking_number: number, dispatch_date: ago(48 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(number, [{ status: 'in_transit', datetime: ago(HOUR) }]);
+    const wrong = await postInbound(h.baseUrl, 'easypost', feed, raw, {
+      headers: { 'x-hmac-signature': `hmac-sha256-hex=${'0'.repeat(64)}` },
+    });
+    const missing = await postInbound(h.baseUrl, 'easypost', feed, raw, { headers: {} });
+    expect([wrong.status, missing.status]).toEqual([401, 401]);
+    expect(wrong.body.error).toBe('unauthorized');
+    expect(await eventsOf(id)).toEqual([]);
+    // Counted within a second (api/feed-counts.ts), and last_received_at stays unset: no request was authenticated.
+    await until(async () => (await feedOf(feed)).counts.unauthorized === 2, 'the two 401s counted', 10_000);
+    expect((await feedOf(feed)).counts).toMatchObject({ received: 0, unauthorized: 2 });
+    expect((await feedOf(feed)).last_received_at).toBeNull();
+    const metrics = (await request(h.baseUrl, '/metrics')).text;
+    expect(metrics).toMatch(/cds_feed_requests_total\{provider="easypost",outcome="unauthorized"\} [1-9]/);
+  });
+
+  it('answers 404 once the feed is revoked, to POST and HEAD', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}`, { method: 'DELETE', headers: bearer(key) })).status).toBe(204);
+    const raw = easyPostBody(trackingNumber(), [{ status: 'in_transit', datetime: ago(HOUR) }]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).status).toBe(404);
+    expect((await request(h.baseUrl, `/v1/inbound/${feed.id}`, { method: 'HEAD' })).status).toBe(404);
+  });
+
+  it("answers 400 naming the field to a signed body that is not the provider's shape", async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = JSON.stringify({
+      object: 'Event',
+      description: 'tracker.updated',
+      result: { object: 'Tracker', id: 'trk_1', tracking_details: [] },
+    });
+    const res = await postInbound(h.baseUrl, 'easypost', feed, raw);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/tracking_code/);
+  });
+
+  it('answers 413 to a body over 2 MiB', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    const res = await postInbound(h.baseUrl, 'ship24', feed, JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }));
+    expect(res.status).toBe(413);
+  });
+
+  it('answers 429 with Retry-After past FEED_RATE_PER_MINUTE for the feed', async () => {
+    const limited = await h.startExtraApi({ FEED_RATE_PER_MINUTE: '2' });
+    const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 3; i += 1) {
+      last = await request(limited.baseUrl, `/v1/inbound/${feed.id}`, { headers: { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' }, body: '{"events":[]}' }); // prettier-ignore
+      statuses.push(last.status);
+    }
+    expect(statuses[2]).toBe(429);
+    expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+describe('matching a tracking to a dispatch', () => {
+  it('applies a checkpoint to the dispatch with the tracking number, whatever its spacing and case', async () => {
+    const number = `ez${Math.floor(Math.random() * 1e12)}`;
+    const id = await register(key, { tracking_number: number, carrier: 'usps', dispatch_date: ago(48 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(` ${number.toUpperCase().replace(/(\d{4})/, '$1 ')}`, [{ status: 'in_transit', datetime: ago(HOUR) }]);
+    const res = await postInbound(h.baseUrl, 'easypost', feed, raw);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: 1, applied: 1, duplicate: 0, unmatched: 0, ignored: 0 });
+    await until(async () => (await statusOf(id)) === 'in_transit', 'the card in transit', 20_000);
+    expect((await eventsOf(id))[0].original).toMatchObject({ vocabulary: 'easypost', status: 'in_transit' });
+  });
+
+  it('never lets a test feed touch a live dispatch with the same tracking number', async () => {
+    const number = trackingNumber();
+    const live = await register(key, { tracking_number: number, dispatch_date: ago(48 * HOUR) });
+    const feed = await createFeed(h.baseUrl, testKey, 'easypost', SECRET);
+    const res = await postInbound(h.baseUrl, 'easypost', feed, easyPostBody(number, [{ status: 'in_transit', datetime: ago(HOUR) }]));
+    expect(res.body).toMatchObject({ received: 1, applied: 0, unmatched: 1 });
+    expect(await eventsOf(live)).toEqual([]);
+  });
+
+  it('lists a checkpoint that arrives before registration as unmatched, and applies it at registration (its webhook fires then)', async () => {
+    const number = trackingNumber();
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const res = await postInbound(h.baseUrl, 'easypost', feed, easyPostBody(number, [{ status: 'out_for_delivery', datetime: ago(HOUR) }]));
+    expect(res.body).toMatchObject({ received: 1, unmatched: 1 });
+    const listed = await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) });
+    expect(listed.body.data).toEqual([
+      { tracking_number: number.replace(/\s/g, ''), carrier: 'usps', status: 'out_for_delivery', occurred_at: expect.any(String), received_at: expect.any(String) }, // prettier-ignore
+    ]);
+
+    const id = await register(key, { tracking_number: number, dispatch_date: ago(48 * HOUR) });
+    await until(async () => (await statusOf(id)) === 'out_for_delivery', 'the kept checkpoint applied', 20_000);
+    await until(() => webhooksOf(id).find((w) => w.data.status === 'out_for_delivery'), 'its status.updated webhook', 20_000);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+  });
+
+  it('gives a recycled tracking number to the most recent dispatch whose dispatch date is not after the checkpoint', async () => {
+    const number = trackingNumber();
+    const old = await register(key, { tracking_number: number, dispatch_date: ago(200 * HOUR) });
+    const recent = await register(key, { tracking_number: number, dispatch_date: ago(20 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    // One checkpoint before the recent dispatch left (the old card's), one after (the recent card's).
+    const raw = easyPostBody(number, [
+      { status: 'in_transit', datetime: ago(150 * HOUR) },
+      { status: 'out_for_delivery', datetime: ago(2 * HOUR) },
+    ]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toMatchObject({ applied: 2 });
+    await until(async () => (await statusOf(recent)) === 'out_for_delivery', 'the recent card out for delivery', 20_000);
+    await until(async () => (await statusOf(old)) === 'in_transit', 'the old card in transit', 20_000);
+    expect((await eventsOf(recent)).map((e) => e.status)).toEqual(['out_for_delivery']);
+  });
+});

@@ -1,0 +1,64 @@
+// Dashboard → Settings → Tracking feeds, in a real browser against the real service
+// (docs/tracking-feeds.md, docs/dashboard.md): a feed made here shows the URL to paste with the
+// provider's own words for where, refuses a missing secret naming the field, takes a signed body at
+// that URL (counted on the list), lists a checkpoint no dispatch matched, and revoking it makes the
+// URL answer 404; axe-core passes on each page.
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Page } from 'playwright-core';
+import { FLUSH_MS } from '../../api/feed-counts.js';
+import { request } from '../api/http.js';
+import { easyPostBody } from '../support/tracking-feeds.js';
+import { expectAccessible, saveScreenshot, signIn, startBrowserHarness, type BrowserHarness, type DashboardUser } from './support.js';
+
+let h: BrowserHarness;
+let user: DashboardUser;
+let page: Page;
+const SECRET = 'whsec-dashboard-feed-0123456789';
+
+beforeAll(async () => {
+  h = await startBrowserHarness();
+  user = await h.createUser({ issuerName: 'Feeds Card Services' });
+  page = await h.newPage();
+  await signIn(page, user);
+}, 180_000);
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('Settings → Tracking feeds', () => {
+  it('creates a feed, shows its URL with where to paste it, counts a signed body, lists its unmatched checkpoint and revokes it', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tracking feeds' }).click();
+    await page.getByLabel('Provider').selectOption('easypost');
+    await page.getByRole('button', { name: 'Create feed' }).click();
+    expect(await page.getByLabel('Webhook secret').getAttribute('aria-invalid')).toBe('true');
+    await expectAccessible(page);
+
+    await page.getByLabel('Webhook secret').fill(SECRET);
+    await page.getByRole('button', { name: 'Create feed' }).click();
+    const url = await page.getByLabel('URL to paste').inputValue();
+    expect(url).toMatch(/\/v1\/inbound\/fd_[0-9A-Za-z]{16}$/);
+    expect(await page.locator('main').textContent()).toContain('EasyPost');
+    expect(await page.content()).not.toContain(SECRET);
+    await expectAccessible(page);
+
+    const raw = easyPostBody('DASH 1234 5678', [{ status: 'in_transit', datetime: new Date(Date.now() - 3_600_000).toISOString() }]);
+    const signature = `hmac-sha256-hex=${createHmac('sha256', SECRET).update(raw).digest('hex')}`;
+    const inbound = await request(h.baseUrl, new URL(url).pathname, { headers: { 'content-type': 'application/json', 'x-hmac-signature': signature }, body: raw }); // prettier-ignore
+    expect(inbound.body).toMatchObject({ received: 1, unmatched: 1 });
+
+    await new Promise((resolve) => setTimeout(resolve, FLUSH_MS + 500)); // counts are written once a second (api/feed-counts.ts)
+    await page.getByRole('link', { name: 'Back to tracking feeds' }).click();
+    expect(await page.locator('tbody tr').first().textContent()).toMatch(/easypost\s*live\s*1\s*0\s*0\s*1/);
+    await page.locator('tbody tr a').first().click();
+    expect(await page.locator('main table').textContent()).toContain('DASH12345678');
+    await expectAccessible(page);
+    await saveScreenshot(page, 'tracking-feed');
+
+    await page.getByRole('button', { name: 'Revoke this feed' }).click();
+    expect(await page.getByRole('status').textContent()).toContain('revoked');
+    await new Promise((resolve) => setTimeout(resolve, h.config.API_KEY_CACHE_TTL_MS + 100)); // the API's feed cache
+    expect((await request(h.baseUrl, new URL(url).pathname, { method: 'HEAD' })).status).toBe(404);
+  });
+});

@@ -1,0 +1,186 @@
+// Reading each provider's body (domain/tracking-feeds/*.ts, DESIGN §10): a body not in the provider's
+// shape names the failing field; a well-formed event about something else (an account-wide webhook
+// also sends those) gives no tracking rather than a 400; references, carrier and event ids come from
+// the fields the provider documents; a webhook's own send time is never a checkpoint's time; and the
+// time rules particular to a provider (Shippo's UTC `status_date`, Ship24's `utcOffset`) hold.
+import { describe, expect, it } from '@jest/globals';
+import { FEED_PROVIDER_MODULES, resolveCheckpointTime, type FeedProvider, type ParseResult } from '../../../domain/tracking-feeds/index.js';
+import { fixtureBody, FIXTURE_REFERENCE } from '../../fixtures/tracking-feeds/load.js';
+
+const parse = (provider: FeedProvider, body: unknown) => FEED_PROVIDER_MODULES[provider].parse(body);
+const trackingsOf = (result: ParseResult) => {
+  if (!result.ok) throw new Error(result.message);
+  return result.trackings;
+};
+
+describe('a body not in the provider shape', () => {
+  const cases: [FeedProvider, string, (body: any) => unknown, string][] = [
+    ['easypost', 'not an object', () => null, 'body'],
+    ['easypost', 'not an Event', (b) => ({ ...b, object: 'Tracker' }), 'object'],
+    [
+      'easypost',
+      'a tracker without its tracking code',
+      (b) => ({ ...b, result: { ...b.result, tracking_code: undefined } }),
+      'result.tracking_code',
+    ],
+    [
+      'easypost',
+      'a checkpoint time that is not a time',
+      (b) => ((b.result.tracking_details[2].datetime = 'yesterday'), b),
+      'result.tracking_details.2.datetime',
+    ],
+    ['aftership', 'no event', (b) => ({ msg: b.msg }), 'event'],
+    ['aftership', 'a checkpoint without a tag', (b) => (delete b.msg.checkpoints[0].tag, b), 'msg.checkpoints.0.tag'],
+    ['aftership', 'checkpoints that are not a list', (b) => ((b.msg.checkpoints = {}), b), 'msg.checkpoints'],
+    ['shippo', 'no data tracking number', (b) => (delete b.data.tracking_number, b), 'data.tracking_number'],
+    [
+      'shippo',
+      'a status date that is not a time',
+      (b) => ((b.data.tracking_history[1].status_date = 42), b),
+      'data.tracking_history.1.status_date',
+    ],
+    ['ship24', 'trackings that are not a list', () => ({ trackings: 'all' }), 'trackings'],
+    [
+      'ship24',
+      'an event without its milestone',
+      (b) => (delete b.trackings[0].events[3].statusMilestone, b),
+      'trackings.0.events.3.statusMilestone',
+    ],
+    ['ship24', 'a tracking without its tracker', (b) => (delete b.trackings[0].tracker, b), 'trackings.0.tracker'],
+  ];
+  it.each(cases.map(([provider, what, change, field]) => [provider, what, field, change] as const))(
+    '%s: %s → names %s',
+    (provider, _what, field, change) => {
+      const result = parse(provider, change(fixtureBody(provider)));
+      expect(result).toEqual({ ok: false, field, message: expect.stringMatching(new RegExp(`^${field.replace(/\./g, '\\.')}: `)) });
+    },
+  );
+});
+
+describe('a well-formed event about something else', () => {
+  it('gives no tracking: EasyPost events other than tracker.*, Shippo events other than track_updated', () => {
+    expect(
+      parse('easypost', { ...fixtureBody('easypost'), description: 'shipment.invoice.created', result: { object: 'ShipmentInvoice' } }),
+    ).toEqual({ ok: true, trackings: [] });
+    expect(parse('shippo', { event: 'transaction_created', test: true, data: { object_id: 'abc' } })).toEqual({ ok: true, trackings: [] });
+  });
+
+  it('gives a tracking without checkpoints for a Ship24 proof of delivery', () => {
+    const pod = {
+      trackings: [{ metadata: { topic: 'tracking/pod' }, tracker: fixtureBody('ship24').trackings[0].tracker, data: { status: 'found' } }],
+    };
+    expect(trackingsOf(parse('ship24', pod))).toEqual([expect.objectContaining({ checkpoints: [] })]);
+  });
+});
+
+describe('how a tracking is named', () => {
+  it('reads number, carrier, provider id and references from each provider', () => {
+    expect(trackingsOf(parse('easypost', fixtureBody('easypost')))[0]).toMatchObject({
+      trackingNumber: '9400111899223197428490',
+      carrier: 'usps',
+      providerTrackingId: expect.stringMatching(/^trk_/),
+      references: [],
+    });
+    expect(trackingsOf(parse('aftership', fixtureBody('aftership')))[0]).toMatchObject({
+      carrier: 'dhl',
+      references: ['ORD-2026-118204', FIXTURE_REFERENCE],
+    });
+    expect(trackingsOf(parse('shippo', fixtureBody('shippo')))[0]).toMatchObject({
+      carrier: 'usps',
+      references: [`Order 118204, dispatch ${FIXTURE_REFERENCE}`, FIXTURE_REFERENCE],
+    });
+    expect(trackingsOf(parse('ship24', fixtureBody('ship24')))[0]).toMatchObject({
+      carrier: 'fr-post',
+      references: ['card-118204', FIXTURE_REFERENCE],
+    });
+  });
+
+  it('reads every tracking of a grouped Ship24 body', () => {
+    const body = fixtureBody('ship24');
+    const second = structuredClone(body.trackings[0]);
+    second.tracker = { ...second.tracker, trackerId: 'b6f5b6a8-6f0e-4f43-9d0a-2b8a1c9e7d10', trackingNumber: '6A21874356099' };
+    body.trackings.push(second);
+    expect(trackingsOf(parse('ship24', body)).map((t) => t.trackingNumber)).toEqual(['6A21874356012', '6A21874356099']);
+  });
+});
+
+describe('event ids', () => {
+  it("are the provider's own checkpoint ids where it gives them (AfterShip hash, Shippo object_id, Ship24 eventId)", () => {
+    const aftership = fixtureBody('aftership');
+    expect(trackingsOf(parse('aftership', aftership))[0].checkpoints[0].eventId).toBe(aftership.msg.checkpoints[0].hash);
+    const shippo = fixtureBody('shippo');
+    expect(trackingsOf(parse('shippo', shippo))[0].checkpoints[0].eventId).toBe(shippo.data.tracking_history[0].object_id);
+    const ship24 = fixtureBody('ship24');
+    expect(trackingsOf(parse('ship24', ship24))[0].checkpoints[0].eventId).toBe(ship24.trackings[0].events[0].eventId);
+  });
+
+  it('are a hash of provider, tracking, time, status and location otherwise, which any of them changes', () => {
+    const body = fixtureBody('aftership-v4');
+    const id = () => trackingsOf(parse('aftership', body))[0].checkpoints[0].eventId;
+    const first = id();
+    expect(first).toMatch(/^aftership_[0-9a-f]{40}$/);
+    body.msg.checkpoints[0].message = 'another wording of the same scan';
+    expect(id()).toBe(first);
+    for (const change of [
+      () => (body.msg.checkpoints[0].checkpoint_time = '2026-11-05T10:00:00'),
+      () => (body.msg.checkpoints[0].location = 'Halle, Germany'),
+      () => (body.msg.checkpoints[0].tag = 'Delivered'),
+      () => (body.msg.id = 'another'),
+    ]) {
+      const before = id();
+      change();
+      expect(id()).not.toBe(before);
+    }
+  });
+});
+
+describe('checkpoint times', () => {
+  it("never take the webhook's own send time (EasyPost created_at, AfterShip ts and created_at, Shippo object_created, Ship24 generatedAt)", () => {
+    const times = (provider: FeedProvider, body: unknown) =>
+      trackingsOf(parse(provider, body))[0].checkpoints.map((c) => resolveCheckpointTime(c.time, 'US'));
+    const easypost = fixtureBody('easypost');
+    const aftership = fixtureBody('aftership');
+    const shippo = fixtureBody('shippo');
+    const ship24 = fixtureBody('ship24');
+    const before = [times('easypost', easypost), times('aftership', aftership), times('shippo', shippo), times('ship24', ship24)];
+    easypost.created_at = easypost.updated_at = '2030-01-01T00:00:00Z';
+    aftership.ts = 1_900_000_000;
+    for (const c of aftership.msg.checkpoints) c.created_at = '2030-01-01T00:00:00Z';
+    for (const s of shippo.data.tracking_history) s.object_created = s.object_updated = '2030-01-01T00:00:00Z';
+    ship24.trackings[0].metadata.generatedAt = '2030-01-01T00:00:00.000Z';
+    for (const e of ship24.trackings[0].events) e.datetime = '2030-01-01T00:00:00.000Z';
+    expect([times('easypost', easypost), times('aftership', aftership), times('shippo', shippo), times('ship24', ship24)]).toEqual(before);
+  });
+
+  it('read a Shippo status_date without an offset as UTC, as Shippo documents it', () => {
+    const body = fixtureBody('shippo');
+    body.data.tracking_history = [{ ...body.data.tracking_history[0], status_date: '2026-11-10T09:15:00' }];
+    const [checkpoint] = trackingsOf(parse('shippo', body))[0].checkpoints;
+    expect(checkpoint.time).toEqual({ kind: 'instant', iso: '2026-11-10T09:15:00.000Z', original: '2026-11-10T09:15:00' });
+  });
+
+  it("give Ship24's utcOffset precedence over reading a local occurrenceDatetime in a zone", () => {
+    const body = fixtureBody('ship24');
+    const event = { ...body.trackings[0].events[0], occurrenceDatetime: '2026-11-20T14:05:00', utcOffset: '+05:30' };
+    body.trackings[0].events = [event];
+    const [checkpoint] = trackingsOf(parse('ship24', body))[0].checkpoints;
+    expect(resolveCheckpointTime(checkpoint.time, 'FR')).toBe('2026-11-20T08:35:00.000Z');
+    expect(checkpoint.time.original).toBe('2026-11-20T14:05:00');
+  });
+
+  it('carry the checkpoint country where the body names it (AfterShip alpha-3 as alpha-2)', () => {
+    const [local] = trackingsOf(parse('aftership', fixtureBody('aftership')))[0].checkpoints.filter((c) => c.time.kind === 'local');
+    expect(local.time).toMatchObject({ kind: 'local', countryCode: 'DE' });
+  });
+});
+
+describe('locations', () => {
+  it('are plain text of at most 200 characters', () => {
+    const body = fixtureBody('ship24');
+    body.trackings[0].events[0].location = `PARIS\n${'x'.repeat(300)}\u0085`;
+    const [checkpoint] = trackingsOf(parse('ship24', body))[0].checkpoints;
+    expect([...checkpoint.location!].length).toBeLessThanOrEqual(200);
+    const controls = [...checkpoint.location!].map((ch) => ch.codePointAt(0)!).filter((c) => c <= 0x1f || (c >= 0x7f && c <= 0x9f));
+    expect(controls).toEqual([]);
+  });
+});

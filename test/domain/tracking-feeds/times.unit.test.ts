@@ -1,0 +1,148 @@
+// Checkpoint times (domain/tracking-feeds/times.ts, DESIGN §10 "Times"): a time with an offset is
+// the instant it says, whatever the country; a local time is read in the zone of its country, else
+// of the fallback country, and lands on the right UTC instant across daylight-saving changes (the
+// repeated hour: the earlier; the skipped hour: moved forward); a bare date is noon there; the
+// country table names only zones Node knows, and AfterShip's alpha-3 codes are read as alpha-2.
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { COUNTRY_ZONES, countryAlpha2, countryZone } from '../../../domain/tracking-feeds/country-zones.js';
+import { readCheckpointTime, resolveCheckpointTime } from '../../../domain/tracking-feeds/times.js';
+import { offsetOf, wallClock } from '../../fixtures/tracking-feeds/journey.js';
+
+const resolve = (original: string, country?: string, fallback = 'GB') => {
+  const time = readCheckpointTime(original, country);
+  if (!time) throw new Error(`not a time: ${original}`);
+  return resolveCheckpointTime(time, fallback);
+};
+
+// Instants between 2000 and 2040, to the second, and countries whose zones change offset in the year.
+const instant = fc.integer({ min: Date.UTC(2000, 0, 1) / 1000, max: Date.UTC(2040, 0, 1) / 1000 }).map((s) => new Date(s * 1000));
+const dstCountries = fc.constantFrom('US', 'GB', 'DE', 'FR', 'AU', 'NZ', 'CL', 'BR', 'IR', 'EG', 'MX', 'CA');
+
+/** The instants in a year at which a zone's offset changes (a day-by-day scan, then a binary search to the minute). */
+const changesCache = new Map<string, number[]>();
+function changesOf(zone: string, year: number): number[] {
+  const cached = changesCache.get(`${zone}/${year}`);
+  if (cached) return cached;
+  const found: number[] = [];
+  changesCache.set(`${zone}/${year}`, found);
+  for (let day = Date.UTC(year, 0, 1); day < Date.UTC(year + 1, 0, 1); day += 86_400_000) {
+    if (offsetOf(new Date(day), zone) === offsetOf(new Date(day + 86_400_000), zone)) continue;
+    let [low, high] = [day, day + 86_400_000];
+    while (high - low > 60_000) {
+      const middle = low + Math.floor((high - low) / 120_000) * 60_000;
+      if (offsetOf(new Date(middle), zone) === offsetOf(new Date(low), zone)) low = middle;
+      else high = middle;
+    }
+    found.push(high);
+  }
+  return found;
+}
+/** Instants within three hours of one of the country's offset changes: the repeated and the skipped hours. */
+const nearChange = fc
+  .tuple(dstCountries, fc.integer({ min: 2016, max: 2035 }), fc.nat(), fc.integer({ min: -180, max: 180 }))
+  .map(([country, year, pick, minutes]) => {
+    const changes = changesOf(countryZone(country)!, year);
+    const change = changes.length > 0 ? changes[pick % changes.length] : Date.UTC(year, 5, 1);
+    return { country, at: new Date(change + minutes * 60_000) };
+  });
+
+describe('checkpoint times', () => {
+  it('keeps an instant with an offset as it is, whatever the country and the fallback', () => {
+    fc.assert(
+      fc.property(instant, fc.integer({ min: -12 * 4, max: 14 * 4 }), dstCountries, dstCountries, (at, quarters, country, fallback) => {
+        const minutes = quarters * 15;
+        const sign = minutes < 0 ? '-' : '+';
+        const offset = `${sign}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0')}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`;
+        const local = new Date(at.getTime() + minutes * 60_000).toISOString().slice(0, 19);
+        const time = readCheckpointTime(`${local}${offset}`, country);
+        return time?.kind === 'instant' && resolveCheckpointTime(time, fallback) === at.toISOString();
+      }),
+      { seed: 7, numRuns: 300 },
+    );
+  });
+
+  it("reads a local time in its country's zone and finds the instant it was, across daylight-saving changes", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.record({ country: dstCountries, at: instant }), nearChange), ({ at, country }) => {
+        const zone = countryZone(country)!;
+        const local = wallClock(at, zone);
+        const resolved = new Date(resolve(local, country));
+        // Where the hour repeats (clocks set back), the earlier of the two instants is the answer:
+        // same wall clock, not later than the scan, at most the repeated span earlier.
+        return (
+          wallClock(resolved, zone) === local && resolved.getTime() <= at.getTime() && at.getTime() - resolved.getTime() <= 3 * 3_600_000
+        );
+      }),
+      { seed: 11, numRuns: 200 },
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.record({ country: dstCountries, at: instant }), nearChange), ({ at, country }) => {
+        // Away from a repeated hour, the instant itself.
+        const zone = countryZone(country)!;
+        const unambiguous =
+          offsetOf(new Date(at.getTime() - 3 * 3_600_000), zone) === offsetOf(new Date(at.getTime() + 3 * 3_600_000), zone);
+        return !unambiguous || resolve(wallClock(at, zone), country) === at.toISOString();
+      }),
+      { seed: 13, numRuns: 200 },
+    );
+  });
+
+  it('takes the earlier instant for a time that occurs twice (New York, 1 November 2026, 01:30)', () => {
+    expect(resolve('2026-11-01T01:30:00', 'US')).toBe('2026-11-01T05:30:00.000Z');
+  });
+
+  it('moves a time that never occurred forward by the gap (New York, 8 March 2026, 02:30 → 03:30 EDT)', () => {
+    expect(resolve('2026-03-08T02:30:00', 'US')).toBe('2026-03-08T07:30:00.000Z');
+  });
+
+  it('reads a local time on either side of a change with the offset in force then (Berlin, 25 October 2026)', () => {
+    expect(resolve('2026-10-24T12:00:00', 'DE')).toBe('2026-10-24T10:00:00.000Z');
+    expect(resolve('2026-10-26T12:00:00', 'DE')).toBe('2026-10-26T11:00:00.000Z');
+  });
+
+  it("reads a local time without a country in the fallback country's most populous zone", () => {
+    expect(resolve('2026-07-01T09:00:00', undefined, 'AU')).toBe('2026-06-30T23:00:00.000Z');
+    expect(resolve('2026-07-01T09:00:00', undefined, 'US')).toBe('2026-07-01T13:00:00.000Z');
+  });
+
+  it('prefers the checkpoint country over the fallback, and ignores a country it does not know', () => {
+    expect(resolve('2026-07-01T09:00:00', 'JP', 'US')).toBe('2026-07-01T00:00:00.000Z');
+    expect(resolve('2026-07-01T09:00:00', 'Narnia', 'US')).toBe('2026-07-01T13:00:00.000Z');
+  });
+
+  it('reads a bare date as noon of that date in the zone', () => {
+    expect(resolve('2026-11-20', 'FR')).toBe('2026-11-20T11:00:00.000Z');
+    expect(resolve('2026-06-20', undefined, 'US')).toBe('2026-06-20T16:00:00.000Z');
+  });
+
+  it('keeps the original string of every time', () => {
+    for (const original of ['2026-11-20', '2026-11-20T14:05:00', '2026-11-20 14:05', '2026-11-20T14:05:00+0100', '2026-11-20T14:05:00Z']) {
+      expect(readCheckpointTime(original, 'FR')?.original).toBe(original);
+    }
+  });
+
+  it('refuses what is not an ISO 8601 date or date-time, or not a real date', () => {
+    for (const text of [
+      '',
+      'yesterday',
+      '20/11/2026',
+      '2026-02-30',
+      '2026-13-01T00:00:00',
+      '2026-11-20T24:00:00',
+      '2026-11-20T14:05:00+25',
+    ]) {
+      expect(readCheckpointTime(text)).toBeUndefined();
+    }
+  });
+
+  it('names, for every country of the table, a zone Node knows, and reads alpha-3 codes as alpha-2', () => {
+    for (const [alpha2, [alpha3, zone]] of Object.entries(COUNTRY_ZONES)) {
+      expect(() => new Intl.DateTimeFormat('en', { timeZone: zone })).not.toThrow();
+      expect(countryAlpha2(alpha3)).toBe(alpha2);
+      expect(countryAlpha2(alpha2.toLowerCase())).toBe(alpha2);
+    }
+    expect(countryZone('USA')).toBe('America/New_York');
+    expect(countryZone('DEU')).toBe('Europe/Berlin');
+  });
+});
