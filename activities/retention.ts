@@ -4,7 +4,8 @@
 //   1. dispatches resting past RETENTION_DISPATCH are erased (Temporal runs, then Postgres rows:
 //      temporal/erasure.ts, db/erasure.ts), a few at a time;
 //   2. settled webhook events past RETENTION_WEBHOOK_PAYLOAD lose their payload;
-//   3. transit history past RETENTION_TRANSIT_HISTORY and tracking links expired 30 days ago are deleted.
+//   3. transit history past RETENTION_TRANSIT_HISTORY, tracking links expired 30 days ago and tracking
+//      feeds' unmatched checkpoints kept 30 days are deleted.
 // After every batch it heartbeats its progress (the counts, the phase, the walk's cursor) and logs
 // it, so a retry after a lost worker resumes there. A dispatch is erased whole or not at all: a
 // batch's rows leave in one transaction (db/erasure.ts), after the runs of each of its dispatches; a
@@ -13,6 +14,7 @@
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { eraseDispatchRows } from '../db/erasure.js';
+import { deleteExpiredUnmatched } from '../db/feed-checkpoints.js';
 import type { Pool } from '../db/pool.js';
 import {
   clearSettledPayloads,
@@ -36,7 +38,7 @@ const DISPATCH_BATCHES_AT_ONCE = 2;
 /** Temporal calls in flight at once within a batch: enough to hide round trips, few enough to spare the frontend. */
 const ERASE_CONCURRENCY = 16;
 
-const PHASES = ['dispatches', 'payloads', 'history', 'links', 'done'] as const;
+const PHASES = ['dispatches', 'payloads', 'history', 'links', 'unmatched', 'done'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Progress extends RetentionSummary {
@@ -101,16 +103,17 @@ export function createRetentionActivities(deps: RetentionDeps) {
         deleted_links: 0,
       };
       if (context.info.attempt > 1) log.info('retention sweep resumed', { ...progress });
-      const done = (kind: RetentionKind, field: keyof RetentionSummary, count: number, started: number) => {
-        progress[field] += count;
+      /** `field` is the summary's count of the kind; a tracking feed's expired checkpoints have none in the printed summary (docs/admin-cli.md), only the metric. */
+      const done = (kind: RetentionKind, field: keyof RetentionSummary | undefined, count: number, started: number) => {
+        if (field) progress[field] += count;
         if (count > 0) {
           retentionErased.inc({ kind }, count);
-          log.info('retention batch', { kind, count, total: progress[field], ms: Math.round(performance.now() - started) });
+          log.info('retention batch', { kind, count, ...(field ? { total: progress[field] } : {}), ms: Math.round(performance.now() - started) }); // prettier-ignore
         }
         context.heartbeat(progress);
       };
       /** Runs `batch` until one comes back short, then moves to the next phase. */
-      const drain = async (phase: Phase, batch: () => Promise<number>, kind: RetentionKind, field: keyof RetentionSummary) => {
+      const drain = async (phase: Phase, batch: () => Promise<number>, kind: RetentionKind, field?: keyof RetentionSummary) => {
         if (progress.phase !== phase) return;
         for (;;) {
           const started = performance.now();
@@ -163,6 +166,7 @@ export function createRetentionActivities(deps: RetentionDeps) {
         'deleted_history_rows',
       );
       await drain('links', () => deleteExpiredTrackingLinks(deps.pool, { limit }), 'tracking_link', 'deleted_links');
+      await drain('unmatched', () => deleteExpiredUnmatched(deps.pool, { limit }), 'feed_checkpoint');
 
       const { phase: _phase, after: _after, ...summary } = progress;
       log.info('retention sweep done', { ...summary });

@@ -185,6 +185,21 @@ export async function dropUnmatched(
   );
 }
 
+/**
+ * Deletes up to `limit` kept checkpoints of any feed older than 30 days: the retention sweep's batch
+ * (activities/retention.ts), so that no feed's expired rows outlive their 30 days whether or not its
+ * list is read.
+ */
+export async function deleteExpiredUnmatched(db: Pick<Pool, 'query'>, options: { limit: number }): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM feed_unmatched_checkpoints WHERE (feed_id, tracking_number, event_id) IN (
+       SELECT feed_id, tracking_number, event_id FROM feed_unmatched_checkpoints
+        WHERE received_at <= now() - make_interval(days => $1) LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [UNMATCHED_KEPT_DAYS, options.limit],
+  );
+  return rowCount ?? 0;
+}
+
 /** Deletes kept checkpoints older than 30 days (called with the list, so expired rows do not pile up). */
 export async function dropExpiredUnmatched(pool: Pool, feedId: string): Promise<void> {
   await pool.query('DELETE FROM feed_unmatched_checkpoints WHERE feed_id = $1 AND received_at <= now() - make_interval(days => $2)', [feedId, UNMATCHED_KEPT_DAYS]); // prettier-ignore

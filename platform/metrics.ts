@@ -78,7 +78,7 @@ export const predictionRefreshSignalled = new Counter({
 });
 
 /** What the retention sweep removes (docs/privacy.md "What is kept, and for how long"): a fixed set, so a bounded label. */
-export const RETENTION_KINDS = ['dispatch', 'webhook_payload', 'transit_history', 'tracking_link'] as const;
+export const RETENTION_KINDS = ['dispatch', 'webhook_payload', 'transit_history', 'tracking_link', 'feed_checkpoint'] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 
 export const retentionErased = new Counter({

@@ -111,6 +111,19 @@ describe('retention run with windows of seconds', () => {
         [id, dispatchId, issuerId, randomBytes(32), new Date(Date.now() - expiredDaysAgo * day)],
       );
     }
+    // A tracking feed's unmatched checkpoints: one received 31 days ago (past the 30 days they are kept), one 29.
+    const feed = await request(s.h.baseUrl, '/v1/tracking_feeds', { method: 'POST', headers: bearer(key), body: { provider: 'shippo' } });
+    expect(feed.status).toBe(201);
+    for (const [eventId, receivedDaysAgo] of [
+      ['unmatched-old', 31],
+      ['unmatched-new', 29],
+    ] as const) {
+      await s.h.pool.query(
+        `INSERT INTO feed_unmatched_checkpoints (feed_id, issuer_id, mode, tracking_number, event_id, status, time, original, received_at)
+         VALUES ($1, $2, 'live', 'RT0001', $3, 'in_transit', '{}', '{}', $4)`,
+        [feed.body.id, issuerId, eventId, new Date(Date.now() - receivedDaysAgo * day)],
+      );
+    }
     // A completed dispatch, of an issuer without endpoints (no delivery keeps its workflow open): delivered, its run ended.
     quietKey = (await s.h.createKey(await s.h.createIssuer('Quiet Issuer'))).key;
     expect(
@@ -221,6 +234,11 @@ describe('retention run with windows of seconds', () => {
     expect(history.rows).toEqual([{ postal_code: 'RT-NEW' }]);
     const links = await s.h.pool.query(`SELECT id FROM tracking_links WHERE dispatch_id = $1 ORDER BY id`, [dispatchId]);
     expect(links.rows).toEqual([{ id: 'tl_retention_new' }]);
+  });
+
+  it("deletes a tracking feed's unmatched checkpoints kept past their 30 days, and only those", async () => {
+    const kept = await s.h.pool.query(`SELECT event_id FROM feed_unmatched_checkpoints WHERE tracking_number = 'RT0001'`);
+    expect(kept.rows).toEqual([{ event_id: 'unmatched-new' }]);
   });
 
   it('logs each batch with its kind and counts, and nothing of the dispatch', () => {
