@@ -80,6 +80,16 @@ export async function findTombstone(pool: Pool, dispatchId: string): Promise<Tom
   return row && { dispatchId: row.dispatch_id, issuerId: row.issuer_id, mode: row.mode, erasedAt: row.erased_at };
 }
 
+/** Whether any of these ids is an erased (or erasing) dispatch of the issuer and mode: a feed's checkpoint naming one is ignored, not kept. */
+export async function anyErased(pool: Pool, dispatchIds: readonly string[], issuerId: string, mode: string): Promise<boolean> {
+  if (dispatchIds.length === 0) return false;
+  const { rowCount } = await pool.query(
+    'SELECT 1 FROM erasures WHERE dispatch_id = ANY ($1::uuid[]) AND issuer_id = $2 AND mode = $3 LIMIT 1',
+    [dispatchIds, issuerId, mode],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
 /** The erasure workflow's last step: what it removed, and when. A completed erasure stays completed. */
 export async function completeErasure(pool: Pool, id: string, removed: { rows: number; workflowRuns: number }): Promise<void> {
   await pool.query(

@@ -24,6 +24,7 @@ import {
   type UnmatchedCheckpoint,
 } from '../db/feed-checkpoints.js';
 import type { VocabularyStatus } from '../db/carrier-events.js';
+import { anyErased } from '../db/erasure-records.js';
 import type { Pool } from '../db/pool.js';
 import type { InboundFeed } from '../db/tracking-feeds.js';
 import { dedupeKey } from '../domain/state-machine.js';
@@ -117,9 +118,16 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
     });
     const seenInBody = new Set<string>();
     const unmatched: UnmatchedCheckpoint[] = [];
+    let erased: boolean | undefined;
     for (const checkpoint of mapped) {
       const match = candidates.find((c) => c.byReference) ?? pickByTrackingNumber(candidates, tracking.carrier, checkpoint.time);
       if (!match) {
+        // A reference to an erased dispatch: its checkpoints are ignored and stored nowhere (docs/privacy.md "Erasure").
+        erased ??= await anyErased(deps.pool, references, feed.issuerId, feed.mode);
+        if (erased) {
+          results.push('ignored');
+          continue;
+        }
         unmatched.push(toUnmatched(feed, tracking, trackingNumber, checkpoint));
         results.push('unmatched');
         continue;

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { fixtureText } from '../fixtures/tracking-feeds/load.js';
 import { createFeed, easyPostBody, postInbound, type CreatedFeed } from '../support/tracking-feeds.js';
 import { until } from '../support/until.js';
 import { bearer, request } from './http.js';
@@ -211,6 +212,19 @@ describe('matching a tracking to a dispatch', () => {
     await until(() => webhooksOf(id).find((w) => w.data.status === 'out_for_delivery'), 'its status.updated webhook', 20_000);
     expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
   });
+
+  it('ignores, and keeps nowhere, the checkpoints of a dispatch erased before they came (named by its reference)', async () => {
+    const id = await register(key, { dispatch_date: ago(48 * HOUR) });
+    expect((await request(h.baseUrl, `/v1/dispatches/${id}`, { method: 'DELETE', headers: bearer(key) })).status).toBe(202);
+    await until(async () => (await statusOf(id)) === undefined, 'the dispatch erased', 60_000);
+    const feed = await createFeed(h.baseUrl, key, 'shippo');
+    const raw = fixtureText('shippo', { reference: id, trackingNumber: `ERASED${Math.floor(Math.random() * 1e9)}`, endBefore: new Date() });
+    const res = await postInbound(h.baseUrl, 'shippo', feed, raw);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ applied: 0, unmatched: 0, duplicate: 0 });
+    expect(res.body.ignored).toBe(res.body.received);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+  }, 90_000);
 
   it('gives a recycled tracking number to the most recent dispatch whose dispatch date is not after the checkpoint', async () => {
     const number = trackingNumber();

@@ -20,7 +20,7 @@ async function projected(trackingNumber: string): Promise<string> {
   await pool.query(
     `INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, tracking_number,
                              registration, window_min, window_max, confidence_level, record)
-     VALUES ($1, $2, 'live', 1, 'dispatched', now(), '75011', 'FR', $3, '{}', current_date, current_date + 3, 'Low', '{}')`,
+     VALUES ($1, $2, 'live', 1, 'dispatched', now(), '75011', 'FR', $3, '{}', '2026-11-30', '2026-12-03', 'Low', '{}')`,
     [id, issuer, trackingNumber],
   );
   await pool.query(`INSERT INTO carrier_events (dispatch_id, dedupe_key, status, occurred_at) VALUES ($1, 'k1', 'in_transit', now())`, [
