@@ -29,11 +29,11 @@ export const ERASED_TABLES = {
 } as const;
 
 /**
- * Tables of optional features that name a dispatch without its id, emptied of it when they exist:
- * a tracking feed's checkpoints not yet matched to a dispatch, by the dispatch's tracking number or
- * its id among the checkpoint's references, within its issuer and mode.
+ * Tables that name a dispatch without its id, emptied of it: a tracking feed's checkpoints not yet
+ * matched to a dispatch, by the dispatch's tracking number or its id among the checkpoint's
+ * references, within its issuer and mode.
  */
-export const ERASED_IF_PRESENT = { feed_unmatched_checkpoints: 'tracking_number, references_' } as const;
+export const ERASED_BY_NAME = { feed_unmatched_checkpoints: 'tracking_number, references_' } as const;
 
 /** A checkpoint `c` names a dispatch `d`: its tracking number (as matching compares it), or its id among the references. */
 const CHECKPOINT_NAMES_DISPATCH = `c.issuer_id = d.issuer_id AND c.mode = d.mode
@@ -45,9 +45,9 @@ export const UNLINKED_TABLES = { transit_history: 'dispatch_id' } as const;
 /** The tombstone: the only row that names an erased dispatch, by design. */
 export const TOMBSTONE_TABLE = { erasures: 'dispatch_id' } as const;
 
-export type FootprintTable = keyof typeof ERASED_TABLES | keyof typeof UNLINKED_TABLES;
-/** Rows per table that still name a dispatch; the optional tables' counts only where they exist. */
-export type Footprint = Record<FootprintTable, number> & Partial<Record<keyof typeof ERASED_IF_PRESENT, number>>;
+export type FootprintTable = keyof typeof ERASED_TABLES | keyof typeof ERASED_BY_NAME | keyof typeof UNLINKED_TABLES;
+/** Rows per table that still name a dispatch. */
+export type Footprint = Record<FootprintTable, number>;
 
 /**
  * Erases every Postgres row that names these dispatches, in one transaction for the batch, leaving
@@ -107,8 +107,7 @@ async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<nu
   rows += await count(`DELETE FROM idempotency_keys k WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) d WHERE strpos(k.body, d) > 0)`, [
     ids,
   ]);
-  if (await tableExists(client, 'feed_unmatched_checkpoints'))
-    rows += await count(`DELETE FROM feed_unmatched_checkpoints c USING dispatches d WHERE d.id = ANY($1::uuid[]) AND ${CHECKPOINT_NAMES_DISPATCH}`, [ids]); // prettier-ignore
+  rows += await count(`DELETE FROM feed_unmatched_checkpoints c USING dispatches d WHERE d.id = ANY($1::uuid[]) AND ${CHECKPOINT_NAMES_DISPATCH}`, [ids]); // prettier-ignore
   await client.query('UPDATE transit_history SET dispatch_id = NULL WHERE dispatch_id = ANY($1::uuid[])', [ids]);
   rows += await count('DELETE FROM dispatches WHERE id = ANY($1::uuid[])', [ids]);
   return rows;
@@ -134,21 +133,9 @@ export async function dispatchFootprint(pool: Pool, dispatchId: string): Promise
             (SELECT count(*) FROM carrier_events WHERE dispatch_id = $1::uuid)::int AS carrier_events,
             (SELECT count(*) FROM idempotency_keys WHERE strpos(body, $1::text) > 0)::int AS idempotency_keys,
             (SELECT count(*) FROM dispatches WHERE id = $1::uuid)::int AS dispatches,
+            (SELECT count(*) FROM feed_unmatched_checkpoints c JOIN dispatches d ON d.id = $1::uuid AND ${CHECKPOINT_NAMES_DISPATCH})::int AS feed_unmatched_checkpoints,
             (SELECT count(*) FROM transit_history WHERE dispatch_id = $1::uuid)::int AS transit_history`,
     [dispatchId.toLowerCase()],
   );
-  const footprint: Footprint = rows[0]!;
-  if (await tableExists(pool, 'feed_unmatched_checkpoints')) {
-    const { rows: checkpoints } = await pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM feed_unmatched_checkpoints c JOIN dispatches d ON d.id = $1::uuid AND ${CHECKPOINT_NAMES_DISPATCH}`,
-      [dispatchId.toLowerCase()],
-    );
-    footprint.feed_unmatched_checkpoints = checkpoints[0]!.n;
-  }
-  return footprint;
-}
-
-async function tableExists(db: Pool | PoolClient, table: string): Promise<boolean> {
-  const { rows } = await db.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [table]);
-  return rows[0]!.found;
+  return rows[0]!;
 }

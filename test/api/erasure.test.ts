@@ -18,6 +18,7 @@ import { countDispatchRuns } from '../../temporal/erasure.js';
 import { runCli } from '../support/cli.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { createFeed, easyPostBody, postInbound } from '../support/tracking-feeds.js';
 import { until } from '../support/until.js';
 import { bearer, registrationFor, request, type TestResponse } from './http.js';
 
@@ -196,6 +197,16 @@ describe('the erasure of a dispatch with a long life', () => {
     const replay = await replayDeliveries({ pool: h.pool, temporal: h.temporal, taskQueue: h.taskQueue }, { eventId: delivered.event_id });
     await replay!.handle.result();
     historyRowId = (await h.pool.query('SELECT id FROM transit_history WHERE dispatch_id = $1', [a])).rows[0]?.id;
+    // A tracking feed's checkpoint with A's tracking number from before A left: an earlier card's (numbers are
+    // recycled), kept unmatched, and it names A's tracking number.
+    const feed = await createFeed(h.baseUrl, key, 'easypost', 'whsec-erasure-test-0123456789');
+    const early = await postInbound(
+      h.baseUrl,
+      'easypost',
+      feed,
+      easyPostBody('TRK-ERASE-1', [{ status: 'in_transit', datetime: daysAgo(3) }]),
+    );
+    expect(early.body).toMatchObject({ unmatched: 1 });
 
     // B: another dispatch of the same issuer, with an event and its webhook.
     b = await registered();
