@@ -65,7 +65,7 @@ export function toMarkdown(report: Report): string {
     '',
     '## Per round',
     '',
-    '| round | side | CPU ms/event api / worker / temporal / postgres (ours, total) | busy % | history events / bytes per life (markers, tasks, activities) | registration p50 / p99 ms | capacity /s |',
+    '| round | side | CPU ms/event api / worker / temporal / postgres (ours, total) | busy % | history events / bytes per life (markers, tasks, activities) | registration p50 / p99 ms (503s retried) | capacity /s |',
     '| --- | --- | --- | ---: | --- | --- | ---: |',
   );
   report.rounds.forEach((r, i) => {
@@ -73,7 +73,7 @@ export function toMarkdown(report: Report): string {
       const c = side.perEvent.cpuMs;
       const l = side.life;
       lines.push(
-        `| ${i + 1} (${r.order}) | ${side.label} | ${c.api} / ${c.worker} / ${c.temporal} / ${c.postgres} (**${c.ours}**, ${c.total}) | ${side.perEvent.machineBusyPercent} | ${l.historyEvents} / ${l.historyBytes} (${l.markers}, ${l.workflowTasks}, ${l.activities}) | ${side.registration.p50Ms} / ${side.registration.p99Ms} | **${side.capacity}** |`,
+        `| ${i + 1} (${r.order}) | ${side.label} | ${c.api} / ${c.worker} / ${c.temporal} / ${c.postgres} (**${c.ours}**, ${c.total}) | ${side.perEvent.machineBusyPercent} | ${l.historyEvents} / ${l.historyBytes} (${l.markers}, ${l.workflowTasks}, ${l.activities}) | ${side.registration.p50Ms} / ${side.registration.p99Ms} (${side.registration.retried503}) | **${side.capacity}** |`,
       );
     }
   });
