@@ -5,10 +5,10 @@
 // prediction_outcomes (the published accuracy's outcome of a delivered dispatch; its only writer).
 //
 // One statement, so one transaction: the projection row of the new version, the effects of the
-// carrier events folded into it, the webhook events the workflow decided (domain/webhook-events.ts)
-// and one delivery per subscribed endpoint commit together or not at all. Idempotent on
-// (dispatch, version): the input of a retry is the input of the first attempt (the workflow decided
-// it), each event's id is derived from its key `<dispatchId>:<version>:<type>`, so a retry after a
+// carrier events folded into it, the webhook events the change's activity decided
+// (domain/state-machine.ts webhookEventsOf) and one delivery per subscribed endpoint commit together
+// or not at all. Idempotent on (dispatch, version): each event's id is derived from its key
+// `<dispatchId>:<version>:<type>`, events are created only with the version, so a retry after a
 // committed attempt creates nothing and returns the same pending deliveries with what the row holds
 // (what that attempt wrote, even if the retry computed another prediction), and a retry after a
 // failed one writes everything. Only the first version carries the registration (the row's insert);
