@@ -1,14 +1,22 @@
-// Step 5 of a carrier event's path (docs/architecture.md "The path of one carrier event"): the two
-// local activities of a change, called by the dispatch workflow (workflows/dispatch.ts, step 3).
-// - `prepareProjection` reads and writes nothing but computes: the prediction (from transit history
-//   and carrier conditions, domain/prediction-model.ts), the ui suggestion and the status record.
-//   The workflow then decides which webhook events the change fires (domain/webhook-events.ts).
-// - `writeProjection` writes what the workflow decided in one transaction (db/dispatch-changes.ts,
-//   step 6): the projection row, the carrier events' effects, the webhook events and their
-//   deliveries, which the workflow hands to activities/webhook-delivery.ts (step 7). A delivered live
-//   dispatch also joins the transit history, once, if its delivery passes the history's rules; every
-//   delivered dispatch keeps its outcome for the published accuracy, in the same write.
-// Both are retried until they succeed, except for an error no retry fixes (PROJECTION_REJECTED).
+// Step 5 of a carrier event's path (docs/architecture.md "The path of one carrier event"): the one
+// local activity of a change, `projectChange`, called by the dispatch workflow (workflows/dispatch.ts,
+// step 3) with what the change needs and nothing more (the dispatch's facts, the new status, what the
+// previous version showed):
+// - it computes the prediction (from transit history and carrier conditions,
+//   domain/prediction-model.ts), the ui suggestion and the status record, and decides which webhook
+//   events the change fires from the versions before and after it (domain/state-machine.ts
+//   webhookEventsOf, the one pure decision);
+// - it writes them in one transaction (db/dispatch-changes.ts, step 6): the projection row, the
+//   carrier events' effects, the webhook events and their deliveries, which the workflow hands to
+//   activities/webhook-delivery.ts (step 7). A delivered live dispatch also joins the transit
+//   history, once, if its delivery passes the history's rules; every delivered dispatch keeps its
+//   outcome for the published accuracy, in the same write.
+// Idempotent on (dispatch, version): a retry after a committed attempt answers what that attempt
+// wrote. It answers the prediction and the deliveries; the status record only when asked (the
+// registration's answer). `recordEffects` records the effects of carrier events that changed nothing.
+// `prepareProjection` and `writeProjection` are the same work in two steps, kept for the runs that
+// started before one-change-activity (docs/maintenance.md "Upgrading the workflow code safely").
+// All are retried until they succeed, except for an error no retry fixes (PROJECTION_REJECTED).
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
 import { carrierEvents } from '../platform/metrics.js';
@@ -19,6 +27,7 @@ import { destinationKey, loadTransitStatisticsFor } from '../db/transit-statisti
 import { notifyTransitStatisticsChanged, type AreaStatisticsCache } from '../db/area-statistics-cache.js';
 import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../domain/calendar.js';
 import { renderSuggestion } from '../domain/messages.js';
+import { webhookEventsOf, type CurrentStatus } from '../domain/state-machine.js';
 import type { Prediction } from '../domain/prediction.js';
 import { predictFromHistory } from '../domain/prediction-model.js';
 import type { StatusRecord } from '../domain/dispatch-schemas.js';
@@ -26,7 +35,13 @@ import type { DispatchState } from '../domain/state-machine.js';
 import type { EventEffect, WebhookEventType } from '../domain/vocabulary.js';
 import { buildWebhookBody } from '../domain/webhook-payload.js';
 import { buildStatusRecord } from '../domain/status-record.js';
-import { dispatchDriver, type DispatchRegistration } from '../temporal/contract.js';
+import {
+  dispatchDriver,
+  type DeliveryKey,
+  type DispatchFacts,
+  type DispatchRegistration,
+  type RegistrationExtras,
+} from '../temporal/contract.js';
 import type { HandedDeliveries } from './handed-deliveries.js';
 
 export interface PrepareInput {
@@ -61,7 +76,33 @@ export interface WriteInput {
   };
 }
 
-export type WriteResult = DispatchChangeResult;
+export type WriteResult = Omit<DispatchChangeResult, 'current'>;
+
+export interface ChangeInput {
+  dispatch: DispatchFacts;
+  /** The first version only: what the row stores once (its insert). */
+  registration?: RegistrationExtras;
+  version: number;
+  /** The new status (the state machine's, without its set of events: nothing here reads it). */
+  state: CurrentStatus;
+  /** What the previous version showed; absent for the first. The webhook events are decided against it. */
+  previous?: { state: CurrentStatus; prediction: Prediction };
+  /** Effects of the carrier events folded since the last write, recorded in the carrier event log. */
+  effects: Array<{ dedupeKey: string; effect: EventEffect }>;
+  /** The events' timestamp, fixed by the workflow. */
+  timestamp: string;
+  /** As PrepareInput's: for a change the prediction refresh asked for. */
+  statisticsAsOf?: string;
+  /** Answer the status record too (the registration's answer needs it; nothing else in the workflow does). */
+  withRecord?: boolean;
+}
+
+export interface ChangeResult {
+  /** The prediction the version shows (what was written, on a retry after a committed attempt). */
+  prediction: Prediction;
+  deliveries: DeliveryKey[];
+  record?: StatusRecord;
+}
 
 export function createProjectionActivities(deps: {
   pool: Pool;
@@ -85,14 +126,59 @@ export function createProjectionActivities(deps: {
 
     async writeProjection(input: WriteInput): Promise<WriteResult> {
       try {
-        return await write(input);
+        const { registration: reg, effects, change } = input;
+        const { current: _, ...written } = await write(reg, reg, effects, change);
+        return written;
       } catch (error) {
         throw failFastIfDeterministic(error, input.registration.id, input.change?.version);
       }
     },
+
+    async projectChange(input: ChangeInput): Promise<ChangeResult> {
+      try {
+        return await projectChange(input);
+      } catch (error) {
+        throw failFastIfDeterministic(error, input.dispatch.id, input.version);
+      }
+    },
+
+    async recordEffects(input: { dispatch: DispatchFacts; effects: Array<{ dedupeKey: string; effect: EventEffect }> }): Promise<void> {
+      try {
+        await write(input.dispatch, undefined, input.effects, undefined);
+      } catch (error) {
+        throw failFastIfDeterministic(error, input.dispatch.id);
+      }
+    },
   };
 
-  async function prepare({ registration: reg, state, statisticsAsOf }: PrepareInput): Promise<Prepared> {
+  async function projectChange(input: ChangeInput): Promise<ChangeResult> {
+    const { dispatch, version, state, previous, statisticsAsOf } = input;
+    const prepared = await prepare({ registration: dispatch, state, ...(statisticsAsOf === undefined ? {} : { statisticsAsOf }) });
+    const events = webhookEventsOf(previous, { state, prediction: prepared.prediction });
+    const result = await write(dispatch, input.registration, input.effects, { version, state, ...prepared, events, timestamp: input.timestamp }); // prettier-ignore
+    // A retry after a committed attempt: that attempt's version is what the API reads and what fired.
+    const shown =
+      result.current?.version === version
+        ? {
+            prediction: {
+              window: { min: result.current.windowMin, max: result.current.windowMax },
+              confidence: result.current.confidenceLevel as Prediction['confidence'],
+            },
+            record: result.current.record,
+          }
+        : prepared;
+    return { prediction: shown.prediction, deliveries: result.deliveries, ...(input.withRecord ? { record: shown.record } : {}) };
+  }
+
+  async function prepare({
+    registration: reg,
+    state,
+    statisticsAsOf,
+  }: {
+    registration: DispatchFacts;
+    state: CurrentStatus;
+    statisticsAsOf?: string;
+  }): Promise<Prepared> {
     const today = now().toISOString().slice(0, 10);
     // Delivered and out-for-delivery windows come from the carrier's scan, never from history.
     const usesHistory = state.status === 'dispatched' || state.status === 'in_transit' || state.status === 'exception';
@@ -128,7 +214,12 @@ export function createProjectionActivities(deps: {
     return { prediction, record };
   }
 
-  async function write({ registration: reg, effects, change }: WriteInput): Promise<WriteResult> {
+  async function write(
+    reg: DispatchFacts,
+    registration: RegistrationExtras | undefined,
+    effects: WriteInput['effects'],
+    change: (Omit<NonNullable<WriteInput['change']>, 'state'> & { state: CurrentStatus }) | undefined,
+  ): Promise<DispatchChangeResult> {
     // A delivery's outcome (db/dispatch-changes.ts keeps it once, with the delivered version). A
     // test-mode delivery is whatever the issuer's test helper said: it must not teach the live model.
     const outcome: DeliveryOutcome | undefined =
@@ -149,10 +240,12 @@ export function createProjectionActivities(deps: {
           postalCode: reg.destination.postal_code,
           countryCode: reg.destination.country_code,
           locale: reg.locale,
-          carrier: reg.carrier,
-          trackingNumber: reg.trackingNumber,
-          reference: reg.reference,
-          registration: reg.fingerprint,
+          ...(registration && {
+            carrier: registration.carrier,
+            trackingNumber: registration.trackingNumber,
+            reference: registration.reference,
+            registration: registration.fingerprint,
+          }),
         },
         projection: change && {
           version: change.version,
@@ -216,7 +309,7 @@ function isDeterministic(error: unknown): boolean {
  * The service's own completed live delivery joins the transit history (once per dispatch) if it
  * passes the history's rules; its outcome says whether it did and why not.
  */
-async function recordDelivery(pool: Pool, reg: DispatchRegistration, deliveredAt: string): Promise<DeliveryOutcome> {
+async function recordDelivery(pool: Pool, reg: DispatchFacts, deliveredAt: string): Promise<DeliveryOutcome> {
   const country = reg.destination.country_code;
   const dispatchDate = utcDateOf(reg.dispatchDate);
   const deliveredDate = utcDateOf(deliveredAt);

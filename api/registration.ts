@@ -94,6 +94,14 @@ export async function register(deps: RegistrationDeps, key: ApiKey, registration
   // A body that passed validation yet can never be projected (docs/states.md "Failures that no retry fixes"): refused, not wedged.
   if (result.outcome === 'rejected') throw badRequest(`this dispatch cannot be registered: ${result.reason}`);
   deps.ingest?.remember({ id: registration.id, issuerId: registration.issuerId, mode: registration.mode, dispatchDate: new Date(registration.dispatchDate) }); // prettier-ignore
+  if (result.record === undefined) {
+    // A repeat the workflow answered without the record it no longer holds: the projection has it.
+    const row = await findDispatch(deps.pool, registration.id);
+    if (!row) throw conflict(`dispatch id ${registration.id} has already been used`);
+    const repeat = answerRepeat(key, registration, row);
+    await applyKeptCheckpoints(deps, registration);
+    return repeat;
+  }
   await applyKeptCheckpoints(deps, registration);
   return { outcome: result.outcome, id: registration.id, record: result.record };
 }

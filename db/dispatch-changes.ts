@@ -5,12 +5,14 @@
 // prediction_outcomes (the published accuracy's outcome of a delivered dispatch; its only writer).
 //
 // One statement, so one transaction: the projection row of the new version, the effects of the
-// carrier events folded into it, the webhook events the workflow decided (domain/webhook-events.ts)
-// and one delivery per subscribed endpoint commit together or not at all. Idempotent on
-// (dispatch, version): the input of a retry is the input of the first attempt (the workflow decided
-// it), each event's id is derived from its key `<dispatchId>:<version>:<type>`, so a retry after a
-// committed attempt creates nothing and returns the same pending deliveries, and a retry after a
-// failed one writes everything. A write of an older version than the row holds changes no row.
+// carrier events folded into it, the webhook events the change's activity decided
+// (domain/state-machine.ts webhookEventsOf) and one delivery per subscribed endpoint commit together
+// or not at all. Idempotent on (dispatch, version): each event's id is derived from its key
+// `<dispatchId>:<version>:<type>`, events are created only with the version, so a retry after a
+// committed attempt creates nothing and returns the same pending deliveries with what the row holds
+// (what that attempt wrote, even if the retry computed another prediction), and a retry after a
+// failed one writes everything. Only the first version carries the registration (the row's insert);
+// later ones update the row. A write of an older version than the row holds changes no row.
 // New pending deliveries are born claimed by the dispatch's driver, with what their first attempt
 // needs read in the same statement (activities/webhook-delivery.ts HandedDeliveries).
 // The version that delivers the dispatch also keeps its outcome for the published accuracy
@@ -33,8 +35,11 @@ export interface DispatchRegistrationRow {
   carrier?: string;
   trackingNumber?: string;
   reference?: string;
-  /** Canonical JSON of the registration body. */
-  registration: string;
+  /**
+   * Canonical JSON of the registration body. Only the write that creates the row needs it (with the
+   * carrier, tracking number and reference): absent, the change updates the row already there.
+   */
+  registration?: string;
 }
 
 /** One version of the projection. */
@@ -80,20 +85,34 @@ export interface DispatchChangeResult {
   written: boolean;
   /** Every pending delivery of this version's events, in the events' order then by endpoint. */
   deliveries: Array<{ eventId: string; endpointId: string }>;
+  /**
+   * When not written: what the row holds (for a retry after a committed attempt, what that attempt
+   * wrote, so the retry answers it rather than what it computed again).
+   */
+  current?: { version: number; windowMin: string; windowMax: string; confidenceLevel: string; record: StatusRecord };
 }
 
 const WRITE_CHANGE = `
-WITH projected AS (
+WITH inserted AS (
   INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, locale,
                           carrier, tracking_number, reference, registration, window_min, window_max,
                           confidence_level, exception_reason, record)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18::json WHERE $4::bigint IS NOT NULL
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18::json
+   WHERE $4::bigint IS NOT NULL AND $13::jsonb IS NOT NULL
   ON CONFLICT (id) DO UPDATE SET
     version = EXCLUDED.version, status = EXCLUDED.status, window_min = EXCLUDED.window_min,
     window_max = EXCLUDED.window_max, confidence_level = EXCLUDED.confidence_level,
     exception_reason = EXCLUDED.exception_reason, record = EXCLUDED.record, updated_at = now()
   WHERE dispatches.version < EXCLUDED.version
   RETURNING 1
+), updated AS (
+  -- a later version, written without the registration: the row is there since the first
+  UPDATE dispatches SET version = $4, status = $5, window_min = $14, window_max = $15, confidence_level = $16,
+                        exception_reason = $17, record = $18::json, updated_at = now()
+   WHERE id = $1 AND $4::bigint IS NOT NULL AND $13::jsonb IS NULL AND version < $4
+  RETURNING 1
+), projected AS (
+  SELECT 1 FROM inserted UNION ALL SELECT 1 FROM updated
 ), logged AS (
   INSERT INTO prediction_log (dispatch_id, version, status, window_min, window_max, confidence_level)
   SELECT $1, $4, $5, $14, $15, $16 WHERE $4::bigint IS NOT NULL
@@ -114,7 +133,8 @@ WITH projected AS (
   SELECT * FROM unnest($21::text[], $22::text[], $23::text[], $24::bytea[]) WITH ORDINALITY AS i (id, type, idempotency_key, body, ord)
 ), created AS (
   INSERT INTO webhook_events (id, dispatch_id, issuer_id, mode, type, timestamp, body, idempotency_key)
-  SELECT id, $1, $2, $3, type, $25, body, idempotency_key FROM input ORDER BY ord
+  -- only with the version: a retry after a committed attempt creates nothing, whatever it decided again
+  SELECT id, $1, $2, $3, type, $25, body, idempotency_key FROM input WHERE EXISTS (SELECT 1 FROM projected) ORDER BY ord
   ON CONFLICT DO NOTHING
   RETURNING id, type
 ), new_deliveries AS (
@@ -135,15 +155,23 @@ WITH projected AS (
     FROM new_deliveries d JOIN input i ON i.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
    WHERE d.state = 'pending'
 ), pending AS (
-  SELECT event_id, endpoint_id FROM new_deliveries WHERE state = 'pending'
+  SELECT event_id, endpoint_id, type FROM new_deliveries JOIN input ON input.id = event_id WHERE state = 'pending'
   UNION ALL
-  -- a retry of a committed write: the deliveries its first attempt made (invisible to new_deliveries)
-  SELECT event_id, endpoint_id FROM webhook_deliveries WHERE event_id = ANY ($21::text[]) AND state = 'pending'
+  -- a retry of a committed write: the deliveries its first attempt made (invisible to new_deliveries),
+  -- whichever events that attempt decided
+  SELECT d.event_id, d.endpoint_id, w.type
+    FROM webhook_events w JOIN webhook_deliveries d ON d.event_id = w.id
+   WHERE w.dispatch_id = $1 AND starts_with(w.idempotency_key, $31::text) AND d.state = 'pending'
 )
 SELECT (SELECT count(*) FROM projected)::int AS written,
-       coalesce((SELECT json_agg(json_build_object('eventId', p.event_id, 'endpointId', p.endpoint_id) ORDER BY i.ord, p.endpoint_id)
-                   FROM pending p JOIN input i ON i.id = p.event_id), '[]') AS deliveries,
-       coalesce((SELECT json_agg(h) FROM handed h), '[]') AS handed`;
+       coalesce((SELECT json_agg(json_build_object('eventId', p.event_id, 'endpointId', p.endpoint_id)
+                                 ORDER BY array_position($22::text[], p.type), p.endpoint_id)
+                   FROM pending p), '[]') AS deliveries,
+       coalesce((SELECT json_agg(h) FROM handed h), '[]') AS handed,
+       -- the row as this statement found it: when nothing was written, what an earlier attempt wrote
+       (SELECT json_build_object('version', version, 'windowMin', window_min, 'windowMax', window_max,
+                                 'confidenceLevel', confidence_level, 'record', record)
+          FROM dispatches WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM projected)) AS current`;
 
 /**
  * Writes one change of a dispatch in one transaction (see the header). Its new pending deliveries
@@ -162,6 +190,7 @@ export async function writeDispatchChange(
     written: number;
     deliveries: Array<{ eventId: string; endpointId: string }>;
     handed: Array<Record<string, unknown>>;
+    current: DispatchChangeResult['current'] | null;
   }>({
     name: 'dispatch-change-write',
     text: WRITE_CHANGE,
@@ -178,7 +207,7 @@ export async function writeDispatchChange(
       d.carrier ?? null,
       d.trackingNumber ?? null,
       d.reference ?? null,
-      d.registration,
+      d.registration ?? null,
       p?.windowMin ?? null,
       p?.windowMax ?? null,
       p?.confidenceLevel ?? null,
@@ -196,6 +225,7 @@ export async function writeDispatchChange(
       p === undefined ? null : (change.outcome?.deliveredDate ?? null),
       change.outcome?.learned ?? null,
       change.outcome?.notLearned ?? null,
+      p === undefined ? null : `${d.id}:${p.version}:`,
     ],
   });
   // What claimDelivery would have read, read in this transaction: the first attempt needs no claim.
@@ -223,7 +253,8 @@ export async function writeDispatchChange(
       rateLimit: (h.rate_limit as number | null) ?? null,
     },
   }));
-  return { written: rows[0].written === 1, deliveries: rows[0].deliveries, handed };
+  const { written, deliveries, current } = rows[0];
+  return { written: written === 1, deliveries, handed, ...(written === 1 || current === null ? {} : { current }) };
 }
 
 /** The idempotency key of a dispatch version's event of one type. */

@@ -13,9 +13,9 @@
 // The set is kept as a summary that max/min fold commutatively (the latest scan per forward status,
 // the latest exception, the first delivered scan), so any permutation ends in the same state.
 //
-// Which webhook events a change fires (`webhookEventsOf`, taken by the dispatch workflow from the
-// dispatch before and after the change, before it is written; docs/states.md "Webhook events a
-// change fires"):
+// Which webhook events a change fires (`webhookEventsOf`, taken by the change's activity,
+// activities/projection.ts projectChange, from the dispatch before and after the change, before it
+// is written; docs/states.md "Webhook events a change fires"):
 // - `status.updated` on every change of status, then `delivery.exception` on entering exception or
 //   `delivery.completed` on reaching delivered;
 // - `delivery.exception` again for a newer exception (or another reason) while in exception;

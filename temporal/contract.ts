@@ -30,12 +30,27 @@ export interface DispatchRegistration {
   fingerprint: string;
 }
 
+/**
+ * What each change of a dispatch needs of its registration (activities/projection.ts projectChange):
+ * the prediction's and the message's inputs and the row's owner. The rest (carrier, tracking number,
+ * reference, fingerprint) is stored once, by the first version's write, and never crosses again.
+ */
+export type DispatchFacts = Pick<DispatchRegistration, 'id' | 'issuerId' | 'mode' | 'dispatchDate' | 'destination' | 'locale'>;
+
+/** The fields only the first version's write stores. */
+export type RegistrationExtras = Pick<DispatchRegistration, 'carrier' | 'trackingNumber' | 'reference' | 'fingerprint'>;
+
 /** What a run hands to the next one when it continues as new. */
 export interface CarriedState {
   state: DispatchState;
   version: number;
   prediction: Prediction;
-  record: StatusRecord;
+  /**
+   * The status record of the version the run knew it for. Runs from before one-change-activity
+   * (workflows/dispatch.ts) and restarts from the projection always carry it; a run since carries
+   * it only while it holds it (the first version's; repeats after it are answered from the projection).
+   */
+  record?: StatusRecord;
   seenEventKeys: string[];
   registeredOnce: boolean;
   /** Workflow time (epoch ms) of the last carrier event: a resting card's retention runs from it. */
@@ -70,7 +85,9 @@ export type ServiceCarrierEventInput = Omit<CarrierEventInput, 'reason'> & { rea
  * fixes"); its workflow has ended and the id cannot be registered again.
  */
 export type RegisterOutcome =
-  | { outcome: 'created' | 'existing'; record: StatusRecord }
+  | { outcome: 'created'; record: StatusRecord }
+  /** Without `record` when the workflow no longer holds it: the projection has it (api/registration.ts). */
+  | { outcome: 'existing'; record?: StatusRecord }
   | { outcome: 'conflict'; reason: string }
   | { outcome: 'rejected'; reason: string };
 

@@ -1,8 +1,8 @@
 // Step 3 of a carrier event's path (docs/architecture.md "The path of one carrier event"): the
 // carrierEvent signal that ingest/carrier-events.ts (step 2) sends is folded here with
 // domain/state-machine.ts (step 4); a change is prepared and written by activities/projection.ts
-// (step 5), after this workflow has decided which webhook events it fires (domain/webhook-events.ts),
-// and each delivery the write returns runs activities/webhook-delivery.ts (step 7).
+// (step 5) in one local activity, which also decides which webhook events it fires, and each
+// delivery the write returns runs activities/webhook-delivery.ts (step 7).
 //
 // The dispatch workflow: one per dispatched card, workflow id = the dispatch UUID. It owns the card's
 // state machine, dedupes carrier events (across continue-as-new), writes each version of the
@@ -17,9 +17,8 @@
 // class; handlers are registered first; the main loop waits on a condition, folds pending carrier
 // events, then continues as new with plain-object state when the history is long enough.
 //
-// Versioning (docs/maintenance.md "Upgrading the workflow code safely"): not released yet, so a change
-// here re-records test/workflows/histories; from the first release on, patched() → deprecatePatch() →
-// removal, on dated steps.
+// Versioning (docs/maintenance.md "Upgrading the workflow code safely"): patched() → deprecatePatch() →
+// removal, on dated steps. In force: ONE_CHANGE_ACTIVITY (step 1, patched).
 // eslint-disable-next-line @typescript-eslint/no-restricted-imports -- OpenTelemetry's API (no I/O), not our api/ folder that `**/api` means
 import * as otel from '@opentelemetry/api';
 import {
@@ -29,6 +28,7 @@ import {
   condition,
   continueAsNew,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -40,7 +40,7 @@ import {
 import type { Activities } from '../activities/index.js';
 import type { Prediction } from '../domain/prediction.js';
 import type { StatusRecord } from '../domain/dispatch-schemas.js';
-import { applyCarrierEvent, initialState, webhookEventsOf, type DispatchState } from '../domain/state-machine.js';
+import { applyCarrierEvent, initialState, webhookEventsOf, type CurrentStatus, type DispatchState } from '../domain/state-machine.js';
 import type { EventEffect } from '../domain/vocabulary.js';
 import {
   carrierEventSignal,
@@ -50,6 +50,7 @@ import {
   snapshotQuery,
   type CarriedState,
   type CarrierEventInput,
+  type DispatchFacts,
   type DispatchRegistration,
   type DispatchSnapshot,
   type DeliveryKey,
@@ -63,10 +64,19 @@ import { COUNTRY_CODE, DISPATCH_STATUS, ISSUER_ID } from '../temporal/search-att
 // Local activities: they run inside the workflow task that decided them, so a change is prepared,
 // decided, written and its deliveries scheduled in one task. Retried until they succeed: an accepted
 // carrier event is never dropped.
-const { prepareProjection, writeProjection } = proxyLocalActivities<Activities>({
+const { projectChange, recordEffects, prepareProjection, writeProjection } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
+
+/**
+ * Patch (docs/maintenance.md "Upgrading the workflow code safely", step 1): a change is one local
+ * activity, `projectChange`, given only what it needs, instead of `prepareProjection` then
+ * `writeProjection`, each given the whole registration and status record (bench/capacity measures
+ * why). A run that went past a change the old way replays it the old way; every new change takes
+ * the new one. Step 2 (deprecatePatch) once no run that started before this release is open.
+ */
+const ONE_CHANGE_ACTIVITY = 'one-change-activity';
 
 /** activities/projection.ts PROJECTION_REJECTED (not imported: that module is not workflow code). */
 const PROJECTION_REJECTED = 'ProjectionRejected';
@@ -95,10 +105,15 @@ const MAX_SEEN_EVENT_KEYS = 5000;
 
 class Dispatch {
   readonly registration: DispatchRegistration;
+  /** What each change needs of the registration (temporal/contract.ts DispatchFacts). */
+  readonly facts: DispatchFacts;
   state: DispatchState;
   version: number;
   prediction?: Prediction;
+  /** The status record, while this run holds the current version's (the first's, or a carried one). */
   record?: StatusRecord;
+  /** A version is written: the registration can be answered. */
+  projected: boolean;
   registeredOnce: boolean;
   readonly seenEventKeys: Set<string>;
   readonly pending: CarrierEventInput[] = [];
@@ -117,11 +132,15 @@ class Dispatch {
 
   constructor(input: DispatchWorkflowInput) {
     this.registration = input.registration;
+    const { id, issuerId, mode, dispatchDate, destination, locale } = input.registration;
+    this.facts = { id, issuerId, mode, dispatchDate, destination, ...(locale === undefined ? {} : { locale }) };
     const carried = input.carried;
     this.state = carried?.state ?? initialState(input.registration.dispatchDate);
     this.version = carried?.version ?? 0;
     this.prediction = carried?.prediction;
     this.record = carried?.record;
+    // Runs from before ONE_CHANGE_ACTIVITY always carried a record: the same test for them.
+    this.projected = carried !== undefined;
     this.registeredOnce = carried?.registeredOnce ?? false;
     this.seenEventKeys = new Set(carried?.seenEventKeys ?? []);
     this.lastEventAt = carried?.lastEventAt ?? Date.now();
@@ -164,11 +183,13 @@ class Dispatch {
     if (candidate.fingerprint !== own.fingerprint) {
       return { outcome: 'conflict', reason: 'this dispatch id was already registered with a different body' };
     }
-    await condition(() => this.record !== undefined || this.rejected !== undefined);
-    if (this.record === undefined) return { outcome: 'rejected', reason: this.rejected! };
-    const outcome = this.registeredOnce ? 'existing' : 'created';
+    await condition(() => this.projected || this.rejected !== undefined);
+    if (!this.projected) return { outcome: 'rejected', reason: this.rejected! };
+    const { record } = this;
+    // Without the record (a repeat after the first version), the API answers from the projection.
+    if (this.registeredOnce || record === undefined) return { outcome: 'existing', ...(record && { record }) };
     this.registeredOnce = true;
-    return { outcome, record: this.record! };
+    return { outcome: 'created', record };
   }
 
   snapshot(): DispatchSnapshot {
@@ -188,6 +209,36 @@ class Dispatch {
    * never runs ahead of what the API can read.
    */
   async project(state: DispatchState, effects: Array<{ dedupeKey: string; effect: EventEffect }>, statisticsAsOf?: string): Promise<void> {
+    if (!patched(ONE_CHANGE_ACTIVITY)) return this.projectInTwoSteps(state, effects, statisticsAsOf);
+    const version = this.version + 1;
+    const { registration: r } = this;
+    const first = this.version === 0;
+    const result = await projectChange({
+      dispatch: this.facts,
+      ...(first && { registration: { carrier: r.carrier, trackingNumber: r.trackingNumber, reference: r.reference, fingerprint: r.fingerprint } }), // prettier-ignore
+      version,
+      state: currentStatus(state),
+      ...(this.prediction && !first && { previous: { state: currentStatus(this.state), prediction: this.prediction } }),
+      effects,
+      timestamp: new Date().toISOString(),
+      ...(statisticsAsOf === undefined ? {} : { statisticsAsOf }),
+      ...(first && { withRecord: true }),
+    });
+    this.state = state;
+    this.version = version;
+    this.prediction = result.prediction;
+    this.record = result.record;
+    this.projected = true;
+    this.publish();
+    this.startDeliveries(result.deliveries);
+  }
+
+  /** The change before ONE_CHANGE_ACTIVITY, for the runs that went past one that way. */
+  async projectInTwoSteps(
+    state: DispatchState,
+    effects: Array<{ dedupeKey: string; effect: EventEffect }>,
+    statisticsAsOf?: string,
+  ): Promise<void> {
     const { registration } = this;
     const prepared = await prepareProjection({ registration, state, ...(statisticsAsOf === undefined ? {} : { statisticsAsOf }) });
     const before = this.prediction && this.version > 0 ? { state: this.state, prediction: this.prediction } : undefined;
@@ -199,6 +250,7 @@ class Dispatch {
     this.version = version;
     this.prediction = prepared.prediction;
     this.record = prepared.record;
+    this.projected = true;
     this.publish();
     this.startDeliveries(result.deliveries);
   }
@@ -271,7 +323,9 @@ class Dispatch {
       this.lastRejection = `${event.dedupeKey}: ${reason}`;
       this.publish();
     }
-    if (effects.length > 0) await writeProjection({ registration: this.registration, effects });
+    if (effects.length === 0) return;
+    if (patched(ONE_CHANGE_ACTIVITY)) await recordEffects({ dispatch: this.facts, effects });
+    else await writeProjection({ registration: this.registration, effects });
   }
 
   /** The status in the Temporal UI: search attributes when the status changed, the details always. */
@@ -307,12 +361,17 @@ class Dispatch {
       state: this.state,
       version: this.version,
       prediction: this.prediction!,
-      record: this.record!,
+      ...(this.record && { record: this.record }),
       seenEventKeys: [...this.seenEventKeys].slice(-MAX_SEEN_EVENT_KEYS),
       registeredOnce: this.registeredOnce,
       lastEventAt: this.lastEventAt,
     };
   }
+}
+
+/** The status part of a state (what a change's activity reads of it): its set of events stays here. */
+function currentStatus({ status, statusSince, exceptionReason }: DispatchState): CurrentStatus {
+  return { status, statusSince, ...(exceptionReason === undefined ? {} : { exceptionReason }) };
 }
 
 /** Runs `write`; the reason when the projection refused it for good, undefined when it succeeded. */
@@ -354,7 +413,7 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
   // A run hands over to the next only when nothing is left in it: no handler, no delivery.
   const canContinueAsNew = () => shouldContinueAsNew() && dispatch.deliveriesInFlight === 0 && allHandlersFinished();
 
-  if (dispatch.record === undefined) {
+  if (!dispatch.projected) {
     dispatch.rejected = await refusedForGood(() => dispatch.project(dispatch.state, []));
     if (dispatch.rejected !== undefined) {
       // Nothing was projected, so nothing can follow: answer the registration and end the run.

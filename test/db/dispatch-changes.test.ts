@@ -238,6 +238,29 @@ describe('a dispatch change written in one transaction', () => {
     expect([uuids.rows, references.rows]).toEqual([[], []]);
   });
 
+  it('answers a retry after a committed attempt with what that attempt wrote, and creates no event the retry decided anew', async () => {
+    const id = randomUUID();
+    const first = changeOf(id, 1, { events: ['status.updated'], effects: [], interruption: 'none', effectsOnly: false });
+    const written = await writeDispatchChange(pool, first, DRIVER);
+    // The retry computed another window and so decided another event: the row's version stands.
+    const retry = changeOf(id, 1, { events: ['delivery.predicted'], effects: [], interruption: 'none', effectsOnly: false });
+    const again = await writeDispatchChange(pool, { ...retry, projection: { ...retry.projection!, windowMin: '2026-12-01', windowMax: '2026-12-03' } }, DRIVER); // prettier-ignore
+    expect(again).toMatchObject({ written: false, deliveries: written.deliveries, handed: [] });
+    expect(again.current).toMatchObject({ version: 1, windowMin: '2026-11-25', windowMax: '2026-11-27', confidenceLevel: 'Medium' });
+    expect((await outcome(id)).events.map((e) => e.type)).toEqual(['status.updated']);
+  });
+
+  it('writes a later version without the registration by updating the row the first wrote', async () => {
+    const id = randomUUID();
+    const step = { events: [] as WebhookEventType[], effects: [], interruption: 'none' as const, effectsOnly: false };
+    await writeDispatchChange(pool, changeOf(id, 1, step), DRIVER);
+    const second = changeOf(id, 2, step);
+    const { registration: _, ...facts } = second.dispatch;
+    expect((await writeDispatchChange(pool, { ...second, dispatch: facts }, DRIVER)).written).toBe(true);
+    const { rows } = await pool.query('SELECT version, registration FROM dispatches WHERE id = $1', [id]);
+    expect(rows).toEqual([{ version: 2, registration: {} }]);
+  });
+
   it('changes no row for a late write of an older version', async () => {
     const id = randomUUID();
     const step = { events: ['status.updated'] as WebhookEventType[], effects: [], interruption: 'none' as const, effectsOnly: false };

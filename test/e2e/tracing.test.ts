@@ -165,8 +165,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       ['POST /v1/dispatches/:id/events', 'card-delivery-api'],
       ['SignalWorkflow:carrierEvent', 'card-delivery-api'],
       ['HandleSignal:carrierEvent', 'card-delivery-worker'],
-      ['RunActivity:prepareProjection', 'card-delivery-worker'],
-      ['RunActivity:writeProjection', 'card-delivery-worker'],
+      ['RunActivity:projectChange', 'card-delivery-worker'],
       ['RunActivity:deliverWebhooks', 'card-delivery-worker'],
     ];
     const inTrace = () => collector.spans.filter((span) => span.traceId === traceId).map((span) => [span.name, span.service]);

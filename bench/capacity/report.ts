@@ -1,0 +1,100 @@
+// The capacity benchmark's report (README.md "How to read the report"): per round and side, the
+// CPU per carrier event by process, history per life, registration and the capacity steps; then
+// the medians over rounds with the ratios issue 33's goals read.
+import { median } from '../status-read/report.js';
+import type { SideResult } from './side.js';
+
+export interface Report {
+  date: string;
+  label: string;
+  settings: Record<string, unknown>;
+  machine: { nproc: number; loadBefore: number[]; loadAfter: number[]; wallTime: string };
+  rounds: Array<{ previous: SideResult; next: SideResult; order: string }>;
+}
+
+const r2 = (n: number) => Math.round(n * 100) / 100;
+
+export function summary(report: Report) {
+  const of = (pick: (s: SideResult) => number) => ({
+    previous: median(report.rounds.map((r) => pick(r.previous))),
+    next: median(report.rounds.map((r) => pick(r.next))),
+  });
+  const ours = of((s) => s.perEvent.cpuMs.ours);
+  const capacity = of((s) => s.capacity);
+  const registrationP99 = of((s) => s.registration.p99Ms);
+  // At a rate both sides ran in the same round: was the new side's p99 ever worse?
+  const worse = report.rounds.flatMap((r) =>
+    r.next.steps
+      .filter((step) => {
+        const base = r.previous.steps.find((s) => s.rate === step.rate);
+        return base !== undefined && step.p99Ms > base.p99Ms && step.p99Ms > 0.25 * Number(report.settings.limitMs);
+      })
+      .map((step) => step.rate),
+  );
+  return {
+    ours,
+    oursRatio: r2(ours.next / ours.previous),
+    total: of((s) => s.perEvent.cpuMs.total),
+    capacity,
+    capacityRatio: r2(capacity.next / capacity.previous),
+    registrationP99,
+    worseAt: worse,
+  };
+}
+
+export function toMarkdown(report: Report): string {
+  const s = summary(report);
+  const lines: string[] = [`# capacity ${report.date}`, ''];
+  if (report.label) lines.push(`**${report.label}**`, '');
+  const sides = [report.rounds[0].previous, report.rounds[0].next];
+  lines.push(
+    `previous main ${sides[0].commit.slice(0, 7)} · new ${sides[1].commit.slice(0, 7)} · ${report.rounds.length} rounds · ` +
+      `nproc ${report.machine.nproc} · load average ${report.machine.loadBefore.join(' ')} → ${report.machine.loadAfter.join(' ')} · ${report.machine.wallTime}`,
+    '',
+    `Settings: \`${JSON.stringify(report.settings)}\``,
+    '',
+    '## Goals (medians over rounds)',
+    '',
+    '| goal | previous main | new | ratio | met |',
+    '| --- | ---: | ---: | ---: | :---: |',
+    `| API + worker CPU ms per event ≤ 0.7× | ${s.ours.previous} | ${s.ours.next} | ${s.oursRatio} | ${s.oursRatio <= 0.7 ? 'yes' : '**no**'} |`,
+    `| (beside it) total CPU ms per event, Temporal and Postgres included | ${s.total.previous} | ${s.total.next} | ${r2(s.total.next / s.total.previous)} | |`,
+    `| capacity (events/s at p99 ≤ ${String(report.settings.limitMs)} ms) ≥ 1.5× | ${s.capacity.previous} | ${s.capacity.next} | ${s.capacityRatio} | ${s.capacityRatio >= 1.5 ? 'yes' : '**no**'} |`,
+    `| no step worse than previous main at the same rate | | | | ${s.worseAt.length ? `**no** (at ${s.worseAt.join(', ')}/s)` : 'yes'} |`,
+    `| registration p99 register → queryable (ms) no worse | ${s.registrationP99.previous} | ${s.registrationP99.next} | ${r2(s.registrationP99.next / s.registrationP99.previous)} | ${s.registrationP99.next <= s.registrationP99.previous ? 'yes' : '**no**'} |`,
+    '',
+    '## Per round',
+    '',
+    '| round | side | CPU ms/event api / worker / temporal / postgres (ours, total) | busy % | history events / bytes per life (markers, tasks, activities) | registration p50 / p99 ms (503s retried) | capacity /s |',
+    '| --- | --- | --- | ---: | --- | --- | ---: |',
+  );
+  report.rounds.forEach((r, i) => {
+    for (const side of [r.previous, r.next]) {
+      const c = side.perEvent.cpuMs;
+      const l = side.life;
+      lines.push(
+        `| ${i + 1} (${r.order}) | ${side.label} | ${c.api} / ${c.worker} / ${c.temporal} / ${c.postgres} (**${c.ours}**, ${c.total}) | ${side.perEvent.machineBusyPercent} | ${l.historyEvents} / ${l.historyBytes} (${l.markers}, ${l.workflowTasks}, ${l.activities}) | ${side.registration.p50Ms} / ${side.registration.p99Ms} (${side.registration.retried503}) | **${side.capacity}** |`,
+      );
+    }
+  });
+  lines.push('', '## Capacity steps (p50 / p99 / max ms event → webhook; missing; ours CPU ms/event; machine busy %)', '');
+  const rates = [...new Set(report.rounds.flatMap((r) => [...r.previous.steps, ...r.next.steps].map((st) => st.rate)))].sort(
+    (a, b) => a - b,
+  );
+  lines.push(`| round | side | ${rates.map((rate) => `${rate}/s`).join(' | ')} |`, `| --- | --- | ${rates.map(() => '---').join(' | ')} |`);
+  report.rounds.forEach((r, i) => {
+    for (const side of [r.previous, r.next]) {
+      const cells = rates.map((rate) => {
+        const st = side.steps.find((x) => x.rate === rate);
+        const ms = (n: number) => (Number.isFinite(n) ? String(Math.round(n)) : '∞');
+        return st
+          ? `${ms(st.p50Ms)} / ${ms(st.p99Ms)} / ${ms(st.maxMs)}; ${st.missing}; ${st.oursCpuMsPerEvent}; ${st.machineBusyPercent}`
+          : '';
+      });
+      lines.push(`| ${i + 1} | ${side.label} | ${cells.join(' | ')} |`);
+    }
+  });
+  const failures = report.rounds.flatMap((r) => [r.previous, r.next]).flatMap((side) => side.failures.map((f) => `${side.label}: ${f}`));
+  lines.push('', failures.length ? `Failures: ${failures.join('; ')}` : 'No failures.', '');
+  return lines.join('\n');
+}
