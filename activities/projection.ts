@@ -14,8 +14,9 @@
 // Idempotent on (dispatch, version): a retry after a committed attempt answers what that attempt
 // wrote. It answers the prediction and the deliveries; the status record only when asked (the
 // registration's answer). `recordEffects` records the effects of carrier events that changed nothing.
-// `prepareProjection` and `writeProjection` are the same work in two steps, kept for the runs that
-// started before one-change-activity (docs/maintenance.md "Upgrading the workflow code safely").
+// `prepareProjection` and `writeProjection` are the same work in two steps; the dispatch workflow no
+// longer schedules them (a change is one local activity); test/db/transit-statistics-cache.test.ts
+// still reads the prediction through `prepareProjection`.
 // All are retried until they succeed, except for an error no retry fixes (PROJECTION_REJECTED).
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';

@@ -46,9 +46,9 @@ export interface CarriedState {
   version: number;
   prediction: Prediction;
   /**
-   * The status record of the version the run knew it for. Runs from before one-change-activity
-   * (workflows/dispatch.ts) and restarts from the projection always carry it; a run since carries
-   * it only while it holds it (the first version's; repeats after it are answered from the projection).
+   * The status record of the version the run knew it for. Restarts from the projection always carry
+   * it; a run carries it only while it holds it (the first version's; repeats after it are answered
+   * from the projection).
    */
   record?: StatusRecord;
   seenEventKeys: string[];

@@ -17,8 +17,8 @@
 // class; handlers are registered first; the main loop waits on a condition, folds pending carrier
 // events, then continues as new with plain-object state when the history is long enough.
 //
-// Versioning (docs/maintenance.md "Upgrading the workflow code safely"): patched() → deprecatePatch() →
-// removal, on dated steps. In force: ONE_CHANGE_ACTIVITY (step 1, patched).
+// Versioning (docs/maintenance.md "Upgrading the workflow code safely"): before the first release,
+// changes re-record the histories; from it on, patched() → deprecatePatch() → removal, on dated steps.
 // eslint-disable-next-line @typescript-eslint/no-restricted-imports -- OpenTelemetry's API (no I/O), not our api/ folder that `**/api` means
 import * as otel from '@opentelemetry/api';
 import {
@@ -28,7 +28,6 @@ import {
   condition,
   continueAsNew,
   log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -64,19 +63,10 @@ import { COUNTRY_CODE, DISPATCH_STATUS, ISSUER_ID } from '../temporal/search-att
 // Local activities: they run inside the workflow task that decided them, so a change is prepared,
 // decided, written and its deliveries scheduled in one task. Retried until they succeed: an accepted
 // carrier event is never dropped.
-const { projectChange, recordEffects, prepareProjection, writeProjection } = proxyLocalActivities<Activities>({
+const { projectChange, recordEffects } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
-
-/**
- * Patch (docs/maintenance.md "Upgrading the workflow code safely", step 1): a change is one local
- * activity, `projectChange`, given only what it needs, instead of `prepareProjection` then
- * `writeProjection`, each given the whole registration and status record (bench/capacity measures
- * why). A run that went past a change the old way replays it the old way; every new change takes
- * the new one. Step 2 (deprecatePatch) once no run that started before this release is open.
- */
-const ONE_CHANGE_ACTIVITY = 'one-change-activity';
 
 /** activities/projection.ts PROJECTION_REJECTED (not imported: that module is not workflow code). */
 const PROJECTION_REJECTED = 'ProjectionRejected';
@@ -139,7 +129,6 @@ class Dispatch {
     this.version = carried?.version ?? 0;
     this.prediction = carried?.prediction;
     this.record = carried?.record;
-    // Runs from before ONE_CHANGE_ACTIVITY always carried a record: the same test for them.
     this.projected = carried !== undefined;
     this.registeredOnce = carried?.registeredOnce ?? false;
     this.seenEventKeys = new Set(carried?.seenEventKeys ?? []);
@@ -209,7 +198,6 @@ class Dispatch {
    * never runs ahead of what the API can read.
    */
   async project(state: DispatchState, effects: Array<{ dedupeKey: string; effect: EventEffect }>, statisticsAsOf?: string): Promise<void> {
-    if (!patched(ONE_CHANGE_ACTIVITY)) return this.projectInTwoSteps(state, effects, statisticsAsOf);
     const version = this.version + 1;
     const { registration: r } = this;
     const first = this.version === 0;
@@ -228,28 +216,6 @@ class Dispatch {
     this.version = version;
     this.prediction = result.prediction;
     this.record = result.record;
-    this.projected = true;
-    this.publish();
-    this.startDeliveries(result.deliveries);
-  }
-
-  /** The change before ONE_CHANGE_ACTIVITY, for the runs that went past one that way. */
-  async projectInTwoSteps(
-    state: DispatchState,
-    effects: Array<{ dedupeKey: string; effect: EventEffect }>,
-    statisticsAsOf?: string,
-  ): Promise<void> {
-    const { registration } = this;
-    const prepared = await prepareProjection({ registration, state, ...(statisticsAsOf === undefined ? {} : { statisticsAsOf }) });
-    const before = this.prediction && this.version > 0 ? { state: this.state, prediction: this.prediction } : undefined;
-    const events = webhookEventsOf(before, { state, prediction: prepared.prediction });
-    const version = this.version + 1;
-    const change = { version, state, ...prepared, events, timestamp: new Date().toISOString() };
-    const result = await writeProjection({ registration, effects, change });
-    this.state = state;
-    this.version = version;
-    this.prediction = prepared.prediction;
-    this.record = prepared.record;
     this.projected = true;
     this.publish();
     this.startDeliveries(result.deliveries);
@@ -324,8 +290,7 @@ class Dispatch {
       this.publish();
     }
     if (effects.length === 0) return;
-    if (patched(ONE_CHANGE_ACTIVITY)) await recordEffects({ dispatch: this.facts, effects });
-    else await writeProjection({ registration: this.registration, effects });
+    await recordEffects({ dispatch: this.facts, effects });
   }
 
   /** The status in the Temporal UI: search attributes when the status changed, the details always. */
