@@ -39,7 +39,7 @@ import {
 import type { Activities } from '../activities/index.js';
 import type { Prediction } from '../domain/prediction.js';
 import type { StatusRecord } from '../domain/dispatch-schemas.js';
-import { applyCarrierEvent, initialState, webhookEventsOf, type CurrentStatus, type DispatchState } from '../domain/state-machine.js';
+import { applyCarrierEvent, initialState, type CurrentStatus, type DispatchState } from '../domain/state-machine.js';
 import type { EventEffect } from '../domain/vocabulary.js';
 import {
   carrierEventSignal,
