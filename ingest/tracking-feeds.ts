@@ -68,35 +68,37 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
       return receipt;
     },
 
-    /**
-     * Applies the checkpoints kept for a dispatch just registered (its webhooks fire then) and
-     * deletes them; returns how many became its carrier events.
-     */
-    async applyUnmatched(dispatch: RegisteredDispatch): Promise<number> {
-      const tracking = dispatch.trackingNumber ? normaliseTrackingNumber(dispatch.trackingNumber) : null;
-      const kept = await unmatchedFor(deps.pool, { id: dispatch.id, issuerId: dispatch.issuerId, mode: dispatch.mode, trackingNumber: tracking }); // prettier-ignore
-      const candidate: MatchCandidate = {
-        id: dispatch.id,
-        dispatchDate: new Date(dispatch.dispatchDate),
-        countryCode: dispatch.countryCode,
-        carrier: dispatch.carrier ?? null,
-        byReference: false,
-        settled: new Set(),
-      };
-      const taken: KeptCheckpoint[] = [];
-      for (const checkpoint of kept) {
-        const byReference = checkpoint.references.includes(dispatch.id);
-        const match = byReference ? candidate : pickByTrackingNumber([candidate], checkpoint.carrier ?? undefined, checkpoint.time as CheckpointTime); // prettier-ignore
-        if (!match) continue; // an older checkpoint of a recycled number: not this dispatch's
-        const occurredAt = resolveCheckpointTime(checkpoint.time as CheckpointTime, match.countryCode);
-        await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, status: checkpoint.status as DispatchStatus, reason: checkpoint.reason as ExceptionReason | null }, occurredAt)); // prettier-ignore
-        taken.push(checkpoint);
-      }
-      // Deleted only once their carrier events are logged: a crash in between applies them again, as duplicates.
-      await dropUnmatched(deps.pool, taken);
-      return taken.length;
-    },
+    applyUnmatched,
   };
+
+  /**
+   * Applies the checkpoints kept for a dispatch just registered (its webhooks fire then) and
+   * deletes them; returns how many became its carrier events.
+   */
+  async function applyUnmatched(dispatch: RegisteredDispatch): Promise<number> {
+    const tracking = dispatch.trackingNumber ? normaliseTrackingNumber(dispatch.trackingNumber) : null;
+    const kept = await unmatchedFor(deps.pool, { id: dispatch.id, issuerId: dispatch.issuerId, mode: dispatch.mode, trackingNumber: tracking }); // prettier-ignore
+    const candidate: MatchCandidate = {
+      id: dispatch.id,
+      dispatchDate: new Date(dispatch.dispatchDate),
+      countryCode: dispatch.countryCode,
+      carrier: dispatch.carrier ?? null,
+      byReference: false,
+      settled: new Set(),
+    };
+    const taken: KeptCheckpoint[] = [];
+    for (const checkpoint of kept) {
+      const byReference = checkpoint.references.includes(dispatch.id);
+      const match = byReference ? candidate : pickByTrackingNumber([candidate], checkpoint.carrier ?? undefined, checkpoint.time as CheckpointTime); // prettier-ignore
+      if (!match) continue; // an older checkpoint of a recycled number: not this dispatch's
+      const occurredAt = resolveCheckpointTime(checkpoint.time as CheckpointTime, match.countryCode);
+      await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, status: checkpoint.status as DispatchStatus, reason: checkpoint.reason as ExceptionReason | null }, occurredAt)); // prettier-ignore
+      taken.push(checkpoint);
+    }
+    // Deleted only once their carrier events are logged: a crash in between applies them again, as duplicates.
+    await dropUnmatched(deps.pool, taken);
+    return taken.length;
+  }
 
   async function receiveTracking(
     feed: Pick<InboundFeed, 'id' | 'issuerId' | 'mode'>,
@@ -145,7 +147,16 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
       if (outcome.outcome === 'out_of_bounds' || outcome.outcome === 'closed' || outcome.outcome === 'erased') results.push('ignored');
       else results.push(outcome.duplicate ? 'duplicate' : 'applied');
     }
-    await keepUnmatched(deps.pool, unmatched);
+    if (unmatched.length > 0) {
+      await keepUnmatched(deps.pool, unmatched);
+      // A registration that committed between the match above and this keep has already looked for
+      // kept checkpoints: look again. Each side writes first and then reads the other's table, so
+      // one of the two always sees the other (docs/tracking-feeds.md "Matching").
+      const [registered] = await matchCandidates(deps.pool, { issuerId: feed.issuerId, mode: feed.mode, references, trackingNumber, dedupeKeys: [] }); // prettier-ignore
+      if (registered) {
+        await applyUnmatched({ ...registered, issuerId: feed.issuerId, mode: feed.mode, trackingNumber });
+      }
+    }
     return results;
   }
 }

@@ -8,6 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
+import { createCarrierEventIngest } from '../../ingest/carrier-events.js';
+import { createFeedIngest } from '../../ingest/tracking-feeds.js';
+import { dispatchWorkflowOptions } from '../../temporal/client.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { fixtureText } from '../fixtures/tracking-feeds/load.js';
@@ -225,6 +228,48 @@ describe('matching a tracking to a dispatch', () => {
     expect(res.body.ignored).toBe(res.body.received);
     expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
   }, 90_000);
+
+  it('applies a checkpoint kept while its dispatch was being registered (the inbound request and the registration race)', async () => {
+    // The inbound request finds no dispatch, then (held here) keeps its checkpoint only after the
+    // registration has applied the kept ones: without a second look, the checkpoint would wait 30
+    // days for a registration that has already happened.
+    const number = trackingNumber();
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const feedRow = (await h.pool.query('SELECT issuer_id, mode FROM tracking_feeds WHERE id = $1', [feed.id])).rows[0];
+    let kept!: () => void;
+    const registered = new Promise<void>((resolve) => (kept = resolve));
+    const pool = new Proxy(h.pool, {
+      get(target, property, receiver) {
+        if (property !== 'query') return Reflect.get(target, property, receiver);
+        return async (query: { name?: string }, ...rest: unknown[]) => {
+          if (query?.name === 'feed-unmatched-keep-v1') await registered;
+          return (target.query as (...args: unknown[]) => unknown).call(target, query, ...rest);
+        };
+      },
+    });
+    const ingest = createCarrierEventIngest({ pool: h.pool, temporal: h.temporal, taskQueue: h.taskQueue, workflowOptions: dispatchWorkflowOptions(h.config) }); // prettier-ignore
+    const inbound = createFeedIngest({ pool, ingest }).receive({ id: feed.id, issuerId: feedRow.issuer_id, mode: feedRow.mode }, [
+      {
+        trackingNumber: number,
+        carrier: 'usps',
+        references: [],
+        checkpoints: [
+          {
+            eventId: `race-${number}`,
+            mapped: { status: 'out_for_delivery' },
+            original: { vocabulary: 'easypost', status: 'out_for_delivery' },
+            time: { kind: 'instant', iso: ago(HOUR), original: ago(HOUR) },
+          },
+        ],
+      },
+    ]);
+    const id = await register(key, { tracking_number: number, dispatch_date: ago(48 * HOUR) });
+    kept();
+    expect(await inbound).toMatchObject({ received: 1 });
+    await until(async () => (await statusOf(id)) === 'out_for_delivery', 'the raced checkpoint applied', 20_000);
+    await until(() => webhooksOf(id).find((w) => w.data.status === 'out_for_delivery'), 'its status.updated webhook', 20_000);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+  });
 
   it('gives a recycled tracking number to the most recent dispatch whose dispatch date is not after the checkpoint', async () => {
     const number = trackingNumber();
