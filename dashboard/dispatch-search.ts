@@ -3,7 +3,8 @@
 // message per bad field for the form to show. Dates are of registration (created_at), whole UTC
 // days, both ends included.
 import { z } from 'zod';
-import { decodeDispatchCursor, encodeDispatchCursor, type DispatchCursor, type DispatchListFilter } from '../db/dispatches.js';
+import { decodeDispatchCursor, encodeDispatchCursor, type DispatchListFilter } from '../db/dispatches.js';
+import type { CreationCursor } from '../db/creation-cursor.js';
 import { countryCode, isoDate, LIST_LIMIT_MAX, UUID_V4 } from '../domain/field-schemas.js';
 import { dispatchStatus } from '../domain/vocabulary.js';
 
@@ -103,7 +104,7 @@ function dayAfter(date: string): string {
 }
 
 /** The search page's URL for the same filters (normalised), optionally at a later page. */
-export function searchUrl(query: SearchQuery, after?: DispatchCursor): string {
+export function searchUrl(query: SearchQuery, after?: CreationCursor): string {
   const params = new URLSearchParams();
   if (query.status) params.set('status', query.status);
   if (query.country) params.set('country', query.country);

@@ -5,6 +5,7 @@
 import type { StatusRecord } from '../domain/dispatch-schemas.js';
 import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from '../domain/vocabulary.js';
 import type { Pool } from './pool.js';
+import { CURSOR_AT, creationCursors, creationPage, type CreationCursor } from './creation-cursor.js';
 
 export interface DispatchRow {
   id: string;
@@ -73,13 +74,6 @@ export async function findDispatch(pool: Pool, id: string): Promise<DispatchRow 
 
 // ---------- the list (GET /v1/dispatches, and the dashboard's dispatch search) ----------
 
-/** Where a page ended: keyset position in the (created_at DESC, id DESC) order. */
-export interface DispatchCursor {
-  /** created_at with its full microsecond precision (a JS Date would drop the microseconds). */
-  createdAt: string;
-  id: string;
-}
-
 export interface DispatchListFilter {
   issuerId: string;
   mode: 'live' | 'test';
@@ -92,7 +86,7 @@ export interface DispatchListFilter {
   /** Page size; the caller bounds it. */
   limit: number;
   /** Continue after this position (the `next` of the previous page). */
-  after?: DispatchCursor;
+  after?: CreationCursor;
 }
 
 export interface DispatchListItem {
@@ -107,14 +101,13 @@ export interface DispatchListItem {
 export interface DispatchPage {
   items: DispatchListItem[];
   /** Present when more rows may follow. */
-  next?: DispatchCursor;
+  next?: CreationCursor;
 }
 
-// Keyset pagination: stable under concurrent inserts (a new dispatch sorts before every cursor, so
-// it never shifts a later page), and each page costs an index range scan whatever its depth.
+// Keyset pagination (db/creation-cursor.ts), newest first: a new dispatch sorts before every
+// cursor, so it never shifts a later page.
 const LIST = `
-  SELECT id, status, country_code, record,
-         to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at
+  SELECT id, status, country_code, record, ${CURSOR_AT} AS cursor_at
     FROM dispatches
    WHERE issuer_id = $1 AND mode = $2
      AND ($3::text IS NULL OR status = $3)
@@ -139,15 +132,13 @@ export async function listDispatches(pool: Pool, filter: DispatchListFilter): Pr
     // One row more than asked tells whether another page exists.
     filter.limit + 1,
   ]);
-  const items: DispatchListItem[] = rows.slice(0, filter.limit).map((row) => ({
+  return creationPage(rows, filter.limit, (row) => ({
     id: row.id,
     status: row.status,
     countryCode: row.country_code,
-    createdAt: row.created_at,
+    createdAt: row.cursor_at,
     record: row.record,
   }));
-  const last = items.at(-1);
-  return { items, next: rows.length > filter.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined };
 }
 
 const EARLIEST_COMPARED = Date.UTC(1970, 0, 1);
@@ -163,19 +154,10 @@ function comparableInstant(iso: string | undefined): string | null {
   return new Date(Math.min(Math.max(Date.parse(iso), EARLIEST_COMPARED), LATEST_COMPARED)).toISOString();
 }
 
-const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
-
-/** The cursor as callers see it: opaque (base64url), so its layout may change without notice. */
-export function encodeDispatchCursor(cursor: DispatchCursor): string {
-  return Buffer.from(`${cursor.createdAt}|${cursor.id}`, 'utf8').toString('base64url');
-}
-
-/** Undefined for anything `encodeDispatchCursor` did not make. */
-export function decodeDispatchCursor(text: string): DispatchCursor | undefined {
-  const match = CURSOR.exec(Buffer.from(text, 'base64url').toString('utf8'));
-  if (!match || Number.isNaN(Date.parse(match[1]))) return undefined;
-  return { createdAt: match[1], id: match[2] };
-}
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+const cursors = creationCursors(UUID);
+export const encodeDispatchCursor = cursors.encode;
+export const decodeDispatchCursor = cursors.decode;
 
 // ---- The state a closed dispatch's workflow starts again from (ingest/carrier-events.ts).
 

@@ -7,7 +7,9 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_LENGTH = 16;
 
 /** `<prefix>_` + 16 random base62 characters, e.g. `iss_4kR9wQ2mZp7TxA1c`. */
-export function newId(prefix: 'iss' | 'key' | 'whe' | 'evt' | 'usr' | 'tl' | 'er' | 'fd'): string {
+export type IdPrefix = 'iss' | 'key' | 'whe' | 'evt' | 'usr' | 'tl' | 'er' | 'fd';
+
+export function newId(prefix: IdPrefix): string {
   let out = '';
   while (out.length < ID_LENGTH) {
     for (const byte of randomBytes(ID_LENGTH * 2)) {
@@ -16,4 +18,9 @@ export function newId(prefix: 'iss' | 'key' | 'whe' | 'evt' | 'usr' | 'tl' | 'er
     }
   }
   return `${prefix}_${out}`;
+}
+
+/** What `newId(prefix)` makes, as a pattern without anchors (a cursor of that list checks it). */
+export function idPattern(prefix: IdPrefix): RegExp {
+  return new RegExp(`${prefix}_[0-9A-Za-z]{${ID_LENGTH}}`);
 }

@@ -3,7 +3,8 @@
 // revoke; the inbound endpoint's lookup of a live feed and its one counts write per request; the
 // last 24 hours' counts. The secret (or Shippo token) is read only by the inbound lookup: every
 // other read leaves it out, so no answer or page can show it.
-import { newId } from './ids.js';
+import { CURSOR_AT, creationCursors, creationPage, type CreationCursor } from './creation-cursor.js';
+import { idPattern, newId } from './ids.js';
 import type { Pool } from './pool.js';
 
 type Mode = 'live' | 'test';
@@ -32,7 +33,7 @@ export type FeedCounts = Record<(typeof FEED_COUNT_NAMES)[number], number>;
 export const zeroCounts = (): FeedCounts => ({ received: 0, applied: 0, duplicate: 0, unmatched: 0, ignored: 0, unauthorized: 0 });
 
 const COLUMNS = `id, issuer_id, mode, provider, description, created_at, last_received_at,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`;
+  ${CURSOR_AT} AS cursor_at`;
 
 interface FeedRow {
   id: string;
@@ -93,17 +94,12 @@ export async function findInboundFeed(pool: Pool, id: string): Promise<InboundFe
   return row && { id: row.id, issuerId: row.issuer_id, mode: row.mode, provider: row.provider, secret: row.secret };
 }
 
-export interface FeedCursor {
-  createdAt: string;
-  id: string;
-}
-
 export async function pageFeeds(
   pool: Pool,
   issuerId: string,
   mode: Mode,
-  page: { limit: number; after?: FeedCursor },
-): Promise<{ items: TrackingFeed[]; next?: FeedCursor }> {
+  page: { limit: number; after?: CreationCursor },
+): Promise<{ items: TrackingFeed[]; next?: CreationCursor }> {
   const { rows } = await pool.query<FeedRow>(
     `SELECT ${COLUMNS} FROM tracking_feeds
       WHERE issuer_id = $1 AND mode = $2 AND revoked_at IS NULL
@@ -112,9 +108,7 @@ export async function pageFeeds(
       LIMIT $5`,
     [issuerId, mode, page.after?.createdAt ?? null, page.after?.id ?? null, page.limit + 1],
   );
-  const items = rows.slice(0, page.limit);
-  const last = items.at(-1);
-  return { items: items.map(toFeed), next: rows.length > page.limit && last ? { createdAt: last.cursor_at, id: last.id } : undefined };
+  return creationPage(rows, page.limit, toFeed);
 }
 
 /** Sets the secret and/or the description (null clears it); undefined when not the issuer's live feed. */
@@ -182,15 +176,6 @@ export async function recentFeedCounts(pool: Pool, feedIds: readonly string[]): 
   return counts;
 }
 
-export function encodeFeedCursor(cursor: FeedCursor): string {
-  return Buffer.from(`${cursor.createdAt}|${cursor.id}`, 'utf8').toString('base64url');
-}
-
-const FEED_CURSOR = /^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z)\|(fd_[A-Za-z0-9]{16})$/;
-
-/** Undefined for anything `encodeFeedCursor` did not make. */
-export function decodeFeedCursor(text: string): FeedCursor | undefined {
-  const match = FEED_CURSOR.exec(Buffer.from(text, 'base64url').toString('utf8'));
-  if (!match || Number.isNaN(Date.parse(match[1]))) return undefined;
-  return { createdAt: match[1], id: match[2] };
-}
+const cursors = creationCursors(idPattern('fd'));
+export const encodeFeedCursor = cursors.encode;
+export const decodeFeedCursor = cursors.decode;

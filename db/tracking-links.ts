@@ -5,7 +5,8 @@
 // Nothing is cached: a revoked link stops working on every API process at its next request.
 import { randomBytes } from 'node:crypto';
 import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from '../domain/vocabulary.js';
-import { newId } from './ids.js';
+import { CURSOR_AT, creationCursors, creationPage, type CreationCursor } from './creation-cursor.js';
+import { idPattern, newId } from './ids.js';
 import type { PageEvent } from '../domain/tracking-page.js';
 import { trackingTokenHash, type TrackingPageBranding, type TrackingPageBrandingPatch } from '../domain/tracking-links.js';
 import type { Pool } from './pool.js';
@@ -57,34 +58,19 @@ export async function createTrackingLink(
   return toLink(rows[0]);
 }
 
-export interface LinkCursor {
-  createdAt: string;
-  id: string;
-}
-
-export function encodeLinkCursor(cursor: LinkCursor): string {
-  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
-}
-
-export function decodeLinkCursor(text: string): LinkCursor | undefined {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(createdAt))) return undefined;
-    return { createdAt, id };
-  } catch {
-    return undefined;
-  }
-}
+const cursors = creationCursors(idPattern('tl'));
+export const encodeLinkCursor = cursors.encode;
+export const decodeLinkCursor = cursors.decode;
 
 /** A dispatch's links, newest first, a page at a time (keyset on created_at, id). */
 export async function pageTrackingLinks(
   pool: Pool,
   dispatchId: string,
-  options: { limit: number; after?: LinkCursor },
-): Promise<{ items: TrackingLink[]; next?: LinkCursor }> {
+  options: { limit: number; after?: CreationCursor },
+): Promise<{ items: TrackingLink[]; next?: CreationCursor }> {
   const { rows } = await pool.query<LinkRow & { cursor_at: string }>(
     `SELECT ${LINK_COLUMNS},
-            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
+            ${CURSOR_AT} AS cursor_at
        FROM tracking_links
       WHERE dispatch_id = $1
         AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::text))
@@ -92,12 +78,7 @@ export async function pageTrackingLinks(
       LIMIT $4`,
     [dispatchId, options.after?.createdAt ?? null, options.after?.id ?? null, options.limit + 1],
   );
-  const items = rows.slice(0, options.limit);
-  const last = items.at(-1);
-  return {
-    items: items.map(toLink),
-    next: rows.length > options.limit && last ? { createdAt: last.cursor_at, id: last.id } : undefined,
-  };
+  return creationPage(rows, options.limit, toLink);
 }
 
 /** Revokes a link of the dispatch (already revoked: unchanged); false when the dispatch has no such link. */

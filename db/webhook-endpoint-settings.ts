@@ -5,6 +5,8 @@
 // removing, rotating and the test event are db/webhook-endpoints.ts's,
 // shared with the CLI and the dashboard. Custom header values leave this module only for the
 // route, which masks them; nothing here logs them.
+import { CURSOR_AT, creationCursors, creationPage, type CreationCursor } from './creation-cursor.js';
+import { idPattern } from './ids.js';
 import type { Pool, PoolClient } from './pool.js';
 import type { WebhookEventType } from '../domain/vocabulary.js';
 
@@ -44,7 +46,7 @@ interface SettingsRow {
 }
 
 const COLUMNS = `id, url, events, mode, description, headers, rate_limit, paused_at, paused_reason, failing_since, created_at,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`;
+  ${CURSOR_AT} AS cursor_at`;
 
 function toSettings(row: SettingsRow): EndpointSettings {
   return {
@@ -70,17 +72,12 @@ export async function findEndpointSettings(db: Db, issuerId: string, mode: Mode,
   return rows[0] ? toSettings(rows[0]) : undefined;
 }
 
-export interface EndpointCursor {
-  createdAt: string;
-  id: string;
-}
-
 export async function pageEndpointSettings(
   db: Db,
   issuerId: string,
   mode: Mode,
-  page: { limit: number; after?: EndpointCursor },
-): Promise<{ items: EndpointSettings[]; next?: EndpointCursor }> {
+  page: { limit: number; after?: CreationCursor },
+): Promise<{ items: EndpointSettings[]; next?: CreationCursor }> {
   const { rows } = await db.query<SettingsRow>(
     `SELECT ${COLUMNS} FROM webhook_endpoints
       WHERE issuer_id = $1 AND mode = $2 AND disabled_at IS NULL
@@ -89,9 +86,7 @@ export async function pageEndpointSettings(
       LIMIT $5`,
     [issuerId, mode, page.after?.createdAt ?? null, page.after?.id ?? null, page.limit + 1],
   );
-  const items = rows.slice(0, page.limit);
-  const last = items.at(-1);
-  return { items: items.map(toSettings), next: rows.length > page.limit && last ? { createdAt: last.cursor_at, id: last.id } : undefined };
+  return creationPage(rows, page.limit, toSettings);
 }
 
 /** What a PATCH changes; a field left undefined is kept (null clears description and rate_limit). */
@@ -183,13 +178,6 @@ export async function missedDeliveries(db: Db, endpointId: string, from: Date, u
   return { since: rows[0].since, count: rows[0].n };
 }
 
-/** Opaque to callers (base64url); its layout may change without notice. */
-export function encodeEndpointCursor(cursor: EndpointCursor): string {
-  return Buffer.from(`${cursor.createdAt}|${cursor.id}`, 'utf8').toString('base64url');
-}
-
-/** Undefined for anything `encodeEndpointCursor` did not make. */
-export function decodeEndpointCursor(text: string): EndpointCursor | undefined {
-  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)\|(whe_[0-9A-Za-z]{16})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
-  return match ? { createdAt: match[1], id: match[2] } : undefined;
-}
+const cursors = creationCursors(idPattern('whe'));
+export const encodeEndpointCursor = cursors.encode;
+export const decodeEndpointCursor = cursors.decode;

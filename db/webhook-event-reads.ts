@@ -3,6 +3,8 @@
 // creation time and id, filtered by type, dispatch and start time) and as GET /v1/events/{id} shows
 // one, with its delivery to each endpoint and every attempt of it. Always scoped by issuer and mode:
 // another issuer's or the other mode's event is not found.
+import { CURSOR_AT, creationCursors, creationPage, type CreationCursor } from './creation-cursor.js';
+import { idPattern } from './ids.js';
 import type { Pool, PoolClient } from './pool.js';
 import type { DeliveryState } from './webhooks.js';
 import type { WebhookEventType } from '../domain/vocabulary.js';
@@ -19,11 +21,6 @@ export interface WebhookEventItem {
   data: Record<string, unknown>;
 }
 
-export interface EventCursor {
-  createdAt: string;
-  id: string;
-}
-
 interface EventRow {
   id: string;
   type: WebhookEventType;
@@ -34,7 +31,7 @@ interface EventRow {
 }
 
 const COLUMNS = `id, type, dispatch_id, created_at, body,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`;
+  ${CURSOR_AT} AS cursor_at`;
 
 function toItem(row: EventRow): WebhookEventItem {
   // An event whose payload expired (docs/privacy.md) has an empty body: its data is gone, its id, type and time stay.
@@ -44,8 +41,16 @@ function toItem(row: EventRow): WebhookEventItem {
 
 export async function pageWebhookEvents(
   db: Db,
-  query: { issuerId: string; mode: Mode; type?: WebhookEventType; dispatchId?: string; since?: Date; limit: number; after?: EventCursor },
-): Promise<{ items: WebhookEventItem[]; next?: EventCursor }> {
+  query: {
+    issuerId: string;
+    mode: Mode;
+    type?: WebhookEventType;
+    dispatchId?: string;
+    since?: Date;
+    limit: number;
+    after?: CreationCursor;
+  },
+): Promise<{ items: WebhookEventItem[]; next?: CreationCursor }> {
   const { rows } = await db.query<EventRow>(
     `SELECT ${COLUMNS} FROM webhook_events
       WHERE issuer_id = $1 AND mode = $2
@@ -66,9 +71,7 @@ export async function pageWebhookEvents(
       query.limit + 1,
     ],
   );
-  const items = rows.slice(0, query.limit);
-  const last = items.at(-1);
-  return { items: items.map(toItem), next: rows.length > query.limit && last ? { createdAt: last.cursor_at, id: last.id } : undefined };
+  return creationPage(rows, query.limit, toItem);
 }
 
 export interface EventDelivery {
@@ -130,13 +133,6 @@ export async function findWebhookEvent(
   };
 }
 
-/** Opaque to callers (base64url); its layout may change without notice. */
-export function encodeEventCursor(cursor: EventCursor): string {
-  return Buffer.from(`${cursor.createdAt}|${cursor.id}`, 'utf8').toString('base64url');
-}
-
-/** Undefined for anything `encodeEventCursor` did not make. */
-export function decodeEventCursor(text: string): EventCursor | undefined {
-  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)\|(evt_[0-9A-Za-z]{16})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
-  return match ? { createdAt: match[1], id: match[2] } : undefined;
-}
+const cursors = creationCursors(idPattern('evt'));
+export const encodeEventCursor = cursors.encode;
+export const decodeEventCursor = cursors.decode;

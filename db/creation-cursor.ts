@@ -1,0 +1,40 @@
+// Keyset paging in creation order, the one way the API's lists page (docs/http-contract.md
+// "Pagination"): a page asks for one row more than its limit, ordered by (created_at, id), and the
+// cursor after it is the last row's created_at, to the microsecond (a JS Date would drop them), and
+// id. Callers see it opaque (base64url of "created_at|id"), so its layout may change without notice;
+// a cursor this module did not make, or one of another list (whose ids have another shape), decodes
+// to undefined and the route answers 400 naming `cursor`. Stable under concurrent inserts, and each
+// page costs an index range scan whatever its depth.
+
+/** The row's created_at as a cursor holds it; select it `AS cursor_at`. */
+export const CURSOR_AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** Where a page ended. */
+export interface CreationCursor {
+  createdAt: string;
+  id: string;
+}
+
+/** The page of a query that asked for `limit + 1` rows, and the cursor after it when more follow. */
+export function creationPage<Row extends { cursor_at: string; id: string }, Item>(
+  rows: readonly Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+): { items: Item[]; next?: CreationCursor } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { items: page.map(toItem), next: rows.length > limit && last ? { createdAt: last.cursor_at, id: last.id } : undefined };
+}
+
+/** The cursors of one list, whose ids match `id` (a pattern without anchors). */
+export function creationCursors(id: RegExp) {
+  const shape = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z)\\|(${id.source})$`);
+  return {
+    encode: (cursor: CreationCursor): string => Buffer.from(`${cursor.createdAt}|${cursor.id}`, 'utf8').toString('base64url'),
+    /** Undefined for anything `encode` did not make. */
+    decode(text: string): CreationCursor | undefined {
+      const match = shape.exec(Buffer.from(text, 'base64url').toString('utf8'));
+      return match && !Number.isNaN(Date.parse(match[1])) ? { createdAt: match[1], id: match[2] } : undefined;
+    },
+  };
+}
