@@ -143,26 +143,7 @@ try {
   }
 
   const pool = timedPool(stack.pool);
-  let lastCursor: DispatchCursor | undefined;
-  /** The plan of findDispatchesDue where the walk is (a statement's text as db/retention.ts sends it). */
-  const plan = async () => {
-    const { rows } = await stack.pool.query<{ 'QUERY PLAN': string }>(
-      `EXPLAIN (ANALYZE, BUFFERS) SELECT id, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_at
-       FROM dispatches
-      WHERE status IN ('delivered', 'exception')
-        AND updated_at < now() - greatest($1::bigint, CASE status WHEN 'delivered' THEN $2::bigint ELSE $3::bigint END) * interval '1 millisecond'
-        AND ($5::timestamptz IS NULL OR (updated_at, id) > ($5, $6::uuid))
-      ORDER BY updated_at, id
-      LIMIT $4`,
-      [180 * DAY, 7 * DAY, 30 * DAY, settings.batch, lastCursor?.updatedAt ?? null, lastCursor?.id ?? null],
-    );
-    return rows
-      .map((r) => r['QUERY PLAN'])
-      .filter((l) => /Scan|Sort|Gather|Execution|Buffers: shared/.test(l))
-      .slice(0, 8)
-      .join(' | ');
-  };
-  say(`plan at start: ${await plan()}`);
+
   let done = false;
   let batches = 0;
   const sweep = (async () => {
@@ -195,7 +176,6 @@ try {
           batches++;
         }),
       );
-      lastCursor = after;
       if (settings.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, settings.pauseMs));
       if (!due.next) break;
       after = due.next;
@@ -210,7 +190,6 @@ try {
     say(`sweep ${during.length} (${Math.round((performance.now() - started) / 1000)} s, ${batches - before} batches): p99 ${w.p99Ms} ms p50 ${w.p50Ms} ${w.rps}/s cores ${JSON.stringify(w.cores)} load ${w.load.toFixed(1)}`); // prettier-ignore
     say(`   statements ${JSON.stringify(take())}`);
     say(`   pg ${JSON.stringify(takeSeen())}`);
-    say(`   plan ${await plan()}`);
   }
   await sweep;
   const sweepS = (performance.now() - started) / 1000;
