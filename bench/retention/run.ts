@@ -7,7 +7,8 @@
 //     BENCH_LIVE live dispatches are seeded for reads (bench/status-read/seed.ts).
 //  3. Status reads of live dispatches (bench/status-read/load.ts, its own process) for
 //     BENCH_LOAD_S without the sweep, then `retention run` (the same workflow and activity as the
-//     daily Schedule, default windows) with the same reads running side by side until it ends.
+//     daily Schedule, default windows) with the same reads running side by side until it ends, then
+//     BENCH_LOAD_S without it again (the machine's drift meanwhile: other sessions share it).
 // Results: results/<date>.md and .json, and the year's database size table (report.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -127,6 +128,9 @@ try {
   const summary = await sweep;
   const sweepSeconds = (performance.now() - sweepStarted) / 1000;
   const cpuAfter = machineCpuSeconds();
+  // The same reads once more without the sweep: how far the rest of the machine drifted meanwhile.
+  const afterSweep = await load(live.ids, live.key, settings.loadSeconds);
+  log(`reads without the sweep, after it: p99 ${afterSweep.result.p99Ms} ms, other processes ${afterSweep.otherCores} cores`);
   log(`sweep: ${JSON.stringify(summary)} in ${sweepSeconds.toFixed(1)} s`);
   const { rows: left } = await stack.pool.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM dispatches WHERE updated_at < now() - interval '180 days'`,
@@ -153,7 +157,8 @@ try {
       machineBusyPercent: Math.round((100 * (cpuAfter.busy - cpuBefore.busy)) / Math.max(1e-9, cpuAfter.total - cpuBefore.total)),
       after: { tables: swept.tableBytes, database: swept.databaseBytes },
     },
-    reads: { baseline, during },
+    reads: { baseline, during, after: afterSweep },
+    loadAverageAtEnd: os.loadavg()[0],
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
   const stem = path.join(RESULTS_DIR, result.date.slice(0, 16).replace(':', ''));
