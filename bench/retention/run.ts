@@ -34,6 +34,7 @@ const DAY = 86_400_000;
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench/retention/results');
 
 // Every retention window keeps its default.
+const loadAverageAtStart = os.loadavg()[0];
 const stack = await startStack('dev');
 /** Every table of the application database with its indexes and TOAST, and Temporal's store. */
 async function sizes(): Promise<Sizes> {
@@ -140,7 +141,7 @@ try {
 
   const result: BenchResult = {
     date: new Date().toISOString(),
-    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average before ${os.loadavg()[0].toFixed(2)}`,
+    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average before ${loadAverageAtStart.toFixed(2)}`,
     settings,
     real: { dispatches: real.length, before, after },
     seeded: {
