@@ -25,7 +25,7 @@ export interface ReadWindow {
 export interface BenchResult {
   date: string;
   machine: string;
-  settings: { dispatches: number; real: number; live: number; loadSeconds: number; connections: number };
+  settings: { dispatches: number; real: number; live: number; loadSeconds: number; connections: number; batchPause?: string };
   /** Sizes before and after the real dispatches' lives. */
   real: { dispatches: number; before: Sizes; after: Sizes };
   /** What the backlog's seed added to each table (the completed dispatches only), and the database's size then. */

@@ -29,6 +29,8 @@ const settings = {
   live: Number(process.env.BENCH_LIVE ?? 20_000),
   loadSeconds: Number(process.env.BENCH_LOAD_S ?? 30),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 16),
+  /** The worker's pause between two batches of the sweep (it inherits this environment): unset, the default. */
+  batchPause: process.env.RETENTION_BATCH_PAUSE ?? 'default',
 };
 const DAY = 86_400_000;
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench/retention/results');
