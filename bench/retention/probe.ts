@@ -1,8 +1,8 @@
 // `npx tsx bench/retention/probe.ts`: where the retention sweep's cost to live status reads comes
-// from (README "What hurts reads"). A smaller run than run.ts, with the sweep's dispatch phase driven
+// from (README "What hurt reads"). A smaller run than run.ts, with the sweep's dispatch phase driven
 // from this process (the same db/retention.ts, temporal/client.ts and db/erasure.ts calls as
 // activities/retention.ts) so each statement of a batch can be timed, beside status reads in short
-// windows; Postgres's activity (autovacuum workers, wait events) is sampled meanwhile.
+// windows; Postgres's active backends (autovacuum and parallel workers, wait events) are sampled meanwhile.
 // Env: PROBE_DISPATCHES (20000), PROBE_BATCH (200), PROBE_AT_ONCE (1), PROBE_PAUSE_MS (0),
 // PROBE_WINDOW_S (5), PROBE_BASELINE_WINDOWS (4), PROBE_LIVE (20000), PROBE_CONNECTIONS (16).
 import { writeFileSync } from 'node:fs';
