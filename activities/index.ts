@@ -27,6 +27,7 @@ export interface ActivityDeps {
     | 'RETENTION_DISPATCH'
     | 'RETENTION_WEBHOOK_PAYLOAD'
     | 'RETENTION_TRANSIT_HISTORY'
+    | 'RETENTION_BATCH_PAUSE'
   >;
   /** Signals dispatch workflows (the prediction refresh); bound to the worker's namespace. */
   temporal: Client;

@@ -6,6 +6,8 @@
 //   2. settled webhook events past RETENTION_WEBHOOK_PAYLOAD lose their payload;
 //   3. transit history past RETENTION_TRANSIT_HISTORY, tracking links expired 30 days ago and tracking
 //      feeds' unmatched checkpoints kept 30 days are deleted.
+// One batch at a time, with RETENTION_BATCH_PAUSE between two batches: a sweep of a large backlog
+// must leave the database to live traffic (status reads) most of the time (bench/retention README).
 // After every batch it heartbeats its progress (the counts, the phase, the walk's cursor) and logs
 // it, so a retry after a lost worker resumes there. A dispatch is erased whole or not at all: a
 // batch's rows leave in one transaction (db/erasure.ts), after the runs of each of its dispatches; a
@@ -31,10 +33,8 @@ import { deleteDispatchRuns } from '../temporal/erasure.js';
 
 /** Rows per batch (payloads, history rows, links): one short statement each. */
 export const RETENTION_BATCH_SIZE = 1000;
-/** Dispatches per batch: a few Temporal calls each, then one transaction for the batch. */
+/** Dispatches per batch: one visibility query, a few Temporal calls each when it has runs, then one transaction for the batch. */
 const DISPATCH_BATCH_SIZE = 200;
-/** Dispatch batches erased at once (each its own transaction): hides round trips on a machine with idle cores. */
-const DISPATCH_BATCHES_AT_ONCE = 2;
 /** Temporal calls in flight at once within a batch: enough to hide round trips, few enough to spare the frontend. */
 const ERASE_CONCURRENCY = 16;
 
@@ -57,7 +57,12 @@ export interface RetentionDeps {
   temporal: Client;
   config: Pick<
     Config,
-    'RETENTION_DISPATCH' | 'RETENTION_WEBHOOK_PAYLOAD' | 'RETENTION_TRANSIT_HISTORY' | 'DELIVERED_RETENTION' | 'EXCEPTION_RETENTION'
+    | 'RETENTION_DISPATCH'
+    | 'RETENTION_WEBHOOK_PAYLOAD'
+    | 'RETENTION_TRANSIT_HISTORY'
+    | 'RETENTION_BATCH_PAUSE'
+    | 'DELIVERED_RETENTION'
+    | 'EXCEPTION_RETENTION'
   >;
 }
 
@@ -112,10 +117,16 @@ export function createRetentionActivities(deps: RetentionDeps) {
         }
         context.heartbeat(progress);
       };
+      /** Before every batch but the sweep's first: RETENTION_BATCH_PAUSE, so live traffic has the database meanwhile. */
+      let batches = 0;
+      const pace = async () => {
+        if (batches++ > 0 && config.RETENTION_BATCH_PAUSE > 0) await context.sleep(config.RETENTION_BATCH_PAUSE);
+      };
       /** Runs `batch` until one comes back short, then moves to the next phase. */
       const drain = async (phase: Phase, batch: () => Promise<number>, kind: RetentionKind, field?: keyof RetentionSummary) => {
         if (progress.phase !== phase) return;
         for (;;) {
+          await pace();
           const started = performance.now();
           const count = await batch();
           done(kind, field, count, started);
@@ -128,22 +139,17 @@ export function createRetentionActivities(deps: RetentionDeps) {
       if (progress.phase === 'dispatches') {
         for (;;) {
           if (config.RETENTION_DISPATCH === null) break;
-          const size = Math.min(limit, DISPATCH_BATCH_SIZE);
+          await pace();
+          const started = performance.now();
           const due = await findDispatchesDue(deps.pool, {
             windowMs: config.RETENTION_DISPATCH,
             deliveredRetentionMs: config.DELIVERED_RETENTION,
             exceptionRetentionMs: config.EXCEPTION_RETENTION,
-            limit: size * DISPATCH_BATCHES_AT_ONCE,
+            limit: Math.min(limit, DISPATCH_BATCH_SIZE),
             after: progress.after,
           });
           if (due.ids.length === 0) break;
-          const batches = Array.from({ length: Math.ceil(due.ids.length / size) }, (_, i) => due.ids.slice(i * size, (i + 1) * size));
-          await Promise.all(
-            batches.map(async (batch) => {
-              const started = performance.now();
-              done('dispatch', 'erased_dispatches', await eraseBatch(batch), started);
-            }),
-          );
+          done('dispatch', 'erased_dispatches', await eraseBatch(due.ids), started);
           if (!due.next) break;
           progress.after = due.next;
         }

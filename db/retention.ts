@@ -84,13 +84,18 @@ export async function findDispatchesDue(
   db: Db,
   options: { windowMs: number; deliveredRetentionMs: number; exceptionRetentionMs: number; limit: number; after?: DispatchCursor },
 ): Promise<{ ids: string[]; next?: DispatchCursor }> {
-  const { rows } = await db.query<{ id: string; updated_at: string }>(
-    `SELECT id, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_at
-       FROM dispatches
-      WHERE status IN ('delivered', 'exception')
-        AND updated_at < now() - greatest($1::bigint, CASE status WHEN 'delivered' THEN $2::bigint ELSE $3::bigint END) * interval '1 millisecond'
-        AND ($5::timestamptz IS NULL OR (updated_at, id) > ($5, $6::uuid))
-      ORDER BY updated_at, id
+  // The walk reads dispatches_resting_updated_idx in its order: ORDER BY names the columns (d.…), not
+  // the to_char output of the same name, which made every batch sort all resting dispatches; and the
+  // shortest of the windows bounds the index range, so the last batch does not read every recently
+  // resting dispatch (test/db/retention-due-plan.test.ts).
+  const { rows } = await db.query<{ id: string; cursor_at: string }>(
+    `SELECT d.id, to_char(d.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
+       FROM dispatches d
+      WHERE d.status IN ('delivered', 'exception')
+        AND d.updated_at < now() - greatest($1::bigint, least($2::bigint, $3::bigint)) * interval '1 millisecond'
+        AND d.updated_at < now() - greatest($1::bigint, CASE d.status WHEN 'delivered' THEN $2::bigint ELSE $3::bigint END) * interval '1 millisecond'
+        AND ($5::timestamptz IS NULL OR (d.updated_at, d.id) > ($5, $6::uuid))
+      ORDER BY d.updated_at, d.id
       LIMIT $4`,
     [
       options.windowMs,
@@ -104,6 +109,6 @@ export async function findDispatchesDue(
   const last = rows.at(-1);
   return {
     ids: rows.map((row) => row.id),
-    next: last && rows.length === options.limit ? { updatedAt: last.updated_at, id: last.id } : undefined,
+    next: last && rows.length === options.limit ? { updatedAt: last.cursor_at, id: last.id } : undefined,
   };
 }

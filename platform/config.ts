@@ -155,6 +155,12 @@ const envSchema = z.object({
   RETENTION_DISPATCH: retentionWindow.default(180 * 86_400_000),
   RETENTION_WEBHOOK_PAYLOAD: retentionWindow.default(30 * 86_400_000),
   RETENTION_TRANSIT_HISTORY: retentionWindow.default(800 * 86_400_000),
+  /**
+   * The retention sweep's pause between two batches (one batch at a time), so that live traffic has
+   * the database most of the time (bench/retention). At most 30 s: the sweep heartbeats once a batch
+   * and its heartbeat timeout is a minute.
+   */
+  RETENTION_BATCH_PAUSE: duration.default(250).refine((ms) => ms <= 30_000, 'at most 30s'),
   /** Inbound tracking-feed requests (POST /v1/inbound/{feed_id}) per feed a minute; past it 429 with Retry-After. */
   FEED_RATE_PER_MINUTE: z.coerce.number().int().positive().default(6000),
   /** A dashboard session ends after this long without a request… */

@@ -25,7 +25,7 @@ export interface ReadWindow {
 export interface BenchResult {
   date: string;
   machine: string;
-  settings: { dispatches: number; real: number; live: number; loadSeconds: number; connections: number };
+  settings: { dispatches: number; real: number; live: number; loadSeconds: number; connections: number; batchPause?: string };
   /** Sizes before and after the real dispatches' lives. */
   real: { dispatches: number; before: Sizes; after: Sizes };
   /** What the backlog's seed added to each table (the completed dispatches only), and the database's size then. */
@@ -39,7 +39,10 @@ export interface BenchResult {
     machineBusyPercent: number;
     after: { tables: Record<string, number>; database: number };
   };
-  reads: { baseline: ReadWindow; during: ReadWindow[] };
+  /** Reads without the sweep before it, during it (consecutive windows), and again once it ended (the machine's drift meanwhile; not in results before 2026-11-28T14). */
+  reads: { baseline: ReadWindow; during: ReadWindow[]; after?: ReadWindow };
+  /** The machine's load average (1 min) when the results were written (the start's is in `machine`). */
+  loadAverageAtEnd?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -135,6 +138,7 @@ export function toMarkdown(result: BenchResult): string {
     ...[
       { name: 'without the sweep', r: reads.baseline },
       ...reads.during.map((r, i) => ({ name: `during the sweep, window ${i + 1}`, r })),
+      ...(reads.after ? [{ name: 'without the sweep, after it', r: reads.after }] : []),
     ].map(
       ({ name, r }) =>
         `| ${name} (${r.result.seconds} s) | ${r.result.rps} | ${ms(r.result.p50Ms)} | ${ms(r.result.p99Ms)} | ${ms(r.result.maxMs)} | ${r.result.non2xx} | ${r.machineBusyPercent} % | ${r.ourCores} / ${r.otherCores} | ${r.loadAverage} |`,
@@ -142,7 +146,11 @@ export function toMarkdown(result: BenchResult): string {
     '',
     `Worst p99 during the sweep / p99 without: **${ratio.toFixed(2)}×** (goal ≤ ${GOAL_P99_RATIO}×: ${ratio <= GOAL_P99_RATIO ? 'met' : 'not met'}). ` +
       `In the ${quiet.length} of ${reads.during.length} windows where other sessions took no more of the machine than without the sweep: ` +
-      `${Number.isNaN(quietRatio) ? 'none' : `**${quietRatio.toFixed(2)}×**`}.`,
+      `${Number.isNaN(quietRatio) ? 'none' : `**${quietRatio.toFixed(2)}×**`}.` +
+      (reads.after
+        ? ` Without the sweep again after it: p99 ${ms(reads.after.result.p99Ms)} (${(reads.after.result.p99Ms / reads.baseline.result.p99Ms).toFixed(2)}× the first window: how far the machine drifted meanwhile).`
+        : '') +
+      (result.loadAverageAtEnd !== undefined ? ` Load average at the end: ${result.loadAverageAtEnd.toFixed(2)}.` : ''),
     '',
     '## Bytes per dispatch',
     '',

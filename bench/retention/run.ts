@@ -7,7 +7,8 @@
 //     BENCH_LIVE live dispatches are seeded for reads (bench/status-read/seed.ts).
 //  3. Status reads of live dispatches (bench/status-read/load.ts, its own process) for
 //     BENCH_LOAD_S without the sweep, then `retention run` (the same workflow and activity as the
-//     daily Schedule, default windows) with the same reads running side by side until it ends.
+//     daily Schedule, default windows) with the same reads running side by side until it ends, then
+//     BENCH_LOAD_S without it again (the machine's drift meanwhile: other sessions share it).
 // Results: results/<date>.md and .json, and the year's database size table (report.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -28,11 +29,14 @@ const settings = {
   live: Number(process.env.BENCH_LIVE ?? 20_000),
   loadSeconds: Number(process.env.BENCH_LOAD_S ?? 30),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 16),
+  /** The worker's pause between two batches of the sweep (it inherits this environment): unset, the default. */
+  batchPause: process.env.RETENTION_BATCH_PAUSE ?? 'default',
 };
 const DAY = 86_400_000;
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench/retention/results');
 
 // Every retention window keeps its default.
+const loadAverageAtStart = os.loadavg()[0];
 const stack = await startStack('dev');
 /** Every table of the application database with its indexes and TOAST, and Temporal's store. */
 async function sizes(): Promise<Sizes> {
@@ -103,6 +107,8 @@ try {
   ]);
   const live = await seedLive(stack.pool, settings.live);
   await stack.pool.query('VACUUM (ANALYZE)');
+  // The seed's dirty pages written now, not by a checkpoint spread over the reads' first windows.
+  await stack.pool.query('CHECKPOINT');
   const { rows: payload } = await stack.pool.query<{ bytes: number }>(
     `SELECT ((SELECT sum(octet_length(body)) FROM webhook_events e JOIN dispatches d ON d.id = e.dispatch_id AND d.issuer_id = $1)
            + (SELECT sum(coalesce(pg_column_size(request_headers), 0) + coalesce(octet_length(response_head), 0))
@@ -127,6 +133,9 @@ try {
   const summary = await sweep;
   const sweepSeconds = (performance.now() - sweepStarted) / 1000;
   const cpuAfter = machineCpuSeconds();
+  // The same reads once more without the sweep: how far the rest of the machine drifted meanwhile.
+  const afterSweep = await load(live.ids, live.key, settings.loadSeconds);
+  log(`reads without the sweep, after it: p99 ${afterSweep.result.p99Ms} ms, other processes ${afterSweep.otherCores} cores`);
   log(`sweep: ${JSON.stringify(summary)} in ${sweepSeconds.toFixed(1)} s`);
   const { rows: left } = await stack.pool.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM dispatches WHERE updated_at < now() - interval '180 days'`,
@@ -136,7 +145,7 @@ try {
 
   const result: BenchResult = {
     date: new Date().toISOString(),
-    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average before ${os.loadavg()[0].toFixed(2)}`,
+    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average before ${loadAverageAtStart.toFixed(2)}`,
     settings,
     real: { dispatches: real.length, before, after },
     seeded: {
@@ -153,7 +162,8 @@ try {
       machineBusyPercent: Math.round((100 * (cpuAfter.busy - cpuBefore.busy)) / Math.max(1e-9, cpuAfter.total - cpuBefore.total)),
       after: { tables: swept.tableBytes, database: swept.databaseBytes },
     },
-    reads: { baseline, during },
+    reads: { baseline, during, after: afterSweep },
+    loadAverageAtEnd: os.loadavg()[0],
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
   const stem = path.join(RESULTS_DIR, result.date.slice(0, 16).replace(':', ''));

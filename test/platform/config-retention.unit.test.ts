@@ -1,5 +1,6 @@
 // The retention windows (docs/privacy.md "What is kept, and for how long"): RETENTION_DISPATCH,
-// RETENTION_WEBHOOK_PAYLOAD and RETENTION_TRANSIT_HISTORY, each a duration or `never`, checked at start-up.
+// RETENTION_WEBHOOK_PAYLOAD and RETENTION_TRANSIT_HISTORY, each a duration or `never`, checked at start-up;
+// and the sweep's pause between two batches, RETENTION_BATCH_PAUSE (docs/configuration.md).
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../platform/config.js';
 
@@ -28,6 +29,22 @@ describe('retention windows', () => {
   it.each(NAMES)('%s that is neither a duration nor never stops start-up naming it', (name) => {
     for (const value of ['', '180', 'forever', '-1d', '1y']) {
       expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: not a duration.*or never`));
+    }
+  });
+});
+
+describe('RETENTION_BATCH_PAUSE', () => {
+  it('defaults to 250 ms, and takes a duration up to 30 s (0ms: no pause)', () => {
+    expect(loadConfig({}).RETENTION_BATCH_PAUSE).toBe(250);
+    expect(loadConfig({ RETENTION_BATCH_PAUSE: '0ms' }).RETENTION_BATCH_PAUSE).toBe(0);
+    expect(loadConfig({ RETENTION_BATCH_PAUSE: '2s' }).RETENTION_BATCH_PAUSE).toBe(2_000);
+    expect(loadConfig({ RETENTION_BATCH_PAUSE: '30s' }).RETENTION_BATCH_PAUSE).toBe(30_000);
+  });
+
+  it('longer than 30 s (the sweep heartbeats once a batch, its timeout a minute) or not a duration stops start-up naming it', () => {
+    expect(() => loadConfig({ RETENTION_BATCH_PAUSE: '31s' })).toThrow(/RETENTION_BATCH_PAUSE: at most 30s/);
+    for (const value of ['', '250', 'never', '-1s']) {
+      expect(() => loadConfig({ RETENTION_BATCH_PAUSE: value })).toThrow(/RETENTION_BATCH_PAUSE: not a duration/);
     }
   });
 });

@@ -1,0 +1,203 @@
+// `npx tsx bench/retention/probe.ts`: where the retention sweep's cost to live status reads comes
+// from (README "What hurt reads"). A smaller run than run.ts, with the sweep's dispatch phase driven
+// from this process (the same db/retention.ts, temporal/client.ts and db/erasure.ts calls as
+// activities/retention.ts) so each statement of a batch can be timed, beside status reads in short
+// windows; Postgres's active backends (autovacuum and parallel workers, wait events) are sampled meanwhile.
+// Env: PROBE_DISPATCHES (20000), PROBE_BATCH (200), PROBE_AT_ONCE (1), PROBE_PAUSE_MS (0),
+// PROBE_WINDOW_S (5), PROBE_BASELINE_WINDOWS (4), PROBE_LIVE (20000), PROBE_CONNECTIONS (16).
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eraseDispatchRows } from '../../db/erasure.js';
+import type { Pool } from '../../db/pool.js';
+import { findDispatchesDue, type DispatchCursor } from '../../db/retention.js';
+import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
+import { dispatchRunStates } from '../../temporal/client.js';
+import { startStack } from '../scale/setup.js';
+import { firstJsonLine, startScript } from '../status-read/processes.js';
+import { seed as seedLive } from '../status-read/seed.js';
+import type { LoadResult } from '../status-read/load.js';
+import { startCpuMeter } from '../webhook-latency/load.js';
+import { seedCompletedDispatches } from './seed.js';
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const settings = {
+  dispatches: env('PROBE_DISPATCHES', 20_000),
+  batch: env('PROBE_BATCH', 200),
+  atOnce: env('PROBE_AT_ONCE', 1),
+  pauseMs: env('PROBE_PAUSE_MS', 0),
+  windowS: env('PROBE_WINDOW_S', 5),
+  baselineWindows: env('PROBE_BASELINE_WINDOWS', 4),
+  live: env('PROBE_LIVE', 20_000),
+  connections: env('PROBE_CONNECTIONS', 16),
+};
+const say = (message: string) => process.stderr.write(`[probe] ${message}\n`);
+const DAY = 86_400_000;
+
+/** Statement time per kind, since the last take(). */
+const spent = new Map<string, { ms: number; n: number }>();
+const note = (kind: string, ms: number) => {
+  const entry = spent.get(kind) ?? { ms: 0, n: 0 };
+  entry.ms += ms;
+  entry.n += 1;
+  spent.set(kind, entry);
+};
+const take = () => {
+  const out = Object.fromEntries([...spent].map(([k, v]) => [k, `${Math.round(v.ms)}ms/${v.n}`]));
+  spent.clear();
+  return out;
+};
+/** A short name for a statement: its verb and first table. */
+const kindOf = (sql: string) => {
+  const s = sql.replace(/\s+/g, ' ').trim();
+  const m = /^(SELECT|DELETE FROM|UPDATE|INSERT INTO|BEGIN|COMMIT|ROLLBACK)\s*(?:[\w, ]*? FROM )?(\w+)?/i.exec(s);
+  if (!m) return s.slice(0, 30);
+  if (/^SELECT/i.test(s)) return `select ${/FROM (\w+)/i.exec(s)?.[1] ?? ''}`;
+  return `${m[1].toLowerCase()} ${m[2] ?? ''}`.trim();
+};
+
+/** The pool, with every statement of a connected client timed. */
+function timedPool(pool: Pool): Pool {
+  const connect = async () => {
+    const client = await pool.connect();
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    return new Proxy(client, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver);
+        return async (...args: unknown[]) => {
+          const started = performance.now();
+          try {
+            return await query(...args);
+          } finally {
+            note(kindOf(String(args[0])), performance.now() - started);
+          }
+        };
+      },
+    });
+  };
+  return new Proxy(pool, { get: (t, p, r) => (p === 'connect' ? connect : Reflect.get(t, p, r)) });
+}
+
+const stack = await startStack('dev');
+try {
+  const { issuerId } = await stack.newIssuer('Retention probe: backlog');
+  const endpoint = await createWebhookEndpoint(stack.pool, { issuerId, url: 'https://consumer.example/hooks', events: ['status.updated'] });
+  if (!endpoint.ok) throw new Error(endpoint.reason);
+  let started = performance.now();
+  await seedCompletedDispatches(stack.pool, {
+    issuerId,
+    endpointId: endpoint.endpoint.id,
+    count: settings.dispatches,
+    lastChangeAgoMs: 200 * DAY,
+  });
+  const live = await seedLive(stack.pool, settings.live);
+  await stack.pool.query('VACUUM (ANALYZE)');
+  say(
+    `seeded ${settings.dispatches} + ${settings.live} in ${Math.round(performance.now() - started)} ms; settings ${JSON.stringify(settings)}`,
+  );
+
+  const idsFile = path.join(os.tmpdir(), `cds-probe-ids-${process.pid}.txt`);
+  writeFileSync(idsFile, live.ids.join('\n'));
+  const window = async () => {
+    const child = startScript('../status-read/load.ts', {
+      BENCH_URL: stack.apiUrl,
+      BENCH_IDS_FILE: idsFile,
+      BENCH_AUTH: live.key,
+      BENCH_CONNECTIONS: String(settings.connections),
+      BENCH_SECONDS: String(settings.windowS),
+    });
+    const meter = startCpuMeter(stack.cpu);
+    const r = await firstJsonLine<LoadResult>(child, 'load');
+    return { ...r, ...meter(), load: os.loadavg()[0] };
+  };
+
+  // Postgres activity, sampled every 250 ms: autovacuum workers (and what they vacuum), waits.
+  const seen = new Map<string, number>();
+  const monitorPool = stack.pool;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const { rows } = await monitorPool.query<{ what: string }>(
+        `SELECT coalesce(a.backend_type, '') || ':' || coalesce(a.wait_event_type || '/' || a.wait_event, 'cpu') ||
+                CASE WHEN a.backend_type = 'autovacuum worker' THEN ' ' || coalesce(substring(a.query from '(?:VACUUM|ANALYZE)[^;]*'), '')
+                     WHEN a.backend_type = 'parallel worker' THEN ' for ' || left(regexp_replace(coalesce(l.query, ''), '\\s+', ' ', 'g'), 60)
+                     ELSE '' END AS what
+           FROM pg_stat_activity a LEFT JOIN pg_stat_activity l ON l.pid = a.leader_pid
+          WHERE a.state = 'active' AND a.pid <> pg_backend_pid() AND a.backend_type <> 'walwriter'`,
+      );
+      for (const { what } of rows) seen.set(what, (seen.get(what) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  const takeSeen = () => {
+    const out = Object.fromEntries([...seen].sort((a, b) => b[1] - a[1]).slice(0, 8));
+    seen.clear();
+    return out;
+  };
+
+  const baseline: LoadResult[] = [];
+  for (let i = 0; i < settings.baselineWindows; i++) {
+    const w = await window();
+    baseline.push(w);
+    say(`baseline ${i + 1}: p99 ${w.p99Ms} ms p50 ${w.p50Ms} ${w.rps}/s cores ${JSON.stringify(w.cores)} load ${w.load.toFixed(1)} pg ${JSON.stringify(takeSeen())}`); // prettier-ignore
+  }
+
+  const pool = timedPool(stack.pool);
+
+  let done = false;
+  let batches = 0;
+  const sweep = (async () => {
+    let after: DispatchCursor | undefined;
+    for (;;) {
+      let t = performance.now();
+      const due = await findDispatchesDue(stack.pool, {
+        windowMs: 180 * DAY,
+        deliveredRetentionMs: 7 * DAY,
+        exceptionRetentionMs: 30 * DAY,
+        limit: settings.batch * settings.atOnce,
+        after,
+      });
+      note('findDispatchesDue', performance.now() - t);
+      if (due.ids.length === 0) break;
+      const parts = Array.from({ length: Math.ceil(due.ids.length / settings.batch) }, (_, i) =>
+        due.ids.slice(i * settings.batch, (i + 1) * settings.batch),
+      );
+      await Promise.all(
+        parts.map(async (ids) => {
+          t = performance.now();
+          const runs = await dispatchRunStates(stack.temporal, ids);
+          note('temporal visibility', performance.now() - t);
+          t = performance.now();
+          await eraseDispatchRows(
+            pool,
+            ids.filter((id) => runs.get(id) !== 'running'),
+          );
+          note('eraseDispatchRows (whole)', performance.now() - t);
+          batches++;
+        }),
+      );
+      if (settings.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, settings.pauseMs));
+      if (!due.next) break;
+      after = due.next;
+    }
+  })().finally(() => (done = true));
+  started = performance.now();
+  const during: LoadResult[] = [];
+  while (!done) {
+    const before = batches;
+    const w = await window();
+    during.push(w);
+    say(`sweep ${during.length} (${Math.round((performance.now() - started) / 1000)} s, ${batches - before} batches): p99 ${w.p99Ms} ms p50 ${w.p50Ms} ${w.rps}/s cores ${JSON.stringify(w.cores)} load ${w.load.toFixed(1)}`); // prettier-ignore
+    say(`   statements ${JSON.stringify(take())}`);
+    say(`   pg ${JSON.stringify(takeSeen())}`);
+  }
+  await sweep;
+  const sweepS = (performance.now() - started) / 1000;
+  sampling = false;
+  await sampler;
+  const p99 = (ws: LoadResult[]) => ws.map((w) => w.p99Ms);
+  const base = Math.max(...p99(baseline));
+  say(`sweep of ${settings.dispatches} in ${sweepS.toFixed(1)} s; baseline p99 ${p99(baseline).join(', ')}; during ${p99(during).join(', ')}; worst/max-baseline ${(Math.max(...p99(during)) / base).toFixed(2)}×`); // prettier-ignore
+} finally {
+  await stack.stop();
+}
