@@ -276,7 +276,8 @@ export function createProjectionActivities(deps: {
       status: change?.state.status,
       written: result.written,
       webhookEvents: change?.events ?? [],
-      effects: effects.length,
+      // Each carrier event this write records, with what it did (the workflow logs none itself).
+      effects: effects.map(({ dedupeKey, effect }) => ({ dedupeKey, effect })),
     });
     return result;
   }

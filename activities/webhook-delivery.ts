@@ -240,8 +240,14 @@ export function createWebhookDeliveryActivities(deps: {
       return { outcome: 'superseded', attempts: attempt };
     }
 
-    if (delivered) return { outcome: 'delivered', attempts: attempt };
+    // One line per attempt: a delivered one at debug (cds_webhook_attempts_total{outcome="success"}
+    // counts it and the delivery log keeps it), a failed one at info with its retry's delay.
+    if (delivered) {
+      log.debug('webhook delivered', { eventId, endpointId, attempt, statusCode, ms: Math.round(durationMs) });
+      return { outcome: 'delivered', attempts: attempt };
+    }
     if (retriesLeft) {
+      log.info('webhook attempt failed; retry scheduled', { eventId, endpointId, attempt, delayMs: schedule[attempt - 1], error });
       return {
         outcome: 'retry',
         attempts: attempt,

@@ -231,11 +231,12 @@ class Dispatch {
     if (deliveries.length === 0) return;
     const driver = dispatchDriver(this.registration.id);
     this.deliveriesInFlight += deliveries.length;
+    // Each attempt's outcome is logged by the activity, in the worker's main thread: a workflow log
+    // line crosses the sandbox as a sink call in every activation that makes one.
     deliverWebhooks({ deliveries, driver }).then(
       (results) =>
         results.forEach((result, i) => {
           if (result.outcome === 'retry') return void this.retryDelivery(deliveries[i], driver, result.delayMs);
-          log.info('webhook delivery settled', { ...deliveries[i], ...result });
           this.deliveriesInFlight -= 1;
         }),
       (error) => {
@@ -262,15 +263,9 @@ class Dispatch {
     let effects: Array<{ dedupeKey: string; effect: EventEffect }> = [];
     while (this.pending.length > 0) {
       const event = this.pending.shift()!;
+      // Logged by the activity that records it (activities/projection.ts 'projection written': each
+      // event's dedupe key and effect, the status it led to), not here: see startDeliveries.
       const transition = applyCarrierEvent(this.state, event);
-      log.info('carrier event', {
-        dedupeKey: event.dedupeKey,
-        status: event.status,
-        occurredAt: event.occurred_at,
-        effect: transition.effect,
-        from: this.state.status,
-        to: transition.state.status,
-      });
       const effect = { dedupeKey: event.dedupeKey, effect: transition.effect };
       if (transition.effect !== 'applied' && transition.effect !== 'exception_repeated') {
         // Every accepted event joins the set the status is derived from, even one that changes nothing.
@@ -403,7 +398,8 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
     const trace = eventTrace ?? otel.context.active();
     eventTrace = undefined;
     await otel.context.with(trace, () => dispatch.processPending());
-    await dispatch.processRefresh();
+    // Awaited only when asked for: every promise in the sandbox costs the SDK a captured stack.
+    if (dispatch.refreshRequested !== undefined) await dispatch.processRefresh();
     if (dispatch.pending.length === 0 && dispatch.refreshRequested === undefined && canContinueAsNew()) {
       log.info('continuing as new', { historyLength: workflowInfo().historyLength, version: dispatch.version });
       await continueAsNew<typeof dispatchWorkflow>({ ...input, carried: dispatch.carry() });

@@ -6,7 +6,7 @@
 // open-loop steps of `in_transit` events until p99 event → webhook exceeds the limit. Stops
 // everything it started, whatever happened.
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -72,6 +72,8 @@ export interface SideResult {
   commit: string;
   failures: string[];
   perEvent: { cpuMs: Record<ProcessName | 'ours' | 'total', number>; windowS: number; machineBusyPercent: number };
+  /** CPU ms per second of each process with the stack up and no traffic (pollers, timers, metrics). */
+  idleCpuMsPerS: Record<ProcessName, number>;
   life: { historyEvents: number; historyBytes: number; markers: number; workflowTasks: number; activities: number; runs: number };
   /** retried503: registrations answered 503 and retried (their time counts from the first attempt). */
   registration: { count: number; p50Ms: number; p99Ms: number; retried503: number };
@@ -80,6 +82,9 @@ export interface SideResult {
   capacity: number;
   profiles: string[];
 }
+
+/** How long the idle CPU is measured, with the stack up and nothing sent. */
+const IDLE_WINDOW_MS = Number(process.env.BENCH_IDLE_S ?? 10) * 1000;
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
@@ -93,6 +98,9 @@ export async function measureSide(version: VersionTree, settings: Settings, cliP
   chmodSync(work, 0o755); // the embedded cluster runs as an unprivileged user when we are root
   workDirs.add(work);
   cleanups.push(() => {
+    // BENCH_KEEP_LOGS=<folder>: the API's and worker's logs are copied there first.
+    const keep = process.env.BENCH_KEEP_LOGS;
+    if (keep) for (const file of ['api.log', 'worker.log']) cpSync(path.join(work, file), path.join(keep, `${version.label.replace(/\W+/g, '-')}-${file}`), { force: true }); // prettier-ignore
     rmSync(work, { recursive: true, force: true });
     workDirs.delete(work);
   });
@@ -152,7 +160,10 @@ async function measure(
   writeFileSync(secretFile, endpoint.secret);
 
   const [apiPort, metricsPort] = [await freePort(), await freePort()];
-  const api = startEntryPoint(dir, 'api/main.ts', { ...env, PORT: String(apiPort) }, path.join(work, 'api.log'));
+  // BENCH_PROFILE_API=1 (probe.ts): the API is profiled too, into its own folder beside the worker's.
+  const apiProfileDir = settings.profileDir && process.env.BENCH_PROFILE_API === '1' ? path.join(settings.profileDir, 'api') : undefined;
+  const apiEnv = { ...env, PORT: String(apiPort), ...(apiProfileDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${apiProfileDir}` }) }; // prettier-ignore
+  const api = startEntryPoint(dir, 'api/main.ts', apiEnv, path.join(work, 'api.log'));
   cleanups.push(() => stopProcess(api));
   const profileDir = settings.profileDir && path.join(settings.profileDir, version.label.replace(/\W+/g, '-'));
   const workerEnv = { ...env, WORKER_METRICS_PORT: String(metricsPort), ...(profileDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }) }; // prettier-ignore
@@ -215,6 +226,15 @@ async function measure(
   await registerAll([...lifeIds, ...ids]);
   say(`registered ${ids.length + lifeIds.length}`);
   await sleep(2000);
+  // Idle: what each process spends per second with no traffic; at `rate` events/s it adds
+  // idle ÷ rate to the CPU per event below.
+  const idleBefore = cpu();
+  const idleStarted = performance.now();
+  await sleep(IDLE_WINDOW_MS);
+  const idleAfter = cpu();
+  const idleS = (performance.now() - idleStarted) / 1000;
+  result.idleCpuMsPerS = Object.fromEntries(PROCESSES.map((name) => [name, round(((idleAfter[name] - idleBefore[name]) * 1000) / idleS)])) as Cpu; // prettier-ignore
+  say(`idle CPU ms/s: api ${result.idleCpuMsPerS.api}, worker ${result.idleCpuMsPerS.worker}`);
   const before = cpu();
   const machineBefore = machineCpuSeconds();
   const started = performance.now();
