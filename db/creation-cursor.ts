@@ -1,5 +1,5 @@
 // Keyset paging in creation order, the one way the API's lists page (docs/http-contract.md
-// "Pagination"): a page asks for one row more than its limit, ordered by (created_at, id), and the
+// "GET /v1/dispatches (list)" says it for the first of them): a page asks for one row more than its limit, ordered by (created_at, id), and the
 // cursor after it is the last row's created_at, to the microsecond (a JS Date would drop them), and
 // id. Callers see it opaque (base64url of "created_at|id"), so its layout may change without notice;
 // a cursor this module did not make, or one of another list (whose ids have another shape), decodes
