@@ -102,16 +102,16 @@ flagged AS (
 
 /**
  * Postal code and prefix of a dispatch row's `postal_code` as domain/prediction-model.ts
- * normalisePostalCode and postalPrefixOf make them (the history stores them made), over a
- * `country_code` column: upper case without spaces or dashes, a US ZIP+4 cut to its ZIP; the
- * outward code for GB, 3 characters for US, CA and IE, else 2.
+ * normalisePostalCode and postalPrefixOf make them (the history stores them made), over the
+ * `dispatches` row `d`: upper case without spaces or dashes, a US ZIP+4 cut to its ZIP; the outward
+ * code for GB, 3 characters for US, CA and IE, else 2. The same text as the indexes of
+ * db/migrations/1732640000000_in_flight.sql, which a lookup must repeat exactly to use them.
  */
-const NORMALISED_CODE = `CASE WHEN country_code = 'US' THEN left(upper(regexp_replace(postal_code, '[[:space:]-]', '', 'g')), 5)
-  ELSE upper(regexp_replace(postal_code, '[[:space:]-]', '', 'g')) END`;
-const PREFIX_OF = (
-  code: string,
-) => `CASE country_code WHEN 'GB' THEN CASE WHEN length(${code}) > 3 THEN left(${code}, length(${code}) - 3) ELSE ${code} END
-  WHEN 'US' THEN left(${code}, 3) WHEN 'CA' THEN left(${code}, 3) WHEN 'IE' THEN left(${code}, 3) ELSE left(${code}, 2) END`;
+export const DISPATCH_CODE = `(CASE WHEN d.country_code = 'US' THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 5) ELSE upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')) END)`; // prettier-ignore
+export const DISPATCH_PREFIX = `(CASE d.country_code WHEN 'GB' THEN CASE WHEN length(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g'))) > 3 THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), length(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g'))) - 3) ELSE upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')) END WHEN 'US' THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 3) WHEN 'CA' THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 3) WHEN 'IE' THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 3) ELSE left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 2) END)`; // prettier-ignore
+
+/** Dispatches that may be on their way, as the in-flight indexes hold them (their WHERE). */
+const OPEN_LIVE = `d.status <> 'delivered' AND d.mode = 'live'`;
 
 /**
  * The service's own registrations still on their way, by level and days since dispatch
@@ -121,24 +121,19 @@ const PREFIX_OF = (
  * issuer's count as `countedAsRecent` bounds its deliveries: with its counted recent deliveries, at
  * most as many as every other source of the level's recent deliveries together (its latest
  * dispatches first), so one issuer's registrations never outweigh the rest of an area's evidence.
- * Over a `counted` CTE (levelStatistics) and `code_targets`, `prefix_targets`; $5 today, $6 the
- * countries.
+ * Read through the in-flight indexes (by country, code or prefix, dispatch date). Over a `counted`
+ * CTE (levelStatistics) and `code_targets`, `prefix_targets`; $5 today.
  */
+const openOf = (level: string, target: string, column: string) => `
+  SELECT '${level}' AS level, t.country_code, t.${target} AS key, d.issuer_id, $5::date - (d.dispatch_date AT TIME ZONE 'UTC')::date AS since_days
+  FROM ${level}_targets t JOIN dispatches d ON d.country_code = t.country_code::char(2) AND ${column} = t.${target}
+  WHERE ${OPEN_LIVE}
+    AND d.dispatch_date >= ($5::date - ${RECENT_DAYS - 1})::timestamp AT TIME ZONE 'UTC'
+    AND d.dispatch_date < $5::date::timestamp AT TIME ZONE 'UTC'
+    AND d.created_at <= d.dispatch_date + ${PROMPT_REGISTRATION_DAYS} * interval '1 day'`;
 export const IN_FLIGHT = `
-open_dispatches AS (
-  SELECT issuer_id, country_code::text AS country_code, code, ${PREFIX_OF('code')} AS prefix, since_days
-  FROM (SELECT issuer_id, country_code, ${NORMALISED_CODE} AS code, $5::date - (dispatch_date AT TIME ZONE 'UTC')::date AS since_days
-          FROM dispatches
-         WHERE country_code = ANY ($6::text[]) AND status <> 'delivered' AND mode = 'live'
-           AND dispatch_date >= ($5::date - ${RECENT_DAYS - 1})::timestamp AT TIME ZONE 'UTC'
-           AND dispatch_date < $5::date::timestamp AT TIME ZONE 'UTC'
-           AND created_at <= dispatch_date + ${PROMPT_REGISTRATION_DAYS} * interval '1 day') normalised
-), open_levels AS (
-  SELECT 'code' AS level, o.country_code, o.code AS key, o.issuer_id, o.since_days
-  FROM open_dispatches o JOIN code_targets t ON t.country_code = o.country_code AND t.postal_code = o.code
-  UNION ALL
-  SELECT 'prefix', o.country_code, o.prefix, o.issuer_id, o.since_days
-  FROM open_dispatches o JOIN prefix_targets t ON t.country_code = o.country_code AND t.postal_prefix = o.prefix
+open_levels AS (${openOf('code', 'postal_code', DISPATCH_CODE)}
+  UNION ALL${openOf('prefix', 'postal_prefix', DISPATCH_PREFIX)}
 ), recent_sources AS (
   SELECT level, country_code, key, issuer_id, count(*) AS n FROM counted WHERE recent GROUP BY level, country_code, key, issuer_id
 ), open_counted AS (

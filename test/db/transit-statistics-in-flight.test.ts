@@ -12,6 +12,7 @@ import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import type { TransitRecord } from '../../db/transit-history.js';
 import { loadTransitStatistics } from '../../db/transit-statistics.js';
+import { AREA_SQL } from '../../db/transit-statistics-sql.js';
 import { addBusinessDays, businessDayOnOrAfter } from '../../domain/calendar.js';
 import type { StatusRecord } from '../../domain/dispatch-schemas.js';
 import { levelPredictives, type TransitStatistics } from '../../domain/prediction-model.js';
@@ -132,5 +133,28 @@ describe('the service’s registrations on their way', () => {
     expect(count(inFlightOf(stats, 'postalCode'))).toBeGreaterThan(0);
     const p = levelPredictives(stats);
     expect(recentChange(stats, { postalCode: p.code, postalPrefix: p.prefix, country: p.country }, today, COUNTRY).shift).toBeNull();
+  });
+
+  it('are read through the in-flight indexes, by code and by prefix, not by scanning the country', async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      // The tables are small here: without this the planner scans them whatever the indexes.
+      await client.query('SET LOCAL enable_seqscan = off');
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${AREA_SQL}`, [
+        [COUNTRY],
+        [CODE],
+        [COUNTRY],
+        ['01'],
+        today,
+        [COUNTRY],
+      ]);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).toContain('dispatches_in_flight_code_idx');
+      expect(plan).toContain('dispatches_in_flight_prefix_idx');
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 });
