@@ -115,7 +115,7 @@ const OPEN_LIVE = `d.status <> 'delivered' AND d.mode = 'live'`;
 
 /**
  * The service's own registrations still on their way, by level and days since dispatch
- * (docs/predictions.md "Recent shifts and maturity"): live dispatches of the recent period,
+ * (docs/recent-shifts.md): live dispatches of the recent period,
  * dispatched before today, not delivered, registered at most PROMPT_REGISTRATION_DAYS after their
  * dispatch date (the service knew of them from the start: how many were sent is known). Each
  * issuer's count as `countedAsRecent` bounds its deliveries: with its counted recent deliveries, at

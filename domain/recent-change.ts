@@ -1,4 +1,4 @@
-// What a destination's recent deliveries say (docs/predictions.md "Recent shifts and maturity"):
+// What a destination's recent deliveries say (docs/recent-shifts.md):
 // whether its area's transit shifted in the last weeks (recent-shift.ts, read on the postal code,
 // then its prefix: the first that shows a shift), by how much the window moves
 // and whether the level must drop for it; and the held-out deliveries the window is calibrated on,

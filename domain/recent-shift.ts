@@ -1,5 +1,5 @@
 // Recent change in an area's transit, and when a recent delivery is old enough to count as mature
-// (docs/predictions.md "Recent shifts and maturity"). Pure: the caller passes the area's long-run
+// (docs/recent-shifts.md). Pure: the caller passes the area's long-run
 // transit distribution and its recent deliveries, each with how long ago it was dispatched.
 //
 // Why a likelihood and not a comparison of medians: the recent deliveries of a slowed area are

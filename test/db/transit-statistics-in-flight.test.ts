@@ -1,5 +1,5 @@
 // The service's own registrations still on their way, as the area statement reads them
-// (db/transit-statistics-sql.ts IN_FLIGHT; docs/predictions.md "Recent shifts and maturity", issue 29):
+// (db/transit-statistics-sql.ts IN_FLIGHT; docs/recent-shifts.md, issue 29):
 // which dispatches count (live, registered promptly, not delivered, of the recent period, before
 // today), at which level (the postal code and prefix as the history stores them), each issuer's
 // bounded by the other sources (docs/predictions.md "History and its bounds"), and that one

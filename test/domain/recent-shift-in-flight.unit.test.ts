@@ -1,5 +1,5 @@
 // The shift detector with the service's own registrations (domain/recent-shift.ts `inFlight`,
-// domain/recent-change.ts shiftPeriod; docs/predictions.md "Recent shifts and maturity", issue 29):
+// domain/recent-change.ts shiftPeriod; docs/recent-shifts.md, issue 29):
 // an imported history that ends at an export a few days ago, and since then the cards the service
 // registered as they left, delivered (its issuers' recent deliveries) or still on their way. Where
 // the service knows how many were sent, the cards not delivered after the area's usual transit are

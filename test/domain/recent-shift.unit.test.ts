@@ -1,5 +1,5 @@
 // The recent-shift detector and the maturity rule (domain/recent-shift.ts, domain/recent-change.ts;
-// docs/predictions.md "Recent shifts and maturity") on constructed histories: an area's long-run
+// docs/recent-shifts.md) on constructed histories: an area's long-run
 // transit distribution, and its recent deliveries as the SQL returns them (by days since dispatch
 // and transit), only those delivered by today, so the youngest dispatches show only their fastest
 // cards. The rules must hold for every network shape fast-check draws: bodies of 1–10 business
