@@ -191,7 +191,14 @@ export function withMatureRecent<S extends Record<LevelName, RecentLevel>>(
   country: string,
 ): S {
   const countryP99 = quantile(norms.country, MATURITY_QUANTILE) ?? 0;
-  const period = recentPeriod(today, country, reportedUntil(stats.country.recent, today, country));
+  // Each source at its own cut (shiftPeriod): an imported delivery is mature once its dispatch is
+  // p99 old by the export, not by yesterday, or the newest held-out deliveries lose their tail.
+  const period = shiftPeriod(
+    stats.country.recent,
+    today,
+    country,
+    AREAS.some((name) => (stats[name].inFlight ?? []).length > 0),
+  );
   const shifted = change.shift?.detected ? LEVELS.slice(0, LEVELS.indexOf(change.shift.level) + 1) : [];
   const level = (name: LevelName): S[LevelName] => {
     const own = stats[name];

@@ -8,10 +8,11 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 
-import { addBusinessDays, businessDayOnOrAfter } from '../../domain/calendar.js';
+import { addBusinessDays, businessDayOnOrAfter, businessDaysBetween } from '../../domain/calendar.js';
 import { levelPredictives, RECENT_DAYS, type LevelStatistics, type TransitStatistics } from '../../domain/prediction-model.js';
-import { recentChange } from '../../domain/recent-change.js';
+import { MATURITY_QUANTILE, recentChange, withMatureRecent } from '../../domain/recent-change.js';
 import { SUSPECT_EVIDENCE } from '../../domain/recent-shift.js';
+import { quantile, total } from '../../domain/statistics.js';
 import { transitDistribution } from '../support/transit-distribution.js';
 
 const TODAY = '2026-11-20'; // a Friday
@@ -115,5 +116,38 @@ describe('the shift detector with the service’s own registrations', () => {
     const p = transitDistribution(2, 0.3, 0.02);
     const { recent } = constructed(p, 15, 4, 3, 5);
     expect(changeOf(network(p, { recent, inFlight: [] })).shift?.evidence ?? 0).toBeLessThan(SUSPECT_EVIDENCE);
+  });
+});
+
+describe('the maturity rule with the service’s own deliveries', () => {
+  it('counts an imported delivery as mature by the export, the service’s by yesterday', () => {
+    fc.assert(
+      fc.property(networkShape, fc.integer({ min: 1, max: 7 }), ({ median, sigma, tail }, gap) => {
+        const p = transitDistribution(median, sigma, tail);
+        const c = constructed(p, 20, gap);
+        const stats = network(p, c);
+        const predictives = levelPredictives(stats);
+        const norms = { postalCode: predictives.code, postalPrefix: predictives.prefix, country: predictives.country };
+        const change = recentChange(stats, norms, TODAY, COUNTRY);
+        const p99 = Math.max(quantile(norms.country, MATURITY_QUANTILE)!, quantile(norms.postalCode, MATURITY_QUANTILE)!);
+        // Business days from the dispatch to the export's last day (imported) or to yesterday (the service's).
+        const exported = c.recent.filter(([, , count, byIssuers]) => count > byIssuers);
+        const lastImported = exported.reduce((last, [ago, y]) => {
+          const delivered = addBusinessDays(businessDayOnOrAfter(dateBefore(ago), COUNTRY), y, COUNTRY);
+          return delivered > last ? delivered : last;
+        }, '');
+        const age = (ago: number, until: string) => {
+          const start = businessDayOnOrAfter(dateBefore(ago), COUNTRY);
+          return start > until ? -1 : businessDaysBetween(start, until, COUNTRY);
+        };
+        const expected = c.recent
+          .filter(([ago, , count, byIssuers]) => age(ago, byIssuers === count ? dateBefore(1) : lastImported) >= p99)
+          .reduce((n, [, , count]) => n + count, 0);
+        const added =
+          total(withMatureRecent(stats, norms, change, TODAY, COUNTRY).postalCode.calibration) - total(stats.postalCode.calibration);
+        expect(added).toBe(expected);
+      }),
+      { numRuns: 40 },
+    );
   });
 });
