@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import { MIN_COUNTRY_HISTORY, normalisePostalCode, postalPrefixOf } from '../domain/prediction-model.js';
-import { LOOK_BACK_DAYS } from './transit-statistics-sql.js';
+import { LOOK_BACK_DAYS, PROMPT_REGISTRATION_DAYS } from './transit-statistics-sql.js';
 import type { NotLearnedReason } from '../domain/vocabulary.js';
 import type { Pool } from './pool.js';
 
@@ -91,7 +91,7 @@ export const PLAUSIBLE_TRANSIT_FLOOR_DAYS = 5;
 /** Without MIN_COUNTRY_HISTORY deliveries to compare with, at most six weeks of business days. */
 export const PLAUSIBLE_TRANSIT_CAP_DAYS = 30;
 /** A live delivery is evidence only if its dispatch was registered at most this many days after its dispatch date... */
-export const PROMPT_REGISTRATION_DAYS = 3;
+export { PROMPT_REGISTRATION_DAYS };
 /** ...and its delivered event received at most this many days after it occurred (docs/predictions.md "History and its bounds"). */
 export const PROMPT_DELIVERY_REPORT_DAYS = 3;
 /**

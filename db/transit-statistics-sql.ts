@@ -9,6 +9,12 @@ import { MOMENT_CAP_DAYS, RECENT_DAYS } from '../domain/prediction-model.js';
 export const LOOK_BACK_DAYS = 730;
 /** Longer transits are counted as this many business days, so a histogram stays short. */
 export const MAX_TRANSIT_DAYS = 60;
+/**
+ * A live delivery is evidence only if its dispatch was registered at most this many days after its
+ * dispatch date (db/transit-history.ts judgeServiceDelivery); a dispatch still on its way counts as
+ * one the service knew was sent on the same terms (IN_FLIGHT).
+ */
+export const PROMPT_REGISTRATION_DAYS = 3;
 
 /**
  * In a level's long-run histograms an issuer's mature deliveries count for at most as many as every
@@ -92,6 +98,53 @@ flagged AS (
 ), recent_groups AS (
   SELECT level, country_code, key, ${today}::date - dispatch_date AS since_days, business_days, count(*) AS n, count(issuer_id) AS by_issuers
   FROM counted WHERE recent GROUP BY level, country_code, key, dispatch_date, business_days
+)`;
+
+/**
+ * Postal code and prefix of a dispatch row's `postal_code` as domain/prediction-model.ts
+ * normalisePostalCode and postalPrefixOf make them (the history stores them made), over the
+ * `dispatches` row `d`: upper case without spaces or dashes, a US ZIP+4 cut to its ZIP; the outward
+ * code for GB, 3 characters for US, CA and IE, else 2. The same text as the indexes of
+ * db/migrations/1732640000000_in_flight.sql, which a lookup must repeat exactly to use them.
+ */
+export const DISPATCH_CODE = `(CASE WHEN d.country_code = 'US' THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 5) ELSE upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')) END)`; // prettier-ignore
+export const DISPATCH_PREFIX = `(CASE d.country_code WHEN 'GB' THEN CASE WHEN length(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g'))) > 3 THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), length(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g'))) - 3) ELSE upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')) END WHEN 'US' THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 3) WHEN 'CA' THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 3) WHEN 'IE' THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 3) ELSE left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 2) END)`; // prettier-ignore
+
+/** Dispatches that may be on their way, as the in-flight indexes hold them (their WHERE). */
+const OPEN_LIVE = `d.status <> 'delivered' AND d.mode = 'live'`;
+
+/**
+ * The service's own registrations still on their way, by level and days since dispatch
+ * (docs/recent-shifts.md): live dispatches of the recent period,
+ * dispatched before today, not delivered, registered at most PROMPT_REGISTRATION_DAYS after their
+ * dispatch date (the service knew of them from the start: how many were sent is known). Each
+ * issuer's count as `countedAsRecent` bounds its deliveries: with its counted recent deliveries, at
+ * most as many as every other source of the level's recent deliveries together (its latest
+ * dispatches first), so one issuer's registrations never outweigh the rest of an area's evidence.
+ * Read through the in-flight indexes (by country, code or prefix, dispatch date). Over a `counted`
+ * CTE (levelStatistics) and `code_targets`, `prefix_targets`; $5 today.
+ */
+const openOf = (level: string, target: string, column: string) => `
+  SELECT '${level}' AS level, t.country_code, t.${target} AS key, d.issuer_id, $5::date - (d.dispatch_date AT TIME ZONE 'UTC')::date AS since_days
+  FROM ${level}_targets t JOIN dispatches d ON d.country_code = t.country_code::char(2) AND ${column} = t.${target}
+  WHERE ${OPEN_LIVE}
+    AND d.dispatch_date >= ($5::date - ${RECENT_DAYS - 1})::timestamp AT TIME ZONE 'UTC'
+    AND d.dispatch_date < $5::date::timestamp AT TIME ZONE 'UTC'
+    AND d.created_at <= d.dispatch_date + ${PROMPT_REGISTRATION_DAYS} * interval '1 day'`;
+export const IN_FLIGHT = `
+open_levels AS (${openOf('code', 'postal_code', DISPATCH_CODE)}
+  UNION ALL${openOf('prefix', 'postal_prefix', DISPATCH_PREFIX)}
+), recent_sources AS (
+  SELECT level, country_code, key, issuer_id, count(*) AS n FROM counted WHERE recent GROUP BY level, country_code, key, issuer_id
+), open_counted AS (
+  SELECT o.level, o.country_code, o.key, o.since_days,
+         row_number() OVER (PARTITION BY o.level, o.country_code, o.key, o.issuer_id ORDER BY o.since_days)
+           <= coalesce((SELECT sum(n) FROM recent_sources r WHERE (r.level, r.country_code, r.key) = (o.level, o.country_code, o.key) AND r.issuer_id IS DISTINCT FROM o.issuer_id), 0)
+            - coalesce((SELECT sum(n) FROM recent_sources r WHERE (r.level, r.country_code, r.key) = (o.level, o.country_code, o.key) AND r.issuer_id = o.issuer_id), 0)
+           AS counted
+  FROM open_levels o
+), in_flight AS (
+  SELECT level, country_code, key, since_days, count(*) AS n FROM open_counted WHERE counted GROUP BY level, country_code, key, since_days
 )`;
 
 export const LEVEL_COLUMNS = `
@@ -180,8 +233,9 @@ WITH code_targets AS (
   SELECT 'code', h.country_code, h.postal_code, h.issuer_id, h.dispatch_date, h.delivered_date, least(h.business_days, ${MAX_TRANSIT_DAYS})
   FROM transit_history h JOIN code_targets t USING (country_code, postal_code)
   WHERE ${inLookBack('$5')}
-), ${levelStatistics('$5')}
+), ${levelStatistics('$5')}, ${IN_FLIGHT}
 SELECT ${LEVEL_COLUMNS},
+  (SELECT coalesce(json_agg(json_build_array(level, country_code, key, since_days, n) ORDER BY level, country_code, key, since_days), '[]') FROM in_flight) AS in_flight,
   (SELECT coalesce(json_agg(json_build_object('country_code', country_code, 'postal_prefix', postal_prefix, 'delay_days', delay_days, 'until', until)), '[]')
      FROM carrier_conditions
     WHERE country_code = ANY ($6::text[]) AND cleared_at IS NULL AND (until IS NULL OR until >= $5::date)) AS delays`;

@@ -20,7 +20,13 @@ import { AREA_SQL, COUNTRY_SQL } from './transit-statistics-sql.js';
 export type Level = 'country' | 'prefix' | 'code';
 type HistogramRow = [Level, string, string, number, number, number];
 type RecentRow = [Level, string, string, number, number, number, number];
-export type LevelRows = LevelStatistics & { fit: number[]; calibration: number[]; recent: Array<[number, number, number, number]> };
+type InFlightRow = [Level, string, string, number, number];
+export type LevelRows = LevelStatistics & {
+  fit: number[];
+  calibration: number[];
+  recent: Array<[number, number, number, number]>;
+  inFlight?: Array<[number, number]>;
+};
 
 /** A level's key in the maps below: `level COUNTRY key` (the country level's key is empty). */
 export const levelKey = (level: Level, country: string, key: string) => `${level} ${country} ${key}`;
@@ -30,7 +36,7 @@ export function emptyLevel(): LevelRows {
 }
 
 /** Each level's statistics by `level country key`, from a statement's histograms and recent counts. */
-function levelsOf(rows: { histograms: HistogramRow[]; recent: RecentRow[] }): Map<string, LevelRows> {
+function levelsOf(rows: { histograms: HistogramRow[]; recent: RecentRow[]; in_flight?: InFlightRow[] }): Map<string, LevelRows> {
   const levels = new Map<string, LevelRows>();
   const levelOf = (level: Level, country: string, key: string) => {
     const id = levelKey(level, country, key);
@@ -47,6 +53,11 @@ function levelsOf(rows: { histograms: HistogramRow[]; recent: RecentRow[] }): Ma
   }
   for (const [level, country, key, sinceDays, days, count, byIssuers] of rows.recent)
     levelOf(level, country, key).recent.push([sinceDays, days, Number(count), Number(byIssuers)]);
+  // The service's registrations still on their way (the area statement only): absent where none.
+  for (const [level, country, key, sinceDays, count] of rows.in_flight ?? []) {
+    const stats = levelOf(level, country, key);
+    (stats.inFlight ??= []).push([sinceDays, Number(count)]);
+  }
   return levels;
 }
 
@@ -139,7 +150,7 @@ export type AreaStatisticsSource = (request: AreaRequest, today: string) => Prom
 
 /** Reads the levels and the delays asked for, in one statement. */
 export async function loadAreaLevels(pool: Pool, request: AreaRequest, today: string): Promise<AreaLevels> {
-  const { rows } = await pool.query<{ histograms: HistogramRow[]; recent: RecentRow[]; delays: DelayRow[] }>({
+  const { rows } = await pool.query<{ histograms: HistogramRow[]; recent: RecentRow[]; in_flight: InFlightRow[]; delays: DelayRow[] }>({
     name: 'transit-statistics-areas',
     text: AREA_SQL,
     values: [

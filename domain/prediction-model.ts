@@ -41,7 +41,7 @@
 import { addBusinessDays, businessDayOnOrAfter, laterDate, utcDateOf } from './calendar.js';
 import { conformalEnds } from './conformal-window.js';
 import { recentChange, withMatureRecent } from './recent-change.js';
-import type { RecentCounts } from './recent-shift.js';
+import type { InFlightCounts, RecentCounts } from './recent-shift.js';
 export { RECENT_DAYS } from './recent-shift.js';
 import { LOW_CONFIDENCE_EXTRA_DAYS, notInThePast, predict, transitRangeFor, type Prediction, type PredictionInput } from './prediction.js';
 import { calibrationSizeFor, confidenceFor, spreadOf, TARGET_COVERAGE } from './prediction-levels.js';
@@ -71,6 +71,12 @@ export interface LevelStatistics {
    * added to the held-out deliveries once mature (recent-change.ts).
    */
   recent: RecentCounts;
+  /**
+   * The service's own registrations of the level still on their way, by days since dispatch
+   * (db/transit-statistics-sql.ts IN_FLIGHT): read by the shift detector with its count of how many
+   * were sent. Absent: none known (a history without the service, or the country's level).
+   */
+  inFlight?: InFlightCounts;
 }
 
 /** An operator-declared delay (`conditions set`), not cleared. */

@@ -1,4 +1,4 @@
-// What a destination's recent deliveries say (docs/predictions.md "Recent shifts and maturity"):
+// What a destination's recent deliveries say (docs/recent-shifts.md):
 // whether its area's transit shifted in the last weeks (recent-shift.ts, read on the postal code,
 // then its prefix: the first that shows a shift), by how much the window moves
 // and whether the level must drop for it; and the held-out deliveries the window is calibrated on,
@@ -12,6 +12,7 @@ import {
   SHIFT_EVIDENCE,
   SUSPECT_EVIDENCE,
   type DispatchDay,
+  type InFlightCounts,
   type RecentCounts,
   type RecentDelivery,
   type RecentShift,
@@ -26,6 +27,8 @@ export type LevelName = 'postalCode' | 'postalPrefix' | 'country';
 export interface RecentLevel {
   calibration: Histogram;
   recent: RecentCounts;
+  /** The service's own registrations still on their way (absent: none known). */
+  inFlight?: InFlightCounts;
 }
 const LEVELS: readonly LevelName[] = ['postalCode', 'postalPrefix', 'country'];
 /**
@@ -52,16 +55,34 @@ export interface RecentChange {
  * default, since today's deliveries are still coming in (a delivery known today counts only if its
  * transit fits by then, so every day is read with the same cut). Null: nothing is reported yet.
  */
-export function recentPeriod(today: string, country: string, reportedUntil: string | null = dayBefore(today)): DispatchDay[] {
+export function recentPeriod(
+  today: string,
+  country: string,
+  reportedUntil: string | null = dayBefore(today),
+  importedUntil: string | null = reportedUntil,
+): DispatchDay[] {
   const todayMs = Date.parse(`${today}T00:00:00Z`);
+  const observable = (start: string, until: string | null) => (until === null || start > until ? -1 : businessDaysBetween(start, until, country)); // prettier-ignore
   return Array.from({ length: RECENT_DAYS }, (_, sinceDays) => {
     const dispatched = new Date(todayMs - sinceDays * 86_400_000);
     const start = businessDayOnOrAfter(dispatched.toISOString().slice(0, 10), country);
-    return {
-      sinceDays,
-      observableDays: reportedUntil === null || start > reportedUntil ? -1 : businessDaysBetween(start, reportedUntil, country),
-    };
+    const observableDays = observable(start, reportedUntil);
+    return importedUntil === reportedUntil
+      ? { sinceDays, observableDays }
+      : { sinceDays, observableDays, importedObservableDays: observable(start, importedUntil) };
   });
+}
+
+/**
+ * The recent period as the shift detector reads a country's history: cut at the last day it
+ * reports (reportedUntil), or yesterday where the service has cards of the area on their way (it
+ * is live: it knows today which of its cards arrived); and its imported deliveries at the last day
+ * the import holds, where the service's own deliveries go on past the export.
+ */
+export function shiftPeriod(countryRecent: RecentCounts, today: string, country: string, inFlight = false): DispatchDay[] {
+  const imported = countryRecent.filter(([, , count, byIssuers = 0]) => count > byIssuers);
+  const cut = inFlight ? dayBefore(today) : reportedUntil(countryRecent, today, country);
+  return recentPeriod(today, country, cut, reportedUntil(imported, today, country));
 }
 
 const dayBefore = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
@@ -86,15 +107,21 @@ export function reportedUntil(countryRecent: RecentCounts, today: string, countr
   return latest === null ? null : latest < yesterday ? latest : yesterday;
 }
 
-/** A level's recent deliveries with the observable business days of their dispatch day (recentPeriod). */
+/**
+ * A level's recent deliveries with the observable business days of their dispatch day
+ * (recentPeriod). Where the period cuts imported deliveries earlier (shiftPeriod), a group's
+ * imported and issuers' deliveries are two groups, each with its own cut.
+ */
 export function recentDeliveries(recent: RecentCounts, period: readonly DispatchDay[]): RecentDelivery[] {
-  return recent.map(([sinceDays, transit, count, byIssuers = 0]) => ({
-    sinceDays,
-    observableDays: period[sinceDays]?.observableDays ?? -1,
-    transit,
-    count,
-    byIssuers,
-  }));
+  return recent.flatMap(([sinceDays, transit, count, byIssuers = 0]) => {
+    const day = period[sinceDays];
+    const observableDays = day?.observableDays ?? -1;
+    if (day?.importedObservableDays === undefined) return [{ sinceDays, observableDays, transit, count, byIssuers }];
+    return [
+      { sinceDays, observableDays: day.importedObservableDays, transit, count: count - byIssuers, byIssuers: 0 },
+      { sinceDays, observableDays, transit, count: byIssuers, byIssuers },
+    ].filter((g) => g.count > 0);
+  });
 }
 
 /**
@@ -112,9 +139,14 @@ export function recentChange(
   today: string,
   country: string,
 ): RecentChange {
-  const period = recentPeriod(today, country, reportedUntil(stats.country.recent, today, country));
+  const period = shiftPeriod(
+    stats.country.recent,
+    today,
+    country,
+    AREAS.some((level) => (stats[level].inFlight ?? []).length > 0),
+  );
   const readings = AREAS.map((level) => {
-    const shift = recentShift(norms[level], recentDeliveries(stats[level].recent, period), period);
+    const shift = recentShift(norms[level], recentDeliveries(stats[level].recent, period), period, stats[level].inFlight);
     return shift && { ...shift, level };
   });
   const detected = readings.find((r) => r !== null && r.confirmed && r.evidence >= SHIFT_EVIDENCE);
@@ -125,8 +157,12 @@ export function recentChange(
   const suspected = readings.find((r) => r !== null && r.evidence >= SUSPECT_EVIDENCE);
   if (suspected && suspected.evidence >= SHIFT_EVIDENCE) {
     // As strong as a detected shift, but too young for the sign test: both the norm and the shifts.
-    const [low, high] = suspected.plausible;
-    return { early: Math.min(0, low), late: Math.max(0, high), uncertain: true, shift: { ...suspected, detected: false } };
+    return {
+      early: Math.min(0, suspected.days),
+      late: Math.max(0, suspected.days),
+      uncertain: true,
+      shift: { ...suspected, detected: false },
+    };
   }
   if (suspected) {
     // An unsure alarm costs a day on the shift's side, never its whole plausible range: about one
@@ -155,7 +191,14 @@ export function withMatureRecent<S extends Record<LevelName, RecentLevel>>(
   country: string,
 ): S {
   const countryP99 = quantile(norms.country, MATURITY_QUANTILE) ?? 0;
-  const period = recentPeriod(today, country, reportedUntil(stats.country.recent, today, country));
+  // Each source at its own cut (shiftPeriod): an imported delivery is mature once its dispatch is
+  // p99 old by the export, not by yesterday, or the newest held-out deliveries lose their tail.
+  const period = shiftPeriod(
+    stats.country.recent,
+    today,
+    country,
+    AREAS.some((name) => (stats[name].inFlight ?? []).length > 0),
+  );
   const shifted = change.shift?.detected ? LEVELS.slice(0, LEVELS.indexOf(change.shift.level) + 1) : [];
   const level = (name: LevelName): S[LevelName] => {
     const own = stats[name];

@@ -1,5 +1,5 @@
 // Recent change in an area's transit, and when a recent delivery is old enough to count as mature
-// (docs/predictions.md "Recent shifts and maturity"). Pure: the caller passes the area's long-run
+// (docs/recent-shifts.md). Pure: the caller passes the area's long-run
 // transit distribution and its recent deliveries, each with how long ago it was dispatched.
 //
 // Why a likelihood and not a comparison of medians: the recent deliveries of a slowed area are
@@ -20,6 +20,14 @@ import { binomialUpperTail, normalise, quantile, type Histogram } from './statis
  * not given)].
  */
 export type RecentCounts = ReadonlyArray<readonly [sinceDays: number, transit: number, count: number, byIssuers?: number]>;
+
+/**
+ * The service's own registrations of a level still on their way: [calendar days from dispatch to
+ * today, how many]. Only dispatches registered promptly (so the service knew of them from the
+ * start), live, not delivered, of the recent period, each issuer's up to its bound
+ * (db/transit-statistics-sql.ts IN_FLIGHT).
+ */
+export type InFlightCounts = ReadonlyArray<readonly [sinceDays: number, count: number]>;
 
 /** A group of recent deliveries of one area: same dispatch day and transit. */
 export interface RecentDelivery {
@@ -114,6 +122,13 @@ function shiftedNorm(norm: Histogram, s: number): { logPmf: (y: number) => numbe
 export interface DispatchDay {
   sinceDays: number;
   observableDays: number;
+  /**
+   * The same, counted to the last day the imported history holds (its export), where that is
+   * earlier: an import stops there, while the service's own deliveries go on to yesterday, so an
+   * imported card of a dispatch just before the export is read as seen because it arrived by then.
+   * Absent: `observableDays`.
+   */
+  importedObservableDays?: number;
 }
 
 /**
@@ -122,17 +137,26 @@ export interface DispatchDay {
  * what evidence is enough (SHIFT_EVIDENCE, SUSPECT_EVIDENCE); `evidence` is 0 when no shift
  * explains the data better than none.
  *
- * The evidence is which transits the delivered cards took, each read as observed because it was
- * at most its dispatch's observable days (q_s(y) / Q_s(A)). Not how many were delivered: the
- * history holds the cards that arrived, not how many were sent (an import knows only its
- * deliveries, and its volume follows weekdays, seasons, holidays and the day it was exported), so
- * a count of the fast cards that did not arrive reads an ordinary dip in volume as a slowdown
- * (bench/prediction-quality/README.md, issue 29). A slowdown younger than the transit shows only in
- * the cards that arrived.
+ * The evidence of imported deliveries is which transits they took, each read as observed because
+ * it was at most its dispatch's observable days (q_s(y) / Q_s(A)). Not how many were delivered: an
+ * import holds the cards that arrived, not how many were sent (its volume follows weekdays,
+ * seasons, holidays and the day it was exported), so a count of the fast cards that did not arrive
+ * reads an ordinary dip in volume as a slowdown (bench/prediction-quality/README.md, issue 29).
+ * Where the service knows how many were sent, its own registrations (`inFlight`, and the recent
+ * deliveries its issuers recorded, `byIssuers`), the count is evidence too: a card registered
+ * at dispatch and not delivered after the area's usual transit is a censored transit, and a
+ * slowdown younger than the transit shows in those cards before any of them arrives.
  */
-export function recentShift(norm: Histogram, recent: readonly RecentDelivery[], days: readonly DispatchDay[]): RecentShift | null {
+export function recentShift(
+  norm: Histogram,
+  recent: readonly RecentDelivery[],
+  days: readonly DispatchDay[],
+  inFlight: InFlightCounts = [],
+): RecentShift | null {
   const groups = recent.filter((r) => r.count > 0 && r.transit <= r.observableDays);
-  if (groups.length === 0 || !norm.some((p) => p > 0)) return null;
+  const flying = new Map<number, number>();
+  for (const [sinceDays, count] of inFlight) if (count > 0) flying.set(sinceDays, (flying.get(sinceDays) ?? 0) + count);
+  if ((groups.length === 0 && flying.size === 0) || !norm.some((p) => p > 0)) return null;
   const shifts = Array.from({ length: 2 * MAX_SHIFT_DAYS + 1 }, (_, i) => i - MAX_SHIFT_DAYS);
   const none = shifts.indexOf(0);
   const models = shifts.map((s) => shiftedNorm(norm, s));
@@ -140,15 +164,29 @@ export function recentShift(norm: Histogram, recent: readonly RecentDelivery[], 
   const ordered = [...days].sort((a, b) => a.sinceDays - b.sinceDays);
   const perDay = ordered.map((day) => {
     const own = groups.filter((g) => g.sinceDays === day.sinceDays);
+    const stillOnTheirWay = day.observableDays >= 0 ? (flying.get(day.sinceDays) ?? 0) : 0;
     return {
       day,
-      count: own.reduce((n, g) => n + g.count, 0),
+      count: own.reduce((n, g) => n + g.count, 0) + stillOnTheirWay,
       logPmf: models.map((m) => own.reduce((sum, g) => sum + g.count * m.logPmf(g.transit), 0)),
-      reach: models.map((m) => m.cdf(day.observableDays)),
+      // Imported deliveries are read as seen because they arrived by the cut (q_s(y)/Q_s(A), the
+      // import's own cut: recent-change.ts shiftPeriod). The service's own are not divided: it knows
+      // how many it registered, so those still on their way say how many did not arrive by the cut,
+      // each a transit longer than A: 1 − Q_s(A). (A card delivered today is in neither count: its
+      // transit is past the cut, its dispatch no longer on its way.)
+      truncation: models.map((m) => own.reduce((sum, g) => sum + (g.count - (g.byIssuers ?? 0)) * Math.log(Math.max(m.cdf(g.observableDays), 1e-12)), 0)), // prettier-ignore
+      onTheirWay: models.map((m) => stillOnTheirWay * Math.log(Math.max(1 - m.cdf(day.observableDays), 1e-12))),
+      // The imported deliveries alone (othersAgree).
+      imported: own.reduce((n, g) => n + g.count - (g.byIssuers ?? 0), 0),
+      importedLogLikelihood: models.map(
+        (m) =>
+        own.reduce((sum, g) => sum + (g.count - (g.byIssuers ?? 0)) * (m.logPmf(g.transit) - Math.log(Math.max(m.cdf(g.observableDays), 1e-12))), 0), // prettier-ignore
+      ),
     };
   });
-  // Per shift, the log-likelihood of the step's deliveries so far, each read as seen because its
-  // transit fits its dispatch's observable days: Σ log q_s(y) − Σ_days n_day·log Q_s(A_day).
+  // Per shift, the log-likelihood of the step's cards so far: the imported deliveries each read as
+  // seen because its transit fits its dispatch's observable days (Σ log q_s(y) − Σ_days
+  // n_day·log Q_s(A_day)), the service's own in full, delivered or still on their way.
   const inStep = shifts.map(() => 0);
   let best: { gain: number; day: number; shift: number; deliveries: number } | null = null;
   // Each shift's best gain over the change days: a shift is plausible if some start makes it so.
@@ -156,7 +194,7 @@ export function recentShift(norm: Histogram, recent: readonly RecentDelivery[], 
   let deliveries = 0;
   for (const d of perDay) {
     deliveries += d.count;
-    if (d.count > 0) for (let k = 0; k < shifts.length; k += 1) inStep[k] += d.logPmf[k] - d.count * Math.log(Math.max(d.reach[k], 1e-12));
+    if (d.count > 0) for (let k = 0; k < shifts.length; k += 1) inStep[k] += d.logPmf[k] - d.truncation[k] + d.onTheirWay[k];
     // Enough of the step's cards delivered to read it.
     if (deliveries < MIN_SHIFT_DELIVERIES) continue;
     const gains = shifts.map((_, k) => inStep[k] - inStep[none]);
@@ -176,6 +214,14 @@ export function recentShift(norm: Histogram, recent: readonly RecentDelivery[], 
     Math.floor(recent.reduce((n, r) => n + r.count, 0) / 2),
   );
   if (sign === 'fails') return nothing(found.deliveries);
+  // Too young for the sign test, the issuers' cards (their deliveries and registrations on their
+  // way) may be all the step has; but where the span's imported deliveries are enough to read, they
+  // must not prefer no change to the shift: one issuer's cards alone never outweigh them.
+  const span = perDay.filter((d) => d.day.sinceDays <= found.day);
+  const k = shifts.indexOf(found.shift);
+  const importedGain = span.reduce((sum, d) => sum + d.importedLogLikelihood[k] - d.importedLogLikelihood[none], 0);
+  if (sign === 'untested' && span.reduce((n, d) => n + d.imported, 0) >= MIN_SHIFT_DELIVERIES && importedGain < 0)
+    return nothing(found.deliveries);
   const plausible = shifts.filter((_, k) => k !== none && 2 * (found.gain - profile[k]) <= PLAUSIBLE_RANGE);
   return {
     days: found.shift,

@@ -32,6 +32,8 @@ import { drawNetwork, familyHeldOut, familyHistory, todayNetwork, type FamilyDel
 import { familyOracle } from './family-oracle.js';
 import { familyMarkdown, scoreNetwork, summariseFamily, type Alarms, type NetworkScore } from './family-report.js';
 import { prng } from './network.js';
+import { registerSinceExport } from './family-service.js';
+import { createIssuer } from '../../db/issuers.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const settings = {
@@ -40,7 +42,8 @@ const settings = {
   networks: env('BENCH_NETWORKS', process.env.BENCH_SHAPE === 'today' ? 1 : 24),
   heldOut: env('BENCH_HELD_OUT', 600),
   historyDays: env('BENCH_HISTORY_DAYS', 365),
-  previous: process.env.BENCH_PREVIOUS ?? '5aac971',
+  previous: process.env.BENCH_PREVIOUS ?? '3b7507d',
+  serviceSinceExport: process.env.BENCH_SERVICE_SINCE_EXPORT === '0' ? 0 : 1,
 };
 // BENCH_RESULTS_DIR for trial runs, so that they do not land beside the recorded results.
 const RESULTS_DIR = process.env.BENCH_RESULTS_DIR ?? path.join(REPO_ROOT, 'bench/prediction-quality/results');
@@ -93,12 +96,13 @@ try {
   if (settings.previous !== 'none') models.push(await modelAt(settings.previous, path.join(work, 'previous')));
   for (const _ of models) scores.push([]);
   await migrate(pg.url);
+  const issuerId = (await createIssuer(pool, 'Family issuer')).id;
   for (let i = 0; i < settings.networks; i += 1) {
     const seed = settings.firstSeed + i;
     const network = networkOf(seed);
     // The history draws, then the held-out cards', from the network's own PRNG stream.
     const random = prng(seed * 7919 + 1);
-    await pool.query('TRUNCATE transit_history, carrier_conditions');
+    await pool.query('TRUNCATE transit_history, carrier_conditions, dispatches CASCADE');
     const historyCount = new Map<string, number>();
     const records: TransitRecord[] = [];
     let refused = 0;
@@ -119,6 +123,11 @@ try {
         yield* records;
       })(),
     );
+    // The service's own registrations since the export (family-service.ts), from a PRNG of their
+    // own: the history and the held-out cards stay each seed's. BENCH_SERVICE_SINCE_EXPORT=0: none.
+    const service = settings.serviceSinceExport
+      ? await registerSinceExport(pool, network, settings.historyDays, issuerId, prng(seed * 7919 + 2))
+      : { delivered: 0, onTheirWay: 0 };
     const declared = new Map<string, number>();
     for (const a of network.areas) if (a.disruption) declared.set(`${a.countryCode}:${a.prefix}`, a.disruption.declaredDays);
     for (const [key, delayDays] of declared) {
@@ -154,7 +163,7 @@ try {
       scores[m].push(score);
       line.push(`${model.label}: ${score.levels.map((l) => `${l.confidence} ${l.inside}/${l.cards}`).join(', ')}, alarms ${alarms.unchangedFlagged}/${alarms.unchanged} unchanged, ${alarms.changedFlagged}/${alarms.changed} changed`); // prettier-ignore
     });
-    log(`${network.name} (export ${network.exportGapDays} days before ${network.today}): ${records.length} deliveries (${refused} refused), ${cards.length} cards; ${line.join('; ')} after ${elapsed()}`); // prettier-ignore
+    log(`${network.name} (export ${network.exportGapDays} days before ${network.today}): ${records.length} deliveries (${refused} refused), service since the export ${service.delivered} delivered and ${service.onTheirWay} on their way, ${cards.length} cards; ${line.join('; ')} after ${elapsed()}`); // prettier-ignore
   }
   const summaries = models.map((model, m) => ({ label: model.label, summary: summariseFamily(scores[m]) }));
   const summary = summaries[0].summary;

@@ -236,6 +236,38 @@ export function* familyHistory(network: FamilyNetwork, days: number, random: Ran
   }
 }
 
+/** Poisson draw of mean `mean` (Knuth; the means here are a few cards). */
+function poisson(mean: number, random: Random): number {
+  const limit = Math.exp(-mean);
+  let k = 0;
+  for (let p = random(); p > limit; p *= random()) k += 1;
+  return k;
+}
+
+/**
+ * The cards the service itself registered since the export (issue 29): the issuer went live with
+ * the service the day its history was exported, so every card it dispatched from that day to
+ * yesterday was registered as it left (prompt, the model may learn from it), at the volume its
+ * history shows for the day (by weekday, season and holiday, as familyHistory draws it). Each is
+ * delivered or still on its way as the network's transit (shifts included) decides; the delivered
+ * ones reported the day they arrived. None where the history runs to yesterday (an export of today).
+ */
+export function* serviceRegistrations(network: FamilyNetwork, historyDays: number, random: Random): Generator<FamilyDelivery> {
+  for (const area of network.areas) {
+    if (area.perYear === 0) continue;
+    // familyHistory's daily density: the area's yearly volume spread over the days by their volume.
+    const weights = Array.from({ length: historyDays }, (_, i) =>
+      network.volume === 'seasonal' ? dispatchVolume(dayBefore(network.today, i + 1), area.countryCode) : 1,
+    );
+    const mean = weights.reduce((sum, w) => sum + w, 0) / historyDays;
+    for (let daysAgo = 1; daysAgo <= network.exportGapDays; daysAgo += 1) {
+      const weight = network.volume === 'seasonal' ? dispatchVolume(dayBefore(network.today, daysAgo), area.countryCode) : 1;
+      const cards = poisson(((area.perYear / 365) * weight) / mean, random);
+      for (let i = 0; i < cards; i += 1) yield card(network, area, daysAgo, random);
+    }
+  }
+}
+
 /** Picks an area with probability proportional to `weight`. */
 function pick(areas: readonly FamilyArea[], weight: (a: FamilyArea) => number, random: Random): FamilyArea {
   const sum = areas.reduce((s, a) => s + weight(a), 0);

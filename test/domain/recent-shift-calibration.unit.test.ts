@@ -1,5 +1,5 @@
 // The recent-shift detector's thresholds, calibrated by simulation (domain/recent-shift.ts
-// SUSPECT_EVIDENCE, SHIFT_EVIDENCE; docs/predictions.md "Recent shifts and maturity"): the evidence
+// SUSPECT_EVIDENCE, SHIFT_EVIDENCE; docs/recent-shifts.md): the evidence
 // is the largest likelihood ratio over every start day and shift size, a scan statistic whose
 // distribution on an area without change is not a one-degree χ². Here areas without change are drawn
 // as a history really holds them: a transit body of 1–10 business days (narrow or wide, with or

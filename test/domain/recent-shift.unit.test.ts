@@ -1,5 +1,5 @@
 // The recent-shift detector and the maturity rule (domain/recent-shift.ts, domain/recent-change.ts;
-// docs/predictions.md "Recent shifts and maturity") on constructed histories: an area's long-run
+// docs/recent-shifts.md) on constructed histories: an area's long-run
 // transit distribution, and its recent deliveries as the SQL returns them (by days since dispatch
 // and transit), only those delivered by today, so the youngest dispatches show only their fastest
 // cards. The rules must hold for every network shape fast-check draws: bodies of 1–10 business
@@ -15,7 +15,14 @@ import {
   type LevelStatistics,
   type TransitStatistics,
 } from '../../domain/prediction-model.js';
-import { MATURITY_QUANTILE, recentChange, recentDeliveries, recentPeriod, withMatureRecent } from '../../domain/recent-change.js';
+import {
+  MATURITY_QUANTILE,
+  recentChange,
+  recentDeliveries,
+  recentPeriod,
+  reportedUntil,
+  withMatureRecent,
+} from '../../domain/recent-change.js';
 import {
   isMature,
   MIN_SHIFT_DELIVERIES,
@@ -24,36 +31,12 @@ import {
   SUSPECT_EVIDENCE,
   type RecentDelivery,
 } from '../../domain/recent-shift.js';
+import { TARGET_COVERAGE } from '../../domain/prediction-levels.js';
 import { quantile, total } from '../../domain/statistics.js';
+import { transitDistribution } from '../support/transit-distribution.js';
 
 const TODAY = '2026-11-20'; // a Friday
 const COUNTRY = 'FR';
-
-/** A discretised log-normal body of median `median` business days and spread `sigma`, and a late tail of weight `tail`. */
-function transitDistribution(median: number, sigma: number, tail: number): number[] {
-  const p = Array<number>(40).fill(0);
-  for (let i = 0; i < 2000; i += 1) {
-    const z = Math.SQRT2 * inverseErf((2 * (i + 0.5)) / 2000 - 1);
-    const days = Math.max(1, Math.round(median * Math.exp(sigma * z)));
-    p[Math.min(39, days)] += (1 - tail) / 2000;
-    p[Math.min(39, days + 4)] += tail / 2000;
-  }
-  return p;
-}
-
-/** erf⁻¹ by Giles' approximation: enough to place 2,000 quantiles of a normal. */
-function inverseErf(x: number): number {
-  let w = -Math.log((1 - x) * (1 + x));
-  let p: number;
-  if (w < 5) {
-    w -= 2.5;
-    p = [2.81022636e-8, 3.43273939e-7, -3.5233877e-6, -4.39150654e-6, 0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941].reduce((acc, c) => acc * w + c, 0); // prettier-ignore
-  } else {
-    w = Math.sqrt(w) - 3;
-    p = [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682].reduce((acc, c) => acc * w + c, 0); // prettier-ignore
-  }
-  return p * x;
-}
 
 const PERIOD = recentPeriod(TODAY, COUNTRY);
 const dateBefore = (days: number) => new Date(Date.parse(`${TODAY}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
@@ -62,19 +45,46 @@ const dateBefore = (days: number) => new Date(Date.parse(`${TODAY}T00:00:00Z`) -
  * The recent deliveries of an area whose cards follow `p`, `perDay` dispatched each of the last
  * RECENT_DAYS days, those of the last `since` days `shift` business days later (never under 1):
  * each transit's expected count, rounded, and only the cards delivered by yesterday (recentPeriod).
+ * `rounding`: 'daily' rounds each day's counts alone, so a transit rarer than one card in
+ * `2·perDay` is never delivered (the detector's cases were found that way); 'running' rounds the
+ * running total over the days (oldest first), so the period as a whole follows `p`, its tail
+ * included, as a held-out set must for the window calibrated on it.
  */
-function constructedRecent(p: number[], perDay: number, shift = 0, since = -1): Array<[number, number, number]> {
+function constructedRecent(
+  p: number[],
+  perDay: number,
+  shift = 0,
+  since = -1,
+  rounding: 'daily' | 'running' = 'daily',
+): Array<[number, number, number]> {
   const recent: Array<[number, number, number]> = [];
-  for (let ago = 0; ago < RECENT_DAYS; ago += 1) {
+  const running = new Map<number, number>();
+  for (let ago = RECENT_DAYS - 1; ago >= 0; ago -= 1) {
     const observable = PERIOD[ago].observableDays;
     const counts = new Map<number, number>();
     p.forEach((mass, days) => {
       const y = ago <= since ? Math.max(1, days + shift) : days;
       counts.set(y, (counts.get(y) ?? 0) + mass * perDay);
     });
-    for (const [y, expected] of counts) if (y <= observable && Math.round(expected) > 0) recent.push([ago, y, Math.round(expected)]);
+    for (const [y, expected] of counts) {
+      const before = rounding === 'running' ? (running.get(y) ?? 0) : 0;
+      running.set(y, before + expected);
+      const count = Math.round(before + expected) - Math.round(before);
+      if (y <= observable && count > 0) recent.push([ago, y, count]);
+    }
   }
-  return recent;
+  return recent.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
+
+/**
+ * Whether some window of whole days [a, b] holds `coverage` of `p` to within EDGE: a window made
+ * at that coverage is then set by a handful of held-out cards (the conformal rank), not by `p`.
+ */
+const EDGE = 0.003;
+function onTheEdge(p: number[], coverage: number): boolean {
+  for (let a = 0; a < p.length; a += 1)
+    for (let b = a, mass = 0; b < p.length; b += 1) if (Math.abs((mass += p[b]) - coverage) < EDGE) return true;
+  return false;
 }
 
 /** Histogram of `n` deliveries following `p` (expected counts, rounded). */
@@ -109,7 +119,7 @@ describe('the recent-shift detector', () => {
     fc.assert(
       fc.property(networkShape, fc.integer({ min: 1, max: 40 }), ({ median, sigma, tail }, perDay) => {
         const p = transitDistribution(median, sigma, tail);
-        const shift = recentShift(p, deliveriesOf(constructedRecent(p, perDay)), PERIOD);
+        const shift = recentShift(p, deliveriesOf(constructedRecent(p, perDay, 0, -1, 'running')), PERIOD);
         expect(shift?.evidence ?? 0).toBeLessThan(SUSPECT_EVIDENCE);
       }),
     );
@@ -175,8 +185,8 @@ describe('the recent-shift detector', () => {
       fc.property(networkShape, fc.constantFrom(1, 2, 3), fc.integer({ min: 21, max: 35 }), ({ median, sigma, tail }, shift, since) => {
         const p = transitDistribution(median, sigma, tail);
         fc.pre((quantile(p, 0.95) ?? 0) <= 6);
-        const steady = network(p, constructedRecent(p, 20));
-        const shifted = network(p, constructedRecent(p, 20, shift, since));
+        const steady = network(p, constructedRecent(p, 20, 0, -1, 'running'));
+        const shifted = network(p, constructedRecent(p, 20, shift, since, 'running'));
         const input = {
           dispatchDate: `${TODAY}T09:00:00Z`,
           destination: { postal_code: '75011', country_code: COUNTRY },
@@ -189,6 +199,11 @@ describe('the recent-shift detector', () => {
           const start = businessDayOnOrAfter(TODAY, COUNTRY);
           return [businessDaysBetween(start, window.min, COUNTRY), businessDaysBetween(start, window.max, COUNTRY)];
         };
+        // Not where some window of whole days holds the level's target to within a few held-out
+        // cards: there the conformal rank picks a window by which side of the target those cards
+        // fall, and the shifted area holds fewer of them (its dispatches mature `shift` days later),
+        // e.g. a 1-day body whose 1–2 days hold 97.0 % (found with a free seed, 2026-11-28).
+        fc.pre(!onTheEdge(p, TARGET_COVERAGE[predictFromHistory(input, steady).confidence]));
         const [min, max] = days(steady);
         const [shiftedMin, shiftedMax] = days(shifted);
         // The end moves by the shift; the start too, unless "not in the past" held it at today.
@@ -196,18 +211,17 @@ describe('the recent-shift detector', () => {
         expect(shiftedMin).toBeGreaterThanOrEqual(min);
         expect(shiftedMin).toBeLessThanOrEqual(min + shift);
       }),
-      // A fixed seed while the gap below stands: drawn freely, the property finds it (2026-11-28).
-      { numRuns: 50, seed: 20261126 },
+      { numRuns: 50 },
     );
   });
 
-  // A known gap, found by the property above with a free seed once the file's fixed seed was gone
-  // (2026-11-28), and the same with the previous main's model (5aac971): a 3-day slowdown of a
-  // 4.1-day body begun 21 days ago is detected as exactly +3 (one size, confirmed), yet the window's
-  // end moves by 4 business days, not 3; not the detector's reading but the window calibrated after
-  // it. When the window moves by the shift, Jest reports this test as failing: make it an `it`
-  // then and free the seed above.
-  it.failing('moves the window’s end by exactly a 3-day shift of a 4.1-day body begun 21 days ago (known gap)', () => {
+  // Found by the property above with a free seed (2026-11-28): detected as exactly +3, the window's
+  // end moved by 4. Not the model: the constructed recent deliveries were rounded day by day, which
+  // left them without the norm's tail (a transit of 7 days, 2 % of cards, is 0.4 of a card a day),
+  // and the steady area, whose dispatches mature 3 days sooner, added more of those tail-free
+  // deliveries to its held-out ones, so its 97 % window was a day shorter. Rounded as a running
+  // total (constructedRecent 'running'), both held-out sets follow the norm.
+  it('moves the window’s end by exactly a 3-day shift of a 4.1-day body begun 21 days ago', () => {
     const p = transitDistribution(4.089524596013024, 0.23693431702252427, 0);
     const input = {
       dispatchDate: `${TODAY}T09:00:00Z`,
@@ -217,7 +231,9 @@ describe('the recent-shift detector', () => {
     };
     const start = businessDayOnOrAfter(TODAY, COUNTRY);
     const end = (stats: TransitStatistics) => businessDaysBetween(start, predictFromHistory(input, stats).window.max, COUNTRY);
-    expect(end(network(p, constructedRecent(p, 20, 3, 21)))).toBe(end(network(p, constructedRecent(p, 20))) + 3);
+    expect(end(network(p, constructedRecent(p, 20, 3, 21, 'running')))).toBe(
+      end(network(p, constructedRecent(p, 20, 0, -1, 'running'))) + 3,
+    );
   });
 
   it('widens the window to a shift the youngest dispatches show too strongly to ignore, and lowers a High level to Medium', () => {
@@ -301,7 +317,7 @@ describe('the maturity rule', () => {
     fc.assert(
       fc.property(networkShape, fc.integer({ min: 1, max: 20 }), ({ median, sigma, tail }, perDay) => {
         const p = transitDistribution(median, sigma, tail);
-        const recent = constructedRecent(p, perDay);
+        const recent = constructedRecent(p, perDay, 0, -1, 'running');
         const stats = network(p, recent);
         const predictives = levelPredictives(stats);
         const norms = { postalCode: predictives.code, postalPrefix: predictives.prefix, country: predictives.country };
@@ -309,7 +325,10 @@ describe('the maturity rule', () => {
         expect(change.shift).toBeNull();
         const withRecent = withMatureRecent(stats, norms, change, TODAY, COUNTRY);
         const p99 = Math.max(quantile(norms.country, MATURITY_QUANTILE)!, quantile(norms.postalCode, MATURITY_QUANTILE)!);
-        const mature = deliveriesOf(recent).filter((d) => d.observableDays >= p99);
+        // Read to the day the country's deliveries reach (reportedUntil): a sparse area's running
+        // total may leave yesterday without a delivery.
+        const period = recentPeriod(TODAY, COUNTRY, reportedUntil(stats.country.recent, TODAY, COUNTRY));
+        const mature = recentDeliveries(recent, period).filter((d) => d.observableDays >= p99 && d.transit <= d.observableDays);
         expect(mature.every((d) => isMature(d, p99))).toBe(true);
         // The mature ones join the held-out deliveries, nothing else does, and the fit is untouched.
         expect(total(withRecent.postalCode.calibration) - total(stats.postalCode.calibration)).toBe(
