@@ -10,24 +10,12 @@ import { REPO_ROOT } from '../status-read/processes.js';
 import { killTracked } from '../event-cost/infrastructure.js';
 import { folderTree, worktreeOf } from '../event-cost/versions.js';
 import { profileTable } from './profile.js';
-import { measureSide, workDirs } from './side.js';
+import { measureSide, settingsFromEnv, workDirs } from './side.js';
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 // BENCH_PROFILE_DIR keeps the profiles there (for reading them in DevTools); else a temp folder, removed.
 const keptProfiles = process.env.BENCH_PROFILE_DIR;
 const profileDir = process.env.BENCH_PROFILE === '1' ? (keptProfiles ?? mkdtempSync(path.join(os.tmpdir(), 'cds-bench-capacity-prof-'))) : undefined; // prettier-ignore
-const settings = {
-  dispatches: env('BENCH_DISPATCHES', 200),
-  rate: env('BENCH_RATE', 10),
-  lives: env('BENCH_LIVES', 2),
-  steps: (process.env.BENCH_STEPS ?? '').split(',').filter(Boolean).map(Number),
-  stepSeconds: env('BENCH_STEP_S', 8),
-  limitMs: env('BENCH_LIMIT_MS', 1000),
-  registerConcurrency: env('BENCH_REGISTER_CONCURRENCY', 16),
-  postalCodes: env('BENCH_POSTAL_CODES', 1000),
-  logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
-  profileDir,
-};
+const settings = settingsFromEnv({ lives: 2, steps: '' }, profileDir);
 const log = (message: string) => process.stderr.write(`[probe] ${message}\n`);
 delete process.env.DATABASE_URL;
 const tree = process.env.BENCH_PROBE_REF

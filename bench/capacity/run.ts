@@ -15,23 +15,11 @@ import { killTracked } from '../event-cost/infrastructure.js';
 import { folderTree, worktreeOf, type VersionTree } from '../event-cost/versions.js';
 import { profileTable } from './profile.js';
 import { toMarkdown, type Report } from './report.js';
-import { measureSide, workDirs, type SideResult } from './side.js';
+import { measureSide, settingsFromEnv, workDirs, type SideResult } from './side.js';
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const profileDir = process.env.BENCH_PROFILE === '1' ? mkdtempSync(path.join(os.tmpdir(), 'cds-bench-capacity-prof-')) : undefined;
-const settings = {
-  dispatches: env('BENCH_DISPATCHES', 200),
-  rate: env('BENCH_RATE', 10),
-  lives: env('BENCH_LIVES', 10),
-  steps: (process.env.BENCH_STEPS ?? '10,20,25,30,35,40,45,50,60').split(',').filter(Boolean).map(Number),
-  stepSeconds: env('BENCH_STEP_S', 8),
-  limitMs: env('BENCH_LIMIT_MS', 1000),
-  registerConcurrency: env('BENCH_REGISTER_CONCURRENCY', 16),
-  postalCodes: env('BENCH_POSTAL_CODES', 1000),
-  logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
-  profileDir,
-};
-const rounds = env('BENCH_ROUNDS', 3);
+const settings = settingsFromEnv({ lives: 10, steps: '10,20,25,30,35,40,45,50,60' }, profileDir);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const baselineRef = process.env.BENCH_BASELINE_REF ?? '36ee412';
 const RESULTS_DIR = process.env.BENCH_RESULTS_DIR ?? path.join(REPO_ROOT, 'bench/capacity/results');
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -49,6 +49,26 @@ export interface Settings {
   profileDir?: string;
 }
 
+/**
+ * The settings from the environment (README.md's table), for run.ts and probe.ts alike; `defaults`
+ * are where the two differ (a probe makes fewer lives and no capacity steps).
+ */
+export function settingsFromEnv(defaults: { lives: number; steps: string }, profileDir: string | undefined): Settings {
+  const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  return {
+    dispatches: env('BENCH_DISPATCHES', 200),
+    rate: env('BENCH_RATE', 10),
+    lives: env('BENCH_LIVES', defaults.lives),
+    steps: (process.env.BENCH_STEPS ?? defaults.steps).split(',').filter(Boolean).map(Number),
+    stepSeconds: env('BENCH_STEP_S', 8),
+    limitMs: env('BENCH_LIMIT_MS', 1000),
+    registerConcurrency: env('BENCH_REGISTER_CONCURRENCY', 16),
+    postalCodes: env('BENCH_POSTAL_CODES', 1000),
+    logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
+    profileDir,
+  };
+}
+
 export const PROCESSES = ['api', 'worker', 'temporal', 'postgres'] as const;
 export type ProcessName = (typeof PROCESSES)[number];
 type Cpu = Record<ProcessName, number>;
