@@ -4,8 +4,8 @@
 // today), at which level (the postal code and prefix as the history stores them), each issuer's
 // bounded by the other sources (docs/predictions.md "History and its bounds"), and that one
 // issuer's cards on their way, however many, never read as a shift where the import shows none.
-// Against the real test Postgres, in Lithuania, which no other test file uses; as of the real
-// today, since a registration's promptness is its row's created_at (now).
+// Against the real test Postgres, in Lithuania, which no other test file uses; as of the test's
+// today (test/support/today.ts), at noon: every row's created_at is set from it, never from now().
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createIssuer } from '../../db/issuers.js';
@@ -20,11 +20,13 @@ import { recentChange } from '../../domain/recent-change.js';
 import { requireTestEnv } from '../support/env.js';
 import { insertHistory } from '../support/history-rows.js';
 import { upsertProjection } from '../support/projection.js';
-import { daysBefore } from '../support/today.js';
+import { asOfDates, daysBefore } from '../support/today.js';
 
 const COUNTRY = 'LT';
 const CODE = '01100';
-const today = new Date().toISOString().slice(0, 10);
+const today = asOfDates()[0];
+/** The moment the tests' registrations are made. */
+const NOW = `${today}T12:00:00Z`;
 let pool: Pool;
 
 beforeAll(() => {
@@ -40,7 +42,7 @@ afterAll(async () => {
   await pool?.end();
 });
 
-/** A dispatch of `ago` days ago to `postalCode`, registered now (prompt when `ago` ≤ 3), in `status`. */
+/** A dispatch of `ago` days ago to `postalCode`, registered NOW (prompt when `ago` ≤ 2), in `status`. */
 async function register(
   issuerId: string,
   ago: number,
@@ -48,8 +50,9 @@ async function register(
 ) {
   const dispatchDate = `${daysBefore(today, ago)}T10:00:00Z`;
   const record = { status } as unknown as StatusRecord;
+  const id = randomUUID();
   await upsertProjection(pool, {
-    id: randomUUID(),
+    id,
     issuerId,
     mode,
     version: 1,
@@ -63,11 +66,12 @@ async function register(
     confidenceLevel: 'Low',
     record,
   });
+  await pool.query('UPDATE dispatches SET created_at = $2 WHERE id = $1', [id, NOW]);
 }
 
 /** Created `ago` days ago: what a registration made at dispatch `ago` days ago looks like. */
 async function backdateRegistrations(ago: number) {
-  await pool.query(`UPDATE dispatches SET created_at = dispatch_date + interval '5 minutes' WHERE country_code = $1 AND dispatch_date < now() - $2 * interval '1 day'`, [COUNTRY, ago]); // prettier-ignore
+  await pool.query(`UPDATE dispatches SET created_at = dispatch_date + interval '5 minutes' WHERE country_code = $1 AND dispatch_date < $3::timestamptz - $2 * interval '1 day'`, [COUNTRY, ago, NOW]); // prettier-ignore
 }
 
 /** An imported delivery to the code dispatched `ago` days ago, `transit` business days later, if delivered before today. */
