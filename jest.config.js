@@ -27,7 +27,7 @@ const infrastructure = {
 /** @type {import('jest').Config} */
 export default {
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['**/*.unit.test.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['**/*.unit.test.ts'], setupFiles: ['<rootDir>/test/support/fast-check-limits.ts'] },
     {
       ...shared,
       ...infrastructure,
