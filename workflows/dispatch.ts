@@ -28,11 +28,9 @@ import {
   condition,
   continueAsNew,
   log,
-  proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
-  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -52,12 +50,11 @@ import {
   type DispatchFacts,
   type DispatchRegistration,
   type DispatchSnapshot,
-  type DeliveryKey,
   type DispatchWorkflowInput,
   type PredictionRefreshRequest,
   type RegisterOutcome,
 } from '../temporal/contract.js';
-import { DELIVERY_ACTIVITY_OPTIONS } from './delivery-options.js';
+import { Deliveries } from './deliveries.js';
 import { COUNTRY_CODE, DISPATCH_STATUS, ISSUER_ID } from '../temporal/search-attributes.js';
 
 // Local activities: they run inside the workflow task that decided them, so a change is prepared,
@@ -70,10 +67,6 @@ const { projectChange, recordEffects } = proxyLocalActivities<Activities>({
 
 /** activities/projection.ts PROJECTION_REJECTED (not imported: that module is not workflow code). */
 const PROJECTION_REJECTED = 'ProjectionRejected';
-
-// The first attempts of a change's deliveries in one activity; each retry of one delivery in its own,
-// on the schedule (see delivery-options.ts for their retry policy).
-const { deliverWebhook, deliverWebhooks } = proxyActivities<Activities>(DELIVERY_ACTIVITY_OPTIONS);
 
 /**
  * How long a resting card stays open with no carrier event, so that late events find it running
@@ -111,8 +104,8 @@ class Dispatch {
   lastEventAt: number;
   /** A prediction refresh asked for and not yet done; repeated signals collapse into this one. */
   refreshRequested?: PredictionRefreshRequest;
-  /** Webhook deliveries started and not yet settled (delivered, undeliverable or skipped). */
-  deliveriesInFlight = 0;
+  /** The webhook deliveries its changes started (deliveries.ts). */
+  readonly deliveries = new Deliveries();
   /** Why the first projection was refused for good; the run then ends (docs/states.md "Failures that no retry fixes"). */
   rejected?: string;
   /** The last carrier event whose change could not be projected, shown to operators. */
@@ -218,44 +211,7 @@ class Dispatch {
     this.record = result.record;
     this.projected = true;
     this.publish();
-    this.startDeliveries(result.deliveries);
-  }
-
-  /**
-   * Starts a change's deliveries and lets the state machine go on: their first attempts in one
-   * activity, then each delivery still to retry after its delay, in an activity of its own. All of
-   * them under the dispatch's driver token, which a replay may take over. The run ends only once
-   * all have settled.
-   */
-  startDeliveries(deliveries: DeliveryKey[]): void {
-    if (deliveries.length === 0) return;
-    const driver = dispatchDriver(this.registration.id);
-    this.deliveriesInFlight += deliveries.length;
-    // Each attempt's outcome is logged by the activity, in the worker's main thread: a workflow log
-    // line crosses the sandbox as a sink call in every activation that makes one.
-    deliverWebhooks({ deliveries, driver }).then(
-      (results) =>
-        results.forEach((result, i) => {
-          if (result.outcome === 'retry') return void this.retryDelivery(deliveries[i], driver, result.delayMs);
-          this.deliveriesInFlight -= 1;
-        }),
-      (error) => {
-        log.error('webhook deliveries failed', { deliveries: deliveries.length, error: String(error) });
-        this.deliveriesInFlight -= deliveries.length;
-      },
-    );
-  }
-
-  async retryDelivery(delivery: DeliveryKey, driver: string, delayMs: number): Promise<void> {
-    try {
-      await sleep(delayMs);
-      const result = await deliverWebhook({ ...delivery, driver });
-      log.info('webhook delivery settled', { ...delivery, ...result });
-    } catch (error) {
-      log.error('webhook delivery failed', { ...delivery, error: String(error) });
-    } finally {
-      this.deliveriesInFlight -= 1;
-    }
+    this.deliveries.start(result.deliveries, dispatchDriver(this.registration.id));
   }
 
   /** Folds every queued carrier event, in arrival order; a change is written with the effects before it. */
@@ -264,7 +220,7 @@ class Dispatch {
     while (this.pending.length > 0) {
       const event = this.pending.shift()!;
       // Logged by the activity that records it (activities/projection.ts 'projection written': each
-      // event's dedupe key and effect, the status it led to), not here: see startDeliveries.
+      // event's dedupe key and effect, the status it led to), not here: see deliveries.ts.
       const transition = applyCarrierEvent(this.state, event);
       const effect = { dedupeKey: event.dedupeKey, effect: transition.effect };
       if (transition.effect !== 'applied' && transition.effect !== 'exception_repeated') {
@@ -371,7 +327,7 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
   const continueAsNewAfter = options.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_AFTER_EVENTS;
   const shouldContinueAsNew = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= continueAsNewAfter;
   // A run hands over to the next only when nothing is left in it: no handler, no delivery.
-  const canContinueAsNew = () => shouldContinueAsNew() && dispatch.deliveriesInFlight === 0 && allHandlersFinished();
+  const canContinueAsNew = () => shouldContinueAsNew() && dispatch.deliveries.inFlight === 0 && allHandlersFinished();
 
   if (!dispatch.projected) {
     dispatch.rejected = await refusedForGood(() => dispatch.project(dispatch.state, []));
@@ -405,6 +361,6 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
       await continueAsNew<typeof dispatchWorkflow>({ ...input, carried: dispatch.carry() });
     }
   }
-  await condition(() => dispatch.deliveriesInFlight === 0 && allHandlersFinished());
+  await condition(() => dispatch.deliveries.inFlight === 0 && allHandlersFinished());
   return { status: dispatch.state.status, version: dispatch.version };
 }
