@@ -14,9 +14,6 @@
 // Idempotent on (dispatch, version): a retry after a committed attempt answers what that attempt
 // wrote. It answers the prediction and the deliveries; the status record only when asked (the
 // registration's answer). `recordEffects` records the effects of carrier events that changed nothing.
-// `prepareProjection` and `writeProjection` are the same work in two steps; the dispatch workflow no
-// longer schedules them (a change is one local activity); test/db/transit-statistics-cache.test.ts
-// still reads the prediction through `prepareProjection`.
 // All are retried until they succeed, except for an error no retry fixes (PROJECTION_REJECTED).
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
@@ -32,52 +29,30 @@ import { webhookEventsOf, type CurrentStatus } from '../domain/state-machine.js'
 import type { Prediction } from '../domain/prediction.js';
 import { predictFromHistory } from '../domain/prediction-model.js';
 import type { StatusRecord } from '../domain/dispatch-schemas.js';
-import type { DispatchState } from '../domain/state-machine.js';
 import type { EventEffect, WebhookEventType } from '../domain/vocabulary.js';
 import { buildWebhookBody } from '../domain/webhook-payload.js';
 import { buildStatusRecord } from '../domain/status-record.js';
-import {
-  dispatchDriver,
-  type DeliveryKey,
-  type DispatchFacts,
-  type DispatchRegistration,
-  type RegistrationExtras,
-} from '../temporal/contract.js';
+import { dispatchDriver, type DeliveryKey, type DispatchFacts, type RegistrationExtras } from '../temporal/contract.js';
 import type { HandedDeliveries } from './handed-deliveries.js';
 
-export interface PrepareInput {
-  registration: DispatchRegistration;
-  state: DispatchState;
-  /**
-   * For a change the prediction refresh asked for: when the refresh's country statistics were
-   * loaded. This prediction reads none older (db/country-statistics-cache.ts).
-   */
-  statisticsAsOf?: string;
-}
-
-export interface Prepared {
+interface Prepared {
   prediction: Prediction;
   record: StatusRecord;
 }
 
-export interface WriteInput {
-  registration: DispatchRegistration;
-  /** Effects of the carrier events folded since the last write, recorded in the carrier event log. */
-  effects: Array<{ dedupeKey: string; effect: EventEffect }>;
-  /** The new version and what it shows; absent when only effects are recorded. */
-  change?: {
-    version: number;
-    state: DispatchState;
-    prediction: Prediction;
-    record: StatusRecord;
-    /** The webhook events the workflow decided, in order. */
-    events: WebhookEventType[];
-    /** The events' timestamp, fixed by the workflow. */
-    timestamp: string;
-  };
+/** A new version and what it shows, as written. */
+interface Change {
+  version: number;
+  state: CurrentStatus;
+  prediction: Prediction;
+  record: StatusRecord;
+  /** The webhook events the change fires, in order. */
+  events: WebhookEventType[];
+  /** The events' timestamp, fixed by the workflow. */
+  timestamp: string;
 }
 
-export type WriteResult = Omit<DispatchChangeResult, 'current'>;
+type Effects = Array<{ dedupeKey: string; effect: EventEffect }>;
 
 export interface ChangeInput {
   dispatch: DispatchFacts;
@@ -89,10 +64,13 @@ export interface ChangeInput {
   /** What the previous version showed; absent for the first. The webhook events are decided against it. */
   previous?: { state: CurrentStatus; prediction: Prediction };
   /** Effects of the carrier events folded since the last write, recorded in the carrier event log. */
-  effects: Array<{ dedupeKey: string; effect: EventEffect }>;
+  effects: Effects;
   /** The events' timestamp, fixed by the workflow. */
   timestamp: string;
-  /** As PrepareInput's: for a change the prediction refresh asked for. */
+  /**
+   * For a change the prediction refresh asked for: when the refresh's country statistics were
+   * loaded. This prediction reads none older (db/country-statistics-cache.ts).
+   */
   statisticsAsOf?: string;
   /** Answer the status record too (the registration's answer needs it; nothing else in the workflow does). */
   withRecord?: boolean;
@@ -117,24 +95,6 @@ export function createProjectionActivities(deps: {
   const now = deps.now ?? (() => new Date());
   const countryStatistics = deps.countryStatistics ?? new CountryStatisticsCache(deps.pool);
   return {
-    async prepareProjection(input: PrepareInput): Promise<Prepared> {
-      try {
-        return await prepare(input);
-      } catch (error) {
-        throw failFastIfDeterministic(error, input.registration.id);
-      }
-    },
-
-    async writeProjection(input: WriteInput): Promise<WriteResult> {
-      try {
-        const { registration: reg, effects, change } = input;
-        const { current: _, ...written } = await write(reg, reg, effects, change);
-        return written;
-      } catch (error) {
-        throw failFastIfDeterministic(error, input.registration.id, input.change?.version);
-      }
-    },
-
     async projectChange(input: ChangeInput): Promise<ChangeResult> {
       try {
         return await projectChange(input);
@@ -143,7 +103,7 @@ export function createProjectionActivities(deps: {
       }
     },
 
-    async recordEffects(input: { dispatch: DispatchFacts; effects: Array<{ dedupeKey: string; effect: EventEffect }> }): Promise<void> {
+    async recordEffects(input: { dispatch: DispatchFacts; effects: Effects }): Promise<void> {
       try {
         await write(input.dispatch, undefined, input.effects, undefined);
       } catch (error) {
@@ -218,8 +178,8 @@ export function createProjectionActivities(deps: {
   async function write(
     reg: DispatchFacts,
     registration: RegistrationExtras | undefined,
-    effects: WriteInput['effects'],
-    change: (Omit<NonNullable<WriteInput['change']>, 'state'> & { state: CurrentStatus }) | undefined,
+    effects: Effects,
+    change: Change | undefined,
   ): Promise<DispatchChangeResult> {
     // A delivery's outcome (db/dispatch-changes.ts keeps it once, with the delivered version). A
     // test-mode delivery is whatever the issuer's test helper said: it must not teach the live model.

@@ -9,13 +9,14 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Logger } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createProjectionActivities, type Prepared } from '../../activities/projection.js';
+import { createProjectionActivities, type ChangeInput, type ChangeResult } from '../../activities/projection.js';
 import { clearCarrierConditions, setCarrierCondition } from '../../db/conditions.js';
 import { COUNTRY_STATISTICS_TTL_MS, CountryStatisticsCache, MAX_STALENESS_TTLS } from '../../db/country-statistics-cache.js';
 import { copyTransitHistory, recordServiceDelivery, type TransitRecord } from '../../db/transit-history.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { loadTransitStatistics, loadTransitStatisticsFor } from '../../db/transit-statistics.js';
 import { predictFromHistory } from '../../domain/prediction-model.js';
+import type { Prediction } from '../../domain/prediction.js';
 import { initialState } from '../../domain/state-machine.js';
 import { requireTestEnv } from '../support/env.js';
 import { asOfDates } from '../support/today.js';
@@ -193,13 +194,24 @@ describe('a projection write the prediction refresh asked for', () => {
     });
     // The projection's worker read Albania's statistics at registration…
     const projectionCache = new CountryStatisticsCache(pool);
-    const { prepareProjection } = createProjectionActivities({ pool, countryStatistics: projectionCache });
-    const run = (_version: number, statisticsAsOf?: string): Promise<Prepared> =>
-      new MockActivityEnvironment({}, { logger: quiet }).run(prepareProjection, {
-        registration: reg,
-        state: initialState(reg.dispatchDate),
+    const { projectChange } = createProjectionActivities({ pool, countryStatistics: projectionCache });
+    const { id, issuerId: issuer, mode, dispatchDate, destination, fingerprint } = reg;
+    const state = { status: 'dispatched' as const, statusSince: dispatchDate };
+    let shown: Prediction | undefined;
+    const run = async (version: number, statisticsAsOf?: string): Promise<{ prediction: Prediction }> => {
+      const input: ChangeInput = {
+        dispatch: { id, issuerId: issuer, mode, dispatchDate, destination },
+        ...(version === 1 ? { registration: { fingerprint } } : { previous: { state, prediction: shown! } }),
+        version,
+        state,
+        effects: [],
+        timestamp: new Date().toISOString(),
         ...(statisticsAsOf === undefined ? {} : { statisticsAsOf }),
-      });
+      };
+      const { prediction } = (await new MockActivityEnvironment({}, { logger: quiet }).run(projectChange, input)) as ChangeResult;
+      shown = prediction;
+      return { prediction };
+    };
     const registered = await run(1);
     // …then a large import made the country slower, and another worker's refresh read it.
     await deliveries('AL', '2002', 200, 7);
