@@ -20,6 +20,7 @@
 // row that names no dispatch, so it is idempotent through this write rather than through a key.
 import { createHash } from 'node:crypto';
 import type { StatusRecord } from '../domain/dispatch-schemas.js';
+import { normalisePostalCode, postalPrefixOf } from '../domain/prediction-model.js';
 import type { EventEffect, ExceptionReason, NotLearnedReason, WebhookEventType } from '../domain/vocabulary.js';
 import type { Pool, PoolClient } from './pool.js';
 import { DRIVER_RUN_BUDGET_MS, type DeliveryToSend } from './webhooks.js';
@@ -96,8 +97,8 @@ const WRITE_CHANGE = `
 WITH inserted AS (
   INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, locale,
                           carrier, tracking_number, reference, registration, window_min, window_max,
-                          confidence_level, exception_reason, record)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18::json
+                          confidence_level, exception_reason, record, area_code, area_prefix)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18::json, $32, $33
    WHERE $4::bigint IS NOT NULL AND $13::jsonb IS NOT NULL
   ON CONFLICT (id) DO UPDATE SET
     version = EXCLUDED.version, status = EXCLUDED.status, window_min = EXCLUDED.window_min,
@@ -226,6 +227,9 @@ export async function writeDispatchChange(
       change.outcome?.learned ?? null,
       change.outcome?.notLearned ?? null,
       p === undefined ? null : `${d.id}:${p.version}:`,
+      // The history's keys of the postal code (only the insert reads them)
+      normalisePostalCode(d.postalCode, d.countryCode),
+      postalPrefixOf(d.postalCode, d.countryCode),
     ],
   });
   // What claimDelivery would have read, read in this transaction: the first attempt needs no claim.

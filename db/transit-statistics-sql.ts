@@ -100,16 +100,6 @@ flagged AS (
   FROM counted WHERE recent GROUP BY level, country_code, key, dispatch_date, business_days
 )`;
 
-/**
- * Postal code and prefix of a dispatch row's `postal_code` as domain/prediction-model.ts
- * normalisePostalCode and postalPrefixOf make them (the history stores them made), over the
- * `dispatches` row `d`: upper case without spaces or dashes, a US ZIP+4 cut to its ZIP; the outward
- * code for GB, 3 characters for US, CA and IE, else 2. The same text as the indexes of
- * db/migrations/1732640000000_in_flight.sql, which a lookup must repeat exactly to use them.
- */
-export const DISPATCH_CODE = `(CASE WHEN d.country_code = 'US' THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 5) ELSE upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')) END)`; // prettier-ignore
-export const DISPATCH_PREFIX = `(CASE d.country_code WHEN 'GB' THEN CASE WHEN length(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g'))) > 3 THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), length(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g'))) - 3) ELSE upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')) END WHEN 'US' THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 3) WHEN 'CA' THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 3) WHEN 'IE' THEN left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 3) ELSE left(upper(regexp_replace(d.postal_code, '[[:space:]-]', '', 'g')), 2) END)`; // prettier-ignore
-
 /** Dispatches that may be on their way, as the in-flight indexes hold them (their WHERE). */
 const OPEN_LIVE = `d.status <> 'delivered' AND d.mode = 'live'`;
 
@@ -121,8 +111,10 @@ const OPEN_LIVE = `d.status <> 'delivered' AND d.mode = 'live'`;
  * issuer's count as `countedAsRecent` bounds its deliveries: with its counted recent deliveries, at
  * most as many as every other source of the level's recent deliveries together (its latest
  * dispatches first), so one issuer's registrations never outweigh the rest of an area's evidence.
- * Read through the in-flight indexes (by country, code or prefix, dispatch date). Over a `counted`
- * CTE (levelStatistics) and `code_targets`, `prefix_targets`; $5 today.
+ * A dispatch's area is its `area_code` and `area_prefix`, the history's keys of its postal code,
+ * stored at registration (db/dispatch-changes.ts). Read through the in-flight indexes (by country,
+ * code or prefix, dispatch date). Over a `counted` CTE (levelStatistics) and `code_targets`,
+ * `prefix_targets`; $5 today.
  */
 const openOf = (level: string, target: string, column: string) => `
   SELECT '${level}' AS level, t.country_code, t.${target} AS key, d.issuer_id, $5::date - (d.dispatch_date AT TIME ZONE 'UTC')::date AS since_days
@@ -132,8 +124,8 @@ const openOf = (level: string, target: string, column: string) => `
     AND d.dispatch_date < $5::date::timestamp AT TIME ZONE 'UTC'
     AND d.created_at <= d.dispatch_date + ${PROMPT_REGISTRATION_DAYS} * interval '1 day'`;
 export const IN_FLIGHT = `
-open_levels AS (${openOf('code', 'postal_code', DISPATCH_CODE)}
-  UNION ALL${openOf('prefix', 'postal_prefix', DISPATCH_PREFIX)}
+open_levels AS (${openOf('code', 'postal_code', 'd.area_code')}
+  UNION ALL${openOf('prefix', 'postal_prefix', 'd.area_prefix')}
 ), recent_sources AS (
   SELECT level, country_code, key, issuer_id, count(*) AS n FROM counted WHERE recent GROUP BY level, country_code, key, issuer_id
 ), open_counted AS (

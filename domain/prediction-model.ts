@@ -124,24 +124,29 @@ export const MIN_COUNTRY_HISTORY = 30;
  * 2 (the département in FR, Leitregion in DE, province in ES and IT, region in NL, BE, AT, …).
  */
 export function postalPrefixOf(postalCode: string, countryCode: string): string {
-  const code = normalisePostalCode(postalCode, countryCode);
+  const code = [...normalisePostalCode(postalCode, countryCode)];
   switch (countryCode.toUpperCase()) {
     case 'GB':
       // The inward code is always three characters: what precedes it is the outward code.
-      return code.length > 3 ? code.slice(0, -3) : code;
+      return (code.length > 3 ? code.slice(0, -3) : code).join('');
     case 'US':
     case 'CA':
     case 'IE':
-      return code.slice(0, 3);
+      return code.slice(0, 3).join('');
     default:
-      return code.slice(0, 2);
+      return code.slice(0, 2).join('');
   }
 }
 
-/** Upper case without spaces or dashes, and a US ZIP+4 cut to its ZIP, so "sw1a 1aa" = "SW1A1AA". */
+/**
+ * Upper case without spaces or dashes, and a US ZIP+4 cut to its ZIP, so "sw1a 1aa" = "SW1A1AA".
+ * Cut by characters (code points), as the prefix is: the API takes any string, and a cut between
+ * the two halves of a character outside the BMP would leave half of it, which Postgres stores as
+ * U+FFFD.
+ */
 export function normalisePostalCode(postalCode: string, countryCode: string): string {
   const code = postalCode.toUpperCase().replace(/[\s-]/g, '');
-  return countryCode.toUpperCase() === 'US' ? code.slice(0, 5) : code;
+  return countryCode.toUpperCase() === 'US' ? [...code].slice(0, 5).join('') : code;
 }
 
 /**

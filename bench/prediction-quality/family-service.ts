@@ -58,11 +58,21 @@ export async function registerSinceExport(
   if (open.length > 0)
     await pool.query(
       `INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, registration,
-                               window_min, window_max, confidence_level, record, created_at)
+                               window_min, window_max, confidence_level, record, created_at, area_code, area_prefix)
        SELECT id, $1, 'live', 1, 'in_transit', dispatched, code, country, '{}', dispatched::date, dispatched::date, 'Low', '{}',
-              dispatched + interval '5 minutes'
-         FROM unnest($2::uuid[], $3::timestamptz[], $4::text[], $5::text[]) AS t (id, dispatched, code, country)`,
-      [issuerId, open.map(() => randomUUID()), open.map(iso), open.map((c) => c.area.postalCode), open.map((c) => c.area.countryCode)],
+              dispatched + interval '5 minutes', area_code, area_prefix
+         FROM unnest($2::uuid[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[])
+           AS t (id, dispatched, code, country, area_code, area_prefix)`,
+      [
+        issuerId,
+        open.map(() => randomUUID()),
+        open.map(iso),
+        open.map((c) => c.area.postalCode),
+        open.map((c) => c.area.countryCode),
+        // The history's keys of the code, as a registration stores them (db/dispatch-changes.ts).
+        open.map((c) => normalisePostalCode(c.area.postalCode, c.area.countryCode)),
+        open.map((c) => postalPrefixOf(c.area.postalCode, c.area.countryCode)),
+      ],
     );
   return { delivered: delivered.length, onTheirWay: open.length };
 }

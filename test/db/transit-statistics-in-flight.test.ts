@@ -8,6 +8,7 @@
 // today (test/support/today.ts), at noon: every row's created_at is set from it, never from now().
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import type { TransitRecord } from '../../db/transit-history.js';
@@ -75,10 +76,10 @@ async function backdateRegistrations(ago: number) {
 }
 
 /** An imported delivery to the code dispatched `ago` days ago, `transit` business days later, if delivered before today. */
-function imported(ago: number, transit: number): TransitRecord | null {
+function imported(ago: number, transit: number, postalCode = CODE): TransitRecord | null {
   const dispatchDate = daysBefore(today, ago);
   const deliveredDate = addBusinessDays(businessDayOnOrAfter(dispatchDate, COUNTRY), transit, COUNTRY);
-  return deliveredDate < today ? { countryCode: COUNTRY, postalCode: CODE, dispatchDate, deliveredDate, businessDays: transit } : null;
+  return deliveredDate < today ? { countryCode: COUNTRY, postalCode, dispatchDate, deliveredDate, businessDays: transit } : null;
 }
 
 const inFlightOf = (stats: TransitStatistics, level: 'postalCode' | 'postalPrefix') => stats[level].inFlight ?? [];
@@ -107,6 +108,42 @@ describe('the service’s registrations on their way', () => {
       [5, 1],
     ]);
     expect(stats.country.inFlight).toBeUndefined();
+  });
+
+  it('count a registration under the code and prefix its prediction reads, whatever alphabet its postal code is in', async () => {
+    // The API takes any string for a postal code (the spec sets no alphabet); the history and the
+    // predictions key it by domain/prediction-model.ts normalisePostalCode and postalPrefixOf, in
+    // which "ß" is upper-cased to "SS" and a character outside the BMP is one of the prefix's two
+    // (it was half of one, a lone surrogate, which Postgres stores as U+FFFD). The in-flight lookup once made the keys again in SQL, and missed these (found
+    // by the property below).
+    const issuer = (await createIssuer(pool, 'Any alphabet')).id;
+    // Imported recent deliveries of the areas, which an issuer's registrations may match in number.
+    await insertHistory(pool, [imported(20, 2, 'ß1')!, imported(21, 2, '\u{10000}19')!]);
+    await register(issuer, 2, { postalCode: 'ß-1' });
+    await register(issuer, 3, { postalCode: '\u{10000}12' });
+    await backdateRegistrations(1);
+    const sharp = await loadTransitStatistics(pool, { countryCode: COUNTRY, postalCode: 'ß1', today });
+    expect(inFlightOf(sharp, 'postalCode')).toEqual([[2, 1]]);
+    expect(inFlightOf(sharp, 'postalPrefix')).toEqual([[2, 1]]);
+    const astral = await loadTransitStatistics(pool, { countryCode: COUNTRY, postalCode: '\u{10000}19', today });
+    expect(inFlightOf(astral, 'postalPrefix')).toEqual([[3, 1]]);
+  });
+
+  it('count a registration under its prediction’s code and prefix for any postal code string', async () => {
+    const issuer = (await createIssuer(pool, 'Any string')).id;
+    const postalCode = fc.oneof(fc.stringMatching(/^[0-9A-Za-z -]{1,12}$/), fc.string({ maxLength: 12, unit: 'grapheme' }), fc.string({ maxLength: 12, unit: 'binary' })); // prettier-ignore
+    await fc.assert(
+      fc.asyncProperty(postalCode, async (code) => {
+        await pool.query('DELETE FROM transit_history WHERE country_code = $1', [COUNTRY]);
+        await pool.query('DELETE FROM dispatches WHERE country_code = $1', [COUNTRY]);
+        await insertHistory(pool, [imported(20, 2, code)!]);
+        await register(issuer, 2, { postalCode: code });
+        await backdateRegistrations(1);
+        const stats = await loadTransitStatistics(pool, { countryCode: COUNTRY, postalCode: code, today });
+        expect([inFlightOf(stats, 'postalCode'), inFlightOf(stats, 'postalPrefix')]).toEqual([[[2, 1]], [[2, 1]]]);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('count an issuer’s for at most the other sources’ recent deliveries, less its own', async () => {
