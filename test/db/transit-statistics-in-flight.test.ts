@@ -16,6 +16,7 @@ import { loadTransitStatistics } from '../../db/transit-statistics.js';
 import { AREA_SQL } from '../../db/transit-statistics-sql.js';
 import { addBusinessDays, businessDayOnOrAfter } from '../../domain/calendar.js';
 import type { StatusRecord } from '../../domain/dispatch-schemas.js';
+import { destination } from '../../domain/field-schemas.js';
 import { levelPredictives, type TransitStatistics } from '../../domain/prediction-model.js';
 import { recentChange } from '../../domain/recent-change.js';
 import { requireTestEnv } from '../support/env.js';
@@ -129,9 +130,19 @@ describe('the service’s registrations on their way', () => {
     expect(inFlightOf(astral, 'postalPrefix')).toEqual([[3, 1]]);
   });
 
-  it('count a registration under its prediction’s code and prefix for any postal code string', async () => {
+  it('count a registration under its prediction’s code and prefix for any postal code the API takes', async () => {
     const issuer = (await createIssuer(pool, 'Any string')).id;
-    const postalCode = fc.oneof(fc.stringMatching(/^[0-9A-Za-z -]{1,12}$/), fc.string({ maxLength: 12, unit: 'grapheme' }), fc.string({ maxLength: 12, unit: 'binary' })); // prettier-ignore
+    // Any postal code the API takes (domain/field-schemas.ts destination: 1–16 characters, no control
+    // characters, trimmed): what issuers send, and any other text.
+    const accepted = (text: string) => destination.shape.postal_code.safeParse(text);
+    const postalCode = fc
+      .oneof(
+        fc.stringMatching(/^[0-9A-Za-z -]{1,12}$/),
+        fc.string({ maxLength: 16, unit: 'grapheme' }),
+        fc.string({ maxLength: 16, unit: 'binary' }),
+      ) // prettier-ignore
+      .filter((text) => accepted(text).success)
+      .map((text) => accepted(text).data!);
     await fc.assert(
       fc.asyncProperty(postalCode, async (code) => {
         await pool.query('DELETE FROM transit_history WHERE country_code = $1', [COUNTRY]);
