@@ -21,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import type { StatusRecord } from '../domain/dispatch-schemas.js';
 import { normalisePostalCode, postalPrefixOf } from '../domain/prediction-model.js';
+import { normaliseTrackingNumber } from '../domain/tracking-feeds/provider.js';
 import type { EventEffect, ExceptionReason, NotLearnedReason, WebhookEventType } from '../domain/vocabulary.js';
 import type { Pool, PoolClient } from './pool.js';
 import { DRIVER_RUN_BUDGET_MS, type DeliveryToSend } from './webhooks.js';
@@ -97,8 +98,8 @@ const WRITE_CHANGE = `
 WITH inserted AS (
   INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, locale,
                           carrier, tracking_number, reference, registration, window_min, window_max,
-                          confidence_level, exception_reason, record, area_code, area_prefix)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18::json, $32, $33
+                          confidence_level, exception_reason, record, area_code, area_prefix, tracking_key)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18::json, $32, $33, $34
    WHERE $4::bigint IS NOT NULL AND $13::jsonb IS NOT NULL
   ON CONFLICT (id) DO UPDATE SET
     version = EXCLUDED.version, status = EXCLUDED.status, window_min = EXCLUDED.window_min,
@@ -227,9 +228,11 @@ export async function writeDispatchChange(
       change.outcome?.learned ?? null,
       change.outcome?.notLearned ?? null,
       p === undefined ? null : `${d.id}:${p.version}:`,
-      // The history's keys of the postal code (only the insert reads them)
+      // The keys the row is found by (only the insert reads them): the history's of its postal code,
+      // and tracking feeds' of its tracking number
       normalisePostalCode(d.postalCode, d.countryCode),
       postalPrefixOf(d.postalCode, d.countryCode),
+      d.trackingNumber ? normaliseTrackingNumber(d.trackingNumber) : null,
     ],
   });
   // What claimDelivery would have read, read in this transaction: the first attempt needs no claim.

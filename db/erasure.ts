@@ -37,7 +37,7 @@ export const ERASED_BY_NAME = { feed_unmatched_checkpoints: 'tracking_number, re
 
 /** A checkpoint `c` names a dispatch `d`: its tracking number (as matching compares it), or its id among the references. */
 const CHECKPOINT_NAMES_DISPATCH = `c.issuer_id = d.issuer_id AND c.mode = d.mode
-  AND (c.tracking_number = upper(regexp_replace(d.tracking_number, '\\s', '', 'g')) OR d.id::text = ANY (c.references_))`;
+  AND (c.tracking_number = d.tracking_key OR d.id::text = ANY (c.references_))`;
 
 /** Tables that keep their rows without the dispatch: its id is set to NULL (what predictions need stays). */
 export const UNLINKED_TABLES = { transit_history: 'dispatch_id' } as const;

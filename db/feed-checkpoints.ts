@@ -24,22 +24,23 @@ export interface MatchCandidate {
 
 /**
  * The candidate dispatches of a tracking: those of the issuer and mode whose id is one of
- * `references`, or whose tracking number, upper-case without whitespace, is `trackingNumber`; the
- * referenced first, then the most recently registered first.
+ * `references`, or whose tracking key (its tracking number as normaliseTrackingNumber makes it,
+ * stored at registration by db/dispatch-changes.ts) is `trackingNumber`; the referenced first, then
+ * the most recently registered first.
  */
 export async function matchCandidates(
   pool: Pool,
   query: { issuerId: string; mode: Mode; references: string[]; trackingNumber: string; dedupeKeys: string[] },
 ): Promise<MatchCandidate[]> {
   const { rows } = await pool.query({
-    name: 'feed-match-candidates-v1',
+    name: 'feed-match-candidates-v2',
     text: `SELECT d.id, d.dispatch_date, d.country_code, d.carrier, d.id = ANY($3::uuid[]) AS by_reference,
                   coalesce((SELECT array_agg(e.dedupe_key) FROM carrier_events e
                              WHERE e.dispatch_id = d.id AND e.dedupe_key = ANY($5::text[]) AND e.effect IS NOT NULL), '{}') AS settled
              FROM dispatches d
             WHERE d.issuer_id = $1 AND d.mode = $2
               AND (d.id = ANY($3::uuid[])
-                   OR (d.tracking_number IS NOT NULL AND upper(regexp_replace(d.tracking_number, '\\s', '', 'g')) = $4))
+                   OR d.tracking_key = $4)
             ORDER BY by_reference DESC, d.created_at DESC, d.id
             LIMIT 20`,
     values: [query.issuerId, query.mode, query.references, query.trackingNumber, query.dedupeKeys],

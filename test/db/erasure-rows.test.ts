@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { dispatchFootprint, eraseDispatchRows } from '../../db/erasure.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
+import { normaliseTrackingNumber } from '../../domain/tracking-feeds/provider.js';
 import { requireTestEnv } from '../support/env.js';
 
 let pool: Pool;
@@ -19,9 +20,9 @@ async function projected(trackingNumber: string): Promise<string> {
   const id = randomUUID();
   await pool.query(
     `INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, tracking_number,
-                             registration, window_min, window_max, confidence_level, record)
-     VALUES ($1, $2, 'live', 1, 'dispatched', now(), '75011', 'FR', $3, '{}', '2026-11-30', '2026-12-03', 'Low', '{}')`,
-    [id, issuer, trackingNumber],
+                             tracking_key, registration, window_min, window_max, confidence_level, record)
+     VALUES ($1, $2, 'live', 1, 'dispatched', now(), '75011', 'FR', $3, $4, '{}', '2026-11-30', '2026-12-03', 'Low', '{}')`,
+    [id, issuer, trackingNumber, normaliseTrackingNumber(trackingNumber)],
   );
   await pool.query(`INSERT INTO carrier_events (dispatch_id, dedupe_key, status, occurred_at) VALUES ($1, 'k1', 'in_transit', now())`, [
     id,
