@@ -160,7 +160,7 @@ const envSchema = z.object({
    * the database most of the time (bench/retention). At most 30 s: the sweep heartbeats once a batch
    * and its heartbeat timeout is a minute.
    */
-  RETENTION_BATCH_PAUSE: duration.default(250).refine((ms) => ms <= 30_000, 'at most 30s'),
+  RETENTION_BATCH_PAUSE: duration.default(500).refine((ms) => ms <= 30_000, 'at most 30s'),
   /** Inbound tracking-feed requests (POST /v1/inbound/{feed_id}) per feed a minute; past it 429 with Retry-After. */
   FEED_RATE_PER_MINUTE: z.coerce.number().int().positive().default(6000),
   /** A dashboard session ends after this long without a request… */

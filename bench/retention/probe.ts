@@ -3,8 +3,12 @@
 // from this process (the same db/retention.ts, temporal/client.ts and db/erasure.ts calls as
 // activities/retention.ts) so each statement of a batch can be timed, beside status reads in short
 // windows; Postgres's active backends (autovacuum and parallel workers, wait events) are sampled meanwhile.
-// Env: PROBE_DISPATCHES (20000), PROBE_BATCH (200), PROBE_AT_ONCE (1), PROBE_PAUSE_MS (0),
-// PROBE_WINDOW_S (5), PROBE_BASELINE_WINDOWS (4), PROBE_LIVE (20000), PROBE_CONNECTIONS (16).
+// Several pacing plans (batch size x pause) can be compared in one run, each on its own share of the
+// backlog after its own baseline windows: the same stack and about the same neighbours for all.
+// Reads' percentiles are load.ts's precise ones (fractional ms).
+// Env: PROBE_DISPATCHES (20000 per plan), PROBE_PLANS (`200x250,200x600`: batch x pause in ms; else
+// PROBE_BATCH (200) and PROBE_PAUSE_MS (0)), PROBE_AT_ONCE (1), PROBE_WINDOW_S (5),
+// PROBE_BASELINE_WINDOWS (4), PROBE_LIVE (20000), PROBE_CONNECTIONS (16).
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,9 +27,12 @@ import { seedCompletedDispatches } from './seed.js';
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const settings = {
   dispatches: env('PROBE_DISPATCHES', 20_000),
-  batch: env('PROBE_BATCH', 200),
+  /** Pacing plans tried one after another, each on the next PROBE_DISPATCHES of the backlog: `batch x pause ms`, comma separated. */
+  plans: (process.env.PROBE_PLANS ?? `${env('PROBE_BATCH', 200)}x${env('PROBE_PAUSE_MS', 0)}`).split(',').map((plan) => {
+    const [batch, pauseMs] = plan.split('x').map(Number);
+    return { batch, pauseMs };
+  }),
   atOnce: env('PROBE_AT_ONCE', 1),
-  pauseMs: env('PROBE_PAUSE_MS', 0),
   windowS: env('PROBE_WINDOW_S', 5),
   baselineWindows: env('PROBE_BASELINE_WINDOWS', 4),
   live: env('PROBE_LIVE', 20_000),
@@ -87,7 +94,7 @@ try {
   await seedCompletedDispatches(stack.pool, {
     issuerId,
     endpointId: endpoint.endpoint.id,
-    count: settings.dispatches,
+    count: settings.dispatches * settings.plans.length,
     lastChangeAgoMs: 200 * DAY,
   });
   const live = await seedLive(stack.pool, settings.live);
@@ -135,69 +142,79 @@ try {
     return out;
   };
 
-  const baseline: LoadResult[] = [];
-  for (let i = 0; i < settings.baselineWindows; i++) {
-    const w = await window();
-    baseline.push(w);
-    say(`baseline ${i + 1}: p99 ${w.p99Ms} ms p50 ${w.p50Ms} ${w.rps}/s cores ${JSON.stringify(w.cores)} load ${w.load.toFixed(1)} pg ${JSON.stringify(takeSeen())}`); // prettier-ignore
-  }
-
   const pool = timedPool(stack.pool);
-
-  let done = false;
-  let batches = 0;
-  const sweep = (async () => {
-    let after: DispatchCursor | undefined;
-    for (;;) {
-      let t = performance.now();
-      const due = await findDispatchesDue(stack.pool, {
-        windowMs: 180 * DAY,
-        deliveredRetentionMs: 7 * DAY,
-        exceptionRetentionMs: 30 * DAY,
-        limit: settings.batch * settings.atOnce,
-        after,
-      });
-      note('findDispatchesDue', performance.now() - t);
-      if (due.ids.length === 0) break;
-      const parts = Array.from({ length: Math.ceil(due.ids.length / settings.batch) }, (_, i) =>
-        due.ids.slice(i * settings.batch, (i + 1) * settings.batch),
-      );
-      await Promise.all(
-        parts.map(async (ids) => {
-          t = performance.now();
-          const runs = await dispatchRunStates(stack.temporal, ids);
-          note('temporal visibility', performance.now() - t);
-          t = performance.now();
-          await eraseDispatchRows(
-            pool,
-            ids.filter((id) => runs.get(id) !== 'running'),
-          );
-          note('eraseDispatchRows (whole)', performance.now() - t);
-          batches++;
-        }),
-      );
-      if (settings.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, settings.pauseMs));
-      if (!due.next) break;
-      after = due.next;
+  /** The walk's cursor, shared by the plans: each erases the next `settings.dispatches`. */
+  let after: DispatchCursor | undefined;
+  const summaries: string[] = [];
+  for (const plan of settings.plans) {
+    const name = `${plan.batch}×${plan.pauseMs}ms`;
+    const baseline: LoadResult[] = [];
+    for (let i = 0; i < settings.baselineWindows; i++) {
+      const w = await window();
+      baseline.push(w);
+      say(`${name} baseline ${i + 1}: p99 ${w.precise.p99Ms} ms p50 ${w.precise.p50Ms} ${w.rps}/s cores ${JSON.stringify(w.cores)} load ${w.load.toFixed(1)} pg ${JSON.stringify(takeSeen())}`); // prettier-ignore
     }
-  })().finally(() => (done = true));
-  started = performance.now();
-  const during: LoadResult[] = [];
-  while (!done) {
-    const before = batches;
-    const w = await window();
-    during.push(w);
-    say(`sweep ${during.length} (${Math.round((performance.now() - started) / 1000)} s, ${batches - before} batches): p99 ${w.p99Ms} ms p50 ${w.p50Ms} ${w.rps}/s cores ${JSON.stringify(w.cores)} load ${w.load.toFixed(1)}`); // prettier-ignore
-    say(`   statements ${JSON.stringify(take())}`);
-    say(`   pg ${JSON.stringify(takeSeen())}`);
+    take();
+
+    let done = false;
+    let batches = 0;
+    let erased = 0;
+    const sweep = (async () => {
+      while (erased < settings.dispatches) {
+        let t = performance.now();
+        const due = await findDispatchesDue(stack.pool, {
+          windowMs: 180 * DAY,
+          deliveredRetentionMs: 7 * DAY,
+          exceptionRetentionMs: 30 * DAY,
+          limit: Math.min(plan.batch * settings.atOnce, settings.dispatches - erased),
+          after,
+        });
+        note('findDispatchesDue', performance.now() - t);
+        if (due.ids.length === 0) break;
+        const parts = Array.from({ length: Math.ceil(due.ids.length / plan.batch) }, (_, i) =>
+          due.ids.slice(i * plan.batch, (i + 1) * plan.batch),
+        );
+        await Promise.all(
+          parts.map(async (ids) => {
+            t = performance.now();
+            const runs = await dispatchRunStates(stack.temporal, ids);
+            note('temporal visibility', performance.now() - t);
+            t = performance.now();
+            await eraseDispatchRows(
+              pool,
+              ids.filter((id) => runs.get(id) !== 'running'),
+            );
+            note('eraseDispatchRows (whole)', performance.now() - t);
+            batches++;
+          }),
+        );
+        erased += due.ids.length;
+        if (!due.next) break;
+        after = due.next;
+        if (plan.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, plan.pauseMs));
+      }
+    })().finally(() => (done = true));
+    started = performance.now();
+    const during: LoadResult[] = [];
+    while (!done) {
+      const before = batches;
+      const w = await window();
+      during.push(w);
+      say(`${name} sweep ${during.length} (${Math.round((performance.now() - started) / 1000)} s, ${batches - before} batches): p99 ${w.precise.p99Ms} ms p50 ${w.precise.p50Ms} ${w.rps}/s cores ${JSON.stringify(w.cores)} load ${w.load.toFixed(1)}`); // prettier-ignore
+      say(`   statements ${JSON.stringify(take())}`);
+      say(`   pg ${JSON.stringify(takeSeen())}`);
+    }
+    await sweep;
+    const sweepS = (performance.now() - started) / 1000;
+    const p99 = (ws: LoadResult[]) => ws.map((w) => w.precise.p99Ms);
+    const base = Math.max(...p99(baseline));
+    const summary = `${name}: ${erased} in ${sweepS.toFixed(1)} s (${((sweepS * 100_000) / Math.max(1, erased)).toFixed(0)} s per 100,000); baseline p99 ${p99(baseline).join(', ')}; during ${p99(during).join(', ')}; worst/max-baseline ${(Math.max(...p99(during)) / base).toFixed(2)}×`; // prettier-ignore
+    summaries.push(summary);
+    say(summary);
   }
-  await sweep;
-  const sweepS = (performance.now() - started) / 1000;
   sampling = false;
   await sampler;
-  const p99 = (ws: LoadResult[]) => ws.map((w) => w.p99Ms);
-  const base = Math.max(...p99(baseline));
-  say(`sweep of ${settings.dispatches} in ${sweepS.toFixed(1)} s; baseline p99 ${p99(baseline).join(', ')}; during ${p99(during).join(', ')}; worst/max-baseline ${(Math.max(...p99(during)) / base).toFixed(2)}×`); // prettier-ignore
+  for (const summary of summaries) say(summary);
 } finally {
   await stack.stop();
 }

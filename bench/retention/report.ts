@@ -12,7 +12,8 @@ export interface Sizes {
 
 /** One window of status reads and what the machine's cores did meanwhile. */
 export interface ReadWindow {
-  result: LoadResult;
+  /** `precise` is absent in results before 2026-11-28T17 (autocannon's whole milliseconds only). */
+  result: Omit<LoadResult, 'precise'> & { precise?: LoadResult['precise'] };
   machineBusyPercent: number;
   loadAverage: number;
   /** Cores used by the benchmark's own processes (the stack and the load generator). */
@@ -92,20 +93,23 @@ export function yearTable(perDispatchPostgres: number, payloadBytes: number, his
   return rows;
 }
 
-const ms = (value: number) => `${value} ms`;
+const ms = (value: number) => `${Number.isInteger(value) ? value : value.toFixed(2)} ms`;
+/**
+ * A window's p99 as the goal compares it: load.ts's precise one (fractional ms) where the result has
+ * it, else autocannon's whole milliseconds (results before 2026-11-28T17), where 4 ms is 4.0 to 4.99.
+ */
+export const p99Of = (r: ReadWindow) => r.result.precise?.p99Ms ?? r.result.p99Ms;
+const preciseMs = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(2)} ms`);
 const mib = (bytes: number) => `${(bytes / MIB).toFixed(1)} MiB`;
 
 export function toMarkdown(result: BenchResult): string {
   const { sweep, reads } = result;
-  const worstDuring = reads.during.reduce((worst, r) => (r.result.p99Ms > worst.result.p99Ms ? r : worst), reads.during[0]);
-  const ratio = worstDuring ? worstDuring.result.p99Ms / reads.baseline.result.p99Ms : NaN;
+  const worstDuring = reads.during.reduce((worst, r) => (p99Of(r) > p99Of(worst) ? r : worst), reads.during[0]);
+  const ratio = worstDuring ? p99Of(worstDuring) / p99Of(reads.baseline) : NaN;
   // Windows in which the rest of the machine took no more than it did without the sweep (+0.3 core).
   const quiet = reads.during.filter((r) => r.otherCores <= reads.baseline.otherCores + 0.3);
-  const worstQuiet = quiet.reduce<ReadWindow | undefined>(
-    (worst, r) => (!worst || r.result.p99Ms > worst.result.p99Ms ? r : worst),
-    undefined,
-  );
-  const quietRatio = worstQuiet ? worstQuiet.result.p99Ms / reads.baseline.result.p99Ms : NaN;
+  const worstQuiet = quiet.reduce<ReadWindow | undefined>((worst, r) => (!worst || p99Of(r) > p99Of(worst) ? r : worst), undefined);
+  const quietRatio = worstQuiet ? p99Of(worstQuiet) / p99Of(reads.baseline) : NaN;
   const perTable = realBytesPerDispatch(result);
   const seededPerTable = Object.fromEntries(
     Object.entries(result.seeded.tables)
@@ -133,6 +137,8 @@ export function toMarkdown(result: BenchResult): string {
     '',
     '## Status reads of live dispatches, without and with the sweep (one run, side by side)',
     '',
+    "p50 and p99 from every response's duration (load.ts `precise`); in brackets autocannon's whole milliseconds (truncated), which earlier results report.",
+    '',
     '| reads | requests/s | p50 | p99 | max | non-2xx | machine busy | cores: ours / other sessions | load avg |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...[
@@ -141,14 +147,14 @@ export function toMarkdown(result: BenchResult): string {
       ...(reads.after ? [{ name: 'without the sweep, after it', r: reads.after }] : []),
     ].map(
       ({ name, r }) =>
-        `| ${name} (${r.result.seconds} s) | ${r.result.rps} | ${ms(r.result.p50Ms)} | ${ms(r.result.p99Ms)} | ${ms(r.result.maxMs)} | ${r.result.non2xx} | ${r.machineBusyPercent} % | ${r.ourCores} / ${r.otherCores} | ${r.loadAverage} |`,
+        `| ${name} (${r.result.seconds} s) | ${r.result.rps} | ${preciseMs(r.result.precise?.p50Ms)} (${r.result.p50Ms}) | ${preciseMs(r.result.precise?.p99Ms)} (${r.result.p99Ms}) | ${ms(r.result.maxMs)} | ${r.result.non2xx} | ${r.machineBusyPercent} % | ${r.ourCores} / ${r.otherCores} | ${r.loadAverage} |`,
     ),
     '',
     `Worst p99 during the sweep / p99 without: **${ratio.toFixed(2)}×** (goal ≤ ${GOAL_P99_RATIO}×: ${ratio <= GOAL_P99_RATIO ? 'met' : 'not met'}). ` +
       `In the ${quiet.length} of ${reads.during.length} windows where other sessions took no more of the machine than without the sweep: ` +
       `${Number.isNaN(quietRatio) ? 'none' : `**${quietRatio.toFixed(2)}×**`}.` +
       (reads.after
-        ? ` Without the sweep again after it: p99 ${ms(reads.after.result.p99Ms)} (${(reads.after.result.p99Ms / reads.baseline.result.p99Ms).toFixed(2)}× the first window: how far the machine drifted meanwhile).`
+        ? ` Without the sweep again after it: p99 ${ms(p99Of(reads.after))} (${(p99Of(reads.after) / p99Of(reads.baseline)).toFixed(2)}× the first window: how far the machine drifted meanwhile; worst window during the sweep / this: ${(p99Of(worstDuring) / p99Of(reads.after)).toFixed(2)}×).`
         : '') +
       (result.loadAverageAtEnd !== undefined ? ` Load average at the end: ${result.loadAverageAtEnd.toFixed(2)}.` : ''),
     '',

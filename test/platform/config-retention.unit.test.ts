@@ -34,8 +34,8 @@ describe('retention windows', () => {
 });
 
 describe('RETENTION_BATCH_PAUSE', () => {
-  it('defaults to 250 ms, and takes a duration up to 30 s (0ms: no pause)', () => {
-    expect(loadConfig({}).RETENTION_BATCH_PAUSE).toBe(250);
+  it('defaults to 500 ms, and takes a duration up to 30 s (0ms: no pause)', () => {
+    expect(loadConfig({}).RETENTION_BATCH_PAUSE).toBe(500);
     expect(loadConfig({ RETENTION_BATCH_PAUSE: '0ms' }).RETENTION_BATCH_PAUSE).toBe(0);
     expect(loadConfig({ RETENTION_BATCH_PAUSE: '2s' }).RETENTION_BATCH_PAUSE).toBe(2_000);
     expect(loadConfig({ RETENTION_BATCH_PAUSE: '30s' }).RETENTION_BATCH_PAUSE).toBe(30_000);
