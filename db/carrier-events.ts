@@ -8,6 +8,7 @@ import type { CarrierVocabulary } from '../domain/carrier-vocabularies.js';
 import type { CarrierEventBody } from '../domain/carrier-event-schemas.js';
 import type { FeedProvider } from '../domain/tracking-feeds/provider.js';
 import type { EventEffect, ExceptionReason } from '../domain/vocabulary.js';
+import { utcMicroseconds } from './creation-cursor.js';
 import type { Pool } from './pool.js';
 
 /**
@@ -181,7 +182,7 @@ export interface CarrierEventPageItem {
 const PAGE = `
   SELECT dedupe_key, status, reason, location, event_id, effect, vocabulary, vocabulary_status, vocabulary_substatus, original_time,
          to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
-         to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at
+         ${utcMicroseconds('received_at')} AS received_at
     FROM carrier_events
    WHERE dispatch_id = $1
      AND ($2::timestamptz IS NULL OR (received_at, dedupe_key) > ($2, $3::text))

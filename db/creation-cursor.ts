@@ -6,8 +6,11 @@
 // to undefined and the route answers 400 naming `cursor`. Stable under concurrent inserts, and each
 // page costs an index range scan whatever its depth.
 
+/** A timestamptz column as ISO 8601 UTC text to the microsecond, as every cursor holds its time. */
+export const utcMicroseconds = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
 /** The row's created_at as a cursor holds it; select it `AS cursor_at`. */
-export const CURSOR_AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+export const CURSOR_AT = utcMicroseconds('created_at');
 
 /** Where a page ended. */
 export interface CreationCursor {

@@ -4,6 +4,7 @@
 // dedupe keys its workflow has already folded (an effect is recorded: nothing to signal again), in
 // ONE statement; and the checkpoints no dispatch matched yet, kept 30 days, listed, and taken back
 // when a matching dispatch is registered (deleted once applied).
+import { utcMicroseconds } from './creation-cursor.js';
 import type { Pool } from './pool.js';
 
 type Mode = 'live' | 'test';
@@ -138,7 +139,7 @@ export async function pageUnmatched(
   page: { limit: number; after?: UnmatchedCursor },
 ): Promise<{ items: KeptCheckpoint[]; next?: UnmatchedCursor }> {
   const { rows } = await pool.query(
-    `SELECT *, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
+    `SELECT *, ${utcMicroseconds('received_at')} AS cursor_at
        FROM feed_unmatched_checkpoints
       WHERE feed_id = $1 AND received_at > now() - make_interval(days => $2)
         AND ($3::timestamptz IS NULL OR (received_at, tracking_number, event_id) < ($3, $4, $5))

@@ -3,6 +3,7 @@
 // The SQL of the retention sweep (docs/privacy.md "What is kept, and for how long";
 // activities/retention.ts drives it): each function does one bounded batch, oldest first, and skips
 // rows another sweep holds (SKIP LOCKED), so two sweeps at once share the work instead of waiting.
+import { utcMicroseconds } from './creation-cursor.js';
 import type { Pool, PoolClient } from './pool.js';
 
 type Db = Pool | PoolClient;
@@ -89,7 +90,7 @@ export async function findDispatchesDue(
   // shortest of the windows bounds the index range, so the last batch does not read every recently
   // resting dispatch (test/db/retention-due-plan.test.ts).
   const { rows } = await db.query<{ id: string; cursor_at: string }>(
-    `SELECT d.id, to_char(d.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
+    `SELECT d.id, ${utcMicroseconds('d.updated_at')} AS cursor_at
        FROM dispatches d
       WHERE d.status IN ('delivered', 'exception')
         AND d.updated_at < now() - greatest($1::bigint, least($2::bigint, $3::bigint)) * interval '1 millisecond'

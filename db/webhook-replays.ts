@@ -9,6 +9,7 @@
 // (paused) endpoints are left out: nothing would be sent to them; so are events whose payload
 // expired (RETENTION_WEBHOOK_PAYLOAD), which a replay naming them refuses (ingest/webhook-replays.ts).
 import type { ReplayCursor, ReplayFilterInput } from '../domain/webhook-event-schemas.js';
+import { utcMicroseconds } from './creation-cursor.js';
 import type { Pool, PoolClient } from './pool.js';
 
 type Db = Pool | PoolClient;
@@ -71,7 +72,7 @@ export async function loadReplayPage(
   const w = where(input.filter);
   const n = w.values.length;
   const { rows } = await db.query<{ event_id: string; endpoint_id: string; created_at: string }>(
-    `SELECT d.event_id, d.endpoint_id, to_char(ev.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at
+    `SELECT d.event_id, d.endpoint_id, ${utcMicroseconds('ev.created_at')} AS created_at
      ${FROM}
       WHERE ${w.sql}
         AND ($${n + 1}::timestamptz IS NULL OR (ev.created_at, d.event_id, d.endpoint_id) > ($${n + 1}, $${n + 2}, $${n + 3}))
