@@ -6,7 +6,7 @@
 // postal codes. BENCH_PROFILE=1 also profiles the worker (`node --cpu-prof`) and summarises it.
 // Results go to results/<name>.md and .json; README.md explains every figure and option.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveTemporalCli } from '../../devtools/temporal-cli.js';
@@ -16,6 +16,7 @@ import { folderTree, worktreeOf, type VersionTree } from '../event-cost/versions
 import { profileTable } from './profile.js';
 import { toMarkdown, type Report } from './report.js';
 import { measureSide, settingsFromEnv, workDirs, type SideResult } from './side.js';
+import { freeResultsName } from '../results-name.js';
 
 const profileDir = process.env.BENCH_PROFILE === '1' ? mkdtempSync(path.join(os.tmpdir(), 'cds-bench-capacity-prof-')) : undefined;
 const settings = settingsFromEnv({ lives: 10, steps: '10,20,25,30,35,40,45,50,60' }, profileDir);
@@ -74,8 +75,7 @@ try {
     },
     rounds: results,
   };
-  const name = process.env.BENCH_RESULTS_NAME ?? report.date;
-  mkdirSync(RESULTS_DIR, { recursive: true });
+  const name = freeResultsName(RESULTS_DIR, report.date, process.env.BENCH_RESULTS_NAME);
   writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
   let markdown = toMarkdown(report);
   if (profileDir) {

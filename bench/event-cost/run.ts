@@ -5,7 +5,7 @@
 // own and driven only from outside (side.ts). Results go to results/<date>.md and .json (README.md
 // explains every figure). Options (env): see README.md.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveTemporalCli } from '../../devtools/temporal-cli.js';
@@ -14,6 +14,7 @@ import { killTracked } from './infrastructure.js';
 import { goals, toMarkdown, type Report } from './report.js';
 import { measureSide, workDirs, type SideResult } from './side.js';
 import { folderTree, worktreeOf, type VersionTree } from './versions.js';
+import { freeResultsName } from '../results-name.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const settings = {
@@ -96,8 +97,7 @@ try {
     goalStatements: process.env.BENCH_GOAL_STATEMENTS === 'all' ? 'statements' : 'statementsWithoutUtility',
     rounds,
   };
-  const name = process.env.BENCH_RESULTS_NAME ?? report.date;
-  mkdirSync(RESULTS_DIR, { recursive: true });
+  const name = freeResultsName(RESULTS_DIR, report.date, process.env.BENCH_RESULTS_NAME);
   // The JSON first: a report that fails to render loses no figure.
   writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify({ ...report, goals: goals(report) }, null, 2)}\n`);
   const markdown = toMarkdown(report);

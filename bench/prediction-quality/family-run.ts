@@ -12,7 +12,7 @@
 // cards from the same statistics in the same run, beside this tree's; and each model's shift
 // detector is asked about every seen postal code, to count its alarms on areas that did not change.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, chmodSync, writeFileSync, existsSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, chmodSync, writeFileSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +34,7 @@ import { familyMarkdown, scoreNetwork, summariseFamily, type Alarms, type Networ
 import { prng } from './network.js';
 import { registerSinceExport } from './family-service.js';
 import { createIssuer } from '../../db/issuers.js';
+import { freeResultsName } from '../results-name.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const settings = {
@@ -175,10 +176,7 @@ try {
     wallTime: elapsed(),
     node: process.version,
   });
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const base = `${date}-${settings.shape}`;
-  let name = base;
-  for (let run = 2; existsSync(path.join(RESULTS_DIR, `${name}.md`)); run += 1) name = `${base}-${run}`;
+  const name = freeResultsName(RESULTS_DIR, `${date}-${settings.shape}`);
   writeFileSync(path.join(RESULTS_DIR, `${name}.md`), markdown);
   // Per network and level the counts and median widths, not every card's width.
   const networksOf = (list: NetworkScore[]) =>

@@ -8,7 +8,7 @@
 // figures, and against the sample's own count of deliveries the model did not learn from. Results go to results/<date>.md and .json (README.md explains them). Options (env): README.md.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +27,7 @@ import { inParallel } from '../webhook-latency/load.js';
 import { buildNetwork, deliveryDate, DISRUPTION, heldOut, history, prng, type HeldOutDispatch } from './network.js';
 import { trueDistributions } from './oracle.js';
 import { buildResult, toMarkdown, type CliReport, type Settings } from './report.js';
+import { freeResultsName } from '../results-name.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const settings: Settings = {
@@ -229,11 +230,8 @@ try {
       'run wall time': elapsed(),
     },
   });
-  mkdirSync(RESULTS_DIR, { recursive: true });
   const markdown = toMarkdown(result);
-  // A second run on the same day is kept beside the first (2026-11-22-2), never over it.
-  let name = today;
-  for (let run = 2; existsSync(path.join(RESULTS_DIR, `${name}.md`)); run += 1) name = `${today}-${run}`;
+  const name = freeResultsName(RESULTS_DIR, today);
   writeFileSync(path.join(RESULTS_DIR, `${name}.md`), markdown);
   writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
   process.stdout.write(`${markdown}\n`);

@@ -8,7 +8,7 @@
 // many postal codes. Results: results/<date>.md and .json.
 import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -20,6 +20,7 @@ import { readStatements, resetStatements, treeCpuSeconds, type StatementRow } fr
 import { REPO_ROOT } from '../status-read/processes.js';
 import { percentile } from '../webhook-latency/breakdown.js';
 import { sleep, steadyRate } from '../webhook-latency/load.js';
+import { freeResultsName } from '../results-name.js';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const N = num('BENCH_DISPATCHES', 300);
@@ -221,8 +222,7 @@ async function main(): Promise<void> {
         p99Ratio: { value: round(latencyFeed.p99 / latencyEvents.p99), goal: '≤ 2', met: latencyFeed.p99 <= 2 * latencyEvents.p99 },
       },
     };
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    const name = process.env.BENCH_RESULTS_NAME ?? report.date.slice(0, 10);
+    const name = freeResultsName(RESULTS_DIR, report.date.slice(0, 10), process.env.BENCH_RESULTS_NAME);
     writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(path.join(RESULTS_DIR, `${name}.md`), toMarkdown(report));
     process.stdout.write(toMarkdown(report));

@@ -6,7 +6,7 @@
 // on a cache miss; and from an expired entry, served while it is read again. Also where the time
 // goes (each country statement alone, the code/prefix/conditions statement alone). Results go to
 // results/<date>.md and .json (README.md explains them).
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { COUNTRY_STATISTICS_TTL_MS, CountryStatisticsCache } from '../../db/country-statistics-cache.js';
@@ -20,6 +20,7 @@ import { startPostgres } from '../../devtools/postgres.js';
 import { REPO_ROOT } from '../status-read/processes.js';
 import { prng } from '../prediction-quality/network.js';
 import { countryHistory, type CountryPlan } from './history.js';
+import { freeResultsName } from '../results-name.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const ROUNDS = env('BENCH_ROUNDS', 15);
@@ -127,9 +128,7 @@ try {
     ...rounds.map((r) => `| FR ${r.postalCode} | ${[r.beforeMs, r.uncachedMs, r.cachedMs, r.expiredMs, r.oldCountryStatementMs, r.countryStatementMs, r.areaStatementMs].map((ms) => ms.toFixed(1)).join(' | ')} |`), // prettier-ignore
     '',
   ].join('\n');
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  let name = today;
-  for (let run = 2; existsSync(path.join(RESULTS_DIR, `${name}.md`)); run += 1) name = `${today}-${run}`;
+  const name = freeResultsName(RESULTS_DIR, today);
   writeFileSync(path.join(RESULTS_DIR, `${name}.md`), markdown);
   writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
   process.stdout.write(`${markdown}\n`);
