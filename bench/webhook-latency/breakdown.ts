@@ -1,7 +1,8 @@
 // Where the time of one webhook goes, from timestamps the product already leaves behind (no product
 // code changed): the driver's send and 202 times, carrier_events.received_at (API), the workflow
-// history's event times (signal, workflow tasks, the projection and delivery activities),
-// webhook_events.created_at (inside the projection activity), delivery_attempts.started_at (inside
+// history's event times (signal, workflow task, the projection's local-activity marker and the
+// delivery activity), webhook_events.created_at (inside the projection's local activity),
+// delivery_attempts.started_at (inside
 // the delivery activity) and the receiver's arrival time. All clocks are this machine's.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Pool } from '../../db/pool.js';
@@ -18,13 +19,9 @@ export const POINTS = [
   ['answered', 'API 202 received by the sender'],
   ['stickyTimedOut', 'workflow task timed out (schedule-to-start, the sticky timeout) and scheduled again'],
   ['wft1Started', 'workflow task started (worker took the signal)'],
-  ['projectionScheduled', 'workflow task completed, writeProjection scheduled'],
-  ['projectionStarted', 'writeProjection started'],
-  ['eventCreated', 'webhook event stored (webhook_events.created_at)'],
-  ['projectionCompleted', 'writeProjection completed'],
-  ['wft2Started', 'next workflow task started'],
-  ['deliveryScheduled', 'workflow task completed (projection written as a local activity), deliverWebhook scheduled'],
-  ['deliveryStarted', 'deliverWebhook started'],
+  ['eventCreated', 'projectChange (local activity): projection written, webhook event stored (webhook_events.created_at)'],
+  ['deliveryScheduled', 'workflow task completed: projectChange marker recorded, deliverWebhooks scheduled'],
+  ['deliveryStarted', 'deliverWebhooks started'],
   ['attemptStarted', 'attempt started (delivery_attempts.started_at)'],
   ['arrived', 'request fully arrived at the receiver'],
 ] as const;
@@ -90,21 +87,12 @@ export async function historyPoints(temporal: Client, dispatchId: string, sentAt
   const scheduled = (type: string) => after.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type);
   const startedOf = (s: HistoryEvent | undefined) =>
     s && after.find((e) => toNumber(e.activityTaskStartedEventAttributes?.scheduledEventId) === toNumber(s.eventId));
-  const completedOf = (s: HistoryEvent | undefined) =>
-    s && after.find((e) => toNumber(e.activityTaskCompletedEventAttributes?.scheduledEventId) === toNumber(s.eventId));
-  const projection = scheduled('writeProjection');
-  const delivery = scheduled('deliverWebhook');
-  const projectionDone = completedOf(projection);
-  const wft2 =
-    projectionDone && after.find((e) => e.workflowTaskStartedEventAttributes && toNumber(e.eventId) > toNumber(projectionDone.eventId));
+  // A change's first attempts are one deliverWebhooks activity (workflows/deliveries.ts).
+  const delivery = scheduled('deliverWebhooks');
   return {
     signalled: at(after[0]),
     stickyTimedOut: at(after.find((e) => e.workflowTaskTimedOutEventAttributes)),
     wft1Started: at(after.find((e) => e.workflowTaskStartedEventAttributes)),
-    projectionScheduled: at(projection),
-    projectionStarted: at(startedOf(projection)),
-    projectionCompleted: at(projectionDone),
-    wft2Started: at(wft2),
     deliveryScheduled: at(delivery),
     deliveryStarted: at(startedOf(delivery)),
   };
@@ -129,7 +117,7 @@ export interface BreakdownRow {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
-/** Points no sampled event has are left out (e.g. the projection's activity events since it runs as a local activity). */
+/** Points no sampled event has are left out (e.g. the sticky timeout, when no workflow task timed out). */
 export function summariseBreakdown(timelines: Timeline[]): BreakdownRow[] {
   const rows = POINTS.map(([point, label], index) => {
     const values = timelines.map((t) => t[point]).filter((v): v is number => v !== undefined);

@@ -7,7 +7,7 @@
 // Options (env): see README.md.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -33,6 +33,7 @@ import { databasePoints, historyEventsBeforeFirstSignal, historyEventsPerSignal,
 import { ArrivalStream, inParallel, type CpuCounter } from './load.js';
 import { latencyPhase, throughputRounds, THROUGHPUT_STATUSES, type Target } from './phases.js';
 import { toMarkdown, type Result, type WorkerMemoryReport } from './report.js';
+import { freeResultsName } from '../results-name.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const settings = {
@@ -364,15 +365,9 @@ try {
       'run wall time': elapsed(),
     },
   };
-  mkdirSync(RESULTS_DIR, { recursive: true });
   // A run on the in-memory dev server or the production server is a different set-up: its own files beside the default's.
-  const name = settings.noVmTimeout
-    ? `${result.date}-no-vm-timeout`
-    : settings.temporal === 'production'
-      ? `${result.date}-production`
-      : settings.temporalDb === 'memory'
-        ? `${result.date}-memory`
-        : result.date;
+  const setUp = settings.noVmTimeout ? '-no-vm-timeout' : settings.temporal === 'production' ? '-production' : settings.temporalDb === 'memory' ? '-memory' : ''; // prettier-ignore
+  const name = freeResultsName(RESULTS_DIR, `${result.date}${setUp}`);
   // The JSON first: a report that fails to render loses no figure.
   writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
   const markdown = toMarkdown(result);
