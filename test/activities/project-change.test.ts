@@ -28,7 +28,9 @@ describe('a change projected by one local activity', () => {
     if (!endpoint.ok) throw new Error(endpoint.reason);
     const reg = registration(issuerId);
     const { id, mode, dispatchDate, destination, carrier, trackingNumber, reference, fingerprint } = reg;
-    const { projectChange } = createProjectionActivities({ pool });
+    // Its predictions made as of one day: the second change's would differ from the first's after
+    // midnight UTC (a passed window starts on today's business day) and add a delivery.predicted.
+    const { projectChange } = createProjectionActivities({ pool, now: () => new Date('2026-11-24T12:00:00Z') });
     const run = (input: ChangeInput): Promise<ChangeResult> => new MockActivityEnvironment({}, { logger: quiet }).run(projectChange, input);
     const dispatch = { id, issuerId, mode, dispatchDate, destination };
     const dispatched = { status: 'dispatched' as const, statusSince: dispatchDate };

@@ -63,7 +63,9 @@ afterAll(async () => {
 
 /**
  * The windows a fresh issuer's registrations to every code are answered with, through a new
- * worker: its country statistics are read now, not served from an earlier cached read.
+ * worker: its country statistics are read now, not served from an earlier cached read. Dispatched
+ * on `today` (not at the moment of registration), so that the windows read before and after an
+ * attack are the same when the test crosses midnight UTC between the two.
  */
 async function windowsOfAnotherIssuer(): Promise<Record<string, unknown>> {
   const fresh = harnesses.length === 1 ? h : await startHarness({ env: { DATABASE_URL: databaseUrl } });
@@ -73,7 +75,7 @@ async function windowsOfAnotherIssuer(): Promise<Record<string, unknown>> {
   for (const postalCode of CODES) {
     const res = await request(fresh.baseUrl, '/v1/dispatches', {
       headers: bearer(key),
-      body: { id: randomUUID(), destination: { postal_code: postalCode, country_code: 'FR' } },
+      body: { id: randomUUID(), dispatch_date: `${today}T09:00:00Z`, destination: { postal_code: postalCode, country_code: 'FR' } },
     });
     expect(res.status).toBe(201);
     windows[postalCode] = res.body.prediction;

@@ -24,7 +24,10 @@ const live = { fr1: randomUUID(), de: randomUUID(), fr2: randomUUID(), it: rando
 const testModeId = randomUUID();
 const otherIssuersId = randomUUID();
 
-const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+const utcToday = () => new Date().toISOString().slice(0, 10);
+const plusDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+/** The UTC days the live dispatches were registered on: one, or two when the registrations cross midnight. */
+const registeredOn = { first: '', last: '' };
 
 async function register(key: string, id: string, country: string): Promise<void> {
   const body = registrationFor(id, { destination: { postal_code: '10115', country_code: country }, reference: `ref-${id.slice(0, 8)}` });
@@ -74,10 +77,12 @@ beforeAll(async () => {
   if (!endpoint.ok) throw new Error(endpoint.reason);
   endpointId = endpoint.endpoint.id;
 
+  registeredOn.first = utcToday();
   await register(liveKey, live.fr1, 'FR');
   await register(liveKey, live.de, 'DE');
   await register(liveKey, live.fr2, 'FR');
   await register(liveKey, live.it, 'IT');
+  registeredOn.last = utcToday();
   await register(testKey, testModeId, 'FR');
   await register((await h.createKey(await h.createIssuer('Other Bank'))).key, otherIssuersId, 'DE');
 
@@ -139,17 +144,19 @@ describe('dispatch search', () => {
     expect(await page.getByRole('alert').textContent()).toContain('two-letter ISO 3166-1 country code');
   });
 
+  // The days they were registered on, not today: the test may run after midnight UTC.
   it('filters by registration date, both days included', async () => {
-    await search({ from: day(0), to: day(0) });
+    await search({ from: registeredOn.first, to: registeredOn.last });
     expect(await listedIds()).toEqual([live.it, live.fr2, live.de, live.fr1]);
-    await search({ from: day(1) });
+    await search({ from: plusDays(registeredOn.last, 1) });
     expect(await listedIds()).toEqual([]);
-    await search({ to: day(-1) });
+    await search({ to: plusDays(registeredOn.first, -1) });
     expect(await listedIds()).toEqual([]);
   });
 
   it('answers a date range that ends before it starts with a form error (400)', async () => {
-    const response = await page.goto(`/dashboard/dispatches?from=${day(0)}&to=${day(-1)}`);
+    const today = utcToday();
+    const response = await page.goto(`/dashboard/dispatches?from=${today}&to=${plusDays(today, -1)}`);
     expect(response?.status()).toBe(400);
     expect(await page.getByRole('alert').textContent()).toContain('on or after the first date');
   });

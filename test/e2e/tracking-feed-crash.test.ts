@@ -95,6 +95,19 @@ async function settled(id: string) {
 const webhookEventTypes = async (id: string) =>
   (await h.pool.query('SELECT type FROM webhook_events WHERE dispatch_id = $1 ORDER BY type', [id])).rows.map((row) => row.type as string);
 
+const utcToday = () => new Date().toISOString().slice(0, 10);
+
+/**
+ * Expects the crashed dispatch's webhook events to be the control's, by type. A delivery.predicted is
+ * made when a change moves the window, and windows move with the UTC day (a passed one starts on
+ * today's business day, an exception's from today): when midnight passed between `since` (a day
+ * read before the control's body was sent) and now, those are left out of the comparison.
+ */
+async function expectSameEventTypes(crashedId: string, controlId: string, since: string): Promise<void> {
+  const comparable = (types: string[]) => (utcToday() === since ? types : types.filter((type) => type !== 'delivery.predicted'));
+  expect(comparable(await webhookEventTypes(crashedId))).toEqual(comparable(await webhookEventTypes(controlId)));
+}
+
 async function startWorker(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'support', 'worker-process.ts')], {
     cwd: ROOT,
@@ -145,6 +158,7 @@ afterAll(async () => {
 describe('an inbound request interrupted by a killed process, then sent again', () => {
   it('API killed between two checkpoints of the body: the retry ends in the same state, every webhook once', async () => {
     await startWorker();
+    const since = utcToday();
     const control = await dispatchWithBody();
     expect((await postInbound(h.baseUrl, 'easypost', feed, control.raw)).status).toBe(200);
     const expected = await settled(control.id);
@@ -193,11 +207,12 @@ describe('an inbound request interrupted by a killed process, then sent again', 
     const got = await settled(crashed.id);
     expect(got.map((e) => e.status)).toEqual(expected.map((e) => e.status));
     expect(got.every((e) => e.sent === 1)).toBe(true);
-    expect(await webhookEventTypes(crashed.id)).toEqual(await webhookEventTypes(control.id));
+    await expectSameEventTypes(crashed.id, control.id, since);
   }, 180_000);
 
   it('worker killed while a webhook of the body is in flight: the retry ends in the same state, no webhook event lost or made twice', async () => {
     const first = await startWorker();
+    const since = utcToday();
     const control = await dispatchWithBody();
     expect((await postInbound(h.baseUrl, 'easypost', feed, control.raw)).status).toBe(200);
     const expected = await settled(control.id);
@@ -217,6 +232,6 @@ describe('an inbound request interrupted by a killed process, then sent again', 
     expect(retried.status).toBe(200);
     const got = await settled(crashed.id);
     expect(got.map((e) => e.status)).toEqual(expected.map((e) => e.status));
-    expect(await webhookEventTypes(crashed.id)).toEqual(await webhookEventTypes(control.id));
+    await expectSameEventTypes(crashed.id, control.id, since);
   }, 180_000);
 });

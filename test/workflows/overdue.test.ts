@@ -12,7 +12,7 @@ import type { Worker } from '@temporalio/worker';
 import { setCarrierCondition } from '../../db/conditions.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { businessDayOnOrAfter, nextBusinessDay } from '../../domain/calendar.js';
+import { businessDayOnOrAfter, isBusinessDay, nextBusinessDay } from '../../domain/calendar.js';
 import { PREDICTION_REFRESH_WORKFLOW_TYPE, type PredictionRefreshSummary } from '../../temporal/contract.js';
 import { requireTestEnv } from '../support/env.js';
 import { until } from '../support/until.js';
@@ -63,12 +63,23 @@ afterAll(async () => {
 
 /** Registers a dispatch to a Slovenian postal code, handed to the carrier `daysAgo` days ago. */
 async function registerDispatchedDaysAgo(daysAgo: number, postalCode = '1000'): Promise<string> {
-  const reg = registration(issuerId, {
-    dispatchDate: new Date(Date.now() - daysAgo * DAY_MS).toISOString(),
-    destination: { postal_code: postalCode, country_code: COUNTRY },
-  });
+  return registerDispatchedAt(new Date(Date.now() - daysAgo * DAY_MS).toISOString(), postalCode);
+}
+
+async function registerDispatchedAt(dispatchDate: string, postalCode: string): Promise<string> {
+  const reg = registration(issuerId, { dispatchDate, destination: { postal_code: postalCode, country_code: COUNTRY } });
   await registerDispatch(env.client, taskQueue, reg);
   return reg.id;
+}
+
+/** The Slovenian business day `n` business days before `date`: addBusinessDays(result, n) is `date`. */
+function businessDaysBefore(date: string, n: number): string {
+  let day = date;
+  for (let left = n; left > 0;) {
+    day = new Date(Date.parse(`${day}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
+    if (isBusinessDay(day, COUNTRY)) left -= 1;
+  }
+  return day;
 }
 
 /**
@@ -80,11 +91,12 @@ async function refresh(): Promise<PredictionRefreshSummary> {
   return plain.workflow.execute(PREDICTION_REFRESH_WORKFLOW_TYPE, { taskQueue, workflowId: `refresh-${randomUUID()}` });
 }
 
-/** Moves the test server's clock (the refresh's run time) to 01:00 UTC of the next business day. */
-async function skipToNextBusinessDay(): Promise<void> {
+/** Moves the test server's clock (the refresh's run time) to 01:00 UTC of the next business day; returns that day. */
+async function skipToNextBusinessDay(): Promise<string> {
   const now = await env.currentTimeMs();
-  const today = businessDayOnOrAfter(new Date(now).toISOString().slice(0, 10), COUNTRY);
-  await env.sleep(Date.parse(`${nextBusinessDay(today, COUNTRY)}T01:00:00Z`) - now);
+  const next = nextBusinessDay(businessDayOnOrAfter(new Date(now).toISOString().slice(0, 10), COUNTRY), COUNTRY);
+  await env.sleep(Date.parse(`${next}T01:00:00Z`) - now);
+  return next;
 }
 
 interface ProjectionRow {
@@ -148,10 +160,12 @@ describe('overdue cards', () => {
   // passed but is far from overdue. The next one too.
   it('re-estimates a card whose window has passed at most once per business day, even when its window changes again', async () => {
     // Early in a UTC day, so "an hour later" is still the same business day.
-    await skipToNextBusinessDay();
-    // Two weeks ago: 10 business days, so its window (a few business days of history, plus the
-    // delay) has passed, yet not 10 business days ago.
-    const id = await registerDispatchedDaysAgo(14, '5000');
+    const runDay = await skipToNextBusinessDay();
+    // 10 business days before the run, counted in the calendar (not two weeks: around Christmas,
+    // New Year or Easter that is as few as 8): its window (2 business days of history, a day more each
+    // side as uncalibrated, plus the delay of 4 and its uncertainty of 2: at most 9) has passed by the
+    // run's day, yet not 10 business days before it.
+    const id = await registerDispatchedAt(`${businessDaysBefore(runDay, 10)}T10:00:00Z`, '5000');
     await setCarrierCondition(pool, { countryCode: COUNTRY, postalPrefix: '50', delayDays: 1, until: null });
     await refresh();
     expect(await signals(id, 'refreshPrediction')).toBe(1);
