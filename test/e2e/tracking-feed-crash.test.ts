@@ -59,7 +59,10 @@ async function dispatchWithBody(): Promise<{ id: string; raw: string }> {
   return { id, raw: easyPostBody(number, history(START)) };
 }
 
-/** The webhook events the receiver got for a dispatch: each event id once, in order of first arrival, with its status. */
+/**
+ * The webhook events the receiver got for a dispatch: each event id once, with its status, sorted by
+ * it (the spec: arrival order is not guaranteed; each change's deliveries are activities of their own).
+ */
 function webhookEvents(id: string): Array<{ eventId: string; status: string; sent: number }> {
   const events = new Map<string, { eventId: string; status: string; sent: number }>();
   for (const r of receiver.requests) {
@@ -70,7 +73,7 @@ function webhookEvents(id: string): Array<{ eventId: string; status: string; sen
     if (seen) seen.sent += 1;
     else events.set(eventId, { eventId, status: `${body.event}:${body.data.status}`, sent: 1 });
   }
-  return [...events.values()];
+  return [...events.values()].sort((a, b) => a.status.localeCompare(b.status));
 }
 
 /** Waits until the card is delivered and no webhook for it arrived for 2 s; returns its webhook events. */
