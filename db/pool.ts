@@ -44,6 +44,11 @@ export function createPool(
     connectionString: databaseUrl,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'card-delivery',
+    // Dates and days in UTC whatever the server's default (a managed Postgres may run in local
+    // time): the domain's dates are UTC dates, and SQL's `::date`, `current_date` and
+    // `interval '1 day'` follow the session's zone. A startup parameter: no statement per connection, and
+    // PgBouncer (1.20+) tracks it per client.
+    options: '-c timezone=UTC',
     idleTimeoutMillis: 30_000,
     // An unreachable server fails a query in seconds (the API answers 503), instead of holding the
     // request until the client gives up.
