@@ -2,8 +2,8 @@
 // code changed): the driver's send and 202 times, carrier_events.received_at (API), the workflow
 // history's event times (signal, workflow task, the projection's local-activity marker and the
 // delivery activity), webhook_events.created_at (inside the projection's local activity),
-// delivery_attempts.started_at (inside
-// the delivery activity) and the receiver's arrival time. All clocks are this machine's.
+// delivery_attempts.started_at (inside the delivery activity) and the receiver's arrival time. All
+// clocks are this machine's.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Pool } from '../../db/pool.js';
 import { median } from '../status-read/report.js';
