@@ -12,6 +12,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { LRUCache } from 'lru-cache';
 
 export class WebhookUrlRefused extends Error {
   constructor(
@@ -142,12 +143,60 @@ export interface PinnedResponse {
 }
 
 /**
- * POSTs `body` to the checked URL, connecting to the checked address only. `timeoutMs` bounds the
- * whole exchange (connect, TLS, request, response status and the first `headBytes` body bytes): a
- * receiver that answers its headers at once and then trickles its body fails at the limit, it is
- * not waited for. `limitMs` is the limit the error names when the caller spent part of it already
- * (resolving the host). Redirects are answers like any other status (not followed). Rejects on a
- * network error or the timeout.
+ * Connections to receivers are kept open between attempts (a TLS handshake and a round trip saved
+ * per attempt to a busy endpoint), in one pool per checked address: a pooled connection was opened
+ * to the address a check allowed and only ever serves requests pinned to that same address (and,
+ * within the pool, the same host, port and TLS server name), so pooling keeps the guarantee above.
+ * An idle connection closes after IDLE_CONNECTION_MS, or a second before the receiver's own
+ * `Keep-Alive: timeout=` hint when that is shorter (node:http's agent reads it).
+ */
+const IDLE_CONNECTION_MS = 15_000;
+/** Idle connections kept per receiver (host, port and checked address). */
+const IDLE_CONNECTIONS_PER_RECEIVER = 8;
+/** Checked addresses whose pools are kept; the least recently used one's idle connections close. */
+const POOLED_ADDRESSES = 1000;
+/**
+ * An answer's body is read past its head to its end, so that its connection can serve the next
+ * attempt, up to this many bytes in all and within the attempt's time; a longer or slower one drops
+ * its connection (the attempt is answered by then).
+ */
+const DRAINED_BYTES = 64 * 1024;
+
+const pools = new LRUCache<string, http.Agent>({
+  max: POOLED_ADDRESSES,
+  dispose: (agent) => {
+    // Connections still in use close when their attempt ends; the idle ones now.
+    agent.maxFreeSockets = 0;
+    for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+  },
+});
+
+function poolFor(checked: CheckedUrl): http.Agent {
+  const key = `${checked.url.protocol}${checked.address}`;
+  let pool = pools.get(key);
+  if (pool === undefined) {
+    const options = { keepAlive: true, timeout: IDLE_CONNECTION_MS, maxFreeSockets: IDLE_CONNECTIONS_PER_RECEIVER, scheduling: 'lifo' as const }; // prettier-ignore
+    pool = checked.url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    pools.set(key, pool);
+  }
+  return pool;
+}
+
+/**
+ * The receiver closed an idle connection just as it was reused (its keep-alive timeout ended): the
+ * request never reached it, or reached a server that was closing; node:http's own advice is to send
+ * it again. Webhooks are delivered at least once, and consumers dedupe on the event id.
+ */
+const droppedOnReuse = (error: NodeJS.ErrnoException) => error.code === 'ECONNRESET' || error.code === 'EPIPE';
+
+/**
+ * POSTs `body` to the checked URL, connecting to the checked address only (a pooled connection to
+ * it, or a new one). `timeoutMs` bounds the whole exchange (connect, TLS, request, response status
+ * and the first `headBytes` body bytes): a receiver that answers its headers at once and then
+ * trickles its body fails at the limit, it is not waited for. `limitMs` is the limit the error names
+ * when the caller spent part of it already (resolving the host). Redirects are answers like any
+ * other status (not followed). A request that a reused connection drops before any answer goes out
+ * once more on a new connection, within the same limit. Rejects on a network error or the timeout.
  */
 export function postToCheckedAddress(
   checked: CheckedUrl,
@@ -159,41 +208,48 @@ export function postToCheckedAddress(
     else callback(null, checked.address, checked.family);
   };
   const transport = checked.url.protocol === 'https:' ? https : http;
+  const headers = { ...request.headers, 'Content-Length': String(request.body.length), 'User-Agent': 'card-delivery-webhooks/1' };
   return new Promise<PinnedResponse>((resolve, reject) => {
     let settled = false;
-    const finish = (outcome: () => void) => {
+    const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      req.destroy();
       outcome();
     };
-    const req = transport.request(
-      checked.url,
-      {
-        method: 'POST',
-        lookup: pinnedLookup,
-        agent: false, // a fresh connection: no pooled socket could lead anywhere else
-        headers: { ...request.headers, 'Content-Length': String(request.body.length), 'User-Agent': 'card-delivery-webhooks/1' },
-      },
-      (res) => {
+    let current: http.ClientRequest;
+    // Bounds the answer, then what is left of the body: a connection still busy at the limit is dropped.
+    const timer = setTimeout(() => {
+      settle(() => reject(new Error(`no complete answer within ${request.limitMs ?? request.timeoutMs} ms`)));
+      current.destroy();
+    }, request.timeoutMs);
+
+    const send = (agent: http.Agent | false) => {
+      let answered = false;
+      const req = transport.request(checked.url, { method: 'POST', lookup: pinnedLookup, agent, headers }, (res) => {
+        answered = true;
         const chunks: Buffer[] = [];
         let size = 0;
-        const done = () => finish(() => resolve({ statusCode: res.statusCode ?? 0, head: Buffer.concat(chunks).subarray(0, headBytes) }));
+        const answer = () => settle(() => resolve({ statusCode: res.statusCode ?? 0, head: Buffer.concat(chunks).subarray(0, headBytes) }));
         res.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
           size += chunk.length;
-          if (size >= headBytes) done();
+          if (!settled) chunks.push(chunk);
+          if (size >= headBytes) answer();
+          if (size > DRAINED_BYTES) req.destroy();
         });
-        res.on('end', done);
-        res.on('error', (error) => finish(() => reject(error)));
-      },
-    );
-    const timer = setTimeout(
-      () => finish(() => reject(new Error(`no complete answer within ${request.limitMs ?? request.timeoutMs} ms`))),
-      request.timeoutMs,
-    );
-    req.on('error', (error) => finish(() => reject(error)));
-    req.end(request.body);
+        res.on('end', answer);
+        res.on('error', (error) => settle(() => reject(error)));
+      });
+      current = req;
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (!settled && !answered && req.reusedSocket && droppedOnReuse(error)) send(false);
+        else settle(() => reject(error));
+      });
+      // Done with this request: its answer read (its connection back in the pool) or its connection gone.
+      req.on('close', () => {
+        if (req === current && settled) clearTimeout(timer);
+      });
+      req.end(request.body);
+    };
+    send(poolFor(checked));
   });
 }

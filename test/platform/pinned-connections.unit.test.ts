@@ -1,0 +1,162 @@
+// Webhook attempts keep their connection to a receiver open and reuse it (platform/ssrf-guard.ts
+// postToCheckedAddress), without giving up the pinning that keeps them off the service's own
+// network: a pooled connection only ever serves the checked address it was opened to. Real
+// receivers on 127.0.0.1 and 127.0.0.2, over plain HTTP and over TLS.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import tls from 'node:tls';
+import { generate } from 'selfsigned';
+import { postToCheckedAddress, type CheckedUrl } from '../../platform/ssrf-guard.js';
+
+interface Receiver {
+  port: number;
+  /** Connections accepted (TCP; over TLS, each one a full handshake). */
+  connections: number;
+  /** Per request: the connection it came on (1-based), its Host header and the address it reached. */
+  requests: Array<{ connection: number; host: string; localAddress: string }>;
+  close(): Promise<void>;
+}
+
+type Answer = (req: http.IncomingMessage, res: http.ServerResponse, requestOnConnection: number) => void;
+
+const ok: Answer = (_req, res) => res.end('ok');
+
+async function listen(server: http.Server, address: string, port: number, answer: Answer): Promise<Receiver> {
+  const sockets = new Set<Socket>();
+  const receiver: Receiver = {
+    port: 0,
+    connections: 0,
+    requests: [],
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  const numbers = new WeakMap<Socket, { connection: number; requests: number }>();
+  server.on(server instanceof https.Server ? 'secureConnection' : 'connection', (socket: Socket) => {
+    sockets.add(socket);
+    numbers.set(socket, { connection: ++receiver.connections, requests: 0 });
+  });
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const seen = numbers.get(req.socket)!;
+    seen.requests += 1;
+    receiver.requests.push({ connection: seen.connection, host: req.headers.host ?? '', localAddress: req.socket.localAddress ?? '' });
+    req.resume();
+    req.on('end', () => answer(req, res, seen.requests));
+  });
+  await new Promise<void>((resolve) => server.listen(port, address, resolve));
+  receiver.port = (server.address() as AddressInfo).port;
+  return receiver;
+}
+
+const post = (checked: CheckedUrl, body = '{"id":"evt_1"}') =>
+  postToCheckedAddress(checked, { headers: { 'Content-Type': 'application/json' }, body: Buffer.from(body), timeoutMs: 3000 });
+
+/** `.invalid` never resolves: a request arrives only through the pinned address. */
+const pinned = (protocol: 'http' | 'https', address: string, port: number): CheckedUrl => ({
+  url: new URL(`${protocol}://hooks.invalid:${port}/cards`),
+  address,
+  family: 4,
+});
+
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+});
+const start = async (address: string, answer: Answer = ok, port = 0) => {
+  const receiver = await listen(http.createServer(), address, port, answer);
+  receivers.push(receiver);
+  return receiver;
+};
+
+describe('webhook attempts over plain HTTP', () => {
+  it('reuse one connection for successive attempts to the same checked address, with the URL’s Host', async () => {
+    const receiver = await start('127.0.0.1');
+    for (let i = 0; i < 3; i += 1) expect((await post(pinned('http', '127.0.0.1', receiver.port))).statusCode).toBe(200);
+    expect(receiver.connections).toBe(1);
+    expect(receiver.requests.map((r) => r.host)).toEqual(Array(3).fill(`hooks.invalid:${receiver.port}`));
+  });
+
+  it('never share a connection between two checked addresses of the same URL: each goes to its own address', async () => {
+    const first = await start('127.0.0.1');
+    const second = await start('127.0.0.2', ok, first.port);
+    await post(pinned('http', '127.0.0.1', first.port));
+    await post(pinned('http', '127.0.0.2', first.port));
+    await post(pinned('http', '127.0.0.1', first.port));
+    expect(first.requests.map((r) => [r.connection, r.localAddress])).toEqual([[1, '127.0.0.1'], [1, '127.0.0.1']]); // prettier-ignore
+    expect(second.requests.map((r) => [r.connection, r.localAddress])).toEqual([[1, '127.0.0.2']]);
+  });
+
+  it('send the attempt again on a fresh connection when the receiver closed the idle one as it was reused', async () => {
+    // The race a pool meets in production: the receiver's keep-alive timeout ends just as the next
+    // attempt goes out on the idle connection. Here the receiver drops every second request of a
+    // connection unanswered, as a closing server does.
+    const receiver = await start('127.0.0.1', (req, res, n) => (n === 1 ? res.end('ok') : req.socket.destroy()));
+    expect((await post(pinned('http', '127.0.0.1', receiver.port))).statusCode).toBe(200);
+    expect((await post(pinned('http', '127.0.0.1', receiver.port))).statusCode).toBe(200);
+    expect(receiver.requests.map((r) => r.connection)).toEqual([1, 1, 2]);
+  });
+
+  it('do not send again when a fresh connection fails: the attempt fails, once', async () => {
+    const receiver = await start('127.0.0.1', (req) => req.socket.destroy());
+    await expect(post(pinned('http', '127.0.0.1', receiver.port))).rejects.toThrow(/socket hang up|ECONNRESET/);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('read a short answer to its end and keep the connection; drop it after a long one, answering its head', async () => {
+    const long = 'x'.repeat(1024 * 1024);
+    const receiver = await start('127.0.0.1', (req, res) => res.end(req.url === '/long' ? long : `short ${'y'.repeat(600)}`));
+    const to = (path: string): CheckedUrl => ({ ...pinned('http', '127.0.0.1', receiver.port), url: new URL(`http://hooks.invalid:${receiver.port}${path}`) }); // prettier-ignore
+    const short = await post(to('/short'));
+    expect(short.head.toString()).toBe(`short ${'y'.repeat(506)}`);
+    await post(to('/short'));
+    const head = await post(to('/long'));
+    expect(head.head).toHaveLength(512);
+    await post(to('/short'));
+    // The long answer's connection is not returned to the pool unread: the next attempt opens another.
+    expect(receiver.requests.map((r) => r.connection)).toEqual([1, 1, 1, 2]);
+  });
+
+  it('still fail an answer that sends its status and then trickles its body past the limit', async () => {
+    const receiver = await start('127.0.0.1', (_req, res) => {
+      res.writeHead(200);
+      res.write('a');
+    });
+    const started = Date.now();
+    await expect(
+      postToCheckedAddress(pinned('http', '127.0.0.1', receiver.port), { headers: {}, body: Buffer.from('{}'), timeoutMs: 300 }),
+    ).rejects.toThrow(/no complete answer within 300 ms/);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('webhook attempts over TLS', () => {
+  let server: https.Server;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    const pems = await generate([{ name: 'commonName', value: 'hooks.invalid' }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'hooks.invalid' }] }],
+    });
+    // The receiver's self-signed certificate is trusted like a public CA's: verification stays on.
+    tls.setDefaultCACertificates([...tls.getCACertificates('default'), pems.cert]);
+    server = https.createServer({ key: pems.private, cert: pems.cert });
+    receiver = await listen(server, '127.0.0.1', 0, ok);
+  });
+  afterAll(() => receiver.close());
+
+  it('make one handshake for successive attempts, verifying the certificate of the URL’s host name', async () => {
+    for (let i = 0; i < 3; i += 1) expect((await post(pinned('https', '127.0.0.1', receiver.port))).statusCode).toBe(200);
+    expect(receiver.connections).toBe(1);
+    expect(receiver.requests.map((r) => r.host)).toEqual(Array(3).fill(`hooks.invalid:${receiver.port}`));
+  });
+
+  it('refuse a certificate that does not name the URL’s host, pooled or not', async () => {
+    const other: CheckedUrl = { url: new URL(`https://other.invalid:${receiver.port}/cards`), address: '127.0.0.1', family: 4 };
+    await expect(post(other)).rejects.toThrow(/other\.invalid|altnames/i);
+  });
+});
