@@ -76,7 +76,7 @@ describe('EasyPost signature, with @easypost/api as the oracle', () => {
         const signature = signatures[variant];
         return oracleAccepts(raw, signature, feedSecret) === (weAccept(raw, signature, feedSecret) && isJson(text));
       }),
-      { seed: 2026, numRuns: 400 },
+      { numRuns: 400 },
     );
   });
 
