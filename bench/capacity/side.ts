@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import protos from '@temporalio/proto';
+import { generate } from 'selfsigned';
 import { freePort } from '../../devtools/postgres.js';
 import { machineCpuSeconds, startScript, stopChild } from '../status-read/processes.js';
 import { median } from '../status-read/report.js';
@@ -45,6 +46,8 @@ export interface Settings {
   /** Distinct postal codes the cards are spread over. */
   postalCodes: number;
   logLevel: string;
+  /** The receiver serves HTTPS (a self-signed certificate the API and the worker trust), as production endpoints do. */
+  webhookTls: boolean;
   /** A folder for the worker's V8 CPU profiles (`node --cpu-prof`), or undefined. */
   profileDir?: string;
 }
@@ -65,6 +68,7 @@ export function settingsFromEnv(defaults: { lives: number; steps: string }, prof
     registerConcurrency: env('BENCH_REGISTER_CONCURRENCY', 16),
     postalCodes: env('BENCH_POSTAL_CODES', 1000),
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
+    webhookTls: process.env.BENCH_WEBHOOK_TLS === '1',
     profileDir,
   };
 }
@@ -140,6 +144,19 @@ export async function measureSide(version: VersionTree, settings: Settings, cliP
   return result as SideResult;
 }
 
+/** A self-signed certificate for 127.0.0.1 (BENCH_WEBHOOK_TLS), written into the side's folder. */
+async function receiverCertificate(work: string): Promise<{ keyFile: string; certFile: string }> {
+  const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+  });
+  const files = { keyFile: path.join(work, 'receiver-key.pem'), certFile: path.join(work, 'receiver-cert.pem') };
+  writeFileSync(files.keyFile, pems.private);
+  writeFileSync(files.certFile, pems.cert);
+  return files;
+}
+
 async function measure(
   version: VersionTree,
   settings: Settings,
@@ -158,7 +175,13 @@ async function measure(
   cleanups.push(() => devServer.stop());
 
   const secretFile = path.join(work, 'endpoint-secret');
-  const receiver = track(startScript('../webhook-latency/receiver-process.ts', { BENCH_SECRET_FILE: secretFile }));
+  const tls = settings.webhookTls ? await receiverCertificate(work) : undefined;
+  const receiver = track(
+    startScript('../webhook-latency/receiver-process.ts', {
+      BENCH_SECRET_FILE: secretFile,
+      ...(tls && { BENCH_TLS_KEY_FILE: tls.keyFile, BENCH_TLS_CERT_FILE: tls.certFile }),
+    }),
+  );
   cleanups.push(() => stopChild(receiver));
   const webhooks = new Webhooks(receiver);
   const { url: receiverUrl } = await webhooks.ready;
@@ -172,6 +195,8 @@ async function measure(
     LOG_LEVEL: settings.logLevel,
     HOST: '127.0.0.1',
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    // The receiver's certificate is trusted as a public CA's would be: verification stays on.
+    ...(tls && { NODE_EXTRA_CA_CERTS: tls.certFile }),
   };
   const types = await webhookEventTypes(dir, env);
   const issuer = await admin<{ id: string }>(dir, env, 'issuer', 'create', '--name', 'Bench Capacity');

@@ -5,7 +5,8 @@
 // A request from the product carries X-Service-Signature, checked here with the endpoint's secret
 // (the consumer kit's `verify`); one from the minimal workflow carries `x-bench-minimal: 1`.
 // Env: BENCH_SECRET_FILE, where the driver writes the endpoint's secret once the endpoint exists
-// (which needs this receiver's URL first); read at the first signed request.
+// (which needs this receiver's URL first); read at the first signed request. BENCH_TLS_KEY_FILE and
+// BENCH_TLS_CERT_FILE (PEM): serve HTTPS with them (bench/capacity BENCH_WEBHOOK_TLS).
 // Prints `{"ready":true,"url":…}` first.
 import { readFileSync } from 'node:fs';
 import { verify } from '../../consumer-kit/src/index.js';
@@ -46,7 +47,9 @@ function describe(request: ReceivedRequest): Arrival {
   };
 }
 
+const { BENCH_TLS_KEY_FILE: keyFile, BENCH_TLS_CERT_FILE: certFile } = process.env;
 const receiver = await startReceiver({
+  ...(keyFile && certFile && { tls: { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') } }),
   respond: (n) => {
     const request = receiver.requests[n - 1];
     process.stdout.write(`${JSON.stringify(describe(request))}\n`);
