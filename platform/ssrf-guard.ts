@@ -151,10 +151,18 @@ export interface PinnedResponse {
  * `Keep-Alive: timeout=` hint when that is shorter (node:http's agent reads it).
  */
 const IDLE_CONNECTION_MS = 15_000;
-/** Idle connections kept per receiver (host, port and checked address). */
-const IDLE_CONNECTIONS_PER_RECEIVER = 8;
-/** Checked addresses whose pools are kept; the least recently used one's idle connections close. */
-const POOLED_ADDRESSES = 1000;
+/**
+ * Idle connections kept per receiver (host, port and checked address): attempts to one endpoint
+ * rarely overlap by more (at 50/s with 1.5 ms answers, two connections served them all,
+ * bench/webhook-connections); more are opened when needed and closed when done.
+ */
+const IDLE_CONNECTIONS_PER_RECEIVER = 4;
+/**
+ * Checked addresses whose pools are kept; the least recently used one's idle connections close.
+ * Bounds what idle connections can hold (tens of KiB each over TLS): 256 × 4 at most, only while
+ * attempts keep coming within IDLE_CONNECTION_MS.
+ */
+const POOLED_ADDRESSES = 256;
 /**
  * An answer's body is read past its head to its end, so that its connection can serve the next
  * attempt, up to this many bytes in all and within the attempt's time; a longer or slower one drops
