@@ -9,11 +9,14 @@ import type { AddressInfo, Socket } from 'node:net';
 import tls from 'node:tls';
 import { generate } from 'selfsigned';
 import { postToCheckedAddress, type CheckedUrl } from '../../platform/ssrf-guard.js';
+import { until } from '../support/until.js';
 
 interface Receiver {
   port: number;
   /** Connections accepted (TCP; over TLS, each one a full handshake). */
   connections: number;
+  /** Connections closed. */
+  closed: number;
   /** Per request: the connection it came on (1-based), its Host header and the address it reached. */
   requests: Array<{ connection: number; host: string; localAddress: string }>;
   close(): Promise<void>;
@@ -28,6 +31,7 @@ async function listen(server: http.Server, address: string, port: number, answer
   const receiver: Receiver = {
     port: 0,
     connections: 0,
+    closed: 0,
     requests: [],
     close: () =>
       new Promise<void>((resolve) => {
@@ -35,9 +39,12 @@ async function listen(server: http.Server, address: string, port: number, answer
         server.close(() => resolve());
       }),
   };
+  // Idle connections stay open on the receiver's side for longer than any test: what closes one is the sender.
+  server.keepAliveTimeout = 60_000;
   const numbers = new WeakMap<Socket, { connection: number; requests: number }>();
   server.on(server instanceof https.Server ? 'secureConnection' : 'connection', (socket: Socket) => {
     sockets.add(socket);
+    socket.on('close', () => (receiver.closed += 1));
     numbers.set(socket, { connection: ++receiver.connections, requests: 0 });
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -118,6 +125,17 @@ describe('webhook attempts over plain HTTP', () => {
     await post(to('/short'));
     // The long answer's connection is not returned to the pool unread: the next attempt opens another.
     expect(receiver.requests.map((r) => r.connection)).toEqual([1, 1, 1, 2]);
+  });
+
+  it('keep pools for the 256 most recently used addresses: the least recent one’s idle connection closes', async () => {
+    const first = await start('127.0.0.1');
+    await post(pinned('http', '127.0.0.1', first.port));
+    for (let i = 0; i < 256; i += 1) {
+      const address = `127.0.${1 + Math.floor(i / 250)}.${(i % 250) + 1}`;
+      await post(pinned('http', address, (await start(address, ok, first.port)).port));
+    }
+    await until(() => first.closed === 1, 'the least recently used pool’s idle connection to close', 3000);
+    expect(first.connections).toBe(1);
   });
 
   it('still fail an answer that sends its status and then trickles its body past the limit', async () => {
