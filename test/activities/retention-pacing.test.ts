@@ -4,7 +4,6 @@
 // activity environment against a database of its own (a sweep must not touch another test file's
 // rows) and the test Temporal server (its visibility query per batch); every batch heartbeats, and
 // the heartbeats' times show the pacing: two batches at once would heartbeat together.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import type { Logger } from '@temporalio/common';
@@ -12,30 +11,25 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createRetentionActivities, type RetentionDeps } from '../../activities/retention.js';
 import { seedCompletedDispatches } from '../../bench/retention/seed.js';
 import { createIssuer } from '../../db/issuers.js';
-import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import type { RetentionSummary } from '../../temporal/contract.js';
 import { requireTestEnv } from '../support/env.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 
 const quiet: Logger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const PAUSE_MS = 400;
 const BATCH = 20;
 const COUNT = 3 * BATCH;
 
-let admin: Pool;
+let database: ScratchDatabase;
 let pool: Pool;
 let connection: Connection;
 let temporal: Client;
-const database = `retention_pacing_${randomBytes(4).toString('hex')}`;
 
 beforeAll(async () => {
-  admin = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 1, applicationName: 'test-retention-pacing' });
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
-  url.pathname = `/${database}`;
-  await migrate(url.toString());
-  pool = createPool(url.toString(), { max: 2, applicationName: 'test-retention-pacing' });
+  database = await createScratchDatabase('retention_pacing', { migrate: true });
+  pool = createPool(database.url, { max: 2, applicationName: 'test-retention-pacing' });
   connection = await Connection.connect({ address: requireTestEnv('TEST_TEMPORAL_ADDRESS') });
   temporal = new Client({ connection });
   const issuerId = (await createIssuer(pool, 'Retention Pacing Issuer')).id;
@@ -47,8 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await connection?.close();
   await pool?.end();
-  await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin?.end();
+  await database?.drop();
 });
 
 const config = (pauseMs: number): RetentionDeps['config'] => ({

@@ -5,22 +5,18 @@
 // it writes reaches no other test file's predictions.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { migrate } from '../../db/migrate.js';
-import { createPool, type Pool } from '../../db/pool.js';
 import { copyTransitHistory, type TransitRecord } from '../../db/transit-history.js';
-import { requireTestEnv } from '../support/env.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { until } from '../support/until.js';
 import { bearer, request } from './http.js';
 
-const DATABASE = `cds_isolation_${randomUUID().slice(0, 8)}`;
 const DAY = 86_400_000;
 const ATTACK_SIZE = 300;
 /** The attacked postal code, another of its prefix, and one of another prefix. */
 const CODES = ['33100', '33200', '44000'];
 
-let admin: Pool;
-let databaseUrl: string;
+let database: ScratchDatabase;
 let h: Harness;
 const harnesses: Harness[] = [];
 
@@ -28,13 +24,8 @@ const today = new Date().toISOString().slice(0, 10);
 const daysAgo = (days: number) => new Date(Date.parse(`${today}T00:00:00Z`) - days * DAY).toISOString().slice(0, 10);
 
 beforeAll(async () => {
-  admin = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 1, applicationName: 'test-shared-history-isolation' });
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
-  url.pathname = `/${DATABASE}`;
-  databaseUrl = url.toString();
-  await migrate(databaseUrl);
-  h = await startHarness({ env: { DATABASE_URL: databaseUrl } });
+  database = await createScratchDatabase('cds_isolation', { migrate: true });
+  h = await startHarness({ env: { DATABASE_URL: database.url } });
   harnesses.push(h);
   // Two years of ordinary FR deliveries to each code: 2–4 business days, ten of them recent.
   const rows: TransitRecord[] = CODES.flatMap((postalCode) => [
@@ -57,8 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const harness of harnesses) await harness.stop();
-  await admin?.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin?.end();
+  await database?.drop();
 });
 
 /**
@@ -68,7 +58,7 @@ afterAll(async () => {
  * attack are the same when the test crosses midnight UTC between the two.
  */
 async function windowsOfAnotherIssuer(): Promise<Record<string, unknown>> {
-  const fresh = harnesses.length === 1 ? h : await startHarness({ env: { DATABASE_URL: databaseUrl } });
+  const fresh = harnesses.length === 1 ? h : await startHarness({ env: { DATABASE_URL: database.url } });
   if (fresh !== h) harnesses.push(fresh);
   const key = (await fresh.createKey(await fresh.createIssuer('Bystander Issuer'))).key;
   const windows: Record<string, unknown> = {};

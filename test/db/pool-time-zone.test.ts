@@ -3,37 +3,30 @@
 // or the prompt-report rule's `interval '1 day'` take the session's zone. A managed Postgres set to
 // Europe/Paris would otherwise date a delivery at 23:30 UTC on the next day and count a day across a
 // change of clocks as 23 or 25 hours. A scratch database with that default shows the pool overriding it.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { createPool, type Pool } from '../../db/pool.js';
-import { requireTestEnv } from '../support/env.js';
+import { createPool } from '../../db/pool.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 
 const DATE_AND_DAY = `SELECT current_setting('TimeZone') AS zone,
        (timestamptz '2026-03-28 23:30:00+00')::date::text AS date,
        (extract(epoch FROM (timestamptz '2026-03-29 00:00:00+00' + interval '1 day') - timestamptz '2026-03-29 00:00:00+00') / 3600)::int AS hours`;
 
-let admin: Pool;
-let databaseUrl: string;
-const database = `tz_${randomBytes(4).toString('hex')}`;
+let database: ScratchDatabase;
 
 beforeAll(async () => {
-  admin = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 1, applicationName: 'test-pool-time-zone' });
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.query(`ALTER DATABASE ${database} SET timezone TO 'Europe/Paris'`);
-  const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
-  url.pathname = `/${database}`;
-  databaseUrl = url.toString();
+  database = await createScratchDatabase('tz', {
+    setup: (admin, name) => admin.query(`ALTER DATABASE ${name} SET timezone TO 'Europe/Paris'`),
+  });
 });
 
 afterAll(async () => {
-  await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin?.end();
+  await database?.drop();
 });
 
 describe("the pool's sessions", () => {
   it('take the database default of Europe/Paris when connected without it (the setting is in force)', async () => {
-    const client = new pg.Client({ connectionString: databaseUrl });
+    const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
       const { rows } = await client.query(DATE_AND_DAY);
@@ -44,7 +37,7 @@ describe("the pool's sessions", () => {
   });
 
   it('date a moment and count a day in UTC whatever the database default', async () => {
-    const pool = createPool(databaseUrl, { max: 1 });
+    const pool = createPool(database.url, { max: 1 });
     try {
       const { rows } = await pool.query(DATE_AND_DAY);
       expect(rows[0]).toEqual({ zone: 'UTC', date: '2026-03-28', hours: 24 });

@@ -9,14 +9,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiKey, createIssuer } from '../../db/issuers.js';
-import { createPool, type Pool } from '../../db/pool.js';
+import { createPool } from '../../db/pool.js';
 import { SCOPES } from '../../domain/api-keys.js';
 import { freePort } from '../../devtools/postgres.js';
 import { deliveryReconcileScheduleId, predictionRefreshScheduleId } from '../../worker/schedules.js';
@@ -24,6 +24,7 @@ import { bearer, registrationFor, request } from '../api/http.js';
 import { randomId, requireTestEnv } from '../support/env.js';
 import { run } from '../support/kube-tools.js';
 import { whenReady, type Started } from '../support/processes.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DIST = path.join(ROOT, 'dist');
@@ -34,20 +35,15 @@ const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'ut
 /** What the image runs (Dockerfile's npm scripts, the chart's commands), and the workflow code the worker bundles. */
 const ENTRY_POINTS = ['api/main.js', 'worker/main.js', 'db/migrate-cli.js', 'cli/admin.js', 'workflows/index.js'];
 
-const database = `lean_image_${randomBytes(4).toString('hex')}`;
 const taskQueue = randomId('lean');
-let admin: Pool;
-let databaseUrl: string;
+let database: ScratchDatabase;
 const started: Started[] = [];
 
 beforeAll(async () => {
   const build = await run('npm', ['run', '-s', 'build'], { cwd: ROOT, timeoutMs: 5 * 60_000 });
   if (build.code !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
-  admin = createPool(requireTestEnv('TEST_DATABASE_URL'), { applicationName: 'test-lean-image' });
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
-  url.pathname = `/${database}`;
-  databaseUrl = url.toString();
+  // Left unmigrated: the compiled migrations are under test.
+  database = await createScratchDatabase('lean_image');
 }, 6 * 60_000);
 
 afterAll(async () => {
@@ -62,8 +58,7 @@ afterAll(async () => {
       .catch(() => {});
   }
   await connection.close();
-  await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin?.end();
+  await database?.drop();
 });
 
 /** `node dist/<entry>`: the compiled code, no tsx loader. */
@@ -147,22 +142,22 @@ describe('npm run build (the lean image’s dist/)', () => {
   });
 
   it('migrates a new database, and the compiled admin CLI works against it', async () => {
-    const migrated = await runCompiled('db/migrate-cli.js', [], { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' });
+    const migrated = await runCompiled('db/migrate-cli.js', [], { DATABASE_URL: database.url, LOG_LEVEL: 'info' });
     expect(migrated.code).toBe(0);
     expect(migrated.stdout + migrated.stderr).toContain('migrations applied');
 
-    const created = await runCompiled('cli/admin.js', ['--json', 'issuer', 'create', '--name', 'Lean Image Bank'], { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }); // prettier-ignore
+    const created = await runCompiled('cli/admin.js', ['--json', 'issuer', 'create', '--name', 'Lean Image Bank'], { DATABASE_URL: database.url, LOG_LEVEL: 'warn' }); // prettier-ignore
     expect(created.code).toBe(0);
     expect(JSON.parse(created.stdout)).toEqual({ id: expect.any(String), name: 'Lean Image Bank' });
   });
 
   it('runs as separate compiled API and worker processes: a registration is served and read back, and both stop on SIGTERM', async () => {
-    await runCompiled('db/migrate-cli.js', [], { DATABASE_URL: databaseUrl });
-    const pool = createPool(databaseUrl, { applicationName: 'test-lean-image' });
+    await runCompiled('db/migrate-cli.js', [], { DATABASE_URL: database.url });
+    const pool = createPool(database.url, { applicationName: 'test-lean-image' });
     try {
       const issuer = await createIssuer(pool, 'Lean Image Issuer');
       const key = (await createApiKey(pool, { issuerId: issuer.id, scopes: [...SCOPES], mode: 'live' }))!.key;
-      const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'), TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info' }; // prettier-ignore
+      const env = { DATABASE_URL: database.url, TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'), TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info' }; // prettier-ignore
       const port = await freePort();
       const worker = await startCompiled('worker/main.js', env, 'worker started');
       const api = await startCompiled('api/main.js', { ...env, PORT: String(port), HOST: '127.0.0.1' }, 'API listening');
@@ -279,7 +274,7 @@ describe('the final stage’s tree, made as the Dockerfile makes it (npm ci --om
   });
 
   it('runs from it as the image does: npm run migrate, the compiled worker loading the prebuilt workflow bundle without webpack or SWC, the API serving a registration and /docs', async () => {
-    const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'), TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info' }; // prettier-ignore
+    const env = { DATABASE_URL: database.url, TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'), TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info' }; // prettier-ignore
     const base = { PATH: pathWithNode, HOME: process.env.HOME ?? tree, CDS_RUNTIME_FILE: '/nonexistent/runtime.json', WORKER_METRICS_PORT: '0', NODE_ENV: 'production' }; // prettier-ignore
     const migrated = await run('npm', ['run', '-s', 'migrate'], { cwd: tree, env: { ...base, ...env } });
     expect({ code: migrated.code, output: migrated.code === 0 ? '' : migrated.stdout + migrated.stderr }).toEqual({ code: 0, output: '' });
@@ -288,7 +283,7 @@ describe('the final stage’s tree, made as the Dockerfile makes it (npm ci --om
       const child = spawn(process.execPath, [path.join(tree, 'dist', entry)], { cwd: tree, env: { ...base, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] }); // prettier-ignore
       return whenReady(child, ready, `pruned tree: node dist/${entry}`).then((s) => (started.push(s), s));
     };
-    const pool = createPool(databaseUrl, { applicationName: 'test-lean-image' });
+    const pool = createPool(database.url, { applicationName: 'test-lean-image' });
     try {
       const issuer = await createIssuer(pool, 'Pruned Tree Issuer');
       const key = (await createApiKey(pool, { issuerId: issuer.id, scopes: [...SCOPES], mode: 'live' }))!.key;

@@ -4,7 +4,7 @@
 // a hash, and the one-line failures.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { createPool, type Pool } from '../../db/pool.js';
 import { parseKey, SCOPES } from '../../domain/api-keys.js';
 import { startPostgres, type RunningPostgres } from '../../devtools/postgres.js';
 import { expectOneLineFailure, runCli as runCliProcess } from '../support/cli.js';
+import { createScratchDatabase } from '../support/scratch-database.js';
 
 let databaseUrl: string;
 let pool: Pool;
@@ -246,17 +247,14 @@ describe('which database', () => {
   });
 
   it('reports a database without our tables as not migrated', async () => {
-    const name = `cds_unmigrated_${randomBytes(4).toString('hex')}`;
-    await pool.query(`CREATE DATABASE ${name}`);
+    const unmigrated = await createScratchDatabase('cds_unmigrated', { serverUrl: databaseUrl });
     try {
-      const url = new URL(databaseUrl);
-      url.pathname = `/${name}`;
       expectOneLineFailure(
-        await runCli(['issuer', 'create', '--name', 'X'], { DATABASE_URL: url.toString() }),
+        await runCli(['issuer', 'create', '--name', 'X'], { DATABASE_URL: unmigrated.url }),
         /^error: database not migrated: run npm start or npm run migrate$/,
       );
     } finally {
-      await pool.query(`DROP DATABASE ${name}`);
+      await unmigrated.drop();
     }
   });
 });

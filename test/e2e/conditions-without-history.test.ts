@@ -4,35 +4,25 @@
 // it would a window learnt from history.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { migrate } from '../../db/migrate.js';
-import { createPool, type Pool } from '../../db/pool.js';
 import { addBusinessDays, businessDayOnOrAfter } from '../../domain/calendar.js';
 import { bearer, request } from '../api/http.js';
 import { runCli } from '../support/cli.js';
-import { requireTestEnv } from '../support/env.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 
-const DATABASE = `cds_conditions_${randomUUID().slice(0, 8)}`;
-let admin: Pool;
-let databaseUrl: string;
+let database: ScratchDatabase;
 let h: Harness;
 let key: string;
 
 beforeAll(async () => {
-  admin = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 1, applicationName: 'test-conditions-without-history' });
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
-  url.pathname = `/${DATABASE}`;
-  databaseUrl = url.toString();
-  await migrate(databaseUrl);
-  h = await startHarness({ env: { DATABASE_URL: databaseUrl } });
+  database = await createScratchDatabase('cds_conditions', { migrate: true });
+  h = await startHarness({ env: { DATABASE_URL: database.url } });
   key = (await h.createKey(await h.createIssuer('Conditions Issuer'))).key;
 }, 60_000);
 
 afterAll(async () => {
   await h?.stop();
-  await admin?.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin?.end();
+  await database?.drop();
 });
 
 const utcToday = () => new Date().toISOString().slice(0, 10);
@@ -65,13 +55,13 @@ describe('a declared delay on a database without history', () => {
     expect(rows[0].n).toBe(0);
     // FR's default table: 2–4 business days, 2 more at the late end for a Low window.
     await expectWindow('75011', [2, 6]);
-    const set = await runCli(['conditions', 'set', '--country', 'FR', '--delay-days', '3', '--json'], { DATABASE_URL: databaseUrl });
+    const set = await runCli(['conditions', 'set', '--country', 'FR', '--delay-days', '3', '--json'], { DATABASE_URL: database.url });
     expect(set.code).toBe(0);
     await expectWindow('75011', [2 + 3 - 1, 6 + 3 + 1]);
   }, 60_000);
 
   it('moves only the windows of the postal prefix a delay names', async () => {
-    const set = await runCli(['conditions', 'set', '--country', 'FR', '--postal-prefix', '13', '--delay-days', '6', '--json'], { DATABASE_URL: databaseUrl }); // prettier-ignore
+    const set = await runCli(['conditions', 'set', '--country', 'FR', '--postal-prefix', '13', '--delay-days', '6', '--json'], { DATABASE_URL: database.url }); // prettier-ignore
     expect(set.code).toBe(0);
     // Marseille gets the worse of the country's 3 days and its prefix's 6; Paris keeps the country's 3.
     await expectWindow('13001', [2 + 6 - 2, 6 + 6 + 2]);

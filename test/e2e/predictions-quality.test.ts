@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { migrate } from '../../db/migrate.js';
 import { listPredictions } from '../../db/predictions.js';
 import { PROMPT_DELIVERY_REPORT_DAYS } from '../../db/transit-history.js';
 import { upsertProjection, type ProjectionRow } from '../support/projection.js';
@@ -22,6 +21,7 @@ import { bearer, request } from '../api/http.js';
 import { expectOneLineFailure, runCli } from '../support/cli.js';
 import { startEarlierPredictionsWorker } from '../support/earlier-predictions-worker.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { createScratchDatabase } from '../support/scratch-database.js';
 
 /** How long ago the worker believes it is when it predicts (its registration windows end before today). */
 const PREDICTED_DAYS_AGO = 30;
@@ -323,19 +323,15 @@ describe('predictions quality', () => {
   }, 180_000);
 
   it('says there is nothing to compare yet on a database without deliveries', async () => {
-    const name = `cds_quality_empty_${randomUUID().slice(0, 8)}`;
-    await h.pool.query(`CREATE DATABASE ${name}`);
+    const empty = await createScratchDatabase('cds_quality_empty', { migrate: true, serverUrl: h.config.DATABASE_URL });
     try {
-      const url = new URL(h.config.DATABASE_URL!);
-      url.pathname = `/${name}`;
-      await migrate(url.toString());
-      const human = await cli(['predictions', 'quality'], url.toString());
+      const human = await cli(['predictions', 'quality'], empty.url);
       expect(human.code).toBe(0);
       expect(human.stdout.trim()).toBe('No delivered dispatches with a prediction logged at registration: nothing to compare yet.');
-      const json = await cli(['predictions', 'quality', '--json'], url.toString());
+      const json = await cli(['predictions', 'quality', '--json'], empty.url);
       expect(JSON.parse(json.stdout)).toEqual(EMPTY_REPORT);
     } finally {
-      await h.pool.query(`DROP DATABASE ${name} WITH (FORCE)`);
+      await empty.drop();
     }
   }, 60_000);
 

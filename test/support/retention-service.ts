@@ -2,15 +2,13 @@
 // a sweep with windows of seconds must never touch another test file's rows in the shared database.
 // The API runs in the test (startHarness, no worker); the worker is the product's, in its own
 // process (test/support/worker-process.ts), so a test can kill it and read what it logged.
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
-import { migrate } from '../../db/migrate.js';
-import { createPool } from '../../db/pool.js';
 import { runCli, type CliResult } from './cli.js';
 import { requireTestEnv, startHarness, type Harness } from './harness.js';
 import { whenReady, type Started } from './processes.js';
+import { createScratchDatabase } from './scratch-database.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WORKER = path.join(ROOT, 'test', 'support', 'worker-process.ts');
@@ -28,13 +26,8 @@ export interface RetentionService {
 }
 
 export async function startRetentionService(name: string, env: Record<string, string>): Promise<RetentionService> {
-  const database = `${name}_${randomBytes(4).toString('hex')}`;
-  const admin = createPool(requireTestEnv('TEST_DATABASE_URL'), { applicationName: `test-${name}` });
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
-  url.pathname = `/${database}`;
-  const databaseUrl = url.toString();
-  await migrate(databaseUrl);
+  const database = await createScratchDatabase(name, { migrate: true });
+  const databaseUrl = database.url;
   const h = await startHarness({ worker: false, env: { ...env, DATABASE_URL: databaseUrl } });
   let current: Started | undefined;
   const processEnv = (extra: Record<string, string>) => ({
@@ -79,8 +72,7 @@ export async function startRetentionService(name: string, env: Record<string, st
         await current.exited;
       }
       await h.stop();
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await admin.end();
+      await database.drop();
     },
   };
 }

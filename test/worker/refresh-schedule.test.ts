@@ -2,11 +2,9 @@
 // Schedules): the real worker entry point (`tsx worker/main.ts`) creates it at start with
 // PREDICTION_REFRESH_INTERVAL, and it really runs the refresh. The worker has a database of its own,
 // so a refresh every 2 s never touches the dispatches of other test files.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { setCarrierCondition } from '../../db/conditions.js';
-import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { PREDICTION_REFRESH_WORKFLOW_TYPE, RECONCILE_DELIVERIES_WORKFLOW_TYPE, RETENTION_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import {
@@ -19,29 +17,25 @@ import {
 } from '../../worker/schedules.js';
 import { randomId, requireTestEnv, testLogger } from '../support/env.js';
 import { startEntryPoint, type Started } from '../support/processes.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { insertIssuer, registerDispatch, registration, seedTransitHistory } from '../support/workflow-env.js';
 
-const database = `refresh_schedule_${randomBytes(4).toString('hex')}`;
 const taskQueue = randomId('refresh');
-let admin: Pool;
+let database: ScratchDatabase;
 let pool: Pool;
 let connection: Connection;
 let client: Client;
 let worker: Started;
 
 beforeAll(async () => {
-  admin = createPool(requireTestEnv('TEST_DATABASE_URL'), { applicationName: 'test-refresh-schedule' });
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
-  url.pathname = `/${database}`;
-  await migrate(url.toString());
-  pool = createPool(url.toString(), { applicationName: 'test-refresh-schedule' });
+  database = await createScratchDatabase('refresh_schedule', { migrate: true });
+  pool = createPool(database.url, { applicationName: 'test-refresh-schedule' });
   connection = await Connection.connect({ address: requireTestEnv('TEST_TEMPORAL_ADDRESS') });
   client = new Client({ connection });
   worker = await startEntryPoint(
     'worker/main.ts',
     {
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: database.url,
       TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
       TEMPORAL_TASK_QUEUE: taskQueue,
       PREDICTION_REFRESH_INTERVAL: '2s',
@@ -62,8 +56,7 @@ afterAll(async () => {
   }
   await connection?.close();
   await pool?.end();
-  await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin?.end();
+  await database?.drop();
 });
 
 async function eventually<T>(probe: () => Promise<T | undefined>, what: string, deadlineMs = 30_000): Promise<T> {

@@ -4,11 +4,9 @@
 // prediction refresh Schedule), and draining on SIGTERM. The worker and the harness's API share a
 // database of their own, so every delivery in it is this file's: the counters can be compared
 // with the rows.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setCarrierCondition } from '../../db/conditions.js';
-import { migrate } from '../../db/migrate.js';
-import { createPool, type Pool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { deliveryReconcileScheduleId, predictionRefreshScheduleId } from '../../worker/schedules.js';
 import { bearer, registrationFor, request } from '../api/http.js';
@@ -16,12 +14,12 @@ import { randomId, requireTestEnv, startHarness, type Harness } from '../support
 import { startEntryPoint, type Started } from '../support/processes.js';
 import { scrape, valueOf, type Exposition } from '../support/prometheus.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { until } from '../support/until.js';
 import { registerDispatch, registration, seedTransitHistory } from '../support/workflow-env.js';
 
-const database = `worker_process_${randomBytes(4).toString('hex')}`;
 const taskQueue = randomId('worker-process');
-let admin: Pool;
+let database: ScratchDatabase;
 let h: Harness;
 let worker: Started;
 let workerUrl: string;
@@ -32,14 +30,10 @@ let issuerId: string;
 let failingKey: string;
 
 beforeAll(async () => {
-  admin = createPool(requireTestEnv('TEST_DATABASE_URL'), { applicationName: 'test-worker-process' });
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
-  url.pathname = `/${database}`;
-  await migrate(url.toString());
+  database = await createScratchDatabase('worker_process', { migrate: true });
   // The harness's API registers on this file's queue, where only the worker process polls (the
   // harness's own worker polls another, idle queue: with worker: false Jest does not exit).
-  h = await startHarness({ env: { DATABASE_URL: url.toString(), TEMPORAL_TASK_QUEUE: taskQueue } });
+  h = await startHarness({ env: { DATABASE_URL: database.url, TEMPORAL_TASK_QUEUE: taskQueue } });
   receiver = await startReceiver();
   failing = await startReceiver({ respond: () => 500 });
   issuerId = await h.createIssuer('Worker Metrics Issuer');
@@ -54,7 +48,7 @@ beforeAll(async () => {
   worker = await startEntryPoint(
     'worker/main.ts',
     {
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: database.url,
       TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
       TEMPORAL_TASK_QUEUE: taskQueue,
       HOST: '127.0.0.1',
@@ -89,8 +83,7 @@ afterAll(async () => {
   await receiver?.close();
   await failing?.close();
   await h?.stop();
-  await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin?.end();
+  await database?.drop();
 });
 
 const metrics = () => scrape(`${workerUrl}/metrics`);

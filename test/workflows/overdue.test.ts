@@ -4,17 +4,16 @@
 // not see them). A card not delivered OVERDUE_BUSINESS_DAYS (10) business days after its window's
 // max enters exception `overdue` through a carrier-event signal and leaves the refresh; before
 // that, a passed window is re-estimated at most once per business day. Slovenia's calendar.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { setCarrierCondition } from '../../db/conditions.js';
-import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { businessDayOnOrAfter, isBusinessDay, nextBusinessDay } from '../../domain/calendar.js';
 import { PREDICTION_REFRESH_WORKFLOW_TYPE, type PredictionRefreshSummary } from '../../temporal/contract.js';
-import { requireTestEnv } from '../support/env.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { until } from '../support/until.js';
 import {
   createTestWorker,
@@ -28,9 +27,8 @@ import {
 
 const COUNTRY = 'SI';
 const DAY_MS = 86_400_000;
-const database = `overdue_${randomBytes(4).toString('hex')}`;
 
-let admin: Pool;
+let database: ScratchDatabase;
 let pool: Pool;
 let env: TestWorkflowEnvironment;
 let worker: Worker;
@@ -39,12 +37,8 @@ let taskQueue: string;
 let issuerId: string;
 
 beforeAll(async () => {
-  admin = createPool(requireTestEnv('TEST_DATABASE_URL'), { applicationName: 'test-overdue' });
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
-  url.pathname = `/${database}`;
-  await migrate(url.toString());
-  pool = createPool(url.toString(), { applicationName: 'test-overdue' });
+  database = await createScratchDatabase('overdue', { migrate: true });
+  pool = createPool(database.url, { applicationName: 'test-overdue' });
   env = await createTimeSkippingEnv();
   ({ worker, taskQueue } = await createTestWorker(env, pool));
   running = worker.run();
@@ -57,8 +51,7 @@ afterAll(async () => {
   await running;
   await pool?.end();
   await env?.teardown();
-  await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin?.end();
+  await database?.drop();
 });
 
 /** Registers a dispatch to a Slovenian postal code, handed to the carrier `daysAgo` days ago. */
