@@ -62,6 +62,13 @@ export const webhookAttemptDuration = new Histogram({
   registers,
 });
 
+export const webhookConnectionsOpened = new Counter({
+  name: 'cds_webhook_connections_opened_total',
+  help: 'Connections opened to webhook receivers (over https, each one a TLS handshake); attempts reuse a kept connection to the same checked address',
+  labelNames: ['scheme'] as const,
+  registers,
+});
+
 export const webhookUndeliverable = new Counter({
   name: 'cds_webhook_undeliverable_total',
   help: 'Webhook deliveries that became undeliverable (their last scheduled attempt failed)',

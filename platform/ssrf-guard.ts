@@ -13,6 +13,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
+import { webhookConnectionsOpened } from './metrics.js';
 
 export class WebhookUrlRefused extends Error {
   constructor(
@@ -248,6 +249,9 @@ export function postToCheckedAddress(
         res.on('error', (error) => settle(() => reject(error)));
       });
       current = req;
+      req.once('socket', () => {
+        if (!req.reusedSocket) webhookConnectionsOpened.inc({ scheme: checked.url.protocol.slice(0, -1) });
+      });
       req.on('error', (error: NodeJS.ErrnoException) => {
         if (!settled && !answered && req.reusedSocket && droppedOnReuse(error)) send(false);
         else settle(() => reject(error));

@@ -8,6 +8,7 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import tls from 'node:tls';
 import { generate } from 'selfsigned';
+import { webhookConnectionsOpened } from '../../platform/metrics.js';
 import { postToCheckedAddress, type CheckedUrl } from '../../platform/ssrf-guard.js';
 import { until } from '../support/until.js';
 
@@ -85,6 +86,15 @@ describe('webhook attempts over plain HTTP', () => {
     for (let i = 0; i < 3; i += 1) expect((await post(pinned('http', '127.0.0.1', receiver.port))).statusCode).toBe(200);
     expect(receiver.connections).toBe(1);
     expect(receiver.requests.map((r) => r.host)).toEqual(Array(3).fill(`hooks.invalid:${receiver.port}`));
+  });
+
+  it('count each connection they open (cds_webhook_connections_opened_total), not each attempt', async () => {
+    const opened = async () => (await webhookConnectionsOpened.get()).values.find((v) => v.labels.scheme === 'http')?.value ?? 0;
+    const receiver = await start('127.0.0.1');
+    const before = await opened();
+    for (let i = 0; i < 3; i += 1) await post(pinned('http', '127.0.0.1', receiver.port));
+    expect((await opened()) - before).toBe(receiver.connections);
+    expect(receiver.connections).toBe(1);
   });
 
   it('never share a connection between two checked addresses of the same URL: each goes to its own address', async () => {
