@@ -8,12 +8,14 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { createProjectionActivities } from '../../activities/projection.js';
+import { installTemporalRuntime } from '../../worker/runtime.js';
 import type { Harness } from './harness.js';
-import { requireTestEnv } from './env.js';
+import { requireTestEnv, testLogger } from './env.js';
 
 const DAY_MS = 86_400_000;
 
 export async function startEarlierPredictionsWorker(h: Harness, daysEarlier: number): Promise<{ stop(): Promise<void> }> {
+  installTemporalRuntime(testLogger('temporal'), 'WARN');
   const connection = await NativeConnection.connect({ address: h.config.TEMPORAL_ADDRESS! });
   const worker = await Worker.create({
     connection,

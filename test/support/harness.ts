@@ -45,7 +45,6 @@ export async function startHarness(options: { env?: Record<string, string>; work
   };
   const config = loadConfig(baseEnv);
   const logger = testLogger('harness');
-  installTemporalRuntime(logger, 'WARN');
   const pool = createPool(config.DATABASE_URL!, { applicationName: 'test-harness' });
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
@@ -54,6 +53,9 @@ export async function startHarness(options: { env?: Record<string, string>; work
   let workerRun: Promise<void> | undefined;
   let workerConnection: NativeConnection | undefined;
   if (options.worker !== false) {
+    // Only with a worker: the SDK's native runtime ends with its last worker, and one that no
+    // worker ever used kept the Jest process alive after the file's last test.
+    installTemporalRuntime(logger, 'WARN');
     workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
     worker = await createWorker({
       connection: workerConnection,

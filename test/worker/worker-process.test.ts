@@ -32,7 +32,7 @@ let failingKey: string;
 beforeAll(async () => {
   database = await createScratchDatabase('worker_process', { migrate: true });
   // The harness's API registers on this file's queue, where only the worker process polls (the
-  // harness's own worker polls another, idle queue: with worker: false Jest does not exit).
+  // harness's own worker polls another, idle queue).
   h = await startHarness({ env: { DATABASE_URL: database.url, TEMPORAL_TASK_QUEUE: taskQueue } });
   receiver = await startReceiver();
   failing = await startReceiver({ respond: () => 500 });
