@@ -11,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import protos from '@temporalio/proto';
-import { generate } from 'selfsigned';
 import { freePort } from '../../devtools/postgres.js';
 import { machineCpuSeconds, startScript, stopChild } from '../status-read/processes.js';
 import { median } from '../status-read/report.js';
@@ -29,6 +28,7 @@ import {
 } from '../event-cost/infrastructure.js';
 import { treeCpuSeconds } from '../event-cost/meters.js';
 import type { VersionTree } from '../event-cost/versions.js';
+import { selfSignedCertificate } from '../../test/support/certificate.js';
 import { Webhooks } from './webhooks.js';
 
 export interface Settings {
@@ -146,13 +146,9 @@ export async function measureSide(version: VersionTree, settings: Settings, cliP
 
 /** A self-signed certificate for 127.0.0.1 (BENCH_WEBHOOK_TLS), written into the side's folder. */
 async function receiverCertificate(work: string): Promise<{ keyFile: string; certFile: string }> {
-  const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
-  });
+  const pems = await selfSignedCertificate('127.0.0.1');
   const files = { keyFile: path.join(work, 'receiver-key.pem'), certFile: path.join(work, 'receiver-cert.pem') };
-  writeFileSync(files.keyFile, pems.private);
+  writeFileSync(files.keyFile, pems.key);
   writeFileSync(files.certFile, pems.cert);
   return files;
 }

@@ -9,7 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { generate } from 'selfsigned';
+import { selfSignedCertificate } from '../../test/support/certificate.js';
+import { median } from '../status-read/report.js';
+import { percentile } from '../webhook-latency/breakdown.js';
 import { freeResultsName } from '../results-name.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -24,14 +26,10 @@ const settings = {
 const resultsDir = process.env.BENCH_RESULTS_DIR ?? path.join(HERE, 'results');
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'cds-bench-connections-'));
-const pems = await generate([{ name: 'commonName', value: 'hooks.bench.invalid' }], {
-  keyType: 'ec',
-  algorithm: 'sha256',
-  extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'hooks.bench.invalid' }] }],
-});
+const pems = await selfSignedCertificate('hooks.bench.invalid');
 const keyPath = path.join(work, 'key.pem');
 const certPath = path.join(work, 'cert.pem');
-writeFileSync(keyPath, pems.private);
+writeFileSync(keyPath, pems.key);
 writeFileSync(certPath, pems.cert);
 
 // The previous main's module (it imports node's own modules and ipaddr.js), beside our node_modules.
@@ -77,11 +75,6 @@ interface Measure {
   p50Ms: number;
   p99Ms: number;
 }
-const quantile = (values: number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-};
-const median = (values: number[]) => quantile(values, 0.5);
 
 const measures: Measure[] = [];
 const load = { start: os.loadavg()[0], end: 0 };
@@ -107,7 +100,7 @@ try {
         // Less the /stats request's own connection.
         connections: after.connections - before.connections - 1,
         p50Ms: median(client.times),
-        p99Ms: quantile(client.times, 0.99),
+        p99Ms: percentile(client.times, 0.99),
       });
       const m = measures.at(-1)!;
       console.log(`round ${round} ${side.label}: client ${m.clientCpuUsPerAttempt.toFixed(0)} µs, receiver ${m.receiverCpuUsPerAttempt.toFixed(0)} µs per attempt, ${m.connections} connections, p50 ${m.p50Ms.toFixed(2)} ms, p99 ${m.p99Ms.toFixed(2)} ms`); // prettier-ignore

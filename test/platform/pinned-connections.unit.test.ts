@@ -7,9 +7,9 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import tls from 'node:tls';
-import { generate } from 'selfsigned';
 import { webhookConnectionsOpened } from '../../platform/metrics.js';
 import { postToCheckedAddress, type CheckedUrl } from '../../platform/ssrf-guard.js';
+import { selfSignedCertificate } from '../support/certificate.js';
 import { until } from '../support/until.js';
 
 interface Receiver {
@@ -165,14 +165,10 @@ describe('webhook attempts over TLS', () => {
   let server: https.Server;
   let receiver: Receiver;
   beforeAll(async () => {
-    const pems = await generate([{ name: 'commonName', value: 'hooks.invalid' }], {
-      keyType: 'ec',
-      algorithm: 'sha256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'hooks.invalid' }] }],
-    });
+    const pems = await selfSignedCertificate('hooks.invalid');
     // The receiver's self-signed certificate is trusted like a public CA's: verification stays on.
     tls.setDefaultCACertificates([...tls.getCACertificates('default'), pems.cert]);
-    server = https.createServer({ key: pems.private, cert: pems.cert });
+    server = https.createServer(pems);
     receiver = await listen(server, '127.0.0.1', 0, ok);
   });
   afterAll(() => receiver.close());
