@@ -14,7 +14,7 @@ import { dispatchWorkflowOptions } from '../../temporal/client.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { fixtureText } from '../fixtures/tracking-feeds/load.js';
-import { createFeed, easyPostBody, postInbound, type CreatedFeed } from '../support/tracking-feeds.js';
+import { createFeed, easyPostBody, postInbound, signed, type CreatedFeed } from '../support/tracking-feeds.js';
 import { until } from '../support/until.js';
 import { bearer, request } from './http.js';
 
@@ -163,6 +163,44 @@ describe('the inbound endpoint', () => {
     const res = await postInbound(h.baseUrl, 'ship24', feed, JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }));
     expect(res.status).toBe(413);
   });
+
+  it('takes a body twenty times the fixtures’ size that the provider gave up on: its retry, during and after, loses and doubles nothing', async () => {
+    const number = trackingNumber();
+    const id = await register(key, { tracking_number: number, carrier: 'usps', dispatch_date: ago(6 * 24 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const first = Date.now() - 5 * 24 * HOUR;
+    const scans = Array.from({ length: 1000 }, (_, i) => ({ status: 'in_transit', datetime: new Date(first + i * 60_000).toISOString() }));
+    const raw = easyPostBody(number, [...scans, { status: 'delivered', datetime: ago(HOUR) }]);
+    // The provider's client times out long before the service has taken 1,001 new checkpoints
+    // (docs/tracking-feeds.md "Inbound": each is logged and signalled before the answer), and sends
+    // the same body again at once, while the first request is still at work.
+    const sign = signed('easypost', raw, feed);
+    await fetch(`${h.baseUrl}/v1/inbound/${feed.id}${sign.query}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...sign.headers },
+      body: raw,
+      signal: AbortSignal.timeout(500),
+    }).catch(() => undefined);
+    const retry = await postInbound(h.baseUrl, 'easypost', feed, raw);
+    expect(retry.status).toBe(200);
+    expect(retry.body.received).toBe(1001);
+    expect(retry.body.applied + retry.body.duplicate).toBe(1001);
+
+    await until(async () => (await statusOf(id)) === 'delivered', 'the card delivered', 60_000);
+    const again = await postInbound(h.baseUrl, 'easypost', feed, raw);
+    expect(again.body).toEqual({ received: 1001, applied: 0, duplicate: 1001, unmatched: 0, ignored: 0 });
+    let logged = 0;
+    for (let cursor = ''; ;) {
+      const page = await request(h.baseUrl, `/v1/dispatches/${id}/events?limit=100${cursor}`, { headers: bearer(key) });
+      logged += page.body.data.length;
+      if (!page.body.next_cursor) break;
+      cursor = `&cursor=${page.body.next_cursor}`;
+    }
+    expect(logged).toBe(1001);
+    await until(() => webhooksOf(id).at(-1)?.data.status === 'delivered', 'the delivered webhook', 20_000);
+    const statuses = webhooksOf(id).map((w) => w.data.status);
+    expect(new Set(statuses).size).toBe(statuses.length);
+  }, 120_000);
 
   it('answers 429 with Retry-After past FEED_RATE_PER_MINUTE for the feed', async () => {
     const limited = await h.startExtraApi({ FEED_RATE_PER_MINUTE: '2' });
