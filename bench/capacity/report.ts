@@ -77,6 +77,7 @@ export function toMarkdown(report: Report): string {
       );
     }
   });
+  lines.push(...threadTable(report));
   lines.push('', '## Capacity steps (p50 / p99 / max ms event → webhook; missing; ours CPU ms/event; machine busy %)', '');
   const rates = [...new Set(report.rounds.flatMap((r) => [...r.previous.steps, ...r.next.steps].map((st) => st.rate)))].sort(
     (a, b) => a - b,
@@ -97,4 +98,30 @@ export function toMarkdown(report: Report): string {
   const failures = report.rounds.flatMap((r) => [r.previous, r.next]).flatMap((side) => side.failures.map((f) => `${side.label}: ${f}`));
   lines.push('', failures.length ? `Failures: ${failures.join('; ')}` : 'No failures.', '');
   return lines.join('\n');
+}
+
+/**
+ * The worker's CPU per event by thread (the CPU window, medians over rounds), both sides: the main
+ * thread runs the activities and the SDK's bridge, `WorkerThread` the workflow code in its vm,
+ * `tokio-runtime-w` and `workflow-proces` the SDK's Rust core, `V8Worker` V8's GC and compiler
+ * helpers; `(exited threads)` is what ended threads left (the vm's per-call watchdog among them).
+ */
+function threadTable(report: Report): string[] {
+  const sides = report.rounds.flatMap((r) => [r.previous, r.next]);
+  if (sides.some((side) => !side.workerThreadsCpuMs)) return [];
+  const names = [...new Set(sides.flatMap((side) => Object.keys(side.workerThreadsCpuMs)))];
+  const of = (pick: (r: Report['rounds'][number]) => SideResult, name: string) =>
+    r2(median(report.rounds.map((r) => pick(r).workerThreadsCpuMs[name] ?? 0)));
+  const rows = names
+    .map((name) => ({ name, previous: of((r) => r.previous, name), next: of((r) => r.next, name) }))
+    .filter((row) => row.previous >= 0.05 || row.next >= 0.05)
+    .sort((a, b) => b.previous + b.next - (a.previous + a.next));
+  return [
+    '',
+    '## Worker CPU by thread (ms per event in the CPU window, medians over rounds)',
+    '',
+    '| thread | previous main | new | ratio |',
+    '| --- | ---: | ---: | ---: |',
+    ...rows.map((row) => `| ${row.name} | ${row.previous} | ${row.next} | ${row.previous > 0 ? r2(row.next / row.previous) : ''} |`),
+  ];
 }

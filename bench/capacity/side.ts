@@ -26,7 +26,7 @@ import {
   waitReady,
   webhookEventTypes,
 } from '../event-cost/infrastructure.js';
-import { treeCpuSeconds } from '../event-cost/meters.js';
+import { threadCpuSeconds, treeCpuSeconds } from '../event-cost/meters.js';
 import type { VersionTree } from '../event-cost/versions.js';
 import { selfSignedCertificate } from '../../test/support/certificate.js';
 import { Webhooks } from './webhooks.js';
@@ -96,6 +96,12 @@ export interface SideResult {
   commit: string;
   failures: string[];
   perEvent: { cpuMs: Record<ProcessName | 'ours' | 'total', number>; windowS: number; machineBusyPercent: number };
+  /**
+   * The worker process's CPU ms per event in the same window, by thread name (bench/event-cost
+   * meters.ts threadCpuSeconds): where the worker's share goes, measured by the kernel rather than
+   * sampled by a profiler.
+   */
+  workerThreadsCpuMs: Record<string, number>;
   /** CPU ms per second of each process with the stack up and no traffic (pollers, timers, metrics). */
   idleCpuMsPerS: Record<ProcessName, number>;
   life: { historyEvents: number; historyBytes: number; markers: number; workflowTasks: number; activities: number; runs: number };
@@ -277,6 +283,7 @@ async function measure(
   result.idleCpuMsPerS = Object.fromEntries(PROCESSES.map((name) => [name, round(((idleAfter[name] - idleBefore[name]) * 1000) / idleS)])) as Cpu; // prettier-ignore
   say(`idle CPU ms/s: api ${result.idleCpuMsPerS.api}, worker ${result.idleCpuMsPerS.worker}`);
   const before = cpu();
+  const threadsBefore = threadCpuSeconds(worker.pid!);
   const machineBefore = machineCpuSeconds();
   const started = performance.now();
   const window = await sendEvents(apiUrl, key, ids, settings.rate, 'in_transit');
@@ -284,7 +291,13 @@ async function measure(
   if (!(await webhooks.settle(() => ids.every((id) => webhooks.arrivedAt(id, 'in_transit') !== undefined), 120_000, 1000)))
     failures.push('events: not every in_transit status.updated arrived');
   const after = cpu();
+  const threadsAfter = threadCpuSeconds(worker.pid!);
   const machineAfter = machineCpuSeconds();
+  result.workerThreadsCpuMs = Object.fromEntries(
+    Object.entries(threadsAfter)
+      .map(([name, seconds]): [string, number] => [name, round(((seconds - (threadsBefore[name] ?? 0)) * 1000) / ids.length, 2)])
+      .sort((a, b) => b[1] - a[1]),
+  );
   const perProcess = Object.fromEntries(PROCESSES.map((name) => [name, ((after[name] - before[name]) * 1000) / ids.length])) as Cpu;
   result.perEvent = {
     cpuMs: {

@@ -52,6 +52,39 @@ export function treeCpuSeconds(roots: Record<string, number | undefined>): Recor
   return Object.fromEntries(Object.entries(roots).map(([name, pid]) => [name, pid ? sum(pid) / CLOCK_TICKS : 0]));
 }
 
+/**
+ * CPU seconds used so far by one process, by thread name (`/proc/<pid>/task/<tid>/comm`: a Node
+ * process's `MainThread`, its worker threads, V8's `V8Worker` helpers, libuv's pool, a native
+ * addon's own threads), and `(exited threads)`: the process's own total less its live threads',
+ * which is what threads that ran and ended have left there (the kernel adds a thread's time to its
+ * process when it exits). Children are not included. Empty once the process is gone.
+ */
+export function threadCpuSeconds(pid: number): Record<string, number> {
+  const byThread: Record<string, number> = {};
+  let live = 0;
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byThread;
+  }
+  for (const tid of tids) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      byThread[name] = (byThread[name] ?? 0) + ticks / CLOCK_TICKS;
+      live += ticks;
+    } catch {
+      // the thread ended between the listing and the read: its time is in the process's total
+    }
+  }
+  const own = readStat(pid)?.own;
+  if (own !== undefined) byThread['(exited threads)'] = Math.max(0, own - live) / CLOCK_TICKS;
+  return byThread;
+}
+
 /** Utility statements (no plan): transaction control, SET/SHOW, LOCK, LISTEN/NOTIFY, … */
 export const UTILITY =
   /^\s*(BEGIN|COMMIT|ROLLBACK|END|ABORT|START\s+TRANSACTION|SAVEPOINT|RELEASE|SET|RESET|SHOW|DISCARD|DEALLOCATE|PREPARE\s+TRANSACTION|LISTEN|UNLISTEN|NOTIFY|LOCK|CALL|DO|VACUUM|ANALYZE)\b/i;
