@@ -77,7 +77,7 @@ export function toMarkdown(report: Report): string {
       );
     }
   });
-  lines.push(...threadTable(report));
+  lines.push(...threadTable(report), ...repeatTable(report));
   lines.push('', '## Capacity steps (p50 / p99 / max ms event → webhook; missing; ours CPU ms/event; machine busy %)', '');
   const rates = [...new Set(report.rounds.flatMap((r) => [...r.previous.steps, ...r.next.steps].map((st) => st.rate)))].sort(
     (a, b) => a - b,
@@ -123,5 +123,33 @@ function threadTable(report: Report): string[] {
     '| thread | previous main | new | ratio |',
     '| --- | ---: | ---: | ---: |',
     ...rows.map((row) => `| ${row.name} | ${row.previous} | ${row.next} | ${row.previous > 0 ? r2(row.next / row.previous) : ''} |`),
+  ];
+}
+
+/**
+ * The same events sent again, each a duplicate (logged as one, signalled, deduped by the workflow:
+ * one workflow task, no write, no webhook), medians over rounds beside a change's: what the change's
+ * write, its webhook and their workflow tasks add to an event's cost.
+ */
+function repeatTable(report: Report): string[] {
+  const sides = report.rounds.flatMap((r) => [r.previous, r.next]);
+  if (sides.some((side) => !side.perRepeat)) return [];
+  const of = (pick: (r: Report['rounds'][number]) => number) => r2(median(report.rounds.map(pick)));
+  const row = (what: string, pick: (side: SideResult) => number) =>
+    `| ${what} | ${of((r) => pick(r.previous))} | ${of((r) => pick(r.next))} |`;
+  return [
+    '',
+    '## An event that changes nothing (the same events again, each a duplicate), beside a change (ms per event, medians over rounds)',
+    '',
+    '| | previous main | new |',
+    '| --- | ---: | ---: |',
+    row('change: API + worker', (s) => s.perEvent.cpuMs.ours),
+    row('duplicate: API + worker', (s) => s.perRepeat.cpuMs.ours),
+    row('duplicate: API', (s) => s.perRepeat.cpuMs.api),
+    row('duplicate: worker', (s) => s.perRepeat.cpuMs.worker),
+    row('duplicate: worker main thread', (s) => s.perRepeat.workerThreadsCpuMs.MainThread ?? 0),
+    row('duplicate: worker workflow thread', (s) => s.perRepeat.workerThreadsCpuMs.WorkerThread ?? 0),
+    row('duplicate: worker Rust core (tokio-runtime-w + workflow-proces)', (s) => (s.perRepeat.workerThreadsCpuMs['tokio-runtime-w'] ?? 0) + (s.perRepeat.workerThreadsCpuMs['workflow-proces'] ?? 0)), // prettier-ignore
+    row('duplicate: total, Temporal and Postgres included', (s) => s.perRepeat.cpuMs.total),
   ];
 }

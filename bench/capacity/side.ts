@@ -102,6 +102,8 @@ export interface SideResult {
    * sampled by a profiler.
    */
   workerThreadsCpuMs: Record<string, number>;
+  /** The same events sent again, each a duplicate: CPU per event that changes nothing, the same way. */
+  perRepeat: SideResult['perEvent'] & { workerThreadsCpuMs: Record<string, number> };
   /** CPU ms per second of each process with the stack up and no traffic (pollers, timers, metrics). */
   idleCpuMsPerS: Record<ProcessName, number>;
   life: { historyEvents: number; historyBytes: number; markers: number; workflowTasks: number; activities: number; runs: number };
@@ -282,33 +284,63 @@ async function measure(
   const idleS = (performance.now() - idleStarted) / 1000;
   result.idleCpuMsPerS = Object.fromEntries(PROCESSES.map((name) => [name, round(((idleAfter[name] - idleBefore[name]) * 1000) / idleS)])) as Cpu; // prettier-ignore
   say(`idle CPU ms/s: api ${result.idleCpuMsPerS.api}, worker ${result.idleCpuMsPerS.worker}`);
-  const before = cpu();
-  const threadsBefore = threadCpuSeconds(worker.pid!);
-  const machineBefore = machineCpuSeconds();
-  const started = performance.now();
-  const window = await sendEvents(apiUrl, key, ids, settings.rate, 'in_transit');
-  if (window.accepted < ids.length) failures.push(`events: ${ids.length - window.accepted} POSTs not answered 202`);
-  if (!(await webhooks.settle(() => ids.every((id) => webhooks.arrivedAt(id, 'in_transit') !== undefined), 120_000, 1000)))
-    failures.push('events: not every in_transit status.updated arrived');
-  const after = cpu();
-  const threadsAfter = threadCpuSeconds(worker.pid!);
-  const machineAfter = machineCpuSeconds();
-  result.workerThreadsCpuMs = Object.fromEntries(
-    Object.entries(threadsAfter)
-      .map(([name, seconds]): [string, number] => [name, round(((seconds - (threadsBefore[name] ?? 0)) * 1000) / ids.length, 2)])
-      .sort((a, b) => b[1] - a[1]),
-  );
-  const perProcess = Object.fromEntries(PROCESSES.map((name) => [name, ((after[name] - before[name]) * 1000) / ids.length])) as Cpu;
-  result.perEvent = {
-    cpuMs: {
-      ...(Object.fromEntries(PROCESSES.map((name) => [name, round(perProcess[name])])) as Cpu),
-      ours: round(perProcess.api + perProcess.worker),
-      total: round(PROCESSES.reduce((sum, name) => sum + perProcess[name], 0)),
-    },
-    windowS: round((performance.now() - started) / 1000),
-    machineBusyPercent: Math.round((100 * (machineAfter.busy - machineBefore.busy)) / (machineAfter.total - machineBefore.total)),
+  // CPU over a window of `count` events, per event, by process and by worker thread.
+  const cpuWindow = async (count: number, work: () => Promise<void>) => {
+    const before = cpu();
+    const threadsBefore = threadCpuSeconds(worker.pid!);
+    const machineBefore = machineCpuSeconds();
+    const started = performance.now();
+    await work();
+    const after = cpu();
+    const threadsAfter = threadCpuSeconds(worker.pid!);
+    const machineAfter = machineCpuSeconds();
+    const perProcess = Object.fromEntries(PROCESSES.map((name) => [name, ((after[name] - before[name]) * 1000) / count])) as Cpu;
+    return {
+      cpuMs: {
+        ...(Object.fromEntries(PROCESSES.map((name) => [name, round(perProcess[name])])) as Cpu),
+        ours: round(perProcess.api + perProcess.worker),
+        total: round(PROCESSES.reduce((sum, name) => sum + perProcess[name], 0)),
+      },
+      windowS: round((performance.now() - started) / 1000),
+      machineBusyPercent: Math.round((100 * (machineAfter.busy - machineBefore.busy)) / (machineAfter.total - machineBefore.total)),
+      workerThreadsCpuMs: Object.fromEntries(
+        Object.entries(threadsAfter)
+          .map(([name, seconds]): [string, number] => [name, round(((seconds - (threadsBefore[name] ?? 0)) * 1000) / count, 2)])
+          .sort((a, b) => b[1] - a[1]),
+      ),
+    };
   };
+  let sent = new Map<string, string>();
+  const { workerThreadsCpuMs, ...perEvent } = await cpuWindow(ids.length, async () => {
+    const window = await sendEvents(apiUrl, key, ids, settings.rate, 'in_transit');
+    sent = window.occurredAt;
+    if (window.accepted < ids.length) failures.push(`events: ${ids.length - window.accepted} POSTs not answered 202`);
+    if (!(await webhooks.settle(() => ids.every((id) => webhooks.arrivedAt(id, 'in_transit') !== undefined), 120_000, 1000)))
+      failures.push('events: not every in_transit status.updated arrived');
+  });
+  result.perEvent = perEvent;
+  result.workerThreadsCpuMs = workerThreadsCpuMs;
   say(`CPU per event: ours ${result.perEvent.cpuMs.ours} ms, total ${result.perEvent.cpuMs.total} ms`);
+
+  // The same events again, each with its occurred_at: every one a duplicate (logged as one, still
+  // signalled, deduped by the workflow: one workflow task, no write, no webhook). What a carrier
+  // event costs when it changes nothing, beside what a change costs above. Until the worker has
+  // been quiet for a second after the last answer (its workflow tasks done).
+  result.perRepeat = await cpuWindow(ids.length, async () => {
+    const answers: Array<Promise<number>> = [];
+    await steadyRate(settings.rate, ids.length, (i) => {
+      answers.push(postCarrierEvent(apiUrl, key, ids[i], 'in_transit', sent.get(ids[i])).then((s) => s.httpStatus, () => 0)); // prettier-ignore
+    });
+    const accepted = (await Promise.all(answers)).filter((code) => code === 202).length;
+    if (accepted < ids.length) failures.push(`repeats: ${ids.length - accepted} POSTs not answered 202`);
+    for (let last = cpu().worker; ;) {
+      await sleep(1000);
+      const now = cpu().worker;
+      if (now - last < 0.02) break;
+      last = now;
+    }
+  });
+  say(`CPU per repeated event: ours ${result.perRepeat.cpuMs.ours} ms, total ${result.perRepeat.cpuMs.total} ms`);
 
   // Whole lives: in_transit → out_for_delivery → delivered, then every run of each history.
   for (const status of ['in_transit', 'out_for_delivery', 'delivered']) {
@@ -373,13 +405,19 @@ async function measure(
 /** One `status` event per id at `rate`, open loop; when each was sent and how many were answered 202. */
 async function sendEvents(apiUrl: string, key: string, ids: string[], rate: number, status: string) {
   const sentAt = new Map<string, number>();
+  const occurredAt = new Map<string, string>();
   const sends: Array<Promise<number>> = [];
   await steadyRate(rate, ids.length, (i) => {
     sentAt.set(ids[i], Date.now());
-    sends.push(postCarrierEvent(apiUrl, key, ids[i], status).then((s) => s.httpStatus, () => 0)); // prettier-ignore
+    sends.push(
+      postCarrierEvent(apiUrl, key, ids[i], status).then(
+        (s) => (occurredAt.set(ids[i], s.occurredAt), s.httpStatus),
+        () => 0,
+      ),
+    );
   });
   const accepted = (await Promise.all(sends)).filter((code) => code === 202).length;
-  return { sentAt, accepted };
+  return { sentAt, occurredAt, accepted };
 }
 
 interface LifeHistory {

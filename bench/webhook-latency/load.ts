@@ -72,18 +72,30 @@ export interface SentEvent {
   sentAt: number;
   answeredAt: number;
   httpStatus: number;
+  /** The event's occurred_at as sent. */
+  occurredAt: string;
 }
 
-/** POSTs one carrier event through the API and times it. */
-export async function postCarrierEvent(apiUrl: string, key: string, dispatchId: string, status: string): Promise<SentEvent> {
+/**
+ * POSTs one carrier event through the API and times it. Its occurred_at is when it is sent, or
+ * `occurredAt` (the same event again: a duplicate).
+ */
+export async function postCarrierEvent(
+  apiUrl: string,
+  key: string,
+  dispatchId: string,
+  status: string,
+  occurredAt?: string,
+): Promise<SentEvent> {
   const sentAt = Date.now();
+  const occurred = occurredAt ?? new Date(sentAt).toISOString();
   const response = await fetch(`${apiUrl}/v1/dispatches/${dispatchId}/events`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ status, occurred_at: new Date(sentAt).toISOString() }),
+    body: JSON.stringify({ status, occurred_at: occurred }),
   });
   await response.arrayBuffer();
-  return { dispatchId, sentAt, answeredAt: Date.now(), httpStatus: response.status };
+  return { dispatchId, sentAt, answeredAt: Date.now(), httpStatus: response.status, occurredAt: occurred };
 }
 
 /** Runs `task` over `items` with at most `concurrency` at once; returns the items per second. */
