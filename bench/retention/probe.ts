@@ -8,7 +8,8 @@
 // Reads' percentiles are load.ts's precise ones (fractional ms).
 // Env: PROBE_DISPATCHES (20000 per plan), PROBE_PLANS (`200x250,200x600`: batch x pause in ms; else
 // PROBE_BATCH (200) and PROBE_PAUSE_MS (0)), PROBE_AT_ONCE (1), PROBE_WINDOW_S (5),
-// PROBE_BASELINE_WINDOWS (4), PROBE_LIVE (20000), PROBE_CONNECTIONS (16).
+// PROBE_BASELINE_WINDOWS (4), PROBE_LIVE (20000), PROBE_CONNECTIONS (16), PROBE_IDEMPOTENCY_KEYS (0: a
+// day's stored responses of registrations made with an Idempotency-Key, each naming a live dispatch).
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +38,7 @@ const settings = {
   baselineWindows: env('PROBE_BASELINE_WINDOWS', 4),
   live: env('PROBE_LIVE', 20_000),
   connections: env('PROBE_CONNECTIONS', 16),
+  idempotencyKeys: env('PROBE_IDEMPOTENCY_KEYS', 0),
 };
 const say = (message: string) => process.stderr.write(`[probe] ${message}\n`);
 const DAY = 86_400_000;
@@ -54,6 +56,25 @@ const take = () => {
   spent.clear();
   return out;
 };
+/**
+ * `count` idempotency records as a day of registrations with an Idempotency-Key leaves them: a 201
+ * and the status record of a dispatch that is not erased (about 700 bytes), with the ids it names
+ * where the schema stores them (db/idempotency-keys.ts completeIdempotencyKey).
+ */
+async function seedStoredResponses(pool: Pool, issuerId: string, count: number): Promise<void> {
+  await pool.query(
+    `INSERT INTO idempotency_keys (issuer_id, mode, key, request_hash, status_code, headers, body)
+     SELECT $1, 'live', 'probe-' || g, 'hash', 201, '{}'::jsonb,
+            json_build_object('id', gen_random_uuid(), 'status', 'dispatched', 'message', $3::text)::text
+       FROM generate_series(1, $2::int) AS g`,
+    [issuerId, count, 'Your card is on its way and should arrive between 1 and 4 December. '.repeat(9)],
+  );
+  const { rowCount } = await pool.query(
+    `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'idempotency_keys' AND column_name = 'dispatch_ids'`,
+  );
+  if (rowCount) await pool.query(`UPDATE idempotency_keys SET dispatch_ids = ARRAY[(body::json->>'id')::uuid] WHERE key LIKE 'probe-%'`);
+}
+
 /** A short name for a statement: its verb and first table. */
 const kindOf = (sql: string) => {
   const s = sql.replace(/\s+/g, ' ').trim();
@@ -98,6 +119,7 @@ try {
     lastChangeAgoMs: 200 * DAY,
   });
   const live = await seedLive(stack.pool, settings.live);
+  if (settings.idempotencyKeys > 0) await seedStoredResponses(stack.pool, issuerId, settings.idempotencyKeys);
   await stack.pool.query('VACUUM (ANALYZE)');
   say(
     `seeded ${settings.dispatches} + ${settings.live} in ${Math.round(performance.now() - started)} ms; settings ${JSON.stringify(settings)}`,
