@@ -11,7 +11,7 @@ import type { Pool, PoolClient } from './pool.js';
 /**
  * The tables erasure empties of a dispatch, each with how its rows are found: by the column that
  * holds the dispatch id, or through the table that does (a webhook event's deliveries and attempts, a
- * tracking link's gate rows), or by the dispatch id inside a stored response (idempotency records).
+ * tracking link's gate rows), or by the dispatch ids a stored response names (idempotency records).
  * The order is the order of deletion: children before parents.
  */
 export const ERASED_TABLES = {
@@ -24,7 +24,7 @@ export const ERASED_TABLES = {
   tracking_links: 'dispatch_id',
   prediction_log: 'dispatch_id',
   carrier_events: 'dispatch_id',
-  idempotency_keys: 'body (the response holds the status record)',
+  idempotency_keys: 'dispatch_ids (the ids its stored response names: a registration holds the status record)',
   dispatches: 'id',
 } as const;
 
@@ -105,10 +105,9 @@ async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<nu
   rows += await count('DELETE FROM prediction_log WHERE dispatch_id = ANY($1::uuid[])', [ids]);
   rows += await count('DELETE FROM carrier_events WHERE dispatch_id = ANY($1::uuid[])', [ids]);
   // A registration's replayed response holds the status record (and a batch's, several): the record
-  // names the dispatch by id. Kept 24 hours at most, so this table is small.
-  rows += await count(`DELETE FROM idempotency_keys k WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) d WHERE strpos(k.body, d) > 0)`, [
-    ids,
-  ]);
+  // names the dispatch by id, and the row the ids it names (indexed). The footprint below reads the
+  // bodies themselves, so a row this missed would show there.
+  rows += await count('DELETE FROM idempotency_keys WHERE dispatch_ids && $1::uuid[]', [ids]);
   rows += await count(`DELETE FROM feed_unmatched_checkpoints c USING dispatches d WHERE d.id = ANY($1::uuid[]) AND ${CHECKPOINT_NAMES_DISPATCH}`, [ids]); // prettier-ignore
   await client.query('UPDATE transit_history SET dispatch_id = NULL WHERE dispatch_id = ANY($1::uuid[])', [ids]);
   rows += await count('DELETE FROM dispatches WHERE id = ANY($1::uuid[])', [ids]);
@@ -117,8 +116,10 @@ async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<nu
 
 /**
  * Per table, how many rows still name the dispatch (after an erasure, every count is 0). Deliveries,
- * attempts and gate rows are found through their webhook events and tracking links. The count of
- * Temporal runs is the caller's to add (temporal/erasure.ts countDispatchRuns).
+ * attempts and gate rows are found through their webhook events and tracking links; idempotency
+ * records by the id in their stored body itself, not by the `dispatch_ids` erasure reads, so the
+ * proof does not rest on what erasure relied on. The count of Temporal runs is the caller's to add
+ * (temporal/erasure.ts countDispatchRuns).
  */
 export async function dispatchFootprint(pool: Pool, dispatchId: string): Promise<Footprint> {
   const { rows } = await pool.query<Record<FootprintTable, number>>(

@@ -1,9 +1,9 @@
 // Erasure covers every table that names a dispatch (docs/http-contract.md "Erasure"): the database's own
 // catalogue (information_schema, pg_constraint) is read for every column that holds a dispatch id
-// (by name: `…dispatch_id`) and every foreign key into a table that erasure empties (dispatches,
-// tracking_links, …), and each table found must be one that db/erasure.ts erases, unlinks or keeps
-// as the tombstone. So a table added later by any migration cannot escape erasure: a fixture table
-// with a `dispatch_id` column (and one with a foreign key to dispatches), created inside a
+// (by name: `…dispatch_id`, or `…dispatch_ids` for an array of them) and every foreign key into a
+// table that erasure empties (dispatches, tracking_links, …), and each table found must be one that
+// db/erasure.ts erases, unlinks or keeps as the tombstone. So a table added later by any migration
+// cannot escape erasure: a fixture table with a `dispatch_id` column (and one with a foreign key to dispatches), created inside a
 // transaction that is rolled back, is reported.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ERASED_TABLES, TOMBSTONE_TABLE, UNLINKED_TABLES } from '../../db/erasure.js';
@@ -18,7 +18,7 @@ async function uncovered(db: Pool | PoolClient, covered: ReadonlySet<string> = C
     `SELECT c.table_name, c.column_name, 'holds a dispatch id' AS why
        FROM information_schema.columns c
        JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
-      WHERE c.table_schema = current_schema() AND c.column_name LIKE '%dispatch\\_id'
+      WHERE c.table_schema = current_schema() AND (c.column_name LIKE '%dispatch\\_id' OR c.column_name LIKE '%dispatch\\_ids')
      UNION ALL
      SELECT cl.relname, a.attname, 'references ' || ref.relname
        FROM pg_constraint con
@@ -59,7 +59,7 @@ describe('the erasure catalogue', () => {
     // A check that found nothing would pass the first test: these are found by the catalogue query itself.
     const found = new Set((await uncovered(pool, new Set())).map((line) => line.split('.')[0]));
     expect([...found]).toEqual(
-      expect.arrayContaining(['carrier_events', 'erasures', 'prediction_log', 'tracking_gate_failures', 'tracking_gate_passes', 'tracking_links', 'transit_history', 'webhook_events']), // prettier-ignore
+      expect.arrayContaining(['carrier_events', 'erasures', 'idempotency_keys', 'prediction_log', 'tracking_gate_failures', 'tracking_gate_passes', 'tracking_links', 'transit_history', 'webhook_events']), // prettier-ignore
     );
   });
 

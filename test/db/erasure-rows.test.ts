@@ -3,10 +3,16 @@
 // each projected dispatch, a second call removes nothing, and another dispatch's rows stay. Where a
 // tracking feed's unmatched checkpoints exist, those naming the dispatch (its tracking number, or its
 // id among the references) leave too: shown with a temporary table of that name, which only this
-// test's single connection sees.
+// test's single connection sees. Idempotency records whose stored response names the dispatch leave
+// by the ids stored with the response, and rows stored before those ids were (their migration's
+// backfill, read from its file) are found the same way.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { dispatchFootprint, eraseDispatchRows } from '../../db/erasure.js';
+import { claimIdempotencyKey, completeIdempotencyKey, namedDispatchIds } from '../../db/idempotency-keys.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { normaliseTrackingNumber } from '../../domain/tracking-feeds/provider.js';
@@ -28,6 +34,24 @@ async function projected(trackingNumber: string): Promise<string> {
     id,
   ]);
   return id;
+}
+
+/** An idempotency record of this issuer whose stored response is `body`, stored as the API stores it. */
+async function storedResponse(body: string): Promise<string> {
+  const scope = { issuerId: issuer, mode: 'live' as const, key: `erase-rows-${randomUUID()}` };
+  expect(await claimIdempotencyKey(pool, scope, 'hash')).toEqual({ outcome: 'claimed' });
+  await completeIdempotencyKey(pool, scope, 'hash', { statusCode: 201, headers: {}, body });
+  return scope.key;
+}
+
+const MIGRATION = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../db/migrations/1732670000000_idempotency_dispatch_ids.sql');
+
+/** The migration's backfill of dispatch_ids (its UPDATE), limited to `keys` so that other tests' rows are untouched. */
+function backfill(): string {
+  const up = readFileSync(MIGRATION, 'utf8').split('-- Down Migration')[0];
+  const statement = /UPDATE idempotency_keys[\s\S]*?;/.exec(up)?.[0];
+  if (!statement) throw new Error('no UPDATE idempotency_keys in the migration');
+  return `${statement.slice(0, -1)} AND key = ANY ($1::text[])`;
 }
 
 beforeAll(async () => {
@@ -59,6 +83,40 @@ describe('eraseDispatchRows', () => {
     expect((await eraseDispatchRows(pool, [id])).rows).toBe(2);
     expect((await eraseDispatchRows(pool, [id])).rows).toBe(0);
     expect((await pool.query('SELECT count(*)::int AS n FROM erasures WHERE dispatch_id = $1', [id])).rows[0].n).toBe(1);
+  });
+
+  it("removes the idempotency records whose stored response names the dispatch (a registration's, a batch's), and no other", async () => {
+    const [a, b] = [await projected('TRK-F1'), await projected('TRK-F2')];
+    const registration = await storedResponse(JSON.stringify({ id: a, status: 'dispatched' }));
+    // An id in upper case names the same dispatch (a client's own spelling, echoed).
+    const batch = await storedResponse(JSON.stringify({ data: [{ id: b }, { id: a.toUpperCase() }] }));
+    const another = await storedResponse(JSON.stringify({ id: b, status: 'dispatched' }));
+    const keys = [registration, batch, another];
+    expect((await dispatchFootprint(pool, a)).idempotency_keys).toBe(1); // the footprint reads bodies as written: `a` lower case
+    await eraseDispatchRows(pool, [a]);
+    const left = await pool.query<{ key: string }>('SELECT key FROM idempotency_keys WHERE key = ANY ($1::text[])', [keys]);
+    expect(left.rows.map((row) => row.key)).toEqual([another]);
+    expect((await dispatchFootprint(pool, a)).idempotency_keys).toBe(0);
+  });
+
+  it('finds the records stored before their ids were (the migration fills them from the bodies)', async () => {
+    const [a, b] = [await projected('TRK-G1'), await projected('TRK-G2')];
+    const old = await storedResponse(JSON.stringify({ data: [{ id: a }, { id: b }], request_id: randomUUID() }));
+    const none = await storedResponse('{"error":"bad_request","message":"destination: Required"}');
+    await pool.query(`UPDATE idempotency_keys SET dispatch_ids = '{}' WHERE key = ANY ($1::text[])`, [[old, none]]);
+    await pool.query(backfill(), [[old, none]]);
+    await pool.query(backfill(), [[old, none]]); // running it twice changes nothing more
+    const { rows } = await pool.query<{ key: string; dispatch_ids: string[] }>(
+      'SELECT key, dispatch_ids::text[] AS dispatch_ids FROM idempotency_keys WHERE key = ANY ($1::text[])',
+      [[old, none]],
+    );
+    const ids = Object.fromEntries(rows.map((row) => [row.key, [...row.dispatch_ids].sort()]));
+    const body = (await pool.query<{ body: string }>('SELECT body FROM idempotency_keys WHERE key = $1', [old])).rows[0].body;
+    expect(ids[old]).toEqual(namedDispatchIds(body).sort());
+    expect(ids[old]).toEqual(expect.arrayContaining([a, b]));
+    expect(ids[none]).toEqual([]);
+    await eraseDispatchRows(pool, [b]);
+    expect((await pool.query('SELECT 1 FROM idempotency_keys WHERE key = $1', [old])).rowCount).toBe(0);
   });
 
   it("removes a feed's unmatched checkpoints naming the dispatch by tracking number or reference, and no other", async () => {
