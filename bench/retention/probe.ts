@@ -9,7 +9,8 @@
 // Env: PROBE_DISPATCHES (20000 per plan), PROBE_PLANS (`200x250,200x600`: batch x pause in ms; else
 // PROBE_BATCH (200) and PROBE_PAUSE_MS (0)), PROBE_AT_ONCE (1), PROBE_WINDOW_S (5),
 // PROBE_BASELINE_WINDOWS (4), PROBE_LIVE (20000), PROBE_CONNECTIONS (16), PROBE_IDEMPOTENCY_KEYS (0: a
-// day's stored responses of registrations made with an Idempotency-Key, each naming a live dispatch).
+// day's stored responses of registrations made with an Idempotency-Key, each naming a live dispatch),
+// PROBE_UNMATCHED_CHECKPOINTS (0: a tracking feed's checkpoints kept for cards never registered).
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +40,7 @@ const settings = {
   live: env('PROBE_LIVE', 20_000),
   connections: env('PROBE_CONNECTIONS', 16),
   idempotencyKeys: env('PROBE_IDEMPOTENCY_KEYS', 0),
+  unmatchedCheckpoints: env('PROBE_UNMATCHED_CHECKPOINTS', 0),
 };
 const say = (message: string) => process.stderr.write(`[probe] ${message}\n`);
 const DAY = 86_400_000;
@@ -73,6 +75,26 @@ async function seedStoredResponses(pool: Pool, issuerId: string, count: number):
     `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'idempotency_keys' AND column_name = 'dispatch_ids'`,
   );
   if (rowCount) await pool.query(`UPDATE idempotency_keys SET dispatch_ids = ARRAY[(body::json->>'id')::uuid] WHERE key LIKE 'probe-%'`);
+}
+
+/**
+ * `count` checkpoints a tracking feed of the issuer kept unmatched (kept 30 days): tracking numbers
+ * and, for one in three, a reference, of cards never registered here (a provider account that
+ * tracks more than this issuer's cards).
+ */
+async function seedUnmatchedCheckpoints(pool: Pool, issuerId: string, count: number): Promise<void> {
+  await pool.query(
+    `INSERT INTO tracking_feeds (id, provider, issuer_id, mode, secret) VALUES ('fd_probe', 'easypost', $1, 'live', 'probe')`,
+    [issuerId],
+  );
+  await pool.query(
+    `INSERT INTO feed_unmatched_checkpoints (feed_id, issuer_id, mode, tracking_number, references_, event_id, status, time, original)
+     SELECT 'fd_probe', $1, 'live', 'EZ' || lpad(g::text, 12, '0'), CASE WHEN g % 3 = 0 THEN ARRAY[gen_random_uuid()::text] ELSE '{}' END,
+            'trkdet_' || g, 'in_transit', '{"kind":"instant","at":"2026-11-20T10:00:00Z","original":"2026-11-20T10:00:00Z"}'::jsonb,
+            '{"vocabulary":"easypost","status":"in_transit"}'::jsonb
+       FROM generate_series(1, $2::int) AS g`,
+    [issuerId, count],
+  );
 }
 
 /** A short name for a statement: its verb and first table. */
@@ -120,6 +142,7 @@ try {
   });
   const live = await seedLive(stack.pool, settings.live);
   if (settings.idempotencyKeys > 0) await seedStoredResponses(stack.pool, issuerId, settings.idempotencyKeys);
+  if (settings.unmatchedCheckpoints > 0) await seedUnmatchedCheckpoints(stack.pool, issuerId, settings.unmatchedCheckpoints);
   await stack.pool.query('VACUUM (ANALYZE)');
   say(
     `seeded ${settings.dispatches} + ${settings.live} in ${Math.round(performance.now() - started)} ms; settings ${JSON.stringify(settings)}`,
