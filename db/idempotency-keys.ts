@@ -69,17 +69,9 @@ export async function claimIdempotencyKey(pool: Pool, scope: IdempotencyScope, r
   }
 }
 
-/** Every UUID a stored response holds: the dispatches its records name, for erasure to find them by. */
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
-
-/** The dispatch ids a stored response names (and any other UUID it holds: a row erased with them is no loss). */
-export function namedDispatchIds(body: string): string[] {
-  return [...new Set((body.match(UUID) ?? []).map((id) => id.toLowerCase()))];
-}
-
 /**
- * Stores the response the key's later requests replay, with the dispatch ids it names
- * (`dispatch_ids`, indexed: db/erasure.ts finds a dispatch's records by it).
+ * Stores the response the key's later requests replay. The database derives the dispatch ids it
+ * names (`dispatch_ids`, a generated column, indexed: db/erasure.ts finds a dispatch's records by it).
  */
 export async function completeIdempotencyKey(
   pool: Pool,
@@ -89,18 +81,9 @@ export async function completeIdempotencyKey(
 ): Promise<void> {
   await pool.query({
     name: 'idempotency-complete',
-    text: `UPDATE idempotency_keys SET status_code = $5, headers = $6, body = $7, dispatch_ids = $8::uuid[]
+    text: `UPDATE idempotency_keys SET status_code = $5, headers = $6, body = $7
             WHERE issuer_id = $1 AND mode = $2 AND key = $3 AND request_hash = $4 AND status_code IS NULL`,
-    values: [
-      scope.issuerId,
-      scope.mode,
-      scope.key,
-      requestHash,
-      response.statusCode,
-      response.headers,
-      response.body,
-      namedDispatchIds(response.body),
-    ],
+    values: [scope.issuerId, scope.mode, scope.key, requestHash, response.statusCode, response.headers, response.body],
   });
 }
 

@@ -4,15 +4,11 @@
 // tracking feed's unmatched checkpoints exist, those naming the dispatch (its tracking number, or its
 // id among the references) leave too: shown with a temporary table of that name, which only this
 // test's single connection sees. Idempotency records whose stored response names the dispatch leave
-// by the ids stored with the response, and rows stored before those ids were (their migration's
-// backfill, read from its file) are found the same way.
+// by the ids the database derives from the response (a generated column), whoever wrote it.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { dispatchFootprint, eraseDispatchRows } from '../../db/erasure.js';
-import { claimIdempotencyKey, completeIdempotencyKey, namedDispatchIds } from '../../db/idempotency-keys.js';
+import { claimIdempotencyKey, completeIdempotencyKey } from '../../db/idempotency-keys.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { normaliseTrackingNumber } from '../../domain/tracking-feeds/provider.js';
@@ -42,16 +38,6 @@ async function storedResponse(body: string): Promise<string> {
   expect(await claimIdempotencyKey(pool, scope, 'hash')).toEqual({ outcome: 'claimed' });
   await completeIdempotencyKey(pool, scope, 'hash', { statusCode: 201, headers: {}, body });
   return scope.key;
-}
-
-const MIGRATION = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../db/migrations/1732670000000_idempotency_dispatch_ids.sql');
-
-/** The migration's backfill of dispatch_ids (its UPDATE), limited to `keys` so that other tests' rows are untouched. */
-function backfill(): string {
-  const up = readFileSync(MIGRATION, 'utf8').split('-- Down Migration')[0];
-  const statement = /UPDATE idempotency_keys[\s\S]*?;/.exec(up)?.[0];
-  if (!statement) throw new Error('no UPDATE idempotency_keys in the migration');
-  return `${statement.slice(0, -1)} AND key = ANY ($1::text[])`;
 }
 
 beforeAll(async () => {
@@ -99,24 +85,27 @@ describe('eraseDispatchRows', () => {
     expect((await dispatchFootprint(pool, a)).idempotency_keys).toBe(0);
   });
 
-  it('finds the records stored before their ids were (the migration fills them from the bodies)', async () => {
+  it('derives the ids from the body whoever writes it: every UUID it holds, lower case, and none for an error', async () => {
     const [a, b] = [await projected('TRK-G1'), await projected('TRK-G2')];
-    const old = await storedResponse(JSON.stringify({ data: [{ id: a }, { id: b }], request_id: randomUUID() }));
-    const none = await storedResponse('{"error":"bad_request","message":"destination: Required"}');
-    await pool.query(`UPDATE idempotency_keys SET dispatch_ids = '{}' WHERE key = ANY ($1::text[])`, [[old, none]]);
-    await pool.query(backfill(), [[old, none]]);
-    await pool.query(backfill(), [[old, none]]); // running it twice changes nothing more
+    const requestId = randomUUID();
+    const batch = await storedResponse(JSON.stringify({ data: [{ id: a }, { id: b.toUpperCase() }], request_id: requestId }));
+    const error = await storedResponse('{"error":"bad_request","message":"destination: Required"}');
+    // A writer that knows nothing of the column (an API process of the previous release, in a rolling deploy).
+    const older = await storedResponse('{}');
+    await pool.query('UPDATE idempotency_keys SET body = $2 WHERE key = $1', [older, JSON.stringify({ id: a })]);
     const { rows } = await pool.query<{ key: string; dispatch_ids: string[] }>(
       'SELECT key, dispatch_ids::text[] AS dispatch_ids FROM idempotency_keys WHERE key = ANY ($1::text[])',
-      [[old, none]],
+      [[batch, error, older]],
     );
     const ids = Object.fromEntries(rows.map((row) => [row.key, [...row.dispatch_ids].sort()]));
-    const body = (await pool.query<{ body: string }>('SELECT body FROM idempotency_keys WHERE key = $1', [old])).rows[0].body;
-    expect(ids[old]).toEqual(namedDispatchIds(body).sort());
-    expect(ids[old]).toEqual(expect.arrayContaining([a, b]));
-    expect(ids[none]).toEqual([]);
+    expect(ids[batch]).toEqual([a, b, requestId].sort());
+    expect(ids[error]).toEqual([]);
+    expect(ids[older]).toEqual([a]);
     await eraseDispatchRows(pool, [b]);
-    expect((await pool.query('SELECT 1 FROM idempotency_keys WHERE key = $1', [old])).rowCount).toBe(0);
+    const left = await pool.query<{ key: string }>('SELECT key FROM idempotency_keys WHERE key = ANY ($1::text[])', [
+      [batch, error, older],
+    ]);
+    expect(left.rows.map((row) => row.key).sort()).toEqual([error, older].sort());
   });
 
   it("removes a feed's unmatched checkpoints naming the dispatch by tracking number or reference, and no other", async () => {
