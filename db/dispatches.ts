@@ -27,13 +27,23 @@ export interface DispatchRow {
   version: string;
 }
 
+/**
+ * A dispatch whose erasure was requested is a tombstone from that moment (docs/privacy.md "Erasure"):
+ * the reads below no longer see its row, though it stays until the erasure's workflow removes it a
+ * few seconds later, so every route answers as for an erased one (404 saying so, 409 for a
+ * registration; a feed's checkpoint naming it is ignored, db/feed-checkpoints.ts). One probe of the
+ * erasures' unique index, in the same statement.
+ */
+export const notErased = (dispatches = 'dispatches') => `NOT EXISTS (SELECT 1 FROM erasures e WHERE e.dispatch_id = ${dispatches}.id)`;
+const NOT_ERASED = notErased();
+
 // Named (prepared) statements. `record::text` returns the stored JSON text unchanged, so the API
 // sends it without parsing and re-serialising.
 const BY_ID = {
   name: 'dispatch-by-id',
   text: `SELECT id, issuer_id, mode, status, dispatch_date, window_min, window_max, confidence_level, exception_reason,
                 country_code, locale, registration, record::text AS record_json, version::text
-           FROM dispatches WHERE id = $1`,
+           FROM dispatches WHERE id = $1 AND ${NOT_ERASED}`,
 };
 
 export type DispatchAccessRow = Pick<DispatchRow, 'issuerId' | 'mode' | 'recordJson' | 'version'>;
@@ -41,7 +51,7 @@ export type DispatchAccessRow = Pick<DispatchRow, 'issuerId' | 'mode' | 'recordJ
 // The hot path of GET /v1/status/{id}: only what the access check and the response need.
 const RECORD_BY_ID = {
   name: 'dispatch-record-by-id',
-  text: 'SELECT issuer_id, mode, record::text AS record_json, version::text FROM dispatches WHERE id = $1',
+  text: `SELECT issuer_id, mode, record::text AS record_json, version::text FROM dispatches WHERE id = $1 AND ${NOT_ERASED}`,
 };
 
 export async function findDispatchRecord(pool: Pool, id: string): Promise<DispatchAccessRow | undefined> {
@@ -109,7 +119,7 @@ export interface DispatchPage {
 const LIST = `
   SELECT id, status, country_code, record, ${CURSOR_AT} AS cursor_at
     FROM dispatches
-   WHERE issuer_id = $1 AND mode = $2
+   WHERE issuer_id = $1 AND mode = $2 AND ${NOT_ERASED}
      AND ($3::text IS NULL OR status = $3)
      AND ($4::bpchar IS NULL OR country_code = $4::bpchar)
      AND ($5::timestamptz IS NULL OR created_at >= $5)

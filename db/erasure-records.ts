@@ -46,13 +46,23 @@ function toErasure(row: Record<string, unknown>): Erasure {
  * Records the erasure of a dispatch that has a projection (its owner is read from it), or returns
  * the erasure already recorded for it: a second request gets the first. Undefined when the dispatch
  * is neither projected nor erased. `created` says whether this call recorded it.
+ *
+ * In the same statement, the idempotency records whose response holds its record leave at once
+ * (the erasure's rows step deletes them too, and any written since): a registration retried with its
+ * Idempotency-Key then reaches the route, which answers 409 "erased" as it will once the erasure
+ * completes, instead of replaying the record of a dispatch that every other route already calls erased.
  */
 export async function requestErasure(pool: Pool, dispatchId: string): Promise<{ erasure: Erasure; created: boolean } | undefined> {
   const { rows } = await pool.query(
-    `INSERT INTO erasures (id, dispatch_id, issuer_id, mode)
-     SELECT $1, id, issuer_id, mode FROM dispatches WHERE id = $2
-     ON CONFLICT (dispatch_id) DO NOTHING
-     RETURNING ${COLUMNS}`,
+    `WITH recorded AS (
+       INSERT INTO erasures (id, dispatch_id, issuer_id, mode)
+       SELECT $1, id, issuer_id, mode FROM dispatches WHERE id = $2
+       ON CONFLICT (dispatch_id) DO NOTHING
+       RETURNING ${COLUMNS}
+     ), forgotten AS (
+       DELETE FROM idempotency_keys WHERE dispatch_ids && ARRAY[$2]::uuid[] AND EXISTS (SELECT 1 FROM recorded)
+     )
+     SELECT * FROM recorded`,
     [newId('er'), dispatchId],
   );
   if (rows[0]) return { erasure: toErasure(rows[0]), created: true };

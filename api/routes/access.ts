@@ -26,8 +26,9 @@ export function checkAccess<T extends Pick<DispatchRow, 'issuerId' | 'mode'>>(ke
 export const dispatchErased = (id: string, erasedAt: Date) => notFound(erasedMessage(id, erasedAt));
 
 /**
- * For a dispatch id with no projection: throws the erased 404 (or the access check's 404/403) when the
- * id has a tombstone, and returns when it has none (the caller answers its own 404).
+ * For a dispatch id with no projection to read (none, or its erasure was requested): throws the
+ * erased 404 (or the access check's 404/403) when the id has a tombstone, and returns when it has
+ * none (the caller answers its own 404).
  */
 export async function refuseErased(pool: Pool, key: ApiKey, id: string): Promise<void> {
   const tombstone = await findTombstone(pool, id);

@@ -76,9 +76,6 @@ describe('Schemathesis against /v1/openapi.json', () => {
       const result = await runAsync(
         schemathesis,
         [
-          // One check exempted for one path, and why: the file says.
-          '--config-file',
-          path.join(hooksDir, 'schemathesis.toml'),
           'run',
           `${h.baseUrl}/v1/openapi.json`,
           '--url',
