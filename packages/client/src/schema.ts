@@ -377,7 +377,7 @@ export interface paths {
     post?: never;
     /**
      * Erase a dispatch everywhere: its record, events, webhooks, tracking links and workflow history
-     * @description Answers at once with the erasure, which completes within minutes (documented bound: one day); poll `GET /v1/erasures/{id}`. Asked again, the same erasure is answered. Afterwards only a tombstone stays: the id cannot be registered again (409), and reads and carrier events for it answer 404 saying it was erased. Test keys erase test dispatches.
+     * @description Answers at once with the erasure, which completes within minutes (documented bound: one day); poll `GET /v1/erasures/{id}`. Asked again, the same erasure is answered. From this request on, while it is still pending, the id is a tombstone: it cannot be registered again (409, with its Idempotency-Key too), reads and carrier events for it answer 404 saying it was erased, and lists leave it out; once completed, only the tombstone stays. Test keys erase test dispatches.
      */
     delete: operations['eraseDispatch'];
     options?: never;
