@@ -6,6 +6,10 @@
 //   2. settled webhook events past RETENTION_WEBHOOK_PAYLOAD lose their payload;
 //   3. transit history past RETENTION_TRANSIT_HISTORY, tracking links expired 30 days ago and tracking
 //      feeds' unmatched checkpoints kept 30 days are deleted.
+// First of all, an erasure requested over STALLED_ERASURE_MS ago and still pending has its workflow
+// started (ingest/erasure.ts driveErasure; nothing happens where it runs or has run): its request
+// recorded it and went no further (the API process died, or Temporal was down, between the two, and
+// the client never asked again), so the daily sweep keeps the documented bound of a day.
 // One batch at a time, with RETENTION_BATCH_PAUSE between two batches: a sweep of a large backlog
 // must leave the database to live traffic (status reads) most of the time (bench/retention README).
 // After every batch it heartbeats its progress (the counts, the phase, the walk's cursor) and logs
@@ -16,6 +20,7 @@
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { eraseDispatchRows } from '../db/erasure.js';
+import { findStalledErasures } from '../db/erasure-records.js';
 import { deleteExpiredUnmatched } from '../db/feed-checkpoints.js';
 import type { Pool } from '../db/pool.js';
 import {
@@ -30,6 +35,7 @@ import { retentionErased, type RetentionKind } from '../platform/metrics.js';
 import type { RetentionSummary } from '../temporal/contract.js';
 import { dispatchRunStates } from '../temporal/client.js';
 import { deleteDispatchRuns } from '../temporal/erasure.js';
+import { driveErasure } from '../ingest/erasure.js';
 
 /** Rows per batch (payloads, history rows, links): one short statement each. */
 export const RETENTION_BATCH_SIZE = 1000;
@@ -38,7 +44,10 @@ const DISPATCH_BATCH_SIZE = 200;
 /** Temporal calls in flight at once within a batch: enough to hide round trips, few enough to spare the frontend. */
 const ERASE_CONCURRENCY = 16;
 
-const PHASES = ['dispatches', 'payloads', 'history', 'links', 'unmatched', 'done'] as const;
+/** A pending erasure requested this long ago has its workflow started by the sweep: its request's own start is long over. */
+export const STALLED_ERASURE_MS = 60_000;
+
+const PHASES = ['erasures', 'dispatches', 'payloads', 'history', 'links', 'unmatched', 'done'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Progress extends RetentionSummary {
@@ -63,6 +72,7 @@ export interface RetentionDeps {
     | 'RETENTION_BATCH_PAUSE'
     | 'DELIVERED_RETENTION'
     | 'EXCEPTION_RETENTION'
+    | 'WEBHOOK_TIMEOUT_MS'
   >;
 }
 
@@ -101,7 +111,7 @@ export function createRetentionActivities(deps: RetentionDeps) {
       const { config } = deps;
       const limit = input.batchSize ?? RETENTION_BATCH_SIZE;
       const progress: Progress = (context.info.heartbeatDetails as Progress | undefined) ?? {
-        phase: 'dispatches',
+        phase: 'erasures',
         erased_dispatches: 0,
         cleared_payloads: 0,
         deleted_history_rows: 0,
@@ -136,6 +146,25 @@ export function createRetentionActivities(deps: RetentionDeps) {
         context.heartbeat(progress);
       };
 
+      if (progress.phase === 'erasures') {
+        const drive = { temporal: deps.temporal, taskQueue: context.info.taskQueue, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS };
+        for (let after: string | undefined; ;) {
+          const stalled = await findStalledErasures(deps.pool, { olderThanMs: STALLED_ERASURE_MS, limit, after });
+          await inLanes(
+            stalled.map((erasure) => erasure.id),
+            async (id) =>
+              driveErasure(
+                drive,
+                stalled.find((erasure) => erasure.id === id)!,
+              ),
+          );
+          if (stalled.length > 0) log.warn('pending erasures started', { erasure_ids: stalled.map((erasure) => erasure.id) });
+          context.heartbeat(progress);
+          if (stalled.length < limit) break;
+          after = stalled[stalled.length - 1].id;
+        }
+        progress.phase = 'dispatches';
+      }
       if (progress.phase === 'dispatches') {
         for (;;) {
           if (config.RETENTION_DISPATCH === null) break;

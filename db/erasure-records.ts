@@ -113,6 +113,25 @@ export async function failErasure(pool: Pool, id: string): Promise<void> {
   await pool.query(`UPDATE erasures SET status = 'failed' WHERE id = $1 AND status = 'pending'`, [id]);
 }
 
+/**
+ * Erasures still pending that were requested over `olderThanMs` ago, `limit` at a time after the id
+ * `after`: those whose request recorded them and went no further (the API process died, or Temporal
+ * was down, before their workflow started), for the retention sweep to start; with them those whose
+ * workflow is running, which starting again leaves alone.
+ */
+export async function findStalledErasures(
+  pool: Pool,
+  query: { olderThanMs: number; limit: number; after?: string },
+): Promise<Pick<Erasure, 'id' | 'dispatchId'>[]> {
+  const { rows } = await pool.query<{ id: string; dispatch_id: string }>(
+    `SELECT id, dispatch_id FROM erasures
+      WHERE status = 'pending' AND requested_at < now() - make_interval(secs => $1::double precision / 1000) AND id > $2
+      ORDER BY id LIMIT $3`,
+    [query.olderThanMs, query.after ?? '', query.limit],
+  );
+  return rows.map((row) => ({ id: row.id, dispatchId: row.dispatch_id }));
+}
+
 /** A failed erasure asked again goes back to pending (its workflow is started again). */
 export async function retryErasure(pool: Pool, id: string): Promise<void> {
   await pool.query(`UPDATE erasures SET status = 'pending' WHERE id = $1 AND status = 'failed'`, [id]);

@@ -26,12 +26,20 @@ export async function eraseDispatch(deps: ErasureDeps, dispatchId: string): Prom
   const { erasure } = requested;
   if (erasure.status === 'completed') return erasure;
   if (erasure.status === 'failed') await retryErasure(deps.pool, erasure.id);
+  await driveErasure(deps, erasure);
+  return erasure.status === 'failed' ? { ...erasure, status: 'pending' } : erasure;
+}
+
+/**
+ * Starts the workflow of a recorded erasure, unless it runs or has completed already (one workflow
+ * per erasure id). Also the retention sweep's, for an erasure whose request went no further.
+ */
+export async function driveErasure(deps: Omit<ErasureDeps, 'pool'>, erasure: Pick<Erasure, 'id' | 'dispatchId'>): Promise<void> {
   await startErasure(deps.temporal, deps.taskQueue, {
     erasureId: erasure.id,
     dispatchId: erasure.dispatchId,
     settleMs: deps.webhookTimeoutMs + SETTLE_MARGIN_MS,
   });
-  return erasure.status === 'failed' ? { ...erasure, status: 'pending' } : erasure;
 }
 
 /** What every answer about an erased dispatch says (a 404's message). */

@@ -46,6 +46,7 @@ afterAll(async () => {
 
 const config = (pauseMs: number): RetentionDeps['config'] => ({
   RETENTION_DISPATCH: 1_000,
+  WEBHOOK_TIMEOUT_MS: 5_000,
   RETENTION_WEBHOOK_PAYLOAD: null,
   RETENTION_TRANSIT_HISTORY: null,
   RETENTION_BATCH_PAUSE: pauseMs,

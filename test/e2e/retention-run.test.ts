@@ -6,6 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { listAttempts } from '../../db/delivery-log.js';
+import { newId } from '../../db/ids.js';
 import { dispatchFootprint } from '../../db/erasure.js';
 import { countDispatchRuns } from '../../temporal/erasure.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
@@ -245,5 +246,47 @@ describe('retention run with windows of seconds', () => {
     const output = s.worker()!.output();
     expect(output).toMatch(/retention batch.*webhook_payload|webhook_payload.*retention batch/);
     expect(output).toContain('retention sweep done');
+  });
+});
+
+describe('an erasure requested whose workflow never started (the API process died, or Temporal was down, between the two)', () => {
+  const stalledId = randomUUID();
+  let erasureId: string;
+
+  beforeAll(async () => {
+    const res = await request(s.h.baseUrl, '/v1/dispatches', { method: 'POST', headers: bearer(key), body: registrationFor(stalledId) });
+    expect(res.status).toBe(201);
+    // Its status.updated fails at the second endpoint: the run stays open, a delivery pending.
+    const event = await request(s.h.baseUrl, `/v1/dispatches/${stalledId}/events`, {
+      method: 'POST',
+      headers: bearer(key),
+      body: { status: 'in_transit', occurred_at: new Date().toISOString(), event_id: 'stalled-1' },
+    });
+    expect(event.status).toBe(202);
+    await eventOf(stalledId, 'status.updated');
+    // What ingest/erasure.ts eraseDispatch leaves when it records the erasure and goes no further: a
+    // pending row, requested a while ago, with no workflow. The client got no 202 and never asked again.
+    erasureId = newId('er');
+    await s.h.pool.query(
+      `INSERT INTO erasures (id, dispatch_id, issuer_id, mode, requested_at) VALUES ($1, $2, $3, 'live', now() - interval '2 minutes')`,
+      [erasureId, stalledId, issuerId],
+    );
+    const run = await s.cli(['retention', 'run']);
+    expect(run.code).toBe(0);
+  }, 120_000);
+
+  it('is started by the retention sweep and completes: nothing names the dispatch, Temporal has no run of it', async () => {
+    const done = await until(async () => {
+      const res = await request(s.h.baseUrl, `/v1/erasures/${erasureId}`, { headers: bearer(key) });
+      return res.body?.status === 'completed' ? res : undefined;
+    }, `erasure ${erasureId} completed`);
+    expect(done.body.removed.workflow_runs).toBeGreaterThanOrEqual(1);
+    const footprint = await dispatchFootprint(s.h.pool, stalledId);
+    expect(Object.values(footprint).every((n) => n === 0)).toBe(true);
+    expect(await countDispatchRuns(s.h.temporal, stalledId)).toBe(0);
+  }, 90_000);
+
+  it('logs that it started it, by erasure id', () => {
+    expect(s.worker()!.output()).toContain(erasureId);
   });
 });
