@@ -45,29 +45,33 @@ function toErasure(row: Record<string, unknown>): Erasure {
 /**
  * Records the erasure of a dispatch that has a projection (its owner is read from it), or returns
  * the erasure already recorded for it: a second request gets the first. Undefined when the dispatch
- * is neither projected nor erased. `created` says whether this call recorded it.
- *
- * In the same statement, the idempotency records whose response holds its record leave at once
- * (the erasure's rows step deletes them too, and any written since): a registration retried with its
- * Idempotency-Key then reaches the route, which answers 409 "erased" as it will once the erasure
- * completes, instead of replaying the record of a dispatch that every other route already calls erased.
+ * is neither projected nor erased.
  */
-export async function requestErasure(pool: Pool, dispatchId: string): Promise<{ erasure: Erasure; created: boolean } | undefined> {
-  const { rows } = await pool.query(
+export async function requestErasure(pool: Pool, dispatchId: string): Promise<Erasure | undefined> {
+  await requestErasures(pool, [dispatchId]);
+  return findErasureOfDispatch(pool, dispatchId);
+}
+
+/**
+ * Records a pending erasure for each of these dispatches that has a projection and none yet: from
+ * here on each is a tombstone (db/dispatches.ts NOT_ERASED; carrier events and registrations for it
+ * are refused). In the same statement, the idempotency records whose response holds one's record
+ * leave at once (the erasure's rows step deletes them too, and any written since): a registration
+ * retried with its Idempotency-Key then reaches the route, which answers 409 "erased" as it will once
+ * the erasure completes, instead of replaying the record of a dispatch every other route calls erased.
+ */
+export async function requestErasures(pool: Pool, dispatchIds: readonly string[]): Promise<void> {
+  await pool.query(
     `WITH recorded AS (
        INSERT INTO erasures (id, dispatch_id, issuer_id, mode)
-       SELECT $1, id, issuer_id, mode FROM dispatches WHERE id = $2
+       SELECT t.id, d.id, d.issuer_id, d.mode
+         FROM unnest($1::text[], $2::uuid[]) AS t(id, dispatch_id) JOIN dispatches d ON d.id = t.dispatch_id
        ON CONFLICT (dispatch_id) DO NOTHING
-       RETURNING ${COLUMNS}
-     ), forgotten AS (
-       DELETE FROM idempotency_keys WHERE dispatch_ids && ARRAY[$2]::uuid[] AND EXISTS (SELECT 1 FROM recorded)
+       RETURNING dispatch_id
      )
-     SELECT * FROM recorded`,
-    [newId('er'), dispatchId],
+     DELETE FROM idempotency_keys WHERE dispatch_ids && (SELECT coalesce(array_agg(dispatch_id), '{}') FROM recorded)`,
+    [dispatchIds.map(() => newId('er')), dispatchIds],
   );
-  if (rows[0]) return { erasure: toErasure(rows[0]), created: true };
-  const existing = await findErasureOfDispatch(pool, dispatchId);
-  return existing && { erasure: existing, created: false };
 }
 
 export async function findErasure(pool: Pool, id: string): Promise<Erasure | undefined> {

@@ -55,15 +55,28 @@ export type Footprint = Record<FootprintTable, number>;
  * Erases every Postgres row that names these dispatches, in one transaction for the batch, leaving
  * the tombstone (id, issuer, mode, erased_at: a completed erasure is recorded for a dispatch whose
  * erasure nobody requested, e.g. retention's) and unlinking transit history (dispatch id set to NULL).
- * Idempotent: a dispatch already erased counts 0 rows.
+ * Idempotent: a dispatch already erased counts 0 rows. `completeRequested`: the batch's erasures
+ * already recorded complete in the same transaction.
  */
-export async function eraseDispatchRows(pool: Pool, dispatchIds: readonly string[]): Promise<{ rows: number }> {
+export async function eraseDispatchRows(
+  pool: Pool,
+  dispatchIds: readonly string[],
+  options: { completeRequested?: boolean } = {},
+): Promise<{ rows: number }> {
   if (dispatchIds.length === 0) return { rows: 0 };
   const ids = [...new Set(dispatchIds.map((id) => id.toLowerCase()))];
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
     const rows = await eraseInTransaction(client, ids);
+    // The erasures recorded for the batch by its caller (ingest/erasure.ts eraseAtOnce), not by a
+    // workflow of their own that records what it removed: complete with the rows.
+    if (options.completeRequested) {
+      await client.query(
+        `UPDATE erasures SET status = 'completed', completed_at = now() WHERE dispatch_id = ANY($1::uuid[]) AND status <> 'completed'`,
+        [ids],
+      );
+    }
     await client.query('COMMIT');
     return { rows };
   } catch (error) {

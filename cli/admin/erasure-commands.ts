@@ -2,7 +2,8 @@
 // (docs/admin-cli.md, docs/http-contract.md "Erasure"): erasure on an operator's request, and its proof.
 // An erasure is the same as DELETE /v1/dispatches/{id} (ingest/erasure.ts: the erasure recorded,
 // then its workflow started on the service's task queue, which the running worker executes); the
-// footprint counts, per table and in Temporal, what still names a dispatch.
+// footprint counts, per table and in Temporal, what still names a dispatch. `issuer erase` erases the
+// issuer's dispatches in batches instead (ingest/erasure.ts eraseAtOnce), then its own rows.
 import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
@@ -10,7 +11,7 @@ import { findErasure, issuerDispatchIds, type Erasure } from '../../db/erasure-r
 import { dispatchFootprint } from '../../db/erasure.js';
 import { eraseIssuerRows } from '../../db/issuer-erasure.js';
 import { uuidV4 } from '../../domain/field-schemas.js';
-import { eraseDispatch, type ErasureDeps } from '../../ingest/erasure.js';
+import { eraseAtOnce, eraseDispatch, type ErasureDeps } from '../../ingest/erasure.js';
 import { loadConfig } from '../../platform/config.js';
 import { erasureWorkflowId } from '../../temporal/contract.js';
 import { countDispatchRuns } from '../../temporal/erasure.js';
@@ -21,8 +22,6 @@ const issuerOptions = z.object({
   issuer: z.string().trim().min(1, 'must not be empty'),
   confirm: z.literal(true, { error: 'is required: this erases every dispatch, key, endpoint, feed, user and the branding of the issuer' }),
 });
-/** How many erasures `issuer erase` runs at once. */
-const ISSUER_ERASURE_CONCURRENCY = 8;
 
 /** Runs `work` with the database and a Temporal client of the running service, closing both. */
 async function withService<T>(work: (deps: ErasureDeps) => Promise<T>): Promise<T> {
@@ -103,14 +102,9 @@ export function registerErasureCommands(program: Command): void {
 export async function issuerEraseAction(raw: unknown, command: Command): Promise<void> {
   const { issuer } = parseOptions(issuerOptions, raw);
   const result = await withService(async (deps) => {
-    const ids = await issuerDispatchIds(deps.pool, issuer);
-    let erased = 0;
-    for (let i = 0; i < ids.length; i += ISSUER_ERASURE_CONCURRENCY) {
-      const done = await Promise.all(ids.slice(i, i + ISSUER_ERASURE_CONCURRENCY).map((id) => erase(deps, id, true)));
-      const failed = done.find((e) => e.status !== 'completed');
-      if (failed) throw new CliError(`erasure ${failed.id} of dispatch ${failed.dispatchId} ${failed.status}; run the command again`);
-      erased += done.length;
-    }
+    // In batches (ingest/erasure.ts eraseAtOnce), not a workflow per dispatch: an issuer has
+    // hundreds of thousands. A failure stops the command; run again, it goes on from what is left.
+    const erased = await eraseAtOnce(deps, await issuerDispatchIds(deps.pool, issuer));
     return { erased, deleted: await eraseIssuerRows(deps.pool, issuer) };
   });
   output(command, { issuer_id: issuer, erased_dispatches: result.erased, deleted: result.deleted }, () =>
