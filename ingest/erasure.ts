@@ -60,26 +60,34 @@ const RUN_DELETIONS_AT_ONCE = 16;
 /**
  * Erases these dispatches without a workflow each, `ERASURE_BATCH_SIZE` at a time: the batch's
  * erasures are recorded first (tombstones: from then on nothing reads, registers or restarts them),
- * then every Temporal run of each is deleted (an open one terminated), then, once the activities of
- * the runs that were open had WEBHOOK_TIMEOUT_MS + 5 s to end, all their rows leave in one transaction
- * that completes their erasures, and a second look at Temporal deletes a run its visibility had not
- * listed yet. Idempotent: run again after a crash, it finishes what was left (and the retention sweep
- * starts the workflow of an erasure left pending). Returns how many dispatches it erased.
+ * then every Temporal run of each is deleted (an open one terminated); once the activities of the
+ * runs that were open had WEBHOOK_TIMEOUT_MS + 5 s to end, all their rows leave in one transaction that
+ * completes their erasures, and a second look at Temporal deletes a run its visibility had not listed
+ * yet. The next batches' runs are deleted during that wait, so it is waited once, not once a batch.
+ * Idempotent: run again after a crash, it finishes what was left (and the retention sweep starts the
+ * workflow of an erasure left pending). Returns how many dispatches it erased.
  */
 export async function eraseAtOnce(deps: ErasureDeps, dispatchIds: readonly string[], onBatch?: (erased: number) => void): Promise<number> {
   let erased = 0;
+  const settling: Array<{ batch: readonly string[]; readyAt: number }> = [];
+  const finish = async ({ batch, readyAt }: (typeof settling)[number]) => {
+    const wait = readyAt - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    await eraseDispatchRows(deps.pool, batch, { completeRequested: true });
+    await deleteRunsOf(deps.temporal, [...(await dispatchRunStates(deps.temporal, batch)).keys()]);
+    erased += batch.length;
+    onBatch?.(erased);
+  };
   for (let i = 0; i < dispatchIds.length; i += ERASURE_BATCH_SIZE) {
     const batch = dispatchIds.slice(i, i + ERASURE_BATCH_SIZE);
     await requestErasures(deps.pool, batch);
     const runs = await dispatchRunStates(deps.temporal, batch);
     await deleteRunsOf(deps.temporal, [...runs.keys()]);
-    if ([...runs.values()].includes('running'))
-      await new Promise((resolve) => setTimeout(resolve, deps.webhookTimeoutMs + SETTLE_MARGIN_MS));
-    await eraseDispatchRows(deps.pool, batch, { completeRequested: true });
-    await deleteRunsOf(deps.temporal, [...(await dispatchRunStates(deps.temporal, batch)).keys()]);
-    erased += batch.length;
-    onBatch?.(erased);
+    const open = [...runs.values()].includes('running');
+    settling.push({ batch, readyAt: Date.now() + (open ? deps.webhookTimeoutMs + SETTLE_MARGIN_MS : 0) });
+    while (settling.length > 0 && settling[0].readyAt <= Date.now()) await finish(settling.shift()!);
   }
+  for (const waiting of settling.splice(0)) await finish(waiting);
   return erased;
 }
 
