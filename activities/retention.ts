@@ -78,10 +78,10 @@ export interface RetentionDeps {
 
 export function createRetentionActivities(deps: RetentionDeps) {
   /** Runs `work` over `ids`, ERASE_CONCURRENCY at a time. */
-  async function inLanes(ids: string[], work: (id: string) => Promise<void>): Promise<void> {
+  async function inLanes<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
     let next = 0;
-    const lanes = Array.from({ length: Math.min(ERASE_CONCURRENCY, ids.length) }, async () => {
-      while (next < ids.length) await work(ids[next++]);
+    const lanes = Array.from({ length: Math.min(ERASE_CONCURRENCY, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]);
     });
     await Promise.all(lanes);
   }
@@ -150,15 +150,11 @@ export function createRetentionActivities(deps: RetentionDeps) {
         const drive = { temporal: deps.temporal, taskQueue: context.info.taskQueue, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS };
         for (let after: string | undefined; ;) {
           const stalled = await findStalledErasures(deps.pool, { olderThanMs: STALLED_ERASURE_MS, limit, after });
-          await inLanes(
-            stalled.map((erasure) => erasure.id),
-            async (id) =>
-              driveErasure(
-                drive,
-                stalled.find((erasure) => erasure.id === id)!,
-              ),
-          );
-          if (stalled.length > 0) log.warn('pending erasures started', { erasure_ids: stalled.map((erasure) => erasure.id) });
+          const started: string[] = [];
+          await inLanes(stalled, async (erasure) => {
+            if (await driveErasure(drive, erasure)) started.push(erasure.id);
+          });
+          if (started.length > 0) log.warn('pending erasures started', { erasure_ids: started });
           context.heartbeat(progress);
           if (stalled.length < limit) break;
           after = stalled[stalled.length - 1].id;

@@ -37,10 +37,11 @@ export async function eraseDispatch(deps: ErasureDeps, dispatchId: string): Prom
 
 /**
  * Starts the workflow of a recorded erasure, unless it runs or has completed already (one workflow
- * per erasure id). Also the retention sweep's, for an erasure whose request went no further.
+ * per erasure id): whether it started it. Also the retention sweep's, for an erasure whose request
+ * went no further.
  */
-export async function driveErasure(deps: Omit<ErasureDeps, 'pool'>, erasure: Pick<Erasure, 'id' | 'dispatchId'>): Promise<void> {
-  await startErasure(deps.temporal, deps.taskQueue, {
+export async function driveErasure(deps: Omit<ErasureDeps, 'pool'>, erasure: Pick<Erasure, 'id' | 'dispatchId'>): Promise<boolean> {
+  return startErasure(deps.temporal, deps.taskQueue, {
     erasureId: erasure.id,
     dispatchId: erasure.dispatchId,
     settleMs: deps.webhookTimeoutMs + SETTLE_MARGIN_MS,

@@ -236,10 +236,10 @@ export function runRetentionSweep(temporal: Client, taskQueue: string, input: { 
 
 /**
  * Starts the erasure workflow of a recorded erasure (workflows/erasure.ts). A run already started for
- * it (running or completed) is left alone: a repeated request gets the same erasure. A failed one is
- * started again.
+ * it (running or completed) is left alone (false): a repeated request gets the same erasure. A failed
+ * one is started again (true, as a first start).
  */
-export async function startErasure(temporal: Client, taskQueue: string, input: ErasureInput): Promise<void> {
+export async function startErasure(temporal: Client, taskQueue: string, input: ErasureInput): Promise<boolean> {
   try {
     await withDeadline(temporal, () =>
       temporal.workflow.start<(input: ErasureInput) => Promise<ErasureSummary>>(ERASURE_WORKFLOW_TYPE, {
@@ -249,8 +249,9 @@ export async function startErasure(temporal: Client, taskQueue: string, input: E
         workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       }),
     );
+    return true;
   } catch (error) {
-    if (causes(error).some((c) => c instanceof WorkflowExecutionAlreadyStartedError)) return;
+    if (causes(error).some((c) => c instanceof WorkflowExecutionAlreadyStartedError)) return false;
     throw translate(error);
   }
 }
