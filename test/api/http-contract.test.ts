@@ -2,10 +2,10 @@
 // routes and methods, 500 with request_id, 503 on writes when Temporal is unreachable, /healthz, /readyz.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, Connection } from '@temporalio/client';
 import { startApi, type RunningApi } from '../../api/server.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { startHarness, testLogger, type Harness } from '../support/harness.js';
+import { UNREACHABLE_CLOSE_MS, unreachableTemporal } from '../support/unreachable-temporal.js';
 import { bearer, registrationFor, request } from './http.js';
 
 let h: Harness;
@@ -119,19 +119,18 @@ describe('when Postgres is unreachable', () => {
 });
 
 describe('when Temporal is unreachable', () => {
-  let connection: Connection;
+  let unreachable: ReturnType<typeof unreachableTemporal>;
   let api: RunningApi;
 
   beforeAll(async () => {
-    connection = Connection.lazy({ address: '127.0.0.1:1' });
-    const temporal = new Client({ connection, namespace: h.config.TEMPORAL_NAMESPACE });
-    api = await startApi({ config: h.config, pool: h.pool, temporal, logger: testLogger('api-no-temporal'), port: 0, host: '127.0.0.1' });
+    unreachable = unreachableTemporal(h.config.TEMPORAL_NAMESPACE);
+    api = await startApi({ config: h.config, pool: h.pool, temporal: unreachable.temporal, logger: testLogger('api-no-temporal'), port: 0, host: '127.0.0.1' }); // prettier-ignore
   });
 
   afterAll(async () => {
     await api?.close();
-    await connection?.close().catch(() => undefined);
-  });
+    await unreachable?.close();
+  }, UNREACHABLE_CLOSE_MS + 5_000);
 
   it('answers a registration with 503 service_unavailable', async () => {
     const res = await request(api.url, '/v1/dispatches', { headers: bearer(key), body: registrationFor(randomUUID()) });

@@ -6,11 +6,11 @@
 // failed validation; unlike Stripe, not a 503 either (the retry it asks for is safe here).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, Connection } from '@temporalio/client';
 import { startApi } from '../../api/server.js';
 import { claimIdempotencyKey, deleteExpiredIdempotencyKeys } from '../../db/idempotency-keys.js';
 import { idempotencyRequestHash } from '../../api/idempotency.js';
 import { startHarness, testLogger, type Harness } from '../support/harness.js';
+import { UNREACHABLE_CLOSE_MS, unreachableTemporal } from '../support/unreachable-temporal.js';
 import { bearer, request, type TestResponse } from './http.js';
 
 let h: Harness;
@@ -142,30 +142,34 @@ describe('Idempotency-Key on POST /v1/dispatches', () => {
     expectReplayOf(await post(other.baseUrl, '/v1/dispatches', key, 'order-9', { id, ...DE }), first);
   });
 
-  it('does not keep a 503 (Temporal unreachable): the same key sent again once it is back registers one dispatch', async () => {
-    const { key } = await freshIssuer();
-    const connection = Connection.lazy({ address: '127.0.0.1:1' });
-    const cut = await startApi({
-      config: h.config,
-      pool: h.pool,
-      temporal: new Client({ connection, namespace: h.config.TEMPORAL_NAMESPACE }),
-      logger: testLogger('api-no-temporal'),
-      port: 0,
-      host: '127.0.0.1',
-    });
-    try {
-      const first = await post(cut.url, '/v1/dispatches', key, 'order-10', FR);
-      expect(first.status).toBe(503);
-      expect(first.body.error).toBe('service_unavailable');
-    } finally {
-      await cut.close();
-      await connection.close().catch(() => undefined);
-    }
-    const retry = await post(h.baseUrl, '/v1/dispatches', key, 'order-10', FR);
-    expect(retry.status).toBe(201);
-    expect(retry.headers['idempotent-replayed']).toBeUndefined();
-    expect(await dispatchCount(key)).toBe(1);
-  }, 30_000);
+  it(
+    'does not keep a 503 (Temporal unreachable): the same key sent again once it is back registers one dispatch',
+    async () => {
+      const { key } = await freshIssuer();
+      const unreachable = unreachableTemporal(h.config.TEMPORAL_NAMESPACE);
+      const cut = await startApi({
+        config: h.config,
+        pool: h.pool,
+        temporal: unreachable.temporal,
+        logger: testLogger('api-no-temporal'),
+        port: 0,
+        host: '127.0.0.1',
+      });
+      try {
+        const first = await post(cut.url, '/v1/dispatches', key, 'order-10', FR);
+        expect(first.status).toBe(503);
+        expect(first.body.error).toBe('service_unavailable');
+      } finally {
+        await cut.close();
+        await unreachable.close();
+      }
+      const retry = await post(h.baseUrl, '/v1/dispatches', key, 'order-10', FR);
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect(await dispatchCount(key)).toBe(1);
+    },
+    30_000 + UNREACHABLE_CLOSE_MS,
+  );
 
   it('forgets a key after 24 hours: the same key then runs a new request', async () => {
     const { issuerId, key } = await freshIssuer();

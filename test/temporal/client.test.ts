@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { querySnapshot, registerDispatch, signalCarrierEvent, signalRefresh, TemporalUnavailable } from '../../temporal/client.js';
 import { DISPATCH_WORKFLOW_TYPE, type DispatchRegistration } from '../../temporal/contract.js';
 import { randomId, requireTestEnv } from '../support/env.js';
+import { UNREACHABLE_CLOSE_MS, unreachableTemporal } from '../support/unreachable-temporal.js';
 
 const registration = (): DispatchRegistration => ({
   id: randomUUID(),
@@ -19,17 +20,17 @@ const registration = (): DispatchRegistration => ({
 const event = { status: 'in_transit', occurred_at: '2026-11-21T09:00:00Z', dedupeKey: 'k1' } as const;
 
 describe('when the Temporal frontend cannot be reached', () => {
-  let connection: Connection;
+  let unreachable: ReturnType<typeof unreachableTemporal>;
   let temporal: Client;
 
   beforeAll(() => {
-    connection = Connection.lazy({ address: '127.0.0.1:1' });
-    temporal = new Client({ connection });
+    unreachable = unreachableTemporal();
+    temporal = unreachable.temporal;
   });
 
   afterAll(async () => {
-    await connection?.close().catch(() => undefined);
-  });
+    await unreachable?.close();
+  }, UNREACHABLE_CLOSE_MS + 5_000);
 
   it('registerDispatch throws TemporalUnavailable', async () => {
     await expect(registerDispatch(temporal, { taskQueue: 'nowhere', registration: registration() })).rejects.toBeInstanceOf(
