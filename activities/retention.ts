@@ -34,15 +34,13 @@ import type { Config } from '../platform/config.js';
 import { retentionErased, type RetentionKind } from '../platform/metrics.js';
 import type { RetentionSummary } from '../temporal/contract.js';
 import { dispatchRunStates } from '../temporal/client.js';
-import { deleteDispatchRuns } from '../temporal/erasure.js';
+import { deleteRunsOfDispatches } from '../temporal/erasure.js';
 import { driveErasure } from '../ingest/erasure.js';
 
 /** Rows per batch (payloads, history rows, links): one short statement each. */
 export const RETENTION_BATCH_SIZE = 1000;
 /** Dispatches per batch: one visibility query, a few Temporal calls each when it has runs, then one transaction for the batch. */
 const DISPATCH_BATCH_SIZE = 200;
-/** Temporal calls in flight at once within a batch: enough to hide round trips, few enough to spare the frontend. */
-const ERASE_CONCURRENCY = 16;
 
 /** A pending erasure requested this long ago has its workflow started by the sweep: its request's own start is long over. */
 export const STALLED_ERASURE_MS = 60_000;
@@ -77,15 +75,6 @@ export interface RetentionDeps {
 }
 
 export function createRetentionActivities(deps: RetentionDeps) {
-  /** Runs `work` over `ids`, ERASE_CONCURRENCY at a time. */
-  async function inLanes<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
-    let next = 0;
-    const lanes = Array.from({ length: Math.min(ERASE_CONCURRENCY, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]);
-    });
-    await Promise.all(lanes);
-  }
-
   /**
    * Erases the batch's dispatches whose workflow is not running (a late carrier event may have started
    * it again): every Temporal run of each first, then all their rows in one transaction. One
@@ -95,11 +84,9 @@ export function createRetentionActivities(deps: RetentionDeps) {
   async function eraseBatch(ids: string[]): Promise<number> {
     const runs = await dispatchRunStates(deps.temporal, ids);
     const completed = ids.filter((id) => runs.get(id) !== 'running');
-    await inLanes(
+    await deleteRunsOfDispatches(
+      deps.temporal,
       completed.filter((id) => runs.has(id)),
-      async (id) => {
-        await deleteDispatchRuns(deps.temporal, id);
-      },
     );
     await eraseDispatchRows(deps.pool, completed);
     return completed.length;
@@ -151,9 +138,8 @@ export function createRetentionActivities(deps: RetentionDeps) {
         for (let after: string | undefined; ;) {
           const stalled = await findStalledErasures(deps.pool, { olderThanMs: STALLED_ERASURE_MS, limit, after });
           const started: string[] = [];
-          await inLanes(stalled, async (erasure) => {
-            if (await driveErasure(drive, erasure)) started.push(erasure.id);
-          });
+          // A handful, each one call: one after another.
+          for (const erasure of stalled) if (await driveErasure(drive, erasure)) started.push(erasure.id);
           if (started.length > 0) log.warn('pending erasures started', { erasure_ids: started });
           context.heartbeat(progress);
           if (stalled.length < limit) break;

@@ -12,7 +12,7 @@ import { eraseDispatchRows } from '../db/erasure.js';
 import { requestErasure, requestErasures, retryErasure, type Erasure } from '../db/erasure-records.js';
 import type { Pool } from '../db/pool.js';
 import { dispatchRunStates, startErasure } from '../temporal/client.js';
-import { deleteDispatchRuns } from '../temporal/erasure.js';
+import { deleteRunsOfDispatches } from '../temporal/erasure.js';
 
 export interface ErasureDeps {
   pool: Pool;
@@ -55,8 +55,6 @@ export function erasedMessage(dispatchId: string, erasedAt: Date): string {
 
 /** Dispatches per batch of `eraseAtOnce`: one statement of tombstones, one visibility query, one transaction of rows. */
 export const ERASURE_BATCH_SIZE = 200;
-/** Temporal deletions in flight at once within a batch (as the retention sweep's). */
-const RUN_DELETIONS_AT_ONCE = 16;
 
 /**
  * Erases these dispatches without a workflow each, `ERASURE_BATCH_SIZE` at a time: the batch's
@@ -75,7 +73,7 @@ export async function eraseAtOnce(deps: ErasureDeps, dispatchIds: readonly strin
     const wait = readyAt - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     await eraseDispatchRows(deps.pool, batch, { completeRequested: true });
-    await deleteRunsOf(deps.temporal, [...(await dispatchRunStates(deps.temporal, batch)).keys()]);
+    await deleteRunsOfDispatches(deps.temporal, [...(await dispatchRunStates(deps.temporal, batch)).keys()]);
     erased += batch.length;
     onBatch?.(erased);
   };
@@ -83,19 +81,11 @@ export async function eraseAtOnce(deps: ErasureDeps, dispatchIds: readonly strin
     const batch = dispatchIds.slice(i, i + ERASURE_BATCH_SIZE);
     await requestErasures(deps.pool, batch);
     const runs = await dispatchRunStates(deps.temporal, batch);
-    await deleteRunsOf(deps.temporal, [...runs.keys()]);
+    await deleteRunsOfDispatches(deps.temporal, [...runs.keys()]);
     const open = [...runs.values()].includes('running');
     settling.push({ batch, readyAt: Date.now() + (open ? deps.webhookTimeoutMs + SETTLE_MARGIN_MS : 0) });
     while (settling.length > 0 && settling[0].readyAt <= Date.now()) await finish(settling.shift()!);
   }
   for (const waiting of settling.splice(0)) await finish(waiting);
   return erased;
-}
-
-async function deleteRunsOf(temporal: Client, ids: string[]): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < ids.length) await deleteDispatchRuns(temporal, ids[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(RUN_DELETIONS_AT_ONCE, ids.length) }, lane));
 }

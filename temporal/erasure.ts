@@ -37,6 +37,18 @@ export async function deleteDispatchRuns(client: Client, dispatchId: string): Pr
   }
 }
 
+/** Temporal deletions in flight at once: enough to hide round trips, few enough to spare the frontend. */
+const DELETIONS_AT_ONCE = 16;
+
+/** `deleteDispatchRuns` for each of these dispatches, DELETIONS_AT_ONCE at a time (the retention sweep's and `issuer erase`'s batches). */
+export async function deleteRunsOfDispatches(client: Client, dispatchIds: readonly string[]): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < dispatchIds.length) await deleteDispatchRuns(client, dispatchIds[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(DELETIONS_AT_ONCE, dispatchIds.length) }, lane));
+}
+
 /** How many runs of the dispatch's workflow id Temporal still knows (open or closed). */
 export async function countDispatchRuns(client: Client, dispatchId: string): Promise<number> {
   return (await knownRuns(client, dispatchId)).length;
