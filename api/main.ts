@@ -9,11 +9,14 @@ import { createPool } from '../db/pool.js';
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { startTracing, stopTracing } from '../platform/tracing.js';
-import { createTemporalClient } from '../temporal/client.js';
+import { createTemporalClient, temporalReachable } from '../temporal/client.js';
 import type { Readiness } from './routes/health.js';
 import { startApi } from './server.js';
 
 const logger = createLogger({ name: 'api' });
+
+/** How long the start-up look at Temporal waits before saying it is unreachable. */
+const TEMPORAL_CHECK_MS = 5_000;
 
 async function main(): Promise<void> {
   // First: the Temporal client and the HTTP server take their tracing hooks when they are made.
@@ -25,11 +28,20 @@ async function main(): Promise<void> {
 
   const pool = createPool(config.DATABASE_URL, { applicationName: 'card-delivery-api', max: config.DATABASE_POOL_MAX });
   pool.on('error', (error) => logger.error({ err: error }, 'idle Postgres client failed'));
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  // Lazy: a process started while Temporal is down (a pod rescheduled in an outage) still serves the
+  // reads, which need only Postgres; what needs Temporal answers 503 until it answers, and /readyz
+  // says `degraded` meanwhile (docs/runbook.md "Temporal unreachable").
+  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
   const temporal = createTemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const readiness: Readiness = { draining: false };
   const api = await startApi({ config, pool, temporal, logger, readiness });
   logger.info({ url: api.url }, 'API listening');
+  if (!(await temporalReachable(temporal, TEMPORAL_CHECK_MS))) {
+    logger.warn(
+      { temporal_address: config.TEMPORAL_ADDRESS },
+      'Temporal is unreachable: serving reads; registrations and carrier events answer 503 until it answers',
+    );
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
