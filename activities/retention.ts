@@ -4,8 +4,8 @@
 //   1. dispatches resting past RETENTION_DISPATCH are erased (Temporal runs, then Postgres rows:
 //      temporal/erasure.ts, db/erasure.ts), a few at a time;
 //   2. settled webhook events past RETENTION_WEBHOOK_PAYLOAD lose their payload;
-//   3. transit history past RETENTION_TRANSIT_HISTORY, tracking links expired 30 days ago and tracking
-//      feeds' unmatched checkpoints kept 30 days are deleted.
+//   3. transit history past RETENTION_TRANSIT_HISTORY, tracking links expired 30 days ago, tracking
+//      feeds' unmatched checkpoints kept 30 days and their hourly counts past two days are deleted.
 // First of all, an erasure requested over STALLED_ERASURE_MS ago and still pending has its workflow
 // started (ingest/erasure.ts driveErasure; nothing happens where it runs or has run): its request
 // recorded it and went no further (the API process died, or Temporal was down, between the two, and
@@ -22,6 +22,7 @@ import type { Client } from '@temporalio/client';
 import { eraseDispatchRows } from '../db/erasure.js';
 import { findStalledErasures } from '../db/erasure-records.js';
 import { deleteExpiredUnmatched } from '../db/feed-checkpoints.js';
+import { deleteOldFeedCounts } from '../db/tracking-feeds.js';
 import type { Pool } from '../db/pool.js';
 import {
   clearSettledPayloads,
@@ -45,7 +46,7 @@ const DISPATCH_BATCH_SIZE = 200;
 /** A pending erasure requested this long ago has its workflow started by the sweep: its request's own start is long over. */
 export const STALLED_ERASURE_MS = 60_000;
 
-const PHASES = ['erasures', 'dispatches', 'payloads', 'history', 'links', 'unmatched', 'done'] as const;
+const PHASES = ['erasures', 'dispatches', 'payloads', 'history', 'links', 'unmatched', 'feed_counts', 'done'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Progress extends RetentionSummary {
@@ -105,7 +106,7 @@ export function createRetentionActivities(deps: RetentionDeps) {
         deleted_links: 0,
       };
       if (context.info.attempt > 1) log.info('retention sweep resumed', { ...progress });
-      /** `field` is the summary's count of the kind; a tracking feed's expired checkpoints have none in the printed summary (docs/admin-cli.md), only the metric. */
+      /** `field` is the summary's count of the kind; a tracking feed's expired checkpoints and counts have none in the printed summary (docs/admin-cli.md), only the metric. */
       const done = (kind: RetentionKind, field: keyof RetentionSummary | undefined, count: number, started: number) => {
         if (field) progress[field] += count;
         if (count > 0) {
@@ -184,6 +185,7 @@ export function createRetentionActivities(deps: RetentionDeps) {
       );
       await drain('links', () => deleteExpiredTrackingLinks(deps.pool, { limit }), 'tracking_link', 'deleted_links');
       await drain('unmatched', () => deleteExpiredUnmatched(deps.pool, { limit }), 'feed_checkpoint');
+      await drain('feed_counts', () => deleteOldFeedCounts(deps.pool, { limit }), 'feed_count');
 
       const { phase: _phase, after: _after, ...summary } = progress;
       log.info('retention sweep done', { ...summary });

@@ -176,6 +176,20 @@ export async function recentFeedCounts(pool: Pool, feedIds: readonly string[]): 
   return counts;
 }
 
+/** A feed's hourly counts are read for the last 24 hours; the retention sweep deletes those older than this. */
+export const FEED_COUNTS_KEPT_HOURS = 48;
+
+/** Deletes at most `limit` hourly counts older than FEED_COUNTS_KEPT_HOURS, oldest first: how many. */
+export async function deleteOldFeedCounts(db: Pick<Pool, 'query'>, options: { limit: number }): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM tracking_feed_counts WHERE (feed_id, hour) IN (
+       SELECT feed_id, hour FROM tracking_feed_counts
+        WHERE hour < now() - make_interval(hours => $1) ORDER BY hour LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [FEED_COUNTS_KEPT_HOURS, options.limit],
+  );
+  return rowCount ?? 0;
+}
+
 const cursors = creationCursors(idPattern('fd'));
 export const encodeFeedCursor = cursors.encode;
 export const decodeFeedCursor = cursors.decode;

@@ -89,12 +89,19 @@ export const predictionRefreshSignalled = new Counter({
 });
 
 /** What the retention sweep removes (docs/privacy.md "What is kept, and for how long"): a fixed set, so a bounded label. */
-export const RETENTION_KINDS = ['dispatch', 'webhook_payload', 'transit_history', 'tracking_link', 'feed_checkpoint'] as const;
+export const RETENTION_KINDS = [
+  'dispatch',
+  'webhook_payload',
+  'transit_history',
+  'tracking_link',
+  'feed_checkpoint',
+  'feed_count',
+] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 
 export const retentionErased = new Counter({
   name: 'cds_retention_erased_total',
-  help: 'What the retention sweep removed, by kind: dispatch (erased), webhook_payload (cleared), transit_history (rows deleted), tracking_link (deleted)',
+  help: "What the retention sweep removed, by kind: dispatch (erased), webhook_payload (cleared), transit_history (rows deleted), tracking_link (deleted), feed_checkpoint (a feed's unmatched checkpoint), feed_count (a feed's hourly count)",
   labelNames: ['kind'] as const,
   registers,
 });

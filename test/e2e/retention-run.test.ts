@@ -23,6 +23,7 @@ let key: string;
 let issuerId: string;
 let settledEndpoint: string;
 let failingEndpoint: string;
+let feedId: string;
 
 beforeAll(async () => {
   s = await startRetentionService('retention_run', {
@@ -125,6 +126,17 @@ describe('retention run with windows of seconds', () => {
         [feed.body.id, issuerId, eventId, new Date(Date.now() - receivedDaysAgo * day)],
       );
     }
+    // The feed's hourly counts: one 49 hours old (past the two days they are kept), one of 23 hours ago (read in its counts).
+    for (const [hoursAgo, received] of [
+      [49, 7],
+      [23, 5],
+    ] as const) {
+      await s.h.pool.query(
+        `INSERT INTO tracking_feed_counts (feed_id, hour, received) VALUES ($1, date_trunc('hour', now()) - make_interval(hours => $2), $3)`,
+        [feed.body.id, hoursAgo, received],
+      );
+    }
+    feedId = feed.body.id;
     // A completed dispatch, of an issuer without endpoints (no delivery keeps its workflow open): delivered, its run ended.
     quietKey = (await s.h.createKey(await s.h.createIssuer('Quiet Issuer'))).key;
     expect(
@@ -240,6 +252,13 @@ describe('retention run with windows of seconds', () => {
   it("deletes a tracking feed's unmatched checkpoints kept past their 30 days, and only those", async () => {
     const kept = await s.h.pool.query(`SELECT event_id FROM feed_unmatched_checkpoints WHERE tracking_number = 'RT0001'`);
     expect(kept.rows).toEqual([{ event_id: 'unmatched-new' }]);
+  });
+
+  it("deletes a tracking feed's hourly counts past two days, and keeps those of the last 24 hours, which its counts read", async () => {
+    const rows = await s.h.pool.query(`SELECT received FROM tracking_feed_counts WHERE feed_id = $1`, [feedId]);
+    expect(rows.rows).toEqual([{ received: 5 }]);
+    const read = await request(s.h.baseUrl, `/v1/tracking_feeds/${feedId}`, { headers: bearer(key) });
+    expect(read.body.counts).toMatchObject({ received: 5 });
   });
 
   it('logs each batch with its kind and counts, and nothing of the dispatch', () => {
