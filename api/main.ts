@@ -9,7 +9,8 @@ import { createPool } from '../db/pool.js';
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { startTracing, stopTracing } from '../platform/tracing.js';
-import { createTemporalClient, temporalReachable } from '../temporal/client.js';
+import { createTemporalClient } from '../temporal/client.js';
+import { temporalConnectionOptions } from '../temporal/connection-options.js';
 import type { Readiness } from './routes/health.js';
 import { startApi } from './server.js';
 
@@ -31,14 +32,20 @@ async function main(): Promise<void> {
   // Lazy: a process started while Temporal is down (a pod rescheduled in an outage) still serves the
   // reads, which need only Postgres; what needs Temporal answers 503 until it answers, and /readyz
   // says `degraded` meanwhile (docs/runbook.md "Temporal unreachable").
-  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
+  const connection = Connection.lazy(temporalConnectionOptions(config.TEMPORAL_ADDRESS, config));
   const temporal = createTemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const readiness: Readiness = { draining: false };
   const api = await startApi({ config, pool, temporal, logger, readiness });
   logger.info({ url: api.url }, 'API listening');
-  if (!(await temporalReachable(temporal, TEMPORAL_CHECK_MS))) {
+  const problem = await temporal
+    .withDeadline(Date.now() + TEMPORAL_CHECK_MS, () => temporal.workflowService.getSystemInfo({}))
+    .then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)), // e.g. "16 UNAUTHENTICATED: …" for refused credentials
+    );
+  if (problem) {
     logger.warn(
-      { temporal_address: config.TEMPORAL_ADDRESS },
+      { temporal_address: config.TEMPORAL_ADDRESS, reason: problem },
       'Temporal is unreachable: serving reads; registrations and carrier events answer 503 until it answers',
     );
   }

@@ -26,6 +26,7 @@ import { installTemporalRuntime } from '../worker/runtime.js';
 import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule, ensureRetentionSchedule } from '../worker/schedules.js';
 import { ensureDemoIssuer } from './demo.js';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
+import { temporalConnectionOptions } from '../temporal/connection-options.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 // CDS_DATA_DIR and the port variables let tests (and a second checkout) run their own instance.
@@ -180,6 +181,8 @@ async function main(): Promise<void> {
     temporalAddress = devServer.address;
     supervise('Temporal dev server', devServer, startOurDevServer, (next) => (devServer = next));
   }
+  // Our own dev server is plain; a Temporal of the environment's gets its TLS and API key.
+  const temporalOptions = devServer ? { address: temporalAddress } : temporalConnectionOptions(temporalAddress, config);
 
   await migrate(databaseUrl, logger);
   const pool = createPool(databaseUrl, {
@@ -192,7 +195,7 @@ async function main(): Promise<void> {
   });
   stops.push(() => pool.end());
 
-  const workerConnection = await NativeConnection.connect({ address: temporalAddress });
+  const workerConnection = await NativeConnection.connect(temporalOptions);
   const worker = await createWorker({
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -222,7 +225,7 @@ async function main(): Promise<void> {
     await workerConnection.close();
   });
 
-  const connection = await Connection.connect({ address: temporalAddress });
+  const connection = await Connection.connect(temporalOptions);
   stops.push(() => connection.close());
   const temporal = createTemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE });
   await ensurePredictionRefreshSchedule(temporal, {

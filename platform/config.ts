@@ -41,6 +41,19 @@ const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('card-delivery'),
   TEMPORAL_UI_URL: z.string().url().optional(),
+  // TLS and API key to Temporal (a frontend with mTLS, Temporal Cloud), under the names of Temporal's
+  // own environment configuration; temporal/connection-options.ts reads the files.
+  /** Connect over TLS (implied by any variable below). */
+  TEMPORAL_TLS: boolean.optional(),
+  /** The client certificate and its key (PEM) for mTLS: both or neither. */
+  TEMPORAL_TLS_CLIENT_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: z.string().min(1).optional(),
+  /** The CA (PEM) that signed the frontend's certificate, when the system's roots do not hold it. */
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: z.string().min(1).optional(),
+  /** The name the frontend's certificate must carry, when it is not the host of TEMPORAL_ADDRESS. */
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  /** Sent as `Authorization: Bearer …` on every call (Temporal Cloud API keys); implies TLS. Never logged. */
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
   /**
    * Limits at or above this let each API process claim counted slots ahead of use (see
@@ -195,5 +208,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `invalid configuration:\n  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: must not exceed WORKER_MAX_CACHED_WORKFLOWS (${config.WORKER_MAX_CACHED_WORKFLOWS})`,
     );
   }
+  const [cert, key] = [config.TEMPORAL_TLS_CLIENT_CERT_PATH, config.TEMPORAL_TLS_CLIENT_KEY_PATH];
+  if (Boolean(cert) !== Boolean(key)) {
+    const [missing, given] = cert
+      ? ['TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_TLS_CLIENT_CERT_PATH']
+      : ['TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH'];
+    throw new ConfigError(`invalid configuration:\n  ${missing}: required with ${given} (mTLS needs the certificate and its key)`);
+  }
+  if (config.TEMPORAL_TLS === false && temporalTlsImplied(config)) {
+    throw new ConfigError(`invalid configuration:\n  TEMPORAL_TLS: false, yet ${temporalTlsImplied(config)} is set (it needs TLS)`);
+  }
   return Object.freeze(config);
 }
+
+/** The first TLS or API-key variable that is set (each makes the Temporal connection use TLS). */
+export function temporalTlsImplied(config: Pick<Config, TemporalTlsVariable>): TemporalTlsVariable | undefined {
+  return TEMPORAL_TLS_VARIABLES.find((name) => config[name] !== undefined);
+}
+
+const TEMPORAL_TLS_VARIABLES = [
+  'TEMPORAL_TLS_CLIENT_CERT_PATH',
+  'TEMPORAL_TLS_CLIENT_KEY_PATH',
+  'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+  'TEMPORAL_TLS_SERVER_NAME',
+  'TEMPORAL_API_KEY',
+] as const;
+type TemporalTlsVariable = (typeof TEMPORAL_TLS_VARIABLES)[number];

@@ -64,6 +64,10 @@ export function dispatchWorkflowOptions(
 export const TEMPORAL_DEADLINE_MS = 10_000;
 const GRPC_UNAVAILABLE = 14;
 const GRPC_DEADLINE_EXCEEDED = 4;
+/** Temporal refused the process's credentials (TEMPORAL_API_KEY, the mTLS certificate): an operator's fix, so unavailable too, not a 500. */
+const GRPC_PERMISSION_DENIED = 7;
+const GRPC_UNAUTHENTICATED = 16;
+const UNAVAILABLE_CODES = new Set([GRPC_UNAVAILABLE, GRPC_DEADLINE_EXCEEDED, GRPC_PERMISSION_DENIED, GRPC_UNAUTHENTICATED]);
 
 /** Temporal could not be reached, or did not answer within the deadline: worth retrying shortly. */
 export class TemporalUnavailable extends Error {
@@ -301,9 +305,7 @@ function translate(error: unknown): unknown {
 
 function isUnavailable(error: unknown): boolean {
   if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isGrpcDeadlineError(error)) return true;
-  return causes(error).some(
-    (cause) => isGrpcServiceError(cause) && (cause.code === GRPC_UNAVAILABLE || cause.code === GRPC_DEADLINE_EXCEEDED),
-  );
+  return causes(error).some((cause) => isGrpcServiceError(cause) && UNAVAILABLE_CODES.has(cause.code));
 }
 
 function causes(error: unknown): unknown[] {

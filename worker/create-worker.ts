@@ -9,6 +9,7 @@ import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
 import { temporalWorkerTracing } from '../platform/tracing.js';
 import { createTemporalClient } from '../temporal/client.js';
+import { temporalConnectionOptions } from '../temporal/connection-options.js';
 import { workflowBundleFile } from './workflow-bundle.js';
 
 export { WORKFLOWS_PATH } from './workflows-path.js';
@@ -111,7 +112,7 @@ export async function openWorker(
     max: config.WORKER_DATABASE_POOL_MAX,
     onIdleError: (error) => options.logger.warn({ err: error }, 'idle database connection lost'),
   });
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config.TEMPORAL_ADDRESS, config));
   const areaStatistics = new AreaStatisticsCache(pool, config.DATABASE_URL, (error) =>
     options.logger.warn({ err: error }, 'area statistics listener lost; predictions read every time until it is back'),
   );

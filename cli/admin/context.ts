@@ -4,6 +4,8 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createPool, type Pool } from '../../db/pool.js';
+import type { Config } from '../../platform/config.js';
+import { temporalConnectionOptions, type TemporalConnectionOptions } from '../../temporal/connection-options.js';
 import { isRuntimeAlive, readRuntimeFile, RUNTIME_FILE } from '../runtime-file.js';
 
 /** A failure whose message is already what the operator should read. */
@@ -27,13 +29,16 @@ export function resolveDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string
   return runtime.databaseUrl;
 }
 
-/** The Temporal frontend of the running service: TEMPORAL_ADDRESS, else the running `npm start`'s. */
-export function resolveTemporalAddress(env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * How to reach the Temporal frontend of the running service: TEMPORAL_ADDRESS with the configuration's
+ * TLS and API key, else the running `npm start`'s dev server (plain).
+ */
+export function resolveTemporalConnection(config: Config, env: NodeJS.ProcessEnv = process.env): TemporalConnectionOptions {
   const fromEnv = env.TEMPORAL_ADDRESS?.trim();
-  if (fromEnv) return fromEnv;
+  if (fromEnv) return temporalConnectionOptions(fromEnv, config);
   const runtime = readRuntimeFile(RUNTIME_FILE);
   if (!runtime || !isRuntimeAlive(runtime)) throw new CliError('no Temporal: start the service with `npm start` or set TEMPORAL_ADDRESS');
-  return runtime.temporalAddress;
+  return { address: runtime.temporalAddress };
 }
 
 /** Opens one small pool for the command, runs it, and always closes the pool. */

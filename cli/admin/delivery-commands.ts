@@ -10,7 +10,7 @@ import { replayDeliveries } from '../../ingest/webhook-replays.js';
 import { eventDeliveries, getReplay, type ReplayFilter, type ReplayProgress } from '../../db/webhook-replays.js';
 import { listDeliveries } from '../../db/delivery-summaries.js';
 import { loadConfig } from '../../platform/config.js';
-import { CliError, iso, output, parseOptions, resolveTemporalAddress, table, withDatabase } from './context.js';
+import { CliError, iso, output, parseOptions, resolveTemporalConnection, table, withDatabase } from './context.js';
 
 const listOptions = z.object({
   undeliverable: z.boolean().optional(),
@@ -78,7 +78,7 @@ export function registerDeliveryCommands(program: Command): void {
         ? { eventId: options.eventId }
         : { endpointId: options.endpoint!, since: new Date(options.since!), until: new Date(options.until!) };
       const config = loadConfig();
-      const connection = await Connection.connect({ address: resolveTemporalAddress() });
+      const connection = await Connection.connect(resolveTemporalConnection(config));
       try {
         const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
         await withDatabase(async (pool) => {

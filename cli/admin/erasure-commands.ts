@@ -15,7 +15,7 @@ import { eraseAtOnce, eraseDispatch, type ErasureDeps } from '../../ingest/erasu
 import { loadConfig } from '../../platform/config.js';
 import { erasureWorkflowId } from '../../temporal/contract.js';
 import { countDispatchRuns } from '../../temporal/erasure.js';
-import { CliError, iso, output, parseOptions, resolveTemporalAddress, table, withDatabase } from './context.js';
+import { CliError, iso, output, parseOptions, resolveTemporalConnection, table, withDatabase } from './context.js';
 
 const dispatchOptions = z.object({ id: uuidV4.transform((id) => id.toLowerCase()), wait: z.boolean().optional() });
 const issuerOptions = z.object({
@@ -26,7 +26,7 @@ const issuerOptions = z.object({
 /** Runs `work` with the database and a Temporal client of the running service, closing both. */
 async function withService<T>(work: (deps: ErasureDeps) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const connection = await Connection.connect({ address: resolveTemporalAddress() });
+  const connection = await Connection.connect(resolveTemporalConnection(config));
   try {
     const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
     return await withDatabase((pool) =>

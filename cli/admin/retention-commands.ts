@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadConfig } from '../../platform/config.js';
 import { runRetentionSweep } from '../../temporal/client.js';
-import { output, parseOptions, resolveTemporalAddress } from './context.js';
+import { output, parseOptions, resolveTemporalConnection } from './context.js';
 
 const runOptions = z.object({ batchSize: z.coerce.number().int().min(1).max(10_000).optional() });
 
@@ -21,7 +21,7 @@ export function registerRetentionCommands(program: Command): void {
     .action(async (raw: unknown, command: Command) => {
       const options = parseOptions(runOptions, raw);
       const config = loadConfig();
-      const connection = await Connection.connect({ address: resolveTemporalAddress() });
+      const connection = await Connection.connect(resolveTemporalConnection(config));
       try {
         const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
         const summary = await runRetentionSweep(temporal, config.TEMPORAL_TASK_QUEUE, { batchSize: options.batchSize });

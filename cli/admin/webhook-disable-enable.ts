@@ -19,7 +19,7 @@ import {
 } from '../../db/webhook-endpoint-settings.js';
 import { loadConfig } from '../../platform/config.js';
 import { replayDeliveries } from '../../ingest/webhook-replays.js';
-import { CliError, iso, output, parseOptions, resolveTemporalAddress, withDatabase } from './context.js';
+import { CliError, iso, output, parseOptions, resolveTemporalConnection, withDatabase } from './context.js';
 
 const id = z.string().trim().min(1, 'must not be empty');
 const disableOptions = z.object({ id });
@@ -50,7 +50,7 @@ async function setDisabled(db: Pool, endpointId: string, disabled: boolean) {
 /** A Temporal client for the replay, connected before anything changes so that a failure changes nothing. */
 async function connectTemporal() {
   const config = loadConfig();
-  const connection = await Connection.connect({ address: resolveTemporalAddress() });
+  const connection = await Connection.connect(resolveTemporalConnection(config));
   return { connection, client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), taskQueue: config.TEMPORAL_TASK_QUEUE };
 }
 
