@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { findErasure, issuerDispatchIds, type Erasure } from '../../db/erasure-records.js';
 import { dispatchFootprint } from '../../db/erasure.js';
 import { eraseIssuerRows } from '../../db/issuer-erasure.js';
+import { issuerExists } from '../../db/issuers.js';
 import { uuidV4 } from '../../domain/field-schemas.js';
 import { eraseAtOnce, eraseDispatch, type ErasureDeps } from '../../ingest/erasure.js';
 import { loadConfig } from '../../platform/config.js';
@@ -102,6 +103,8 @@ export function registerErasureCommands(program: Command): void {
 export async function issuerEraseAction(raw: unknown, command: Command): Promise<void> {
   const { issuer } = parseOptions(issuerOptions, raw);
   const result = await withService(async (deps) => {
+    // An operator's typo must not read as an issuer erased: nothing would have been.
+    if (!(await issuerExists(deps.pool, issuer))) throw new CliError(`unknown issuer: ${issuer}`);
     // In batches (ingest/erasure.ts eraseAtOnce), not a workflow per dispatch: an issuer has
     // hundreds of thousands. A failure stops the command; run again, it goes on from what is left.
     const erased = await eraseAtOnce(deps, await issuerDispatchIds(deps.pool, issuer));
