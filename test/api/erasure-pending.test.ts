@@ -1,8 +1,10 @@
-// The webhook events of a dispatch whose erasure was requested and has not completed yet
-// (docs/privacy.md "Erasure": from the request on, the id is a tombstone for every route): the
-// events API (GET /v1/events, GET /v1/events/{id}) no longer shows them, with the status record
-// they carry, and a replay (POST /v1/webhook_endpoints/{id}/replay) does not send them again.
-// WEBHOOK_TIMEOUT_MS of 20 s keeps the erasure pending for its wait of WEBHOOK_TIMEOUT_MS + 5 s.
+// A dispatch whose erasure was requested and has not completed yet (docs/privacy.md "Erasure": from
+// the request on, the id is a tombstone for every route), beyond the routes of
+// test/api/erasure.test.ts: the events API (GET /v1/events, GET /v1/events/{id}) no longer shows
+// its webhook events, with the status record they carry, a replay (POST
+// /v1/webhook_endpoints/{id}/replay) does not send them again, and its tracking page is not there
+// (404 page, as once its links are erased). WEBHOOK_TIMEOUT_MS of 20 s keeps the erasure pending for
+// its wait of WEBHOOK_TIMEOUT_MS + 5 s.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startHarness, type Harness } from '../support/harness.js';
@@ -30,12 +32,13 @@ afterAll(async () => {
   await h?.stop();
 });
 
-describe('the webhook events of a dispatch whose erasure is pending', () => {
+describe('a dispatch whose erasure is pending', () => {
   const erased = randomUUID();
   const kept = randomUUID();
   let erasedEvent: string;
   let keptEvent: string;
   let since: string;
+  const pages: Record<string, string> = {};
 
   beforeAll(async () => {
     since = new Date(Date.now() - 1_000).toISOString();
@@ -47,24 +50,37 @@ describe('the webhook events of a dispatch whose erasure is pending', () => {
       until(async () => (await call('GET', `/v1/events?dispatch_id=${id}&type=status.updated`)).body.data[0]?.id as string | undefined, `the event of ${id}`); // prettier-ignore
     [erasedEvent, keptEvent] = [await eventOf(erased), await eventOf(kept)];
     await until(() => receiver.requests.length >= 2, 'both webhooks delivered');
+    for (const id of [erased, kept]) {
+      const link = await call('POST', `/v1/dispatches/${id}/tracking_links`, {});
+      expect(link.status).toBe(201);
+      pages[id] = new URL(link.body.url).pathname;
+      expect((await request(h.baseUrl, pages[id])).status).toBe(200);
+    }
     const erasure = await call('DELETE', `/v1/dispatches/${erased}`);
     expect(erasure.status).toBe(202);
     expect(erasure.body.status).toBe('pending');
   }, 60_000);
 
-  it('leaves them out of GET /v1/events, filtered by the dispatch or not', async () => {
+  it('leaves its webhook events out of GET /v1/events, filtered by the dispatch or not', async () => {
     expect((await call('GET', `/v1/events?dispatch_id=${erased}`)).body.data).toEqual([]);
     const all = (await call('GET', '/v1/events?limit=100')).body.data.map((e: { dispatch_id: string }) => e.dispatch_id);
     expect(all).not.toContain(erased);
     expect(all).toContain(kept);
   });
 
-  it('answers GET /v1/events/{id} of one with 404', async () => {
+  it('answers GET /v1/events/{id} of one of its webhook events with 404', async () => {
     expect((await call('GET', `/v1/events/${erasedEvent}`)).status).toBe(404);
     expect((await call('GET', `/v1/events/${keptEvent}`)).status).toBe(200);
   });
 
-  it('does not send them again in a replay of the endpoint', async () => {
+  it('answers its tracking page with the 404 page, which shows nothing of it', async () => {
+    const page = await request(h.baseUrl, pages[erased]);
+    expect(page.status).toBe(404);
+    expect(page.text).not.toContain('Pending Erasure Events');
+    expect((await request(h.baseUrl, pages[kept])).status).toBe(200);
+  });
+
+  it('does not send its webhook events again in a replay of the endpoint', async () => {
     const before = receiver.requests.length;
     const replay = await call('POST', `/v1/webhook_endpoints/${endpointId}/replay`, { since, until: new Date().toISOString() });
     expect(replay.status).toBe(202);
