@@ -16,7 +16,7 @@ import { eraseAtOnce, eraseDispatch, type ErasureDeps } from '../../ingest/erasu
 import { loadConfig } from '../../platform/config.js';
 import { erasureWorkflowId } from '../../temporal/contract.js';
 import { countDispatchRuns } from '../../temporal/erasure.js';
-import { CliError, iso, output, parseOptions, resolveTemporalAddress, table, withDatabase } from './context.js';
+import { CliError, iso, output, parseOptions, requireWorker, resolveTemporalAddress, table, withDatabase } from './context.js';
 
 const dispatchOptions = z.object({ id: uuidV4.transform((id) => id.toLowerCase()), wait: z.boolean().optional() });
 const issuerOptions = z.object({
@@ -68,7 +68,10 @@ export function registerErasureCommands(program: Command): void {
     .option('--wait', 'wait until the erasure has completed and print what it removed')
     .action(async (raw: unknown, command: Command) => {
       const options = parseOptions(dispatchOptions, raw);
-      const erasure = await withService((deps) => erase(deps, options.id, Boolean(options.wait)));
+      const erasure = await withService(async (deps) => {
+        await requireWorker(deps.temporal, deps.taskQueue);
+        return erase(deps, options.id, Boolean(options.wait));
+      });
       output(command, erasureJson(erasure), () =>
         erasure.status === 'completed'
           ? `Erasure ${erasure.id} of ${erasure.dispatchId} completed: ${erasure.removed.rows} rows, ${erasure.removed.workflowRuns} workflow runs removed.`
