@@ -117,14 +117,15 @@ export async function issuerEraseAction(raw: unknown, command: Command): Promise
   const result = await withService(async (deps) => {
     // An operator's typo must not read as an issuer erased: nothing would have been.
     if (!(await issuerExists(deps.pool, issuer))) throw new CliError(`unknown issuer: ${issuer}`);
-    // Its keys first: an issuer's backend may still be sending, and a dispatch registered behind
-    // the erasure would outlive it. What they registered until every API process refuses them (and
-    // a registration then in flight) is erased by a later pass.
-    const quietAt = Date.now() + (await revokeIssuerKeys(deps.pool, issuer, KEYS_QUIET_MS));
+    // Its keys first, and again on every pass (a dashboard user may make one meanwhile): an
+    // issuer's backend may still be sending, and a dispatch registered behind the erasure would
+    // outlive it. What they registered until every API process refuses them (and a registration
+    // then in flight) is erased by a later pass.
     // In batches (ingest/erasure.ts eraseAtOnce), not a workflow per dispatch: an issuer has
     // hundreds of thousands. A failure stops the command; run again, it goes on from what is left.
     let erased = 0;
     for (let pass = 0; ; pass++) {
+      const quietAt = Date.now() + (await revokeIssuerKeys(deps.pool, issuer, KEYS_QUIET_MS));
       const ids = await issuerDispatchIds(deps.pool, issuer);
       if (ids.length === 0 && Date.now() >= quietAt) break;
       if (pass >= MAX_PASSES) throw new CliError(`issuer ${issuer}: dispatches still appear after ${MAX_PASSES} passes; run it again`);

@@ -11,6 +11,7 @@ import { countDispatchRuns } from '../../temporal/erasure.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { expectOneLineFailure, runCli } from '../support/cli.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { until } from '../support/until.js';
 
 let h: Harness;
 const cliEnv = () => ({
@@ -77,5 +78,29 @@ describe('issuer erase', () => {
       expect(Object.values(await dispatchFootprint(h.pool, id)).every((n) => n === 0)).toBe(true);
       expect(await countDispatchRuns(h.temporal, id)).toBe(0);
     }
+  }, 150_000);
+
+  it('leaves no dispatch registered with a key made while it ran (a dashboard user of the issuer makes one)', async () => {
+    const issuer = await h.createIssuer('Leaving With A New Key');
+    const { key } = await h.createKey(issuer);
+    expect((await register(key)).status).toBe(201);
+
+    let exited = false;
+    const command = runCli(['issuer', 'erase', '--issuer', issuer, '--confirm', '--json'], cliEnv(), 120_000).finally(() => {
+      exited = true;
+    });
+    await until(async () => (await register(key)).status === 401, 'the first key refused');
+    // Settings → API keys of the dashboard: the same row the dashboard's form writes.
+    const late = (await h.createKey(issuer)).key;
+    const accepted: string[] = [];
+    while (!exited) {
+      const id = randomUUID();
+      if ((await register(late, id)).status === 201) accepted.push(id);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect((await command).code).toBe(0);
+    expect(accepted.length).toBeGreaterThan(0);
+    const { rows } = await h.pool.query('SELECT count(*)::int AS n FROM dispatches WHERE issuer_id = $1', [issuer]);
+    expect(rows[0].n).toBe(0);
   }, 150_000);
 });
