@@ -2,12 +2,14 @@
 // the request on, the id is a tombstone for every route), beyond the routes of
 // test/api/erasure.test.ts: the events API (GET /v1/events, GET /v1/events/{id}) no longer shows
 // its webhook events, with the status record they carry, a replay (POST
-// /v1/webhook_endpoints/{id}/replay) does not send them again, and its tracking page is not there
-// (404 page, as once its links are erased). WEBHOOK_TIMEOUT_MS of 20 s keeps the erasure pending for
-// its wait of WEBHOOK_TIMEOUT_MS + 5 s.
+// /v1/webhook_endpoints/{id}/replay) does not send them again, the dashboard's delivery log does
+// not show the body one carried, and its tracking page is not there (404 page, as once its links are
+// erased). WEBHOOK_TIMEOUT_MS of 20 s keeps the erasure pending for its wait of WEBHOOK_TIMEOUT_MS + 5 s.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startHarness, type Harness } from '../support/harness.js';
+import { createDashboardUser, setPasswordWithToken } from '../../db/dashboard.js';
+import { hashPassword, SET_PASSWORD_LINK_TTL_MS } from '../../dashboard/passwords.js';
+import { randomId, startHarness, type Harness } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { until } from '../support/until.js';
 import { bearer, registrationFor, request } from './http.js';
@@ -15,12 +17,14 @@ import { bearer, registrationFor, request } from './http.js';
 let h: Harness;
 let receiver: Receiver;
 let key: string;
+let issuerId: string;
 let endpointId: string;
 const call = (method: string, path: string, body?: unknown) => request(h.baseUrl, path, { method, headers: bearer(key), body });
 
 beforeAll(async () => {
   h = await startHarness({ env: { WEBHOOK_TIMEOUT_MS: '20000', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
-  key = (await h.createKey(await h.createIssuer('Pending Erasure Events'))).key;
+  issuerId = await h.createIssuer('Pending Erasure Events');
+  key = (await h.createKey(issuerId)).key;
   receiver = await startReceiver();
   const endpoint = await call('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['status.updated'] });
   expect(endpoint.status).toBe(201);
@@ -80,6 +84,18 @@ describe('a dispatch whose erasure is pending', () => {
     expect((await request(h.baseUrl, pages[kept])).status).toBe(200);
   });
 
+  it("answers the dashboard's delivery detail of one of its webhook events with 404, not with the body it carried", async () => {
+    const cookie = await dashboardSession();
+    const detail = (eventId: string) =>
+      fetch(`${h.baseUrl}/dashboard/webhooks/${endpointId}/deliveries/${eventId}`, { headers: { cookie }, redirect: 'manual' });
+    const keptPage = await detail(keptEvent);
+    expect(keptPage.status).toBe(200);
+    expect(await keptPage.text()).toContain(kept);
+    const erasedPage = await detail(erasedEvent);
+    expect(erasedPage.status).toBe(404);
+    expect(await erasedPage.text()).not.toContain(erased);
+  });
+
   it('does not send its webhook events again in a replay of the endpoint', async () => {
     const before = receiver.requests.length;
     const replay = await call('POST', `/v1/webhook_endpoints/${endpointId}/replay`, { since, until: new Date().toISOString() });
@@ -96,3 +112,29 @@ describe('a dispatch whose erasure is pending', () => {
     expect(rows[0].status).toBe('pending');
   });
 });
+
+/** A dashboard user of the issuer, signed in over HTTP as a browser would: its session cookie. */
+async function dashboardSession(): Promise<string> {
+  const email = `${randomId('erasure')}@example.test`;
+  const password = 'correct horse battery staple';
+  const created = await createDashboardUser(h.pool, { issuerId, email, tokenTtlMs: SET_PASSWORD_LINK_TTL_MS });
+  if (!created || !(await setPasswordWithToken(h.pool, created.token, await hashPassword(password)))) throw new Error('no user');
+  const page = await fetch(`${h.baseUrl}/dashboard/sign-in`);
+  const formCookie = page.headers
+    .getSetCookie()
+    .map((header) => header.split(';')[0])
+    .join('; ');
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+  if (!csrf) throw new Error('no CSRF token on the sign-in page');
+  const signedIn = await fetch(`${h.baseUrl}/dashboard/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: formCookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, email, password }).toString(),
+  });
+  expect(signedIn.status).toBe(303);
+  return signedIn.headers
+    .getSetCookie()
+    .map((header) => header.split(';')[0])
+    .join('; ');
+}
