@@ -76,8 +76,11 @@ export async function register(deps: RegistrationDeps, key: ApiKey, registration
   // An erased id is never registered again (docs/http-contract.md "Erasure"): its runs are gone from
   // Temporal, which would otherwise start it afresh.
   const tombstone = await findTombstone(deps.pool, registration.id);
-  if (tombstone)
+  if (tombstone) {
+    // Only its owner learns that, and when, it was erased; for anyone else it is an id in use.
+    if (tombstone.issuerId !== key.issuerId || tombstone.mode !== key.mode) throw idInUse(registration.id);
     throw conflict(`dispatch id ${registration.id} was erased on ${tombstone.erasedAt.toISOString()}; it cannot be registered again`);
+  }
 
   const result = await registerDispatch(deps.temporal, {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
@@ -120,12 +123,15 @@ async function applyKeptCheckpoints(deps: RegistrationDeps, registration: Dispat
 
 function answerRepeat(key: ApiKey, registration: DispatchRegistration, row: DispatchRow): Registered {
   // Another issuer's (or the other mode's) id is a conflict that says nothing about its owner.
-  if (row.issuerId !== key.issuerId || row.mode !== key.mode) {
-    throw conflict(`dispatch id ${registration.id} is already in use; omit "id" to have one assigned`);
-  }
+  if (row.issuerId !== key.issuerId || row.mode !== key.mode) throw idInUse(registration.id);
   const stored = typeof row.registration === 'string' ? row.registration : canonicalJson(row.registration);
   if (stored !== registration.fingerprint) {
     throw conflict(`dispatch ${registration.id} was already registered with a different body`);
   }
   return { outcome: 'existing', id: registration.id, record: row.recordJson };
+}
+
+/** The conflict for an id of another issuer or mode: it says nothing about its owner. */
+function idInUse(id: string) {
+  return conflict(`dispatch id ${id} is already in use; omit "id" to have one assigned`);
 }

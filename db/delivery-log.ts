@@ -5,6 +5,7 @@
 // signatures); callers pass an endpoint id they have already found in the signed-in issuer's
 // endpoints. The summaries over many deliveries (a dispatch's, the endpoints' health, the charts, the
 // CLI's list) are in db/delivery-summaries.ts.
+import { notErased } from './dispatches.js';
 import type { Pool, PoolClient } from './pool.js';
 import type { DeliveryState } from './webhooks.js';
 import type { WebhookEventType } from '../domain/vocabulary.js';
@@ -120,12 +121,15 @@ export interface DeliveryDetail {
   attempts: AttemptRow[];
 }
 
-/** One event's delivery to the endpoint, with all its attempts; undefined when it never went there. */
+/**
+ * One event's delivery to the endpoint, with all its attempts; undefined when it never went there, or
+ * when its dispatch's erasure was requested (the body holds the dispatch's record).
+ */
 export async function findDelivery(db: Db, endpointId: string, eventId: string): Promise<DeliveryDetail | undefined> {
   const { rows } = await db.query(
     `SELECT ev.id, ev.type, ev.dispatch_id, ev.test_event, ev.timestamp, ev.body, ev.payload_expired_at, d.state, d.skipped_reason
        FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
-      WHERE d.endpoint_id = $1 AND d.event_id = $2`,
+      WHERE d.endpoint_id = $1 AND d.event_id = $2 AND ${notErased('ev.dispatch_id')}`,
     [endpointId, eventId],
   );
   const row = rows[0];

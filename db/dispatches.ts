@@ -31,10 +31,13 @@ export interface DispatchRow {
  * A dispatch whose erasure was requested is a tombstone from that moment (docs/privacy.md "Erasure"):
  * the reads below no longer see its row, though it stays until the erasure's workflow removes it a
  * few seconds later, so every route answers as for an erased one (404 saying so, 409 for a
- * registration; a feed's checkpoint naming it is ignored, db/feed-checkpoints.ts). One probe of the
- * erasures' unique index, in the same statement.
+ * registration; a feed's checkpoint naming it is ignored, db/feed-checkpoints.ts; its webhook
+ * events are neither shown nor replayed, db/webhook-event-reads.ts and db/webhook-replays.ts). One
+ * probe of the erasures' unique index, in the same statement; `dispatchId` names the column that
+ * holds the id.
  */
-export const notErased = (dispatches = 'dispatches') => `NOT EXISTS (SELECT 1 FROM erasures e WHERE e.dispatch_id = ${dispatches}.id)`;
+export const notErased = (dispatchId = 'dispatches.id') =>
+  `NOT EXISTS (SELECT 1 FROM erasures erased WHERE erased.dispatch_id = ${dispatchId})`;
 const NOT_ERASED = notErased();
 
 // Named (prepared) statements. `record::text` returns the stored JSON text unchanged, so the API

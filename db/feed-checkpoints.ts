@@ -40,7 +40,7 @@ export async function matchCandidates(
                   coalesce((SELECT array_agg(e.dedupe_key) FROM carrier_events e
                              WHERE e.dispatch_id = d.id AND e.dedupe_key = ANY($5::text[]) AND e.effect IS NOT NULL), '{}') AS settled
              FROM dispatches d
-            WHERE d.issuer_id = $1 AND d.mode = $2 AND ${notErased('d')}
+            WHERE d.issuer_id = $1 AND d.mode = $2 AND ${notErased('d.id')}
               AND (d.id = ANY($3::uuid[])
                    OR d.tracking_key = $4)
             ORDER BY by_reference DESC, d.created_at DESC, d.id

@@ -7,6 +7,22 @@
 // only), because tombstones and the shared transit history (db/transit-history.ts) refer to it.
 import type { Pool } from './pool.js';
 
+/**
+ * Revokes every key of the issuer still active, `issuer erase`'s first step: API processes refuse a
+ * revoked key within 5 s (API_KEY_CACHE_TTL_MS at most), so the issuer's backend can no longer
+ * register a dispatch behind the erasure. Returns how long, by the database's clock, until `quietMs`
+ * have passed since the last of its keys was revoked (0 when they have, or it has none).
+ */
+export async function revokeIssuerKeys(pool: Pool, issuerId: string, quietMs: number): Promise<number> {
+  const { rows } = await pool.query<{ wait_ms: number }>(
+    `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE issuer_id = $1 AND revoked_at IS NULL RETURNING revoked_at),
+          last AS (SELECT greatest((SELECT max(revoked_at) FROM revoked), (SELECT max(revoked_at) FROM api_keys WHERE issuer_id = $1)) AS at)
+     SELECT coalesce(greatest(0, ceil(extract(epoch FROM (at + $2 * interval '1 millisecond' - now())) * 1000)), 0)::int AS wait_ms FROM last`,
+    [issuerId, quietMs],
+  );
+  return rows[0].wait_ms;
+}
+
 /** Rows removed per table. */
 export type IssuerErasureCounts = Record<string, number>;
 

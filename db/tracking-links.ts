@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ConfidenceLevel, DispatchStatus, ExceptionReason } from '../domain/vocabulary.js';
 import { CURSOR_AT, creationCursors, creationPage, type CreationCursor } from './creation-cursor.js';
+import { notErased } from './dispatches.js';
 import { idPattern, newId } from './ids.js';
 import type { PageEvent } from '../domain/tracking-page.js';
 import { trackingTokenHash, type TrackingPageBranding, type TrackingPageBrandingPatch } from '../domain/tracking-links.js';
@@ -147,7 +148,8 @@ export interface PageRecord {
 // key starts with dispatch_id). The effect is written by the worker (db/carrier-events.ts); this
 // only reads it. Times come as epoch milliseconds and the events as one text of
 // `status epoch_ms reason` items (statuses and reasons are identifiers without spaces or commas):
-// half the database and parsing time of timestamptz columns and json_agg (bench/tracking-page).
+// half the database and parsing time of timestamptz columns and json_agg (bench/tracking-page). A
+// link of a dispatch whose erasure was requested is unknown at once, as it will be once erased.
 const PAGE_BY_TOKEN = {
   name: 'tracking-page-by-token',
   text: `SELECT l.id, l.token_hash, l.locale AS link_locale, l.require_postal_code,
@@ -162,7 +164,7 @@ const PAGE_BY_TOKEN = {
            JOIN dispatches d ON d.id = l.dispatch_id
            JOIN issuers i ON i.id = l.issuer_id
            LEFT JOIN tracking_page_branding b ON b.issuer_id = l.issuer_id
-          WHERE l.token_hash = $1`,
+          WHERE l.token_hash = $1 AND ${notErased('l.dispatch_id')}`,
 };
 
 function parseEvents(text: string | null): PageEvent[] {

@@ -2,8 +2,10 @@
 // them). An issuer's webhook events as GET /v1/events lists them (one mode, newest first, keyset on
 // creation time and id, filtered by type, dispatch and start time) and as GET /v1/events/{id} shows
 // one, with its delivery to each endpoint and every attempt of it. Always scoped by issuer and mode:
-// another issuer's or the other mode's event is not found.
+// another issuer's or the other mode's event is not found, nor one of a dispatch whose erasure was
+// requested (its record is in the event's body).
 import { CURSOR_AT, creationCursors, creationPage, type CreationCursor } from './creation-cursor.js';
+import { notErased } from './dispatches.js';
 import { idPattern } from './ids.js';
 import type { Pool, PoolClient } from './pool.js';
 import type { DeliveryState } from './webhooks.js';
@@ -33,6 +35,9 @@ interface EventRow {
 const COLUMNS = `id, type, dispatch_id, created_at, body,
   ${CURSOR_AT} AS cursor_at`;
 
+/** The events of a dispatch whose erasure was requested are no longer shown (db/dispatches.ts notErased). */
+const NOT_ERASED = notErased('webhook_events.dispatch_id');
+
 function toItem(row: EventRow): WebhookEventItem {
   // An event whose payload expired (docs/privacy.md) has an empty body: its data is gone, its id, type and time stay.
   const envelope = (row.body.length > 0 ? JSON.parse(row.body.toString('utf8')) : {}) as { data?: Record<string, unknown> };
@@ -53,7 +58,7 @@ export async function pageWebhookEvents(
 ): Promise<{ items: WebhookEventItem[]; next?: CreationCursor }> {
   const { rows } = await db.query<EventRow>(
     `SELECT ${COLUMNS} FROM webhook_events
-      WHERE issuer_id = $1 AND mode = $2
+      WHERE issuer_id = $1 AND mode = $2 AND ${NOT_ERASED}
         AND ($3::text IS NULL OR type = $3)
         AND ($4::uuid IS NULL OR dispatch_id = $4)
         AND ($5::timestamptz IS NULL OR created_at >= $5)
@@ -94,11 +99,10 @@ export async function findWebhookEvent(
   mode: Mode,
   id: string,
 ): Promise<(WebhookEventItem & { deliveries: EventDelivery[] }) | undefined> {
-  const { rows } = await db.query<EventRow>(`SELECT ${COLUMNS} FROM webhook_events WHERE id = $1 AND issuer_id = $2 AND mode = $3`, [
-    id,
-    issuerId,
-    mode,
-  ]);
+  const { rows } = await db.query<EventRow>(
+    `SELECT ${COLUMNS} FROM webhook_events WHERE id = $1 AND issuer_id = $2 AND mode = $3 AND ${NOT_ERASED}`,
+    [id, issuerId, mode],
+  );
   if (!rows[0]) return undefined;
   const deliveries = await db.query<{ endpoint_id: string; state: DeliveryState }>(
     'SELECT endpoint_id, state FROM webhook_deliveries WHERE event_id = $1 ORDER BY endpoint_id',

@@ -7,9 +7,11 @@
 // page. Deliveries of any state qualify: recovering a range is also how a consumer gets back events
 // it acknowledged and then lost, or missed while its endpoint was disabled. Removed and disabled
 // (paused) endpoints are left out: nothing would be sent to them; so are events whose payload
-// expired (RETENTION_WEBHOOK_PAYLOAD), which a replay naming them refuses (ingest/webhook-replays.ts).
+// expired (RETENTION_WEBHOOK_PAYLOAD), which a replay naming them refuses (ingest/webhook-replays.ts),
+// and those of a dispatch whose erasure was requested (docs/privacy.md "Erasure").
 import type { ReplayCursor, ReplayFilterInput } from '../domain/webhook-event-schemas.js';
 import { utcMicroseconds } from './creation-cursor.js';
+import { notErased } from './dispatches.js';
 import type { Pool, PoolClient } from './pool.js';
 
 type Db = Pool | PoolClient;
@@ -28,8 +30,9 @@ export function toFilterInput(filter: ReplayFilter): ReplayFilterInput {
 }
 
 function where(filter: ReplayFilterInput): { sql: string; values: unknown[] } {
-  // An event whose payload expired (db/retention.ts) has nothing left to send.
-  const base = 'e.disabled_at IS NULL AND e.paused_at IS NULL AND ev.payload_expired_at IS NULL';
+  // An event whose payload expired (db/retention.ts) has nothing left to send; one of a dispatch
+  // whose erasure was requested must not be sent again (its record is in the body).
+  const base = `e.disabled_at IS NULL AND e.paused_at IS NULL AND ev.payload_expired_at IS NULL AND ${notErased('ev.dispatch_id')}`;
   if ('eventIds' in filter) {
     return { sql: `${base} AND d.endpoint_id = $1 AND d.event_id = ANY ($2::text[])`, values: [filter.endpointId, filter.eventIds] };
   }

@@ -20,15 +20,28 @@ const duration = z.string().transform((text, ctx) => {
   }
 });
 
+/**
+ * The longest retention window: the sweep subtracts a window from now() in Postgres, and one of
+ * about 27,000 years or more ends before its earliest timestamp ("timestamp out of range"), so every
+ * daily sweep would fail; longer than a century means forever, which `never` says.
+ */
+const RETENTION_WINDOW_MAX_DAYS = 36_500;
+
 /** A retention window (docs/privacy.md "What is kept, and for how long"): a duration, or `never` (null: kept forever). */
 const retentionWindow = z.string().transform((text, ctx): number | null => {
   if (text.trim() === 'never') return null;
+  let ms: number;
   try {
-    return parseDuration(text);
+    ms = parseDuration(text);
   } catch (error) {
     ctx.addIssue({ code: 'custom', message: `${(error as Error).message} or never` });
     return z.NEVER;
   }
+  if (ms > RETENTION_WINDOW_MAX_DAYS * DURATION_UNITS_MS.d) {
+    ctx.addIssue({ code: 'custom', message: `at most ${RETENTION_WINDOW_MAX_DAYS}d (100 years), got "${text}"; never keeps forever` });
+    return z.NEVER;
+  }
+  return ms;
 });
 
 const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');

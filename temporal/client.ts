@@ -260,6 +260,18 @@ export async function startErasure(temporal: Client, taskQueue: string, input: E
   }
 }
 
+/**
+ * Whether a worker has polled the task queue for workflow tasks lately (Temporal lists the pollers of
+ * the last few minutes): the operator CLI's commands that hand their work to the worker check it, so
+ * that a wrong TEMPORAL_TASK_QUEUE or a stopped worker is a failed command, not a wait for ever.
+ */
+export async function workerPolls(temporal: Client, taskQueue: string): Promise<boolean> {
+  const answer = await withDeadline(temporal, () =>
+    temporal.workflowService.describeTaskQueue({ namespace: temporal.options.namespace, taskQueue: { name: taskQueue } }),
+  );
+  return (answer.pollers?.length ?? 0) > 0;
+}
+
 /** For /readyz: can this process reach the Temporal frontend? */
 export async function temporalReachable(temporal: Client, timeoutMs: number): Promise<boolean> {
   try {

@@ -1,7 +1,8 @@
 // POST /v1/test_helpers/dispatches/{id}/{action} (docs/http-contract.md "Test mode"): lets an issuer move a
 // test-mode dispatch on without a carrier, as Stripe Issuing's and Increase's test helpers do, so
 // that every webhook can be tried. Test keys only (a live key → 403); the dispatch is checked by the
-// rule every dispatch route shares (access.ts: the other mode's id → 404, another issuer's → 403). The action
+// rule every dispatch route shares (access.ts: the other mode's id → 404, another issuer's → 403, an
+// erased one → 404 saying so, as for a carrier event). The action
 // becomes a carrier event, synthesized here with its own event id and sent down the very path a
 // carrier's event takes (ingest/carrier-events.ts → the workflow's signal), so webhooks fire exactly as
 // they would. The answer waits until the workflow has folded the event into the projection, and is
@@ -27,7 +28,7 @@ import { latestOccurredAt } from '../../domain/input-bounds.js';
 import { acceptedOrThrow, conflict, forbidden, parseOrBadRequest, serviceUnavailable } from '../errors.js';
 import { requireScope } from '../middleware/auth.js';
 import { optionalJsonBody } from '../middleware/json-body.js';
-import { checkAccess, dispatchIdParam } from './access.js';
+import { checkAccessOrErased, dispatchIdParam } from './access.js';
 
 const STATUS_OF: Record<TestHelperAction, DispatchStatus> = {
   ship: 'in_transit',
@@ -52,7 +53,7 @@ export function testHelperRoutes(router: Router, deps: { pool: Pool; ingest: Car
     const id = dispatchIdParam(ctx.params.id);
     const action = parseOrBadRequest(testHelperAction, ctx.params.action, 'action');
     const reason = reasonFor(action, ctx.request.body);
-    const row = checkAccess(key, id, await findDispatch(deps.pool, id));
+    const row = await checkAccessOrErased(deps.pool, key, id, await findDispatch(deps.pool, id));
 
     // Later than the event that set the current status (a forward scan leaves exception only when it
     // is later, docs/http-contract.md "Input bounds and integrity promises"), so that the event is never stale, and never past the latest

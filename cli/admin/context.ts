@@ -1,11 +1,14 @@
 // What every admin command shares: which database to use (DATABASE_URL, else the running
-// `npm start`'s runtime file), one connection per invocation, the --json / human output switch, and
+// `npm start`'s runtime file), one connection per invocation, a worker on the task queue for the
+// commands that start a workflow, the --json / human output switch, and
 // the translation of failures into the one-line reason an operator sees on stderr (docs/admin-cli.md "Operator CLI").
+import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createPool, type Pool } from '../../db/pool.js';
 import type { Config } from '../../platform/config.js';
 import { temporalConnectionOptions, type TemporalConnectionOptions } from '../../temporal/connection-options.js';
+import { workerPolls } from '../../temporal/client.js';
 import { isRuntimeAlive, readRuntimeFile, RUNTIME_FILE } from '../runtime-file.js';
 
 /** A failure whose message is already what the operator should read. */
@@ -39,6 +42,18 @@ export function resolveTemporalConnection(config: Config, env: NodeJS.ProcessEnv
   const runtime = readRuntimeFile(RUNTIME_FILE);
   if (!runtime || !isRuntimeAlive(runtime)) throw new CliError('no Temporal: start the service with `npm start` or set TEMPORAL_ADDRESS');
   return { address: runtime.temporalAddress };
+}
+
+/**
+ * For a command whose work the service's worker does (a workflow it starts on TEMPORAL_TASK_QUEUE):
+ * a CliError unless a worker polls that queue, before anything is started or recorded. Otherwise
+ * the command would wait for ever, or leave its workflow to a queue that nobody polls.
+ */
+export async function requireWorker(temporal: Client, taskQueue: string): Promise<void> {
+  if (await workerPolls(temporal, taskQueue)) return;
+  throw new CliError(
+    `no worker polls the task queue "${taskQueue}" (namespace ${temporal.options.namespace}): start the worker, or set TEMPORAL_TASK_QUEUE to the service's`,
+  );
 }
 
 /** Opens one small pool for the command, runs it, and always closes the pool. */

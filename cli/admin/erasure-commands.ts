@@ -9,13 +9,14 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { findErasure, issuerDispatchIds, type Erasure } from '../../db/erasure-records.js';
 import { dispatchFootprint } from '../../db/erasure.js';
-import { eraseIssuerRows } from '../../db/issuer-erasure.js';
+import { eraseIssuerRows, revokeIssuerKeys } from '../../db/issuer-erasure.js';
+import { issuerExists } from '../../db/issuers.js';
 import { uuidV4 } from '../../domain/field-schemas.js';
 import { eraseAtOnce, eraseDispatch, type ErasureDeps } from '../../ingest/erasure.js';
 import { loadConfig } from '../../platform/config.js';
 import { erasureWorkflowId } from '../../temporal/contract.js';
 import { countDispatchRuns } from '../../temporal/erasure.js';
-import { CliError, iso, output, parseOptions, resolveTemporalConnection, table, withDatabase } from './context.js';
+import { CliError, iso, output, parseOptions, requireWorker, resolveTemporalConnection, table, withDatabase } from './context.js';
 
 const dispatchOptions = z.object({ id: uuidV4.transform((id) => id.toLowerCase()), wait: z.boolean().optional() });
 const issuerOptions = z.object({
@@ -67,7 +68,10 @@ export function registerErasureCommands(program: Command): void {
     .option('--wait', 'wait until the erasure has completed and print what it removed')
     .action(async (raw: unknown, command: Command) => {
       const options = parseOptions(dispatchOptions, raw);
-      const erasure = await withService((deps) => erase(deps, options.id, Boolean(options.wait)));
+      const erasure = await withService(async (deps) => {
+        await requireWorker(deps.temporal, deps.taskQueue);
+        return erase(deps, options.id, Boolean(options.wait));
+      });
       output(command, erasureJson(erasure), () =>
         erasure.status === 'completed'
           ? `Erasure ${erasure.id} of ${erasure.dispatchId} completed: ${erasure.removed.rows} rows, ${erasure.removed.workflowRuns} workflow runs removed.`
@@ -98,13 +102,36 @@ export function registerErasureCommands(program: Command): void {
     });
 }
 
+/**
+ * After its keys are revoked, how long `issuer erase` keeps looking for the issuer's new dispatches:
+ * 5 s until every API process refuses them (API_KEY_CACHE_TTL_MS at most), and as long again for a
+ * registration they accepted just before to reach the projection.
+ */
+const KEYS_QUIET_MS = 10_000;
+/** Passes over the issuer's dispatches before the command gives up (each erases all it finds). */
+const MAX_PASSES = 10;
+
 /** `issuer erase`, registered by cli/admin/issuer-commands.ts beside the issuer's other commands. */
 export async function issuerEraseAction(raw: unknown, command: Command): Promise<void> {
   const { issuer } = parseOptions(issuerOptions, raw);
   const result = await withService(async (deps) => {
+    // An operator's typo must not read as an issuer erased: nothing would have been.
+    if (!(await issuerExists(deps.pool, issuer))) throw new CliError(`unknown issuer: ${issuer}`);
+    // Its keys first, and again on every pass (a dashboard user may make one meanwhile): an
+    // issuer's backend may still be sending, and a dispatch registered behind the erasure would
+    // outlive it. What they registered until every API process refuses them (and a registration
+    // then in flight) is erased by a later pass.
     // In batches (ingest/erasure.ts eraseAtOnce), not a workflow per dispatch: an issuer has
     // hundreds of thousands. A failure stops the command; run again, it goes on from what is left.
-    const erased = await eraseAtOnce(deps, await issuerDispatchIds(deps.pool, issuer));
+    let erased = 0;
+    for (let pass = 0; ; pass++) {
+      const quietAt = Date.now() + (await revokeIssuerKeys(deps.pool, issuer, KEYS_QUIET_MS));
+      const ids = await issuerDispatchIds(deps.pool, issuer);
+      if (ids.length === 0 && Date.now() >= quietAt) break;
+      if (pass >= MAX_PASSES) throw new CliError(`issuer ${issuer}: dispatches still appear after ${MAX_PASSES} passes; run it again`);
+      if (ids.length === 0) await new Promise((resolve) => setTimeout(resolve, quietAt - Date.now()));
+      else erased += await eraseAtOnce(deps, ids);
+    }
     return { erased, deleted: await eraseIssuerRows(deps.pool, issuer) };
   });
   output(command, { issuer_id: issuer, erased_dispatches: result.erased, deleted: result.deleted }, () =>

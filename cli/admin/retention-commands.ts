@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadConfig } from '../../platform/config.js';
 import { runRetentionSweep } from '../../temporal/client.js';
-import { output, parseOptions, resolveTemporalConnection } from './context.js';
+import { output, parseOptions, requireWorker, resolveTemporalConnection } from './context.js';
 
 const runOptions = z.object({ batchSize: z.coerce.number().int().min(1).max(10_000).optional() });
 
@@ -24,6 +24,7 @@ export function registerRetentionCommands(program: Command): void {
       const connection = await Connection.connect(resolveTemporalConnection(config));
       try {
         const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+        await requireWorker(temporal, config.TEMPORAL_TASK_QUEUE);
         const summary = await runRetentionSweep(temporal, config.TEMPORAL_TASK_QUEUE, { batchSize: options.batchSize });
         output(
           command,

@@ -176,6 +176,16 @@ describe('while an erasure is pending (its runs removed, its rows not yet)', () 
     expect((await call('GET', `/v1/erasures/${erasureId}`)).body.status).toBe('pending');
   });
 
+  it("answers another issuer's or the other mode's registration of the id with 409 that says nothing of the erasure", async () => {
+    // As for a live dispatch of another issuer (api/registration.ts answerRepeat): when its owner
+    // had it erased is the owner's business.
+    for (const withKey of [otherKey, testKey]) {
+      const res = await call('POST', '/v1/dispatches', { ...registration, id }, withKey);
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ error: 'conflict', message: `dispatch id ${id} is already in use; omit "id" to have one assigned` });
+    }
+  });
+
   it(
     'answers the dispatch reads and carrier events with 404 saying it was erased, and leaves it out of the list',
     async () => {

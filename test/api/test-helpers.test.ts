@@ -181,6 +181,15 @@ describe('test helper access', () => {
     expect((await helper(randomUUID(), 'ship')).status).toBe(404);
   });
 
+  it('returns 404 saying it was erased for a test dispatch whose erasure was requested, as carrier events do', async () => {
+    const id = await registered();
+    expect((await request(h.baseUrl, `/v1/dispatches/${id}`, { method: 'DELETE', headers: bearer(testKey) })).status).toBe(202);
+    const res = await helper(id, 'ship');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'not_found', message: expect.stringMatching(new RegExp(`dispatch ${id} was erased on \\d{4}-`)) });
+    expect((await helper(id, 'ship', otherIssuerTestKey)).status).toBe(403);
+  });
+
   it('returns 400 naming action for an unknown action', async () => {
     const res = await helper(await registered(), 'teleport');
     expect(res.status).toBe(400);

@@ -26,6 +26,16 @@ describe('retention windows', () => {
     expect(loadConfig({ [name]: 'never' })[name]).toBeNull();
   });
 
+  it.each(NAMES)(
+    '%s longer than 100 years stops start-up naming it (the sweep could not subtract it from now): never keeps forever',
+    (name) => {
+      expect(loadConfig({ [name]: '36500d' })[name]).toBe(36_500 * DAY);
+      for (const value of ['36501d', '10000000d', '999999999999999h']) {
+        expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: at most 36500d .*never keeps forever`));
+      }
+    },
+  );
+
   it.each(NAMES)('%s that is neither a duration nor never stops start-up naming it', (name) => {
     for (const value of ['', '180', 'forever', '-1d', '1y']) {
       expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: not a duration.*or never`));
