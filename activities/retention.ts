@@ -6,10 +6,11 @@
 //   2. settled webhook events past RETENTION_WEBHOOK_PAYLOAD lose their payload;
 //   3. transit history past RETENTION_TRANSIT_HISTORY, tracking links expired 30 days ago, tracking
 //      feeds' unmatched checkpoints kept 30 days and their hourly counts past two days are deleted.
-// First of all, an erasure requested over STALLED_ERASURE_MS ago and still pending has its workflow
-// started (ingest/erasure.ts driveErasure; nothing happens where it runs or has run): its request
+// First of all, an erasure requested over STALLED_ERASURE_MS ago and not completed has its workflow
+// started (ingest/erasure.ts driveErasure; nothing happens where it runs): a pending one whose request
 // recorded it and went no further (the API process died, or Temporal was down, between the two, and
-// the client never asked again), so the daily sweep keeps the documented bound of a day.
+// the client never asked again), or a failed one, whose workflow ran out of retries (back to pending
+// first); so the daily sweep keeps the documented bound of a day.
 // One batch at a time, with RETENTION_BATCH_PAUSE between two batches: a sweep of a large backlog
 // must leave the database to live traffic (status reads) most of the time (bench/retention README).
 // After every batch it heartbeats its progress (the counts, the phase, the walk's cursor) and logs
@@ -20,7 +21,7 @@
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { eraseDispatchRows } from '../db/erasure.js';
-import { findStalledErasures } from '../db/erasure-records.js';
+import { findUnfinishedErasures, retryErasure } from '../db/erasure-records.js';
 import { deleteExpiredUnmatched } from '../db/feed-checkpoints.js';
 import { deleteOldFeedCounts } from '../db/tracking-feeds.js';
 import type { Pool } from '../db/pool.js';
@@ -137,10 +138,13 @@ export function createRetentionActivities(deps: RetentionDeps) {
       if (progress.phase === 'erasures') {
         const drive = { temporal: deps.temporal, taskQueue: context.info.taskQueue, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS };
         for (let after: string | undefined; ;) {
-          const stalled = await findStalledErasures(deps.pool, { olderThanMs: STALLED_ERASURE_MS, limit, after });
+          const stalled = await findUnfinishedErasures(deps.pool, { olderThanMs: STALLED_ERASURE_MS, limit, after });
           const started: string[] = [];
           // A handful, each one call: one after another.
-          for (const erasure of stalled) if (await driveErasure(drive, erasure)) started.push(erasure.id);
+          for (const erasure of stalled) {
+            if (erasure.status === 'failed') await retryErasure(deps.pool, erasure.id);
+            if (await driveErasure(drive, erasure)) started.push(erasure.id);
+          }
           if (started.length > 0) log.warn('pending erasures started', { erasure_ids: started });
           context.heartbeat(progress);
           if (stalled.length < limit) break;

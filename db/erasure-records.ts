@@ -118,22 +118,23 @@ export async function failErasure(pool: Pool, id: string): Promise<void> {
 }
 
 /**
- * Erasures still pending that were requested over `olderThanMs` ago, `limit` at a time after the id
- * `after`: those whose request recorded them and went no further (the API process died, or Temporal
- * was down, before their workflow started), for the retention sweep to start; with them those whose
- * workflow is running, which starting again leaves alone.
+ * Erasures not completed that were requested over `olderThanMs` ago, `limit` at a time after the id
+ * `after`, for the retention sweep to start again: pending ones whose request recorded them and went
+ * no further (the API process died, or Temporal was down, before their workflow started), with those
+ * whose workflow is running, which starting again leaves alone; and failed ones, whose workflow ran
+ * out of retries (Postgres or Temporal down for minutes).
  */
-export async function findStalledErasures(
+export async function findUnfinishedErasures(
   pool: Pool,
   query: { olderThanMs: number; limit: number; after?: string },
-): Promise<Pick<Erasure, 'id' | 'dispatchId'>[]> {
-  const { rows } = await pool.query<{ id: string; dispatch_id: string }>(
-    `SELECT id, dispatch_id FROM erasures
-      WHERE status = 'pending' AND requested_at < now() - make_interval(secs => $1::double precision / 1000) AND id > $2
+): Promise<Pick<Erasure, 'id' | 'dispatchId' | 'status'>[]> {
+  const { rows } = await pool.query<{ id: string; dispatch_id: string; status: ErasureStatus }>(
+    `SELECT id, dispatch_id, status FROM erasures
+      WHERE status IN ('pending', 'failed') AND requested_at < now() - make_interval(secs => $1::double precision / 1000) AND id > $2
       ORDER BY id LIMIT $3`,
     [query.olderThanMs, query.after ?? '', query.limit],
   );
-  return rows.map((row) => ({ id: row.id, dispatchId: row.dispatch_id }));
+  return rows.map((row) => ({ id: row.id, dispatchId: row.dispatch_id, status: row.status }));
 }
 
 /** A failed erasure asked again goes back to pending (its workflow is started again). */

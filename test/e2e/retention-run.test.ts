@@ -268,9 +268,11 @@ describe('retention run with windows of seconds', () => {
   });
 });
 
-describe('an erasure requested whose workflow never started (the API process died, or Temporal was down, between the two)', () => {
+describe('an erasure requested whose workflow never started (the API process died, or Temporal was down, between the two), and one that failed', () => {
   const stalledId = randomUUID();
+  const failedId = randomUUID();
   let erasureId: string;
+  let failedErasureId: string;
 
   beforeAll(async () => {
     const res = await request(s.h.baseUrl, '/v1/dispatches', { method: 'POST', headers: bearer(key), body: registrationFor(stalledId) });
@@ -290,6 +292,19 @@ describe('an erasure requested whose workflow never started (the API process die
       `INSERT INTO erasures (id, dispatch_id, issuer_id, mode, requested_at) VALUES ($1, $2, $3, 'live', now() - interval '2 minutes')`,
       [erasureId, stalledId, issuerId],
     );
+    // What an erasure whose workflow ran out of retries leaves (Postgres or Temporal down for longer
+    // than its activities' retries, about six minutes): the row says failed, the dispatch is all there.
+    const registered = await request(s.h.baseUrl, '/v1/dispatches', {
+      method: 'POST',
+      headers: bearer(key),
+      body: registrationFor(failedId),
+    });
+    expect(registered.status).toBe(201);
+    failedErasureId = newId('er');
+    await s.h.pool.query(
+      `INSERT INTO erasures (id, dispatch_id, issuer_id, mode, status, requested_at) VALUES ($1, $2, $3, 'live', 'failed', now() - interval '1 hour')`,
+      [failedErasureId, failedId, issuerId],
+    );
     const run = await s.cli(['retention', 'run']);
     expect(run.code).toBe(0);
   }, 120_000);
@@ -308,4 +323,15 @@ describe('an erasure requested whose workflow never started (the API process die
   it('logs that it started it, by erasure id', () => {
     expect(s.worker()!.output()).toContain(erasureId);
   });
+
+  it('starts a failed erasure again, which completes: nobody has to ask a second time within the day', async () => {
+    const done = await until(async () => {
+      const res = await request(s.h.baseUrl, `/v1/erasures/${failedErasureId}`, { headers: bearer(key) });
+      return res.body?.status === 'completed' ? res : undefined;
+    }, `erasure ${failedErasureId} completed`);
+    expect(done.body.removed.workflow_runs).toBeGreaterThanOrEqual(1);
+    const footprint = await dispatchFootprint(s.h.pool, failedId);
+    expect(Object.values(footprint).every((n) => n === 0)).toBe(true);
+    expect(await countDispatchRuns(s.h.temporal, failedId)).toBe(0);
+  }, 90_000);
 });
