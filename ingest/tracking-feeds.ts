@@ -86,11 +86,15 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
       byReference: false,
       settled: new Set(),
     };
+    // The other dispatches with the number: a kept checkpoint is this one's only if the rule among
+    // them all picks it (an older checkpoint of a recycled number is not).
+    const numbered = tracking ? await matchCandidates(deps.pool, { issuerId: dispatch.issuerId, mode: dispatch.mode, references: [], trackingNumber: tracking, dedupeKeys: [] }) : []; // prettier-ignore
+    const sharing = numbered.some((other) => other.id === dispatch.id) ? numbered : [candidate, ...numbered];
     const taken: KeptCheckpoint[] = [];
     for (const checkpoint of kept) {
       const byReference = checkpoint.references.includes(dispatch.id);
-      const match = byReference ? candidate : pickByTrackingNumber([candidate], checkpoint.carrier ?? undefined, checkpoint.time as CheckpointTime); // prettier-ignore
-      if (!match) continue; // an older checkpoint of a recycled number: not this dispatch's
+      const match = byReference ? candidate : pickByTrackingNumber(sharing, checkpoint.carrier ?? undefined, checkpoint.time as CheckpointTime); // prettier-ignore
+      if (match?.id !== dispatch.id) continue;
       const occurredAt = resolveCheckpointTime(checkpoint.time as CheckpointTime, match.countryCode);
       await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, status: checkpoint.status as DispatchStatus, reason: checkpoint.reason as ExceptionReason | null }, occurredAt)); // prettier-ignore
       taken.push(checkpoint);
@@ -169,20 +173,21 @@ function keyOf(checkpoint: Pick<ProviderCheckpoint, 'eventId'>): string {
 }
 
 /**
- * Among dispatches with the tracking number, most recently registered first: the first whose carrier
- * agrees where both name one (domain/tracking-feeds/provider.ts carriersAgree: providers and issuers
- * spell carriers differently) and whose dispatch date is not after the checkpoint (numbers are recycled).
+ * The dispatch a checkpoint belongs to by its tracking number, among those whose carrier agrees where
+ * both name one (domain/tracking-feeds/provider.ts carriersAgree: providers and issuers spell carriers
+ * differently): the only one, whatever its dispatch date (DESIGN §6: an event up to 7 days before it
+ * counts, and one before that is `ignored` by the bounds, not kept as unmatched); among several
+ * (numbers are recycled), most recently registered first, the first whose dispatch date is not after
+ * the checkpoint.
  */
 function pickByTrackingNumber(
   candidates: readonly MatchCandidate[],
   carrier: string | undefined,
   time: CheckpointTime,
 ): MatchCandidate | undefined {
-  return candidates.find((candidate) => {
-    if (candidate.byReference) return false;
-    if (!carriersAgree(carrier, candidate.carrier)) return false;
-    return candidate.dispatchDate.getTime() <= Date.parse(resolveCheckpointTime(time, candidate.countryCode));
-  });
+  const agreeing = candidates.filter((candidate) => !candidate.byReference && carriersAgree(carrier, candidate.carrier));
+  if (agreeing.length === 1) return agreeing[0];
+  return agreeing.find((candidate) => candidate.dispatchDate.getTime() <= Date.parse(resolveCheckpointTime(time, candidate.countryCode)));
 }
 
 interface CheckpointFacts {

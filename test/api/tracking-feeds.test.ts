@@ -309,6 +309,37 @@ describe('matching a tracking to a dispatch', () => {
     expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
   });
 
+  it('applies to the one dispatch with the tracking number a checkpoint a few hours before its dispatch date (§6: within the bounds, it counts)', async () => {
+    // An acceptance scan at 08:00, the issuer's batch registers the card at 10:00 with dispatch_date
+    // = now: one dispatch has the number, so the dispatch-date rule among several does not apply.
+    const number = trackingNumber();
+    const id = await register(key, { tracking_number: number, dispatch_date: ago(HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(number, [{ status: 'in_transit', datetime: ago(3 * HOUR) }]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toEqual({ received: 1, applied: 1, duplicate: 0, unmatched: 0, ignored: 0 }); // prettier-ignore
+    await until(async () => (await statusOf(id)) === 'in_transit', 'the card in transit', 20_000);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+  });
+
+  it('applies at registration a kept checkpoint from a few hours before the dispatch date it registers', async () => {
+    const number = trackingNumber();
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(number, [{ status: 'in_transit', datetime: ago(3 * HOUR) }]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toMatchObject({ unmatched: 1 });
+    const id = await register(key, { tracking_number: number, dispatch_date: ago(HOUR) });
+    await until(async () => (await statusOf(id)) === 'in_transit', 'the kept checkpoint applied', 20_000);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+  });
+
+  it('ignores, and does not keep as unmatched, a checkpoint of the one dispatch with the number that lies before its time bounds', async () => {
+    const number = trackingNumber();
+    await register(key, { tracking_number: number, dispatch_date: ago(HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(number, [{ status: 'in_transit', datetime: ago(8 * 24 * HOUR) }]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toEqual({ received: 1, applied: 0, duplicate: 0, unmatched: 0, ignored: 1 }); // prettier-ignore
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+  });
+
   it('gives a recycled tracking number to the most recent dispatch whose dispatch date is not after the checkpoint', async () => {
     const number = trackingNumber();
     const old = await register(key, { tracking_number: number, dispatch_date: ago(200 * HOUR) });
