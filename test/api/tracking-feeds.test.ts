@@ -5,7 +5,7 @@
 // checkpoint before registration is applied at registration, a recycled number goes to the most
 // recent dispatch that can have it). Bodies are EasyPost's (test/support/tracking-feeds.ts); each
 // provider's own long history is test/api/tracking-feed-providers.test.ts.
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { createCarrierEventIngest } from '../../ingest/carrier-events.js';
@@ -86,6 +86,28 @@ describe('the feeds API', () => {
     const res = await request(h.baseUrl, '/v1/tracking_feeds', { headers: bearer(key), body: { provider: 'easypost' } });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/^secret: /);
+  });
+
+  it('takes an EasyPost webhook secret that is not ASCII, and checks signatures keyed with its NFKD form', async () => {
+    // EasyPost's own library keys the HMAC with secret.normalize('NFKD') for exactly such secrets.
+    const secret = 'sécret-ﬁ-Ⅻ-webhook';
+    const created = await request(h.baseUrl, '/v1/tracking_feeds', { headers: bearer(key), body: { provider: 'easypost', secret } });
+    expect(created.status).toBe(201);
+    const feed: CreatedFeed = { id: created.body.id, url: created.body.url, secret };
+    const raw = easyPostBody(trackingNumber(), [{ status: 'in_transit', datetime: ago(HOUR) }]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).status).toBe(200);
+    const unnormalised = `hmac-sha256-hex=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw, { headers: { 'x-hmac-signature': unnormalised } })).status).toBe(401);
+  });
+
+  it('refuses a Ship24 secret it could not receive in an Authorization header, naming secret', async () => {
+    const res = await request(h.baseUrl, '/v1/tracking_feeds', { headers: bearer(key), body: { provider: 'ship24', secret: 'sécret-webhook' } }); // prettier-ignore
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^secret: /);
+    const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    const patched = await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}`, { method: 'PATCH', headers: bearer(key), body: { secret: 'sécret-webhook' } }); // prettier-ignore
+    expect(patched.status).toBe(400);
+    expect(patched.body.message).toMatch(/^secret: /);
   });
 
   it("shows a Shippo feed's generated token once, in the create answer's url", async () => {

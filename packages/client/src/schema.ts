@@ -768,8 +768,15 @@ export interface components {
     TrackingFeedCreate:
       | {
           /** @enum {string} */
-          provider: 'easypost' | 'aftership' | 'ship24';
+          provider: 'easypost' | 'aftership';
           /** @description the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned */
+          secret: string;
+          description?: string;
+        }
+      | {
+          /** @constant */
+          provider: 'ship24';
+          /** @description Ship24's webhook secret (visible ASCII); never returned */
           secret: string;
           description?: string;
         }
