@@ -63,16 +63,18 @@ export function inboundRouter(deps: InboundDeps): Router {
     const module = FEED_PROVIDER_MODULES[provider];
     if (!module.authenticate({ rawBody, headers: ctx.req.headers, query: ctx.query }, feed.secret)) {
       outcome('unauthorized');
-      deps.counter.add(feed.id, { unauthorized: 1 });
+      deps.counter.add(feed.id, { unauthorized: 1 }, false);
       throw new ApiError(401, 'unauthorized', `the request is not signed with this feed's ${provider} secret (or token)`);
     }
+    // Authenticated: `last_received_at` says so whatever becomes of the body (docs/tracking-feeds.md).
+    deps.counter.add(feed.id, {}, true);
     const parsed = module.parse(parseJson(rawBody, outcome));
     if (!parsed.ok) {
       outcome('bad_body');
       throw badRequest(`${parsed.field}: ${parsed.message}`);
     }
     const receipt = await deps.feedIngest.receive(feed, parsed.trackings);
-    deps.counter.add(feed.id, receipt);
+    deps.counter.add(feed.id, receipt, true);
     for (const result of ['applied', 'duplicate', 'unmatched', 'ignored'] as const) {
       if (receipt[result] > 0) feedCheckpoints.inc({ provider, result }, receipt[result]);
     }

@@ -160,6 +160,21 @@ describe('the inbound endpoint', () => {
     expect(metrics).toMatch(/cds_feed_requests_total\{provider="easypost",outcome="unauthorized"\} [1-9]/);
   });
 
+  it('stamps last_received_at for an authenticated request even when a 401 for the same feed comes within the same second', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(trackingNumber(), []);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).status).toBe(200);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw, { headers: {} })).status).toBe(401);
+    await until(async () => (await feedOf(feed)).counts.unauthorized === 1, 'the 401 counted', 10_000);
+    expect((await feedOf(feed)).last_received_at).not.toBeNull();
+  });
+
+  it('stamps last_received_at for a request whose signature was right but whose body is refused with 400', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, JSON.stringify({ object: 'Event' }))).status).toBe(400);
+    await until(async () => (await feedOf(feed)).last_received_at !== null, 'last_received_at stamped', 5_000);
+  });
+
   it('answers 404 once the feed is revoked, to POST and HEAD', async () => {
     const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
     expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}`, { method: 'DELETE', headers: bearer(key) })).status).toBe(204);
