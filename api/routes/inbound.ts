@@ -71,7 +71,7 @@ export function inboundRouter(deps: InboundDeps): Router {
     const parsed = module.parse(parseJson(rawBody, outcome));
     if (!parsed.ok) {
       outcome('bad_body');
-      throw badRequest(`${parsed.field}: ${parsed.message}`);
+      throw badRequest(parsed.message); // already `field: problem` (domain/tracking-feeds/common.ts failure)
     }
     const receipt = await deps.feedIngest.receive(feed, parsed.trackings);
     deps.counter.add(feed.id, receipt, true);

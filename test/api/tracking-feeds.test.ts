@@ -192,7 +192,10 @@ describe('the inbound endpoint', () => {
     });
     const res = await postInbound(h.baseUrl, 'easypost', feed, raw);
     expect(res.status).toBe(400);
-    expect(res.body.message).toMatch(/tracking_code/);
+    expect(res.body.error).toBe('bad_request');
+    // Named once, first, as every 400 of the API names its field.
+    expect(res.body.message).toMatch(/^result\.tracking_code: /);
+    expect(res.body.message.split('tracking_code')).toHaveLength(2);
   });
 
   it('answers 413 to a body over 2 MiB', async () => {
