@@ -82,6 +82,14 @@ export function inboundRouter(deps: InboundDeps): Router {
     ctx.body = receipt;
   });
 
+  // Any other method: 405 here, since the API key check after this router would answer a keyless
+  // GET (an issuer opening the URL in a browser) with an API key's 401.
+  router.all('/v1/inbound/:feed_id', (ctx) => {
+    throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on /v1/inbound/{feed_id}: providers POST`, {
+      Allow: 'HEAD, POST',
+    });
+  });
+
   return router;
 
   async function liveFeed(ctx: Context, id: string): Promise<InboundFeed> {

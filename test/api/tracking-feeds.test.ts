@@ -140,6 +140,16 @@ describe('the inbound endpoint', () => {
     expect((await request(h.baseUrl, `/v1/inbound/${feed.id}`, { method: 'HEAD' })).status).toBe(200);
   });
 
+  it("answers 405 with Allow to any other method on the URL, not an API key's 401", async () => {
+    const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const res = await request(h.baseUrl, `/v1/inbound/${feed.id}`, { method });
+      expect([res.status, res.body.error]).toEqual([405, 'method_not_allowed']);
+      expect(res.headers.allow).toMatch(/HEAD/);
+      expect(res.headers.allow).toMatch(/POST/);
+    }
+  });
+
   it('answers 401 to a wrong or missing signature, stores nothing and counts it', async () => {
     const number = trackingNumber();
     const id = await register(key, { tracking_number: number, dispatch_date: ago(48 * HOUR) });
