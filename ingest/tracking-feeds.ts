@@ -4,8 +4,9 @@
 // Every checkpoint that becomes a carrier event goes through ingest/carrier-events.ts, the one way
 // in (bounds, dedupe key, the log before the signal, the closed-dispatch answer); this module only
 // decides which dispatch a checkpoint belongs to and what it counts as:
-// - `ignored`: the provider's status says nothing about the card (no mapping), or its time lies
-//   outside the dispatch's bounds (counted and dropped, not refused: the provider cannot correct it);
+// - `ignored`: the provider's status says nothing about the card (no mapping), or it has no time, or
+//   its time lies outside the dispatch's bounds (counted and dropped, not refused: the provider
+//   cannot correct it);
 // - `duplicate`: its carrier event is logged and its workflow has recorded what it did with it
 //   (answered by the one matching statement, db/feed-checkpoints.ts, so a body of seen checkpoints
 //   costs no Temporal call); one logged but not yet folded goes through ingest again, whose log
@@ -33,6 +34,7 @@ import {
   carriersAgree,
   normaliseTrackingNumber,
   type CheckpointTime,
+  type MappedCheckpointStatus,
   type ProviderCheckpoint,
   type ProviderTracking,
 } from '../domain/tracking-feeds/provider.js';
@@ -109,7 +111,7 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
     tracking: ProviderTracking,
   ): Promise<CheckpointResult[]> {
     const results: CheckpointResult[] = [];
-    const mapped = tracking.checkpoints.filter((checkpoint) => checkpoint.mapped !== null);
+    const mapped = tracking.checkpoints.filter(isActionable);
     for (let i = mapped.length; i < tracking.checkpoints.length; i += 1) results.push('ignored');
     if (mapped.length === 0) return results;
 
@@ -146,7 +148,7 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
       }
       seenInBody.add(once);
       const occurredAt = resolveCheckpointTime(checkpoint.time, match.countryCode);
-      const outcome = await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, ...checkpoint.mapped!, original: checkpoint.original }, occurredAt)); // prettier-ignore
+      const outcome = await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, ...checkpoint.mapped, original: checkpoint.original }, occurredAt)); // prettier-ignore
       // Erased between the match and the log (docs/http-contract.md "Erasure"): ignored, not stored.
       if (outcome.outcome === 'out_of_bounds' || outcome.outcome === 'closed' || outcome.outcome === 'erased') results.push('ignored');
       else results.push(outcome.duplicate ? 'duplicate' : 'applied');
@@ -166,6 +168,13 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
 }
 
 export type FeedIngest = ReturnType<typeof createFeedIngest>;
+
+/** A checkpoint that can become a carrier event: its status says where the card is, and it has a time. */
+type ActionableCheckpoint = ProviderCheckpoint & { mapped: MappedCheckpointStatus; time: CheckpointTime };
+
+function isActionable(checkpoint: ProviderCheckpoint): checkpoint is ActionableCheckpoint {
+  return checkpoint.mapped !== null && checkpoint.time !== null;
+}
 
 /** The carrier event's dedupe key: the provider's checkpoint id (or the module's stable hash of it). */
 function keyOf(checkpoint: Pick<ProviderCheckpoint, 'eventId'>): string {
@@ -223,7 +232,7 @@ function toUnmatched(
   feed: Pick<InboundFeed, 'id' | 'issuerId' | 'mode'>,
   tracking: ProviderTracking,
   trackingNumber: string,
-  checkpoint: ProviderCheckpoint,
+  checkpoint: ActionableCheckpoint,
 ): UnmatchedCheckpoint {
   return {
     feedId: feed.id,
@@ -233,8 +242,8 @@ function toUnmatched(
     carrier: tracking.carrier ?? null,
     references: tracking.references.filter((reference) => UUID.test(reference)).map((reference) => reference.toLowerCase()),
     eventId: checkpoint.eventId,
-    status: checkpoint.mapped!.status,
-    reason: checkpoint.mapped!.reason ?? null,
+    status: checkpoint.mapped.status,
+    reason: checkpoint.mapped.reason ?? null,
     location: checkpoint.location ?? null,
     time: checkpoint.time,
     original: checkpoint.original,
