@@ -88,9 +88,11 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
       byReference: false,
       settled: new Set(),
     };
-    // The other dispatches with the number: a kept checkpoint is this one's only if the rule among
-    // them all picks it (an older checkpoint of a recycled number is not).
-    const numbered = tracking ? await matchCandidates(deps.pool, { issuerId: dispatch.issuerId, mode: dispatch.mode, references: [], trackingNumber: tracking, dedupeKeys: [] }) : []; // prettier-ignore
+    // The other dispatches with the number (read only when a kept checkpoint names no reference): a
+    // kept checkpoint is this one's only if the rule among them all picks it (an older checkpoint of
+    // a recycled number is not).
+    const byNumber = kept.some((checkpoint) => !checkpoint.references.includes(dispatch.id));
+    const numbered = tracking && byNumber ? await matchCandidates(deps.pool, { issuerId: dispatch.issuerId, mode: dispatch.mode, references: [], trackingNumber: tracking, dedupeKeys: [] }) : []; // prettier-ignore
     const sharing = numbered.some((other) => other.id === dispatch.id) ? numbered : [candidate, ...numbered];
     const taken: KeptCheckpoint[] = [];
     for (const checkpoint of kept) {
