@@ -21,12 +21,20 @@ export const feedProvider = z.enum(FEED_PROVIDERS).meta({ description: 'the aggr
  * secrets that are not ASCII. Ship24's travels in an `Authorization: Bearer` header, which carries
  * visible ASCII only (BEARER_SECRET; checked per provider, also by PATCH).
  */
+// Control characters and spaces as explicit ranges, not \p{Cc} or \s: the OpenAPI document carries
+// the pattern, and JSON Schema tools outside JavaScript (Python's re, for one) read neither alike.
+const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
+const CONTROL_OR_SPACE = `${CONTROL}\\u0020\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff`;
+const SECRET_TEXT = new RegExp(`^[^${CONTROL_OR_SPACE}](?:[^${CONTROL}]*[^${CONTROL_OR_SPACE}])?$`);
 const feedSecret = z
   .string()
   .min(8, 'must be at least 8 characters (the webhook secret the provider shows)')
   .max(512, 'must be at most 512 characters')
-  .regex(/^[^\s\p{Cc}](?:[^\p{Cc}]*[^\s\p{Cc}])?$/u, 'must have no control characters, nor spaces at either end')
-  .meta({ description: "the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned" });
+  .regex(SECRET_TEXT, 'must have no control characters, nor spaces at either end')
+  .meta({
+    description:
+      "the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned. A Ship24 secret must be visible ASCII (it comes back in an Authorization header)",
+  });
 
 /** A secret sent back in an HTTP header (Ship24's `Authorization: Bearer <secret>`): visible ASCII. */
 export const BEARER_SECRET = /^[\x21-\x7E]+$/;

@@ -769,7 +769,7 @@ export interface components {
       | {
           /** @enum {string} */
           provider: 'easypost' | 'aftership';
-          /** @description the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned */
+          /** @description the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned. A Ship24 secret must be visible ASCII (it comes back in an Authorization header) */
           secret: string;
           description?: string;
         }
@@ -786,7 +786,7 @@ export interface components {
           description?: string;
         };
     TrackingFeedUpdate: {
-      /** @description the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned */
+      /** @description the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned. A Ship24 secret must be visible ASCII (it comes back in an Authorization header) */
       secret?: string;
       /** @description null clears it */
       description?: string | null;
