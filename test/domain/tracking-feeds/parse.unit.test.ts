@@ -4,6 +4,7 @@
 // the fields the provider documents; a webhook's own send time is never a checkpoint's time; and the
 // time rules particular to a provider (Shippo's UTC `status_date`, Ship24's `utcOffset`) hold.
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { FEED_PROVIDER_MODULES, resolveCheckpointTime, type FeedProvider, type ParseResult } from '../../../domain/tracking-feeds/index.js';
 import { fixtureBody, FIXTURE_REFERENCE } from '../../fixtures/tracking-feeds/load.js';
 
@@ -78,6 +79,35 @@ describe('a checkpoint without what the provider may leave out (its time, or its
     const checkpoints = trackingsOf(parse(provider, change(fixtureBody(provider))))[0].checkpoints;
     expect(checkpoints).toHaveLength(before.length);
     expect(checkpoints[4].mapped).toBeNull();
+  });
+});
+
+describe('any checkpoint without its time', () => {
+  // Where the provider's types make the time optional: the list of its checkpoints and the time field.
+  const optional: Record<'aftership' | 'shippo' | 'ship24', { list: (b: any) => any[]; field: string }> = {
+    aftership: { list: (b) => b.msg.checkpoints, field: 'checkpoint_time' },
+    shippo: { list: (b) => b.data.tracking_history, field: 'status_date' },
+    ship24: { list: (b) => b.trackings[0].events, field: 'occurrenceDatetime' },
+  };
+  it('is ignored, and every other checkpoint read as before, whichever it is and however it is missing', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...(Object.keys(optional) as Array<keyof typeof optional>)),
+        fc.nat(),
+        fc.constantFrom('absent', null, '', '  '),
+        (provider, n, missing) => {
+          const body = fixtureBody(provider);
+          const list = optional[provider].list(body);
+          const i = n % list.length;
+          if (missing === 'absent') delete list[i][optional[provider].field];
+          else list[i][optional[provider].field] = missing;
+          const before = trackingsOf(parse(provider, fixtureBody(provider)))[0].checkpoints;
+          const after = trackingsOf(parse(provider, body))[0].checkpoints;
+          expect(after[i]).toMatchObject({ mapped: null, time: null });
+          expect(after.filter((_, k) => k !== i)).toEqual(before.filter((_, k) => k !== i));
+        },
+      ),
+    );
   });
 });
 
