@@ -18,6 +18,7 @@ import { feedCheckpoints, feedRequests, type FeedRequestOutcome } from '../../pl
 import { ApiError, badRequest, notFound } from '../errors.js';
 import type { FeedCache } from '../feed-cache.js';
 import type { FeedCounter } from '../feed-counts.js';
+import { rateLimitHeaders } from '../middleware/rate-limit.js';
 import type { RateLimiter } from '../rate-limiter.js';
 
 /** The largest body taken (DESIGN §10): a long history of many trackings fits well within it. */
@@ -44,6 +45,9 @@ export function inboundRouter(deps: InboundDeps): Router {
     const provider = feed.provider as FeedProvider;
     const outcome = (value: FeedRequestOutcome) => feedRequests.inc({ provider, outcome: value });
     const admission = await deps.limiter.take(`feed:${feed.id}`);
+    // The feed's window on every answer from here on, errors included, as every /v1 response
+    // carries its window's (docs/http-contract.md "Common rules").
+    ctx.set(rateLimitHeaders({}, admission) as Record<string, string>);
     if (!admission.admitted) {
       outcome('limited');
       const retryAfter = Math.max(1, Math.ceil(admission.resetAt - Date.now() / 1000));

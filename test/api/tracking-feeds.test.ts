@@ -263,6 +263,20 @@ describe('the inbound endpoint', () => {
     }
     expect(statuses[2]).toBe(429);
     expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
+    expect(last!.headers['x-ratelimit-limit']).toBe('2');
+    expect(last!.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
+  it("carries the feed window's X-RateLimit-* headers on its answers, as every /v1 response does", async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(trackingNumber(), []);
+    const ok = await postInbound(h.baseUrl, 'easypost', feed, raw);
+    const unauthorized = await postInbound(h.baseUrl, 'easypost', feed, raw, { headers: {} });
+    for (const res of [ok, unauthorized]) {
+      expect(res.headers['x-ratelimit-limit']).toBe(String(h.config.FEED_RATE_PER_MINUTE));
+      expect(Number(res.headers['x-ratelimit-remaining'])).toBeLessThan(h.config.FEED_RATE_PER_MINUTE);
+      expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
+    }
   });
 });
 
