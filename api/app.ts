@@ -134,8 +134,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   app.use(docsRouter().routes()); // /docs: the API reference page and its script, no key, not counted
   app.use(trackingPage({ pool, config, logger, limiter: pageLimiter })); // /t/…: the cardholder's tracking page, no key, its own per-IP limit
   if (mounted.pages) app.use(mounted.pages); // /dashboard: HTML pages with their own sessions, CSRF and error pages
-  app.use(inbound.routes()); // /v1/inbound/…: tracking feeds, no key: the provider's own signature, a per-feed limit
-  app.use(inbound.allowedMethods()); // 405 with Allow on /v1/inbound/… (HEAD, POST)
+  app.use(inbound.routes()); // /v1/inbound/…: tracking feeds, no key: the provider's own signature, a per-feed limit; 405 for other methods
   app.use(authenticate(admission)); // resolves the key, if any (cached), and counts the request: key or client IP window
   app.use(setRateLimitHeaders()); // X-RateLimit-* headers
   app.use(enforceRateLimit()); // 429 (for a request without a valid key, before its 401)

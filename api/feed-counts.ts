@@ -11,7 +11,11 @@ import type { Logger } from '../platform/logger.js';
 export const FLUSH_MS = 1000;
 
 export class FeedCounter {
-  private readonly pending = new Map<string, FeedCounts>();
+  /**
+   * Per feed, the counts held and whether a request among them was authenticated: kept apart from
+   * the counts, so that a 401 held beside it cannot keep `last_received_at` from being stamped.
+   */
+  private readonly pending = new Map<string, { counts: FeedCounts; authenticated: boolean }>();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -19,9 +23,11 @@ export class FeedCounter {
     private readonly logger: Logger,
   ) {}
 
-  add(feedId: string, counts: Partial<FeedCounts>): void {
-    const held = this.pending.get(feedId) ?? zeroCounts();
-    for (const [name, value] of Object.entries(counts) as Array<[keyof FeedCounts, number]>) held[name] += value;
+  /** `authenticated`: the request's signature (or token) was right, whatever became of its body. */
+  add(feedId: string, counts: Partial<FeedCounts>, authenticated: boolean): void {
+    const held = this.pending.get(feedId) ?? { counts: zeroCounts(), authenticated: false };
+    for (const [name, value] of Object.entries(counts) as Array<[keyof FeedCounts, number]>) held.counts[name] += value;
+    held.authenticated ||= authenticated;
     this.pending.set(feedId, held);
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
@@ -31,13 +37,13 @@ export class FeedCounter {
     this.timer = undefined;
     const held = [...this.pending];
     this.pending.clear();
-    for (const [feedId, counts] of held) {
+    for (const [feedId, { counts, authenticated }] of held) {
       try {
-        await addFeedCounts(this.pool, feedId, counts);
+        await addFeedCounts(this.pool, feedId, counts, authenticated);
       } catch (error) {
         // Kept for the next write rather than lost: the database may be back by then.
         this.logger.warn({ err: error, feed_id: feedId }, 'tracking feed counts not written; kept for the next write');
-        this.add(feedId, counts);
+        this.add(feedId, counts, authenticated);
       }
     }
   }

@@ -140,14 +140,14 @@ export async function revokeFeed(pool: Pool, issuerId: string, mode: Mode, id: s
 }
 
 /**
- * Adds one inbound request's counts to the feed's current hour, and stamps `last_received_at` when
- * the request was authenticated: one statement per request.
+ * Adds inbound requests' counts to the feed's current hour, and stamps `last_received_at` when one
+ * of them was authenticated: one statement per write.
  */
-export async function addFeedCounts(pool: Pool, feedId: string, counts: FeedCounts): Promise<void> {
+export async function addFeedCounts(pool: Pool, feedId: string, counts: FeedCounts, authenticated: boolean): Promise<void> {
   await pool.query({
-    name: 'tracking-feed-counts-v1',
+    name: 'tracking-feed-counts-v2',
     text: `WITH stamped AS (
-             UPDATE tracking_feeds SET last_received_at = now() WHERE id = $1 AND $7 = 0
+             UPDATE tracking_feeds SET last_received_at = now() WHERE id = $1 AND $8::boolean
            )
            INSERT INTO tracking_feed_counts AS c (feed_id, hour, received, applied, duplicate, unmatched, ignored, unauthorized)
            VALUES ($1, date_trunc('hour', now()), $2, $3, $4, $5, $6, $7)
@@ -155,7 +155,7 @@ export async function addFeedCounts(pool: Pool, feedId: string, counts: FeedCoun
              received = c.received + excluded.received, applied = c.applied + excluded.applied,
              duplicate = c.duplicate + excluded.duplicate, unmatched = c.unmatched + excluded.unmatched,
              ignored = c.ignored + excluded.ignored, unauthorized = c.unauthorized + excluded.unauthorized`,
-    values: [feedId, counts.received, counts.applied, counts.duplicate, counts.unmatched, counts.ignored, counts.unauthorized],
+    values: [feedId, counts.received, counts.applied, counts.duplicate, counts.unmatched, counts.ignored, counts.unauthorized, authenticated], // prettier-ignore
   });
 }
 

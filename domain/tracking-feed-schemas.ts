@@ -15,13 +15,36 @@ export const feedId = z
 
 export const feedProvider = z.enum(FEED_PROVIDERS).meta({ description: 'the aggregator that sends the webhooks' });
 
-/** The provider's webhook secret: never returned, never logged (messages never quote it). */
+/**
+ * The provider's webhook secret: never returned, never logged (messages never quote it). An HMAC key
+ * (EasyPost, AfterShip) may be any text: EasyPost's own library keys with its NFKD form precisely for
+ * secrets that are not ASCII. Ship24's travels in an `Authorization: Bearer` header, which carries
+ * visible ASCII only (BEARER_SECRET; checked per provider, also by PATCH).
+ */
+// Control characters and spaces as explicit ranges, not \p{Cc} or \s: the OpenAPI document carries
+// the pattern, and JSON Schema tools outside JavaScript (Python's re, for one) read neither alike.
+const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
+const CONTROL_OR_SPACE = `${CONTROL}\\u0020\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff`;
+const SECRET_TEXT = new RegExp(`^[^${CONTROL_OR_SPACE}](?:[^${CONTROL}]*[^${CONTROL_OR_SPACE}])?$`);
 const feedSecret = z
   .string()
   .min(8, 'must be at least 8 characters (the webhook secret the provider shows)')
   .max(512, 'must be at most 512 characters')
-  .regex(/^[\x21-\x7E]+$/, 'must be visible ASCII characters without spaces')
-  .meta({ description: "the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned" });
+  .regex(SECRET_TEXT, 'must have no control characters, nor spaces at either end')
+  .meta({
+    description:
+      "the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned. A Ship24 secret must be visible ASCII (it comes back in an Authorization header)",
+  });
+
+/** A secret sent back in an HTTP header (Ship24's `Authorization: Bearer <secret>`): visible ASCII. */
+export const BEARER_SECRET = /^[\x21-\x7E]+$/;
+export const BEARER_SECRET_MESSAGE = 'must be visible ASCII characters without spaces (Ship24 sends it in an Authorization header)';
+const bearerSecret = z
+  .string()
+  .min(8, 'must be at least 8 characters (the webhook secret the provider shows)')
+  .max(512, 'must be at most 512 characters')
+  .regex(BEARER_SECRET, BEARER_SECRET_MESSAGE)
+  .meta({ description: "Ship24's webhook secret (visible ASCII); never returned" });
 
 /**
  * One variant per kind of authentication: the providers that sign with their own webhook secret
@@ -30,7 +53,8 @@ const feedSecret = z
 const description = plainText(1, 200).optional();
 export const feedCreateBody = z
   .discriminatedUnion('provider', [
-    z.object({ provider: z.enum(['easypost', 'aftership', 'ship24']), secret: feedSecret, description }).strict(),
+    z.object({ provider: z.enum(['easypost', 'aftership']), secret: feedSecret, description }).strict(),
+    z.object({ provider: z.literal('ship24'), secret: bearerSecret, description }).strict(),
     z
       .object({ provider: z.literal('shippo'), description })
       .strict()

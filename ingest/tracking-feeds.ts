@@ -4,8 +4,9 @@
 // Every checkpoint that becomes a carrier event goes through ingest/carrier-events.ts, the one way
 // in (bounds, dedupe key, the log before the signal, the closed-dispatch answer); this module only
 // decides which dispatch a checkpoint belongs to and what it counts as:
-// - `ignored`: the provider's status says nothing about the card (no mapping), or its time lies
-//   outside the dispatch's bounds (counted and dropped, not refused: the provider cannot correct it);
+// - `ignored`: the provider's status says nothing about the card (no mapping), or it has no time, or
+//   its time lies outside the dispatch's bounds (counted and dropped, not refused: the provider
+//   cannot correct it);
 // - `duplicate`: its carrier event is logged and its workflow has recorded what it did with it
 //   (answered by the one matching statement, db/feed-checkpoints.ts, so a body of seen checkpoints
 //   costs no Temporal call); one logged but not yet folded goes through ingest again, whose log
@@ -33,6 +34,7 @@ import {
   carriersAgree,
   normaliseTrackingNumber,
   type CheckpointTime,
+  type MappedCheckpointStatus,
   type ProviderCheckpoint,
   type ProviderTracking,
 } from '../domain/tracking-feeds/provider.js';
@@ -86,11 +88,17 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
       byReference: false,
       settled: new Set(),
     };
+    // The other dispatches with the number (read only when a kept checkpoint names no reference): a
+    // kept checkpoint is this one's only if the rule among them all picks it (an older checkpoint of
+    // a recycled number is not).
+    const byNumber = kept.some((checkpoint) => !checkpoint.references.includes(dispatch.id));
+    const numbered = tracking && byNumber ? await matchCandidates(deps.pool, { issuerId: dispatch.issuerId, mode: dispatch.mode, references: [], trackingNumber: tracking, dedupeKeys: [] }) : []; // prettier-ignore
+    const sharing = numbered.some((other) => other.id === dispatch.id) ? numbered : [candidate, ...numbered];
     const taken: KeptCheckpoint[] = [];
     for (const checkpoint of kept) {
       const byReference = checkpoint.references.includes(dispatch.id);
-      const match = byReference ? candidate : pickByTrackingNumber([candidate], checkpoint.carrier ?? undefined, checkpoint.time as CheckpointTime); // prettier-ignore
-      if (!match) continue; // an older checkpoint of a recycled number: not this dispatch's
+      const match = byReference ? candidate : pickByTrackingNumber(sharing, checkpoint.carrier ?? undefined, checkpoint.time as CheckpointTime); // prettier-ignore
+      if (match?.id !== dispatch.id) continue;
       const occurredAt = resolveCheckpointTime(checkpoint.time as CheckpointTime, match.countryCode);
       await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, status: checkpoint.status as DispatchStatus, reason: checkpoint.reason as ExceptionReason | null }, occurredAt)); // prettier-ignore
       taken.push(checkpoint);
@@ -105,7 +113,7 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
     tracking: ProviderTracking,
   ): Promise<CheckpointResult[]> {
     const results: CheckpointResult[] = [];
-    const mapped = tracking.checkpoints.filter((checkpoint) => checkpoint.mapped !== null);
+    const mapped = tracking.checkpoints.filter(isActionable);
     for (let i = mapped.length; i < tracking.checkpoints.length; i += 1) results.push('ignored');
     if (mapped.length === 0) return results;
 
@@ -142,7 +150,7 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
       }
       seenInBody.add(once);
       const occurredAt = resolveCheckpointTime(checkpoint.time, match.countryCode);
-      const outcome = await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, ...checkpoint.mapped!, original: checkpoint.original }, occurredAt)); // prettier-ignore
+      const outcome = await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, ...checkpoint.mapped, original: checkpoint.original }, occurredAt)); // prettier-ignore
       // Erased between the match and the log (docs/http-contract.md "Erasure"): ignored, not stored.
       if (outcome.outcome === 'out_of_bounds' || outcome.outcome === 'closed' || outcome.outcome === 'erased') results.push('ignored');
       else results.push(outcome.duplicate ? 'duplicate' : 'applied');
@@ -163,26 +171,34 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
 
 export type FeedIngest = ReturnType<typeof createFeedIngest>;
 
+/** A checkpoint that can become a carrier event: its status says where the card is, and it has a time. */
+type ActionableCheckpoint = ProviderCheckpoint & { mapped: MappedCheckpointStatus; time: CheckpointTime };
+
+function isActionable(checkpoint: ProviderCheckpoint): checkpoint is ActionableCheckpoint {
+  return checkpoint.mapped !== null && checkpoint.time !== null;
+}
+
 /** The carrier event's dedupe key: the provider's checkpoint id (or the module's stable hash of it). */
 function keyOf(checkpoint: Pick<ProviderCheckpoint, 'eventId'>): string {
   return dedupeKey({ event_id: checkpoint.eventId, status: 'in_transit', occurred_at: '' });
 }
 
 /**
- * Among dispatches with the tracking number, most recently registered first: the first whose carrier
- * agrees where both name one (domain/tracking-feeds/provider.ts carriersAgree: providers and issuers
- * spell carriers differently) and whose dispatch date is not after the checkpoint (numbers are recycled).
+ * The dispatch a checkpoint belongs to by its tracking number, among those whose carrier agrees where
+ * both name one (domain/tracking-feeds/provider.ts carriersAgree: providers and issuers spell carriers
+ * differently): the only one, whatever its dispatch date (DESIGN §6: an event up to 7 days before it
+ * counts, and one before that is `ignored` by the bounds, not kept as unmatched); among several
+ * (numbers are recycled), most recently registered first, the first whose dispatch date is not after
+ * the checkpoint.
  */
 function pickByTrackingNumber(
   candidates: readonly MatchCandidate[],
   carrier: string | undefined,
   time: CheckpointTime,
 ): MatchCandidate | undefined {
-  return candidates.find((candidate) => {
-    if (candidate.byReference) return false;
-    if (!carriersAgree(carrier, candidate.carrier)) return false;
-    return candidate.dispatchDate.getTime() <= Date.parse(resolveCheckpointTime(time, candidate.countryCode));
-  });
+  const agreeing = candidates.filter((candidate) => !candidate.byReference && carriersAgree(carrier, candidate.carrier));
+  if (agreeing.length === 1) return agreeing[0];
+  return agreeing.find((candidate) => candidate.dispatchDate.getTime() <= Date.parse(resolveCheckpointTime(time, candidate.countryCode)));
 }
 
 interface CheckpointFacts {
@@ -218,7 +234,7 @@ function toUnmatched(
   feed: Pick<InboundFeed, 'id' | 'issuerId' | 'mode'>,
   tracking: ProviderTracking,
   trackingNumber: string,
-  checkpoint: ProviderCheckpoint,
+  checkpoint: ActionableCheckpoint,
 ): UnmatchedCheckpoint {
   return {
     feedId: feed.id,
@@ -228,8 +244,8 @@ function toUnmatched(
     carrier: tracking.carrier ?? null,
     references: tracking.references.filter((reference) => UUID.test(reference)).map((reference) => reference.toLowerCase()),
     eventId: checkpoint.eventId,
-    status: checkpoint.mapped!.status,
-    reason: checkpoint.mapped!.reason ?? null,
+    status: checkpoint.mapped.status,
+    reason: checkpoint.mapped.reason ?? null,
     location: checkpoint.location ?? null,
     time: checkpoint.time,
     original: checkpoint.original,

@@ -18,6 +18,7 @@ import { feedCheckpoints, feedRequests, type FeedRequestOutcome } from '../../pl
 import { ApiError, badRequest, notFound } from '../errors.js';
 import type { FeedCache } from '../feed-cache.js';
 import type { FeedCounter } from '../feed-counts.js';
+import { rateLimitHeaders } from '../middleware/rate-limit.js';
 import type { RateLimiter } from '../rate-limiter.js';
 
 /** The largest body taken (DESIGN §10): a long history of many trackings fits well within it. */
@@ -44,6 +45,9 @@ export function inboundRouter(deps: InboundDeps): Router {
     const provider = feed.provider as FeedProvider;
     const outcome = (value: FeedRequestOutcome) => feedRequests.inc({ provider, outcome: value });
     const admission = await deps.limiter.take(`feed:${feed.id}`);
+    // The feed's window on every answer from here on, errors included, as every /v1 response
+    // carries its window's (docs/http-contract.md "Common rules").
+    ctx.set(rateLimitHeaders({}, admission) as Record<string, string>);
     if (!admission.admitted) {
       outcome('limited');
       const retryAfter = Math.max(1, Math.ceil(admission.resetAt - Date.now() / 1000));
@@ -63,21 +67,31 @@ export function inboundRouter(deps: InboundDeps): Router {
     const module = FEED_PROVIDER_MODULES[provider];
     if (!module.authenticate({ rawBody, headers: ctx.req.headers, query: ctx.query }, feed.secret)) {
       outcome('unauthorized');
-      deps.counter.add(feed.id, { unauthorized: 1 });
+      deps.counter.add(feed.id, { unauthorized: 1 }, false);
       throw new ApiError(401, 'unauthorized', `the request is not signed with this feed's ${provider} secret (or token)`);
     }
+    // Authenticated: `last_received_at` says so whatever becomes of the body (docs/tracking-feeds.md).
+    deps.counter.add(feed.id, {}, true);
     const parsed = module.parse(parseJson(rawBody, outcome));
     if (!parsed.ok) {
       outcome('bad_body');
-      throw badRequest(`${parsed.field}: ${parsed.message}`);
+      throw badRequest(parsed.message); // already `field: problem` (domain/tracking-feeds/common.ts failure)
     }
     const receipt = await deps.feedIngest.receive(feed, parsed.trackings);
-    deps.counter.add(feed.id, receipt);
+    deps.counter.add(feed.id, receipt, true);
     for (const result of ['applied', 'duplicate', 'unmatched', 'ignored'] as const) {
       if (receipt[result] > 0) feedCheckpoints.inc({ provider, result }, receipt[result]);
     }
     outcome('ok');
     ctx.body = receipt;
+  });
+
+  // Any other method: 405 here, since the API key check after this router would answer a keyless
+  // GET (an issuer opening the URL in a browser) with an API key's 401.
+  router.all('/v1/inbound/:feed_id', (ctx) => {
+    throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on /v1/inbound/{feed_id}: providers POST`, {
+      Allow: 'HEAD, POST',
+    });
   });
 
   return router;

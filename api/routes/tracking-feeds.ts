@@ -29,7 +29,15 @@ import {
   type TrackingFeed,
 } from '../../db/tracking-feeds.js';
 import { LIST_LIMIT_DEFAULT } from '../../domain/field-schemas.js';
-import { feedCreateBody, feedId, feedListQuery, feedUpdateBody, shownCheckpointTime } from '../../domain/tracking-feed-schemas.js';
+import {
+  BEARER_SECRET,
+  BEARER_SECRET_MESSAGE,
+  feedCreateBody,
+  feedId,
+  feedListQuery,
+  feedUpdateBody,
+  shownCheckpointTime,
+} from '../../domain/tracking-feed-schemas.js';
 import { FEED_PROVIDER_MODULES } from '../../domain/tracking-feeds/index.js';
 import type { CheckpointTime, FeedProvider } from '../../domain/tracking-feeds/provider.js';
 import { publicBaseUrl, type Config } from '../../platform/config.js';
@@ -109,6 +117,9 @@ export function trackingFeedRoutes(router: Router, deps: FeedRouteDeps): void {
       throw badRequest(
         `secret: ${before.provider} feeds authenticate with the token the service generated; create a new feed for a new token`,
       );
+    }
+    if (body.secret !== undefined && before.provider === 'ship24' && !BEARER_SECRET.test(body.secret)) {
+      throw badRequest(`secret: ${BEARER_SECRET_MESSAGE}`);
     }
     const feed = await updateFeed(pool, key.issuerId, key.mode, id, { secret: body.secret, description: body.description });
     if (!feed) throw feedNotFound(id);

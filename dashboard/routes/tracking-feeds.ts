@@ -17,8 +17,8 @@ import {
   updateFeed,
   type TrackingFeed,
 } from '../../db/tracking-feeds.js';
-import { shownCheckpointTime } from '../../domain/tracking-feed-schemas.js';
-import { FEED_PROVIDER_MODULES, FEED_PROVIDERS, type CheckpointTime } from '../../domain/tracking-feeds/index.js';
+import { BEARER_SECRET, shownCheckpointTime } from '../../domain/tracking-feed-schemas.js';
+import { FEED_PROVIDER_MODULES, FEED_PROVIDERS, type CheckpointTime, type FeedProvider } from '../../domain/tracking-feeds/index.js';
 import { publicBaseUrl } from '../../platform/config.js';
 import type { DashboardDeps } from '../deps.js';
 import { pageNotFound } from '../errors.js';
@@ -29,12 +29,16 @@ export const TRACKING_FEEDS_PATH = '/dashboard/settings/tracking-feeds';
 /** Far more feeds than an issuer has, and the newest unmatched checkpoints of one. */
 const SHOWN = 100;
 
-const secretField = z
-  .string()
-  .trim()
-  .min(8, 'Paste the webhook secret the provider shows (at least 8 characters).')
-  .max(512, 'At most 512 characters.')
-  .regex(/^[\x21-\x7E]+$/, 'Visible characters only, no spaces.');
+/** As the API takes it (domain/tracking-feed-schemas.ts): any text for an HMAC key, visible ASCII for Ship24's header. */
+const secretField = (provider: FeedProvider) => {
+  const text = z
+    .string()
+    .trim()
+    .min(8, 'Paste the webhook secret the provider shows (at least 8 characters).')
+    .max(512, 'At most 512 characters.')
+    .regex(/^\P{Cc}+$/u, 'No control characters.');
+  return provider === 'ship24' ? text.regex(BEARER_SECRET, 'Visible characters only, no spaces (Ship24 sends it in a header).') : text;
+};
 const createForm = z.object({
   provider: z.enum(FEED_PROVIDERS, 'Choose a provider.'),
   mode: z.enum(['live', 'test'], 'Choose live or test.'),
@@ -76,7 +80,7 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
         ? {}
         : Object.fromEntries(form.error.issues.map((i) => [String(i.path[0]), i.message]));
       const needsSecret = form.success && FEED_PROVIDER_MODULES[form.data.provider].secret === 'provider';
-      const secret = needsSecret ? secretField.safeParse(body.secret ?? '') : undefined;
+      const secret = needsSecret ? secretField(form.data.provider).safeParse(body.secret ?? '') : undefined;
       if (secret && !secret.success) errors.secret = secret.error.issues[0].message;
       if (!form.success || Object.keys(errors).length > 0) {
         return listPage(ctx, tenant.issuerId, { errors, values: { provider: body.provider ?? '', mode: body.mode ?? 'live', description: body.description ?? '' } }, 400); // prettier-ignore
@@ -112,7 +116,7 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
     tenantRoute(async (ctx, tenant) => {
       const feed = ownedOr404(await findIssuerFeed(pool, tenant.issuerId, ctx.params.id));
       if (FEED_PROVIDER_MODULES[feed.provider as (typeof FEED_PROVIDERS)[number]].secret !== 'provider') throw pageNotFound();
-      const secret = secretField.safeParse((ctx.request.body as Record<string, string> | undefined)?.secret ?? '');
+      const secret = secretField(feed.provider as FeedProvider).safeParse((ctx.request.body as Record<string, string> | undefined)?.secret ?? ''); // prettier-ignore
       if (!secret.success) {
         return renderPage(ctx, 'tracking-feed', feedView(feed, { created: false, url: urlOf(feed.id), unmatched: [], secretError: secret.error.issues[0].message }), 400); // prettier-ignore
       }

@@ -13,10 +13,9 @@ import {
   failure,
   headerValue,
   hmacSha256,
-  isTimeString,
   locationText,
+  optionalTimeString,
   providerEventId,
-  TIME_MESSAGE,
 } from './common.js';
 import { normaliseCarrier, type FeedProviderModule, type MappedCheckpointStatus, type ProviderTracking } from './provider.js';
 import { referencesFrom } from './references.js';
@@ -90,8 +89,9 @@ export function mapAfterShipTag(tag: string, subtag: string | null | undefined):
 const text = z.string().nullish();
 
 const checkpoint = z.object({
-  checkpoint_time: z.string().refine(isTimeString, TIME_MESSAGE),
-  tag: z.string().min(1),
+  // Both optional in the SDK's Checkpoint: a checkpoint without them says nothing usable (ignored).
+  checkpoint_time: optionalTimeString,
+  tag: text,
   subtag: text,
   message: text,
   location: text,
@@ -147,13 +147,14 @@ export const aftership: FeedProviderModule = {
         const country = c.country_region ?? c.country_iso3;
         const location = c.location ? locationText(c.location) : locationText(c.city, c.state, c.country_region_name ?? c.country_name);
         const substatus = c.subtag ?? undefined;
+        const tag = c.tag ?? '';
         return {
           eventId: providerEventId(c.hash, () =>
-            checkpointHash('aftership', t.id, c.checkpoint_time, [c.tag, substatus ?? ''].join('/'), location),
+            checkpointHash('aftership', t.id, c.checkpoint_time ?? '', [tag, substatus ?? ''].join('/'), location),
           ),
-          mapped: mapAfterShipTag(c.tag, substatus),
-          original: { vocabulary: 'aftership', status: c.tag, ...(substatus ? { substatus } : {}) },
-          time: checkedTime(c.checkpoint_time, country),
+          mapped: c.checkpoint_time ? mapAfterShipTag(tag, substatus) : null,
+          original: { vocabulary: 'aftership', status: tag, ...(substatus ? { substatus } : {}) },
+          time: c.checkpoint_time ? checkedTime(c.checkpoint_time, country) : null,
           ...(location ? { location } : {}),
         };
       }),

@@ -3,7 +3,7 @@
 // the provider gives no id to, and a zod failure turned into the field it names. Each provider module
 // (easypost.ts, aftership.ts, shippo.ts, ship24.ts) keeps its own schema, scheme and table.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { CheckpointTime, FeedProvider, InboundRequest, ParseResult } from './provider.js';
 import { readCheckpointTime } from './times.js';
 
@@ -86,6 +86,16 @@ export function isTimeString(value: string): boolean {
 }
 
 export const TIME_MESSAGE = 'must be an ISO 8601 date or date-time (with or without an offset)';
+
+/**
+ * A checkpoint time the provider's types make optional: absent, null or blank is no time (the
+ * checkpoint is then ignored, not refused); anything else must be a time.
+ */
+export const optionalTimeString = z
+  .string()
+  .refine((value) => value.trim() === '' || isTimeString(value), TIME_MESSAGE)
+  .nullish()
+  .transform((value) => (value?.trim() ? value : undefined));
 
 /** Plain location text from its parts (city, state, country…), ≤ 200 characters, or undefined when there is none. */
 export function locationText(...parts: (string | null | undefined)[]): string | undefined {

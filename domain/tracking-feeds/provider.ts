@@ -38,7 +38,12 @@ export interface ProviderCheckpoint {
   mapped: MappedCheckpointStatus | null;
   /** The provider's own status / sub-status / message, kept on the carrier event as `original`. */
   original: { vocabulary: FeedProvider; status: string; substatus?: string };
-  time: CheckpointTime;
+  /**
+   * Null when the provider gave no time, where its published types allow that (AfterShip
+   * `checkpoint_time?`, Shippo `status_date?`, Ship24 `occurrenceDatetime?`): such a checkpoint is
+   * ignored (`mapped` is null too), not refused, since every later webhook would resend it.
+   */
+  time: CheckpointTime | null;
   /** Plain text, ≤ 200 characters. */
   location?: string;
 }

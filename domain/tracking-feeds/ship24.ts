@@ -11,10 +11,9 @@ import {
   constantTimeEqual,
   failure,
   headerValue,
-  isTimeString,
   locationText,
+  optionalTimeString,
   providerEventId,
-  TIME_MESSAGE,
 } from './common.js';
 import {
   normaliseCarrier,
@@ -121,12 +120,13 @@ const event = z.object({
   eventId: text,
   trackingNumber: text,
   status: text,
-  occurrenceDatetime: z.string().refine(isTimeString, TIME_MESSAGE),
+  // Both optional in Ship24's event schema: an event without them says nothing usable (ignored).
+  occurrenceDatetime: optionalTimeString,
   location: text,
   courierCode: text,
   statusCode: text,
   statusCategory: text,
-  statusMilestone: z.string().min(1),
+  statusMilestone: text,
   utcOffset: text,
 });
 
@@ -173,19 +173,14 @@ export const ship24: FeedProviderModule = {
         references: referencesFrom(tracker.clientTrackerId, tracker.shipmentReference),
         checkpoints: events.map((e) => {
           const location = locationText(e.location);
+          const milestone = e.statusMilestone ?? '';
           return {
             eventId: providerEventId(e.eventId, () =>
-              checkpointHash(
-                'ship24',
-                tracker.trackerId,
-                e.occurrenceDatetime,
-                [e.statusMilestone, e.statusCode ?? ''].join('/'),
-                location,
-              ),
+              checkpointHash('ship24', tracker.trackerId, e.occurrenceDatetime ?? '', [milestone, e.statusCode ?? ''].join('/'), location),
             ),
-            mapped: mapShip24Milestone(e.statusMilestone, e.statusCode),
-            original: { vocabulary: 'ship24', status: e.statusMilestone, ...(e.statusCode ? { substatus: e.statusCode } : {}) },
-            time: ship24Time(e.occurrenceDatetime, e.utcOffset),
+            mapped: e.occurrenceDatetime ? mapShip24Milestone(milestone, e.statusCode) : null,
+            original: { vocabulary: 'ship24', status: milestone, ...(e.statusCode ? { substatus: e.statusCode } : {}) },
+            time: e.occurrenceDatetime ? ship24Time(e.occurrenceDatetime, e.utcOffset) : null,
             ...(location ? { location } : {}),
           };
         }),

@@ -6,16 +6,7 @@
 // trackingstatusenum.d.ts, trackingstatussubstatus.d.ts, webhookpayloadtrack.d.ts; the SDK renames
 // them camelCase, its track.js / trackingstatus.js give the wire names).
 import { z } from 'zod';
-import {
-  checkpointHash,
-  constantTimeEqual,
-  failure,
-  isTimeString,
-  locationText,
-  providerEventId,
-  queryValue,
-  TIME_MESSAGE,
-} from './common.js';
+import { checkpointHash, constantTimeEqual, failure, locationText, optionalTimeString, providerEventId, queryValue } from './common.js';
 import {
   normaliseCarrier,
   type CheckpointTime,
@@ -129,7 +120,7 @@ const trackingStatus = z.object({
   status: z.string().min(1),
   substatus: z.object({ code: z.string(), text: text, action_required: z.boolean().nullish() }).nullish(),
   status_details: text,
-  status_date: z.string().refine(isTimeString, TIME_MESSAGE),
+  status_date: optionalTimeString, // optional in the SDK's TrackingStatus: without it, ignored
   location: z.object({ city: text, state: text, zip: text, country: text }).nullish(),
 });
 
@@ -178,11 +169,11 @@ export const shippo: FeedProviderModule = {
         const substatus = s.substatus?.code || undefined;
         return {
           eventId: providerEventId(s.object_id, () =>
-            checkpointHash('shippo', trackingId, s.status_date, [s.status, substatus ?? ''].join('/'), location),
+            checkpointHash('shippo', trackingId, s.status_date ?? '', [s.status, substatus ?? ''].join('/'), location),
           ),
-          mapped: mapShippoStatus(s.status, substatus),
+          mapped: s.status_date ? mapShippoStatus(s.status, substatus) : null,
           original: { vocabulary: 'shippo', status: s.status, ...(substatus ? { substatus } : {}) },
-          time: shippoTime(s.status_date),
+          time: s.status_date ? shippoTime(s.status_date) : null,
           ...(location ? { location } : {}),
         };
       }),

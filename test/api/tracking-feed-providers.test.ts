@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { FEED_PROVIDER_MODULES, resolveCheckpointTime } from '../../domain/tracking-feeds/index.js';
-import { FIXTURE_FACTS, FIXTURES, fixtureText, signFixture, type FixtureName } from '../fixtures/tracking-feeds/load.js';
+import { FIXTURE_FACTS, FIXTURES, fixtureBody, fixtureText, signFixture, type FixtureName } from '../fixtures/tracking-feeds/load.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { until } from '../support/until.js';
@@ -41,7 +41,7 @@ interface Prepared {
 }
 
 /** A feed of the fixture's provider, a dispatch registered from the body's first checkpoint, and the body ready to send. */
-async function prepare(name: FixtureName): Promise<Prepared> {
+async function prepare(name: FixtureName, edit?: (body: any) => void): Promise<Prepared> {
   const facts = FIXTURE_FACTS[name];
   const feedBody = facts.provider === 'shippo' ? { provider: 'shippo' } : { provider: facts.provider, secret: SECRET };
   const feedRes = await request(h.baseUrl, '/v1/tracking_feeds', { headers: bearer(key), body: feedBody });
@@ -49,11 +49,11 @@ async function prepare(name: FixtureName): Promise<Prepared> {
   const secret = facts.provider === 'shippo' ? new URL(feedRes.body.url).searchParams.get('token')! : SECRET;
   const id = randomUUID();
   const trackingNumber = `T${name.replace(/\W/g, '').toUpperCase()}${Math.floor(Math.random() * 1e10)}`;
-  const raw = fixtureText(name, { trackingNumber, reference: randomUUID(), endBefore: new Date() });
+  let raw = fixtureText(name, { trackingNumber, reference: randomUUID(), endBefore: new Date() });
   const parsed = FEED_PROVIDER_MODULES[facts.provider].parse(JSON.parse(raw));
   if (!parsed.ok) throw new Error(`${parsed.field}: ${parsed.message}`);
   const first = Math.min(
-    ...parsed.trackings[0].checkpoints.map((c) => Date.parse(resolveCheckpointTime(c.time, facts.destinationCountry))),
+    ...parsed.trackings[0].checkpoints.map((c) => Date.parse(resolveCheckpointTime(c.time!, facts.destinationCountry))),
   );
   const registered = await request(h.baseUrl, '/v1/dispatches', {
     headers: bearer(key),
@@ -65,6 +65,11 @@ async function prepare(name: FixtureName): Promise<Prepared> {
     },
   });
   expect(registered.status).toBe(201);
+  if (edit) {
+    const body = JSON.parse(raw);
+    edit(body);
+    raw = JSON.stringify(body);
+  }
   const signed = signFixture(facts.provider, raw, secret);
   const query = new URLSearchParams(signed.query).toString();
   const post = () =>
@@ -127,6 +132,40 @@ describe.each(FIXTURES)('the %s fixture posted to its feed', (name) => {
   }, 90_000);
 });
 
+/**
+ * Fields the provider's published types make optional (AfterShip Checkpoint `checkpoint_time?`,
+ * `tag?`; Shippo TrackingStatus `statusDate?`; Ship24 event `occurrenceDatetime?`,
+ * `statusMilestone?`), removed from one checkpoint each.
+ */
+const OPTIONAL_FIELDS: Partial<Record<FixtureName, Array<(body: any, i: number) => void>>> = {
+  aftership: [(b, i) => delete b.msg.checkpoints[i].checkpoint_time, (b, i) => (b.msg.checkpoints[i].tag = null)],
+  'aftership-v4': [(b, i) => delete b.msg.checkpoints[i].checkpoint_time, (b, i) => delete b.msg.checkpoints[i].tag],
+  shippo: [(b, i) => (b.data.tracking_history[i].status_date = null)],
+  ship24: [(b, i) => delete b.trackings[0].events[i].occurrenceDatetime, (b, i) => delete b.trackings[0].events[i].statusMilestone],
+};
+
+describe.each(Object.keys(OPTIONAL_FIELDS) as FixtureName[])(
+  'the %s fixture with a checkpoint that lacks an optional time or status',
+  (name) => {
+    it('ignores that checkpoint and takes the others: a 400 would refuse every later webhook, which resends it', async () => {
+      const facts = FIXTURE_FACTS[name];
+      const removals = OPTIONAL_FIELDS[name]!;
+      // Checkpoints the fixture maps and sends once, one per removal.
+      const parsed = FEED_PROVIDER_MODULES[facts.provider].parse(fixtureBody(name));
+      if (!parsed.ok) throw new Error(parsed.message);
+      const checkpoints = parsed.trackings[0].checkpoints;
+      const once = checkpoints
+        .map((c, i) => ({ c, i }))
+        .filter(({ c }) => c.mapped !== null && checkpoints.filter((o) => o.eventId === c.eventId).length === 1)
+        .map(({ i }) => i);
+      const { post } = await prepare(name, (body) => removals.forEach((remove, k) => remove(body, once[k])));
+      const res = await post();
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ received: facts.entries, unmatched: 0, ignored: facts.ignored + removals.length });
+    }, 60_000);
+  },
+);
+
 describe('a checkpoint logged but never signalled', () => {
   it('reaches the workflow when the provider sends the body again', async () => {
     const { id, raw, post } = await prepare('easypost');
@@ -135,7 +174,7 @@ describe('a checkpoint logged but never signalled', () => {
     // As if the API had died between the log insert and the signal: the row is there, no effect.
     const latest = parsed.trackings[0].checkpoints
       .filter((c) => c.mapped?.status === 'delivered')
-      .map((c) => ({ c, at: resolveCheckpointTime(c.time, 'US') }))[0];
+      .map((c) => ({ c, at: resolveCheckpointTime(c.time!, 'US') }))[0];
     await h.pool.query(`INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at) VALUES ($1, $2, $3, 'delivered', $4)`, [id, `id:${latest.c.eventId}`, latest.c.eventId, latest.at]); // prettier-ignore
     expect((await post()).status).toBe(200);
     await until(async () => {

@@ -5,7 +5,7 @@
 // checkpoint before registration is applied at registration, a recycled number goes to the most
 // recent dispatch that can have it). Bodies are EasyPost's (test/support/tracking-feeds.ts); each
 // provider's own long history is test/api/tracking-feed-providers.test.ts.
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { createCarrierEventIngest } from '../../ingest/carrier-events.js';
@@ -88,6 +88,28 @@ describe('the feeds API', () => {
     expect(res.body.message).toMatch(/^secret: /);
   });
 
+  it('takes an EasyPost webhook secret that is not ASCII, and checks signatures keyed with its NFKD form', async () => {
+    // EasyPost's own library keys the HMAC with secret.normalize('NFKD') for exactly such secrets.
+    const secret = 'sécret-ﬁ-Ⅻ-webhook';
+    const created = await request(h.baseUrl, '/v1/tracking_feeds', { headers: bearer(key), body: { provider: 'easypost', secret } });
+    expect(created.status).toBe(201);
+    const feed: CreatedFeed = { id: created.body.id, url: created.body.url, secret };
+    const raw = easyPostBody(trackingNumber(), [{ status: 'in_transit', datetime: ago(HOUR) }]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).status).toBe(200);
+    const unnormalised = `hmac-sha256-hex=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw, { headers: { 'x-hmac-signature': unnormalised } })).status).toBe(401);
+  });
+
+  it('refuses a Ship24 secret it could not receive in an Authorization header, naming secret', async () => {
+    const res = await request(h.baseUrl, '/v1/tracking_feeds', { headers: bearer(key), body: { provider: 'ship24', secret: 'sécret-webhook' } }); // prettier-ignore
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^secret: /);
+    const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    const patched = await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}`, { method: 'PATCH', headers: bearer(key), body: { secret: 'sécret-webhook' } }); // prettier-ignore
+    expect(patched.status).toBe(400);
+    expect(patched.body.message).toMatch(/^secret: /);
+  });
+
   it("shows a Shippo feed's generated token once, in the create answer's url", async () => {
     const res = await request(h.baseUrl, '/v1/tracking_feeds', { headers: bearer(key), body: { provider: 'shippo' } });
     expect(res.status).toBe(201);
@@ -118,6 +140,16 @@ describe('the inbound endpoint', () => {
     expect((await request(h.baseUrl, `/v1/inbound/${feed.id}`, { method: 'HEAD' })).status).toBe(200);
   });
 
+  it("answers 405 with Allow to any other method on the URL, not an API key's 401", async () => {
+    const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const res = await request(h.baseUrl, `/v1/inbound/${feed.id}`, { method });
+      expect([res.status, res.body.error]).toEqual([405, 'method_not_allowed']);
+      expect(res.headers.allow).toMatch(/HEAD/);
+      expect(res.headers.allow).toMatch(/POST/);
+    }
+  });
+
   it('answers 401 to a wrong or missing signature, stores nothing and counts it', async () => {
     const number = trackingNumber();
     const id = await register(key, { tracking_number: number, dispatch_date: ago(48 * HOUR) });
@@ -138,6 +170,21 @@ describe('the inbound endpoint', () => {
     expect(metrics).toMatch(/cds_feed_requests_total\{provider="easypost",outcome="unauthorized"\} [1-9]/);
   });
 
+  it('stamps last_received_at for an authenticated request even when a 401 for the same feed comes within the same second', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(trackingNumber(), []);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).status).toBe(200);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw, { headers: {} })).status).toBe(401);
+    await until(async () => (await feedOf(feed)).counts.unauthorized === 1, 'the 401 counted', 10_000);
+    expect((await feedOf(feed)).last_received_at).not.toBeNull();
+  });
+
+  it('stamps last_received_at for a request whose signature was right but whose body is refused with 400', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, JSON.stringify({ object: 'Event' }))).status).toBe(400);
+    await until(async () => (await feedOf(feed)).last_received_at !== null, 'last_received_at stamped', 5_000);
+  });
+
   it('answers 404 once the feed is revoked, to POST and HEAD', async () => {
     const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
     expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}`, { method: 'DELETE', headers: bearer(key) })).status).toBe(204);
@@ -155,7 +202,10 @@ describe('the inbound endpoint', () => {
     });
     const res = await postInbound(h.baseUrl, 'easypost', feed, raw);
     expect(res.status).toBe(400);
-    expect(res.body.message).toMatch(/tracking_code/);
+    expect(res.body.error).toBe('bad_request');
+    // Named once, first, as every 400 of the API names its field.
+    expect(res.body.message).toMatch(/^result\.tracking_code: /);
+    expect(res.body.message.split('tracking_code')).toHaveLength(2);
   });
 
   it('answers 413 to a body over 2 MiB', async () => {
@@ -213,6 +263,20 @@ describe('the inbound endpoint', () => {
     }
     expect(statuses[2]).toBe(429);
     expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
+    expect(last!.headers['x-ratelimit-limit']).toBe('2');
+    expect(last!.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
+  it("carries the feed window's X-RateLimit-* headers on its answers, as every /v1 response does", async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(trackingNumber(), []);
+    const ok = await postInbound(h.baseUrl, 'easypost', feed, raw);
+    const unauthorized = await postInbound(h.baseUrl, 'easypost', feed, raw, { headers: {} });
+    for (const res of [ok, unauthorized]) {
+      expect(res.headers['x-ratelimit-limit']).toBe(String(h.config.FEED_RATE_PER_MINUTE));
+      expect(Number(res.headers['x-ratelimit-remaining'])).toBeLessThan(h.config.FEED_RATE_PER_MINUTE);
+      expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
+    }
   });
 });
 
@@ -306,6 +370,37 @@ describe('matching a tracking to a dispatch', () => {
     expect(await inbound).toMatchObject({ received: 1 });
     await until(async () => (await statusOf(id)) === 'out_for_delivery', 'the raced checkpoint applied', 20_000);
     await until(() => webhooksOf(id).find((w) => w.data.status === 'out_for_delivery'), 'its status.updated webhook', 20_000);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+  });
+
+  it('applies to the one dispatch with the tracking number a checkpoint a few hours before its dispatch date (§6: within the bounds, it counts)', async () => {
+    // An acceptance scan at 08:00, the issuer's batch registers the card at 10:00 with dispatch_date
+    // = now: one dispatch has the number, so the dispatch-date rule among several does not apply.
+    const number = trackingNumber();
+    const id = await register(key, { tracking_number: number, dispatch_date: ago(HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(number, [{ status: 'in_transit', datetime: ago(3 * HOUR) }]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toEqual({ received: 1, applied: 1, duplicate: 0, unmatched: 0, ignored: 0 }); // prettier-ignore
+    await until(async () => (await statusOf(id)) === 'in_transit', 'the card in transit', 20_000);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+  });
+
+  it('applies at registration a kept checkpoint from a few hours before the dispatch date it registers', async () => {
+    const number = trackingNumber();
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(number, [{ status: 'in_transit', datetime: ago(3 * HOUR) }]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toMatchObject({ unmatched: 1 });
+    const id = await register(key, { tracking_number: number, dispatch_date: ago(HOUR) });
+    await until(async () => (await statusOf(id)) === 'in_transit', 'the kept checkpoint applied', 20_000);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+  });
+
+  it('ignores, and does not keep as unmatched, a checkpoint of the one dispatch with the number that lies before its time bounds', async () => {
+    const number = trackingNumber();
+    await register(key, { tracking_number: number, dispatch_date: ago(HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(number, [{ status: 'in_transit', datetime: ago(8 * 24 * HOUR) }]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toEqual({ received: 1, applied: 0, duplicate: 0, unmatched: 0, ignored: 1 }); // prettier-ignore
     expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
   });
 

@@ -61,4 +61,17 @@ describe('Settings → Tracking feeds', () => {
     await new Promise((resolve) => setTimeout(resolve, h.config.API_KEY_CACHE_TTL_MS + 100)); // the API's feed cache
     expect((await request(h.baseUrl, new URL(url).pathname, { method: 'HEAD' })).status).toBe(404);
   });
+
+  it('takes an EasyPost secret that is not ASCII, as the API does, and checks signatures keyed with its NFKD form', async () => {
+    const secret = 'sécret-ﬁ-dashboard-webhook';
+    await page.goto(`${h.baseUrl}/dashboard/settings/tracking-feeds`);
+    await page.getByLabel('Provider').selectOption('easypost');
+    await page.getByLabel('Webhook secret').fill(secret);
+    await page.getByRole('button', { name: 'Create feed' }).click();
+    const url = await page.getByLabel('URL to paste').inputValue();
+    const raw = easyPostBody('DASH 9999', []);
+    const signature = `hmac-sha256-hex=${createHmac('sha256', secret.normalize('NFKD')).update(raw).digest('hex')}`;
+    const inbound = await request(h.baseUrl, new URL(url).pathname, { headers: { 'content-type': 'application/json', 'x-hmac-signature': signature }, body: raw }); // prettier-ignore
+    expect(inbound.status).toBe(200);
+  });
 });

@@ -768,8 +768,15 @@ export interface components {
     TrackingFeedCreate:
       | {
           /** @enum {string} */
-          provider: 'easypost' | 'aftership' | 'ship24';
-          /** @description the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned */
+          provider: 'easypost' | 'aftership';
+          /** @description the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned. A Ship24 secret must be visible ASCII (it comes back in an Authorization header) */
+          secret: string;
+          description?: string;
+        }
+      | {
+          /** @constant */
+          provider: 'ship24';
+          /** @description Ship24's webhook secret (visible ASCII); never returned */
           secret: string;
           description?: string;
         }
@@ -779,7 +786,7 @@ export interface components {
           description?: string;
         };
     TrackingFeedUpdate: {
-      /** @description the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned */
+      /** @description the provider's webhook secret (EasyPost, AfterShip, Ship24); never returned. A Ship24 secret must be visible ASCII (it comes back in an Authorization header) */
       secret?: string;
       /** @description null clears it */
       description?: string | null;

@@ -21,7 +21,7 @@ describe.each(FIXTURES)('fixture %s', (name) => {
   const facts = FIXTURE_FACTS[name];
   const checkpoints = checkpointsOf(name);
   const distinct = distinctById(checkpoints);
-  const instants = (list: ProviderCheckpoint[]) => list.map((c) => resolveCheckpointTime(c.time, facts.destinationCountry));
+  const instants = (list: ProviderCheckpoint[]) => list.map((c) => resolveCheckpointTime(c.time!, facts.destinationCountry));
 
   it('is a long history: at least 50 checkpoints over several days', () => {
     expect(checkpoints).toHaveLength(facts.entries);
@@ -49,14 +49,14 @@ describe.each(FIXTURES)('fixture %s', (name) => {
   });
 
   it('has times with and without offsets', () => {
-    const originals = distinct.map((c) => c.time.original);
+    const originals = distinct.map((c) => c.time!.original);
     expect(originals.some((t) => /(Z|[+-]\d{2}:?\d{2})$/.test(t))).toBe(true);
     expect(originals.some((t) => !/(Z|[+-]\d{2}:?\d{2})$/.test(t))).toBe(true);
   });
 
   it('ignores the checkpoints that say nothing about where the card is, and reads the others', () => {
     expect(distinct.filter((c) => c.mapped === null)).toHaveLength(facts.ignored);
-    expect(distinct.filter((c) => c.time.kind === 'local' && !c.time.countryCode)).toHaveLength(facts.needsFallbackCountry);
+    expect(distinct.filter((c) => c.time?.kind === 'local' && !c.time.countryCode)).toHaveLength(facts.needsFallbackCountry);
   });
 
   it(`ends in ${facts.finalStatus}${facts.finalReason ? ` (${facts.finalReason})` : ''}, with the changes FIXTURE_FACTS counts in either order`, () => {
@@ -66,7 +66,7 @@ describe.each(FIXTURES)('fixture %s', (name) => {
         event_id: c.eventId,
         status: c.mapped!.status,
         ...(c.mapped!.reason ? { reason: c.mapped!.reason } : {}),
-        occurred_at: resolveCheckpointTime(c.time, facts.destinationCountry),
+        occurred_at: resolveCheckpointTime(c.time!, facts.destinationCountry),
       }));
     const dispatchDate = events
       .map((e) => e.occurred_at)

@@ -4,6 +4,7 @@
 // the fields the provider documents; a webhook's own send time is never a checkpoint's time; and the
 // time rules particular to a provider (Shippo's UTC `status_date`, Ship24's `utcOffset`) hold.
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { FEED_PROVIDER_MODULES, resolveCheckpointTime, type FeedProvider, type ParseResult } from '../../../domain/tracking-feeds/index.js';
 import { fixtureBody, FIXTURE_REFERENCE } from '../../fixtures/tracking-feeds/load.js';
 
@@ -30,7 +31,13 @@ describe('a body not in the provider shape', () => {
       'result.tracking_details.2.datetime',
     ],
     ['aftership', 'no event', (b) => ({ msg: b.msg }), 'event'],
-    ['aftership', 'a checkpoint without a tag', (b) => (delete b.msg.checkpoints[0].tag, b), 'msg.checkpoints.0.tag'],
+    ['aftership', 'a tag that is not text', (b) => ((b.msg.checkpoints[0].tag = 7), b), 'msg.checkpoints.0.tag'],
+    [
+      'aftership',
+      'a checkpoint time that is not a time',
+      (b) => ((b.msg.checkpoints[4].checkpoint_time = '20.11.2026'), b),
+      'msg.checkpoints.4.checkpoint_time',
+    ],
     ['aftership', 'checkpoints that are not a list', (b) => ((b.msg.checkpoints = {}), b), 'msg.checkpoints'],
     ['shippo', 'no data tracking number', (b) => (delete b.data.tracking_number, b), 'data.tracking_number'],
     [
@@ -42,8 +49,8 @@ describe('a body not in the provider shape', () => {
     ['ship24', 'trackings that are not a list', () => ({ trackings: 'all' }), 'trackings'],
     [
       'ship24',
-      'an event without its milestone',
-      (b) => (delete b.trackings[0].events[3].statusMilestone, b),
+      'a milestone that is not text',
+      (b) => ((b.trackings[0].events[3].statusMilestone = ['delivered']), b),
       'trackings.0.events.3.statusMilestone',
     ],
     ['ship24', 'a tracking without its tracker', (b) => (delete b.trackings[0].tracker, b), 'trackings.0.tracker'],
@@ -55,6 +62,53 @@ describe('a body not in the provider shape', () => {
       expect(result).toEqual({ ok: false, field, message: expect.stringMatching(new RegExp(`^${field.replace(/\./g, '\\.')}: `)) });
     },
   );
+});
+
+describe('a checkpoint without what the provider may leave out (its time, or its status where optional)', () => {
+  const cases: [FeedProvider, string, (body: any) => unknown][] = [
+    ['aftership', 'no checkpoint_time', (b) => (delete b.msg.checkpoints[4].checkpoint_time, b)],
+    ['aftership', 'a blank checkpoint_time', (b) => ((b.msg.checkpoints[4].checkpoint_time = ''), b)],
+    ['aftership', 'a null tag', (b) => ((b.msg.checkpoints[4].tag = null), b)],
+    ['shippo', 'a null status_date', (b) => ((b.data.tracking_history[4].status_date = null), b)],
+    ['ship24', 'no occurrenceDatetime', (b) => (delete b.trackings[0].events[4].occurrenceDatetime, b)],
+    ['ship24', 'no statusMilestone', (b) => (delete b.trackings[0].events[4].statusMilestone, b)],
+  ];
+  it.each(cases)('%s: %s → that checkpoint is ignored (mapped null), the body read', (provider, _what, change) => {
+    const before = trackingsOf(parse(provider, fixtureBody(provider)))[0].checkpoints;
+    expect(before[4].mapped).not.toBeNull();
+    const checkpoints = trackingsOf(parse(provider, change(fixtureBody(provider))))[0].checkpoints;
+    expect(checkpoints).toHaveLength(before.length);
+    expect(checkpoints[4].mapped).toBeNull();
+  });
+});
+
+describe('any checkpoint without its time', () => {
+  // Where the provider's types make the time optional: the list of its checkpoints and the time field.
+  const optional: Record<'aftership' | 'shippo' | 'ship24', { list: (b: any) => any[]; field: string }> = {
+    aftership: { list: (b) => b.msg.checkpoints, field: 'checkpoint_time' },
+    shippo: { list: (b) => b.data.tracking_history, field: 'status_date' },
+    ship24: { list: (b) => b.trackings[0].events, field: 'occurrenceDatetime' },
+  };
+  it('is ignored, and every other checkpoint read as before, whichever it is and however it is missing', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...(Object.keys(optional) as Array<keyof typeof optional>)),
+        fc.nat(),
+        fc.constantFrom('absent', null, '', '  '),
+        (provider, n, missing) => {
+          const body = fixtureBody(provider);
+          const list = optional[provider].list(body);
+          const i = n % list.length;
+          if (missing === 'absent') delete list[i][optional[provider].field];
+          else list[i][optional[provider].field] = missing;
+          const before = trackingsOf(parse(provider, fixtureBody(provider)))[0].checkpoints;
+          const after = trackingsOf(parse(provider, body))[0].checkpoints;
+          expect(after[i]).toMatchObject({ mapped: null, time: null });
+          expect(after.filter((_, k) => k !== i)).toEqual(before.filter((_, k) => k !== i));
+        },
+      ),
+    );
+  });
 });
 
 describe('a well-formed event about something else', () => {
@@ -137,7 +191,7 @@ describe('event ids', () => {
 describe('checkpoint times', () => {
   it("never take the webhook's own send time (EasyPost created_at, AfterShip ts and created_at, Shippo object_created, Ship24 generatedAt)", () => {
     const times = (provider: FeedProvider, body: unknown) =>
-      trackingsOf(parse(provider, body))[0].checkpoints.map((c) => resolveCheckpointTime(c.time, 'US'));
+      trackingsOf(parse(provider, body))[0].checkpoints.map((c) => resolveCheckpointTime(c.time!, 'US'));
     const easypost = fixtureBody('easypost');
     const aftership = fixtureBody('aftership');
     const shippo = fixtureBody('shippo');
@@ -164,12 +218,12 @@ describe('checkpoint times', () => {
     const event = { ...body.trackings[0].events[0], occurrenceDatetime: '2026-11-20T14:05:00', utcOffset: '+05:30' };
     body.trackings[0].events = [event];
     const [checkpoint] = trackingsOf(parse('ship24', body))[0].checkpoints;
-    expect(resolveCheckpointTime(checkpoint.time, 'FR')).toBe('2026-11-20T08:35:00.000Z');
-    expect(checkpoint.time.original).toBe('2026-11-20T14:05:00');
+    expect(resolveCheckpointTime(checkpoint.time!, 'FR')).toBe('2026-11-20T08:35:00.000Z');
+    expect(checkpoint.time!.original).toBe('2026-11-20T14:05:00');
   });
 
   it('carry the checkpoint country where the body names it (AfterShip alpha-3 as alpha-2)', () => {
-    const [local] = trackingsOf(parse('aftership', fixtureBody('aftership')))[0].checkpoints.filter((c) => c.time.kind === 'local');
+    const [local] = trackingsOf(parse('aftership', fixtureBody('aftership')))[0].checkpoints.filter((c) => c.time?.kind === 'local');
     expect(local.time).toMatchObject({ kind: 'local', countryCode: 'DE' });
   });
 });

@@ -34,8 +34,10 @@ RULES_STATED_IN_DESCRIPTIONS = (
     "accent_color: must reach a contrast",
     "activation_url: must be an https URL",
     "support_url: must be an https URL",
-    # Tracking feeds (docs/tracking-feeds.md): a Shippo feed has no secret to set (its description says so).
+    # Tracking feeds (docs/tracking-feeds.md): a Shippo feed has no secret to set, and a Ship24
+    # feed's secret is visible ASCII (the secret's description says both).
     "secret: shippo feeds",
+    "secret: must be visible ASCII",
 )
 # 409s a schema-valid request may get, as the descriptions say: the per-issuer endpoint cap, and a
 # test event or replay for a disabled endpoint.
