@@ -103,7 +103,8 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
     description:
       "Authenticated on the raw body bytes before any parsing, by the feed provider's scheme: EasyPost `X-Hmac-Signature`, " +
       'AfterShip `aftership-hmac-sha256`, Ship24 `Authorization: Bearer <secret>`, Shippo the `token` query parameter. ' +
-      `At most ${INBOUND_BODY_LIMIT} bytes; per feed at most FEED_RATE_PER_MINUTE requests a minute. 200 only once every ` +
+      `At most ${INBOUND_BODY_LIMIT} bytes; per feed at most FEED_RATE_PER_MINUTE signed requests a minute, and as many unsigned ones ` +
+      'in a window of their own (they never use up the signed). 200 only once every ' +
       'checkpoint of the body is durable (docs/tracking-feeds.md).',
     security: [],
     requestParams: { path: inboundPath },
@@ -115,7 +116,7 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
       '404': inboundError('unknown or revoked feed (`not_found`)'),
       '413': inboundError(`body larger than ${INBOUND_BODY_LIMIT} bytes (\`payload_too_large\`)`),
       '429': inboundError(
-        'more than FEED_RATE_PER_MINUTE requests this minute for this feed; `Retry-After` says when (`rate_limit_exceeded`)',
+        'more than FEED_RATE_PER_MINUTE signed (or unsigned) requests this minute for this feed; `Retry-After` says when (`rate_limit_exceeded`)',
       ),
       '500': inboundError('unexpected server error (`internal_error`): the provider retries'),
     },

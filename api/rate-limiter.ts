@@ -77,6 +77,12 @@ export class RateLimiter {
     });
   }
 
+  /** The refusal of `take`, without counting, when this process knows the subject's window is full; else undefined. */
+  knownFull(subjectKey: string): Admission | undefined {
+    const windowStart = currentWindow();
+    return this.subjects.get(subjectKey)?.fullWindow === windowStart ? this.refused(windowStart) : undefined;
+  }
+
   /**
    * Counts up to `count` more requests at once (a batch's items beyond the request itself), never
    * past the limit; returns how many were granted and the window after them. Refused ones leave no

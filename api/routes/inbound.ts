@@ -1,11 +1,16 @@
 // POST /v1/inbound/{feed_id}: a tracking aggregator's webhook, as it sends it (docs/tracking-feeds.md
 // "Inbound", DESIGN §10). No API key: mounted before the key check (api/app.ts). In this order:
-// 404 unknown or revoked feed → 429 past FEED_RATE_PER_MINUTE for the feed (Retry-After; providers
-// retry) → 413 over 2 MiB → 401 unless the provider's module authenticates the raw bytes (in
-// constant time, before any parsing; counted, nothing stored) → 400 unless the body is the
-// provider's shape (naming the field) → every checkpoint through ingest/tracking-feeds.ts → 200
+// 404 unknown or revoked feed → 429 when the feed's window is known to be full (before its body is
+// read) → 413 over 2 MiB → 401 unless the provider's module authenticates the raw bytes (in constant
+// time, before any parsing; counted, nothing stored), or 429 past FEED_RATE_PER_MINUTE such requests
+// → 429 past FEED_RATE_PER_MINUTE signed requests for the feed (Retry-After; providers retry) → 400
+// unless the body is the provider's shape (naming the field) → every checkpoint through
+// ingest/tracking-feeds.ts → 200
 // `{ received, applied, duplicate, unmatched, ignored }` only once each is durable (anything else
 // makes the provider retry, and a retry is answered the same). HEAD → 200 (Ship24 checks the URL).
+// Unsigned requests count in a window of their own per feed: whoever learns a feed's URL cannot use
+// up the provider's allowance with them (nor can a feed whose secret is out of date stop another's
+// requests, as a window per client IP would: a provider sends every customer's from the same few).
 // Never logged: the body, the secret, the token (the request log shows the path only).
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -19,7 +24,7 @@ import { ApiError, badRequest, notFound } from '../errors.js';
 import type { FeedCache } from '../feed-cache.js';
 import type { FeedCounter } from '../feed-counts.js';
 import { rateLimitHeaders } from '../middleware/rate-limit.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { Admission, RateLimiter } from '../rate-limiter.js';
 
 /** The largest body taken (DESIGN §10): a long history of many trackings fits well within it. */
 export const INBOUND_BODY_LIMIT = 2 * 1024 * 1024;
@@ -44,32 +49,36 @@ export function inboundRouter(deps: InboundDeps): Router {
     const feed = await liveFeed(ctx, ctx.params.feed_id);
     const provider = feed.provider as FeedProvider;
     const outcome = (value: FeedRequestOutcome) => feedRequests.inc({ provider, outcome: value });
-    const admission = await deps.limiter.take(`feed:${feed.id}`);
-    // The feed's window on every answer from here on, errors included, as every /v1 response
-    // carries its window's (docs/http-contract.md "Common rules").
-    ctx.set(rateLimitHeaders({}, admission) as Record<string, string>);
-    if (!admission.admitted) {
+    /** The window's headers on the answer, errors included, as every /v1 response carries its window's (docs/http-contract.md "Common rules"); 429 when it refused. */
+    const admit = (admission: Admission, what: string) => {
+      ctx.set(rateLimitHeaders({}, admission) as Record<string, string>);
+      if (admission.admitted) return;
       outcome('limited');
       const retryAfter = Math.max(1, Math.ceil(admission.resetAt - Date.now() / 1000));
       throw new ApiError(
         429,
         'rate_limit_exceeded',
-        `more than ${admission.limit} requests this minute for this feed; retry in ${retryAfter} s`,
+        `more than ${admission.limit} ${what} this minute for this feed; retry in ${retryAfter} s`,
         {
           'Retry-After': String(retryAfter),
         },
       );
-    }
+    };
+    const signedWindow = `feed:${feed.id}`;
+    const known = deps.limiter.knownFull(signedWindow);
+    if (known) admit(known, 'requests');
     const rawBody = await readRawBody(ctx).catch((error: unknown) => {
       outcome('bad_body');
       throw error;
     });
     const module = FEED_PROVIDER_MODULES[provider];
     if (!module.authenticate({ rawBody, headers: ctx.req.headers, query: ctx.query }, feed.secret)) {
+      admit(await deps.limiter.take(`feed-unsigned:${feed.id}`), 'unsigned requests');
       outcome('unauthorized');
       deps.counter.add(feed.id, { unauthorized: 1 }, false);
       throw new ApiError(401, 'unauthorized', `the request is not signed with this feed's ${provider} secret (or token)`);
     }
+    admit(await deps.limiter.take(signedWindow), 'requests');
     // Authenticated: `last_received_at` says so whatever becomes of the body (docs/tracking-feeds.md).
     deps.counter.add(feed.id, {}, true);
     const parsed = module.parse(parseJson(rawBody, outcome));

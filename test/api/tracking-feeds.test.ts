@@ -267,6 +267,21 @@ describe('the inbound endpoint', () => {
     expect(last!.headers['x-ratelimit-remaining']).toBe('0');
   });
 
+  it("counts unsigned requests in a window of their own, so they never use up the provider's: its signed request still gets through", async () => {
+    const limited = await h.startExtraApi({ FEED_RATE_PER_MINUTE: '2' });
+    const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    const send = (authorization: string) =>
+      request(limited.baseUrl, `/v1/inbound/${feed.id}`, { headers: { authorization, 'content-type': 'application/json' }, body: '{"trackings":[]}' }); // prettier-ignore
+    const unsigned = [];
+    for (let i = 0; i < 4; i += 1) unsigned.push(await send('Bearer not-the-secret'));
+    expect(unsigned.map((res) => res.status)).toEqual([401, 401, 429, 429]);
+    expect(Number(unsigned[2].headers['retry-after'])).toBeGreaterThan(0);
+    const signed = await send(`Bearer ${SECRET}`);
+    expect(signed.status).toBe(200);
+    expect(signed.headers['x-ratelimit-limit']).toBe('2');
+    expect(signed.headers['x-ratelimit-remaining']).toBe('1');
+  });
+
   it("carries the feed window's X-RateLimit-* headers on its answers, as every /v1 response does", async () => {
     const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
     const raw = easyPostBody(trackingNumber(), []);

@@ -459,7 +459,7 @@ export interface paths {
     put?: never;
     /**
      * The provider's webhook, as it sends it (no API key: the provider's own signature)
-     * @description Authenticated on the raw body bytes before any parsing, by the feed provider's scheme: EasyPost `X-Hmac-Signature`, AfterShip `aftership-hmac-sha256`, Ship24 `Authorization: Bearer <secret>`, Shippo the `token` query parameter. At most 2097152 bytes; per feed at most FEED_RATE_PER_MINUTE requests a minute. 200 only once every checkpoint of the body is durable (docs/tracking-feeds.md).
+     * @description Authenticated on the raw body bytes before any parsing, by the feed provider's scheme: EasyPost `X-Hmac-Signature`, AfterShip `aftership-hmac-sha256`, Ship24 `Authorization: Bearer <secret>`, Shippo the `token` query parameter. At most 2097152 bytes; per feed at most FEED_RATE_PER_MINUTE signed requests a minute, and as many unsigned ones in a window of their own (they never use up the signed). 200 only once every checkpoint of the body is durable (docs/tracking-feeds.md).
      */
     post: operations['receiveTrackingFeedWebhook'];
     delete?: never;
@@ -6401,7 +6401,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description more than FEED_RATE_PER_MINUTE requests this minute for this feed; `Retry-After` says when (`rate_limit_exceeded`) */
+      /** @description more than FEED_RATE_PER_MINUTE signed (or unsigned) requests this minute for this feed; `Retry-After` says when (`rate_limit_exceeded`) */
       429: {
         headers: {
           /** @description id of this request */
