@@ -103,7 +103,11 @@ export function carriersAgree(a: string | null | undefined, b: string | null | u
   return x === '' || y === '' || x.startsWith(y) || y.startsWith(x);
 }
 
-/** Names that share no prefix with the carrier's usual name, by the providers' codes (lower-case, no separators). */
+/**
+ * Names that share no prefix with the carrier's usual name, by the providers' codes and the longer
+ * names issuers write (lower-case, no separators): a name that begins with one is that carrier ("US
+ * Postal Service" begins with `uspost`, "Deutsche Post DHL" with `deutschepost`).
+ */
 const CARRIER_ALIASES: Record<string, string> = {
   uspost: 'usps',
   unitedstatespostalservice: 'usps',
@@ -116,7 +120,10 @@ const CARRIER_ALIASES: Record<string, string> = {
   unitedparcelservice: 'ups',
 };
 
+const ALIAS_PREFIXES = Object.keys(CARRIER_ALIASES);
+
 function carrierKey(name: string): string {
   const compact = normaliseCarrier(name).replace(/-/g, '');
-  return CARRIER_ALIASES[compact] ?? compact;
+  const alias = ALIAS_PREFIXES.find((prefix) => compact.startsWith(prefix));
+  return alias === undefined ? compact : CARRIER_ALIASES[alias];
 }

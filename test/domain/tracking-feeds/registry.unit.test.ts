@@ -49,11 +49,17 @@ describe('matching helpers', () => {
       ['royal-mail', 'Royal Mail'],
       ['usps', undefined],
       ['fr-post', 'La Poste'],
+      ['usps', 'US Postal Service'],
+      ['dhl', 'Deutsche Post DHL'],
+      ['royal-mail', 'Parcelforce Worldwide'],
+      ['fedex', 'Federal Express Corporation'],
     ] as const) {
       expect([a, b, carriersAgree(a, b)]).toEqual([a, b, true]);
     }
     expect(carriersAgree('UPS', 'FedEx')).toBe(false);
     expect(carriersAgree('dhl', 'usps')).toBe(false);
+    expect(carriersAgree('UPS', 'USPS')).toBe(false);
+    expect(carriersAgree('US Postal Service', 'UPS')).toBe(false);
   });
 
   it('gives each reference as written, and every dispatch id written inside one', () => {
