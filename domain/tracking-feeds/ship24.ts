@@ -152,8 +152,9 @@ export const ship24: FeedProviderModule = {
     'In your Ship24 dashboard open Integrations → Webhook and set this URL as your Webhook URL; copy the Webhook Secret Ship24 allocated to your account (shown on the same page) into this feed: Ship24 sends it in an "Authorization: Bearer …" header. The same page sends a test webhook with dummy tracking events.',
 
   authenticate(request, secret) {
+    // The scheme in any case (RFC 9110 §11.1: auth schemes are case-insensitive); the secret as it is.
     const received = headerValue(request, 'authorization');
-    return received !== undefined && constantTimeEqual(received, `Bearer ${secret}`);
+    return received !== undefined && /^bearer /i.test(received) && constantTimeEqual(received.slice('Bearer '.length), secret);
   },
 
   parse(body) {

@@ -103,3 +103,15 @@ describe.each(FEED_PROVIDERS)('%s authentication', (provider) => {
     );
   });
 });
+
+describe('ship24 authentication scheme', () => {
+  const secret = 'whsec_4f1d9c0b7e2a4d8f9a6b3c5e1f0a2b4c';
+  const request = (authorization: string): InboundRequest => ({ rawBody: Buffer.from('{}'), headers: { authorization }, query: {} });
+
+  it('reads the Bearer scheme in any case, as HTTP defines auth schemes (RFC 9110 §11.1), and only that scheme', () => {
+    for (const scheme of ['Bearer', 'bearer', 'BEARER'])
+      expect(FEED_PROVIDER_MODULES.ship24.authenticate(request(`${scheme} ${secret}`), secret)).toBe(true);
+    expect(FEED_PROVIDER_MODULES.ship24.authenticate(request(`Basic ${secret}`), secret)).toBe(false);
+    expect(FEED_PROVIDER_MODULES.ship24.authenticate(request(`Bearer ${secret.toUpperCase()}`), secret)).toBe(false);
+  });
+});
