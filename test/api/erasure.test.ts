@@ -224,7 +224,12 @@ describe('the erasure of a dispatch with a long life', () => {
     // A: registered with a test-only history threshold, so its workflow continues as new.
     a = randomUUID();
     // Registered and delivered promptly, so its delivery joins the transit history (db/transit-history.ts).
-    const body = registrationFor(a, { dispatch_date: daysAgo(2), tracking_number: 'TRK-ERASE-1', reference: 'REF-ERASE-1' });
+    const body = registrationFor(a, {
+      dispatch_date: daysAgo(2),
+      tracking_number: 'TRK-ERASE-1',
+      carrier: 'La Poste',
+      reference: 'REF-ERASE-1',
+    });
     const registration = parseRegistration(body, { id: keyId, issuerId: issuer, mode: 'live', scopes: [] } as ApiKey);
     const registeredA = await registerDispatch(h.temporal, {
       taskQueue: h.taskQueue,
@@ -268,14 +273,14 @@ describe('the erasure of a dispatch with a long life', () => {
     const replay = await replayDeliveries({ pool: h.pool, temporal: h.temporal, taskQueue: h.taskQueue }, { eventId: delivered.event_id });
     await replay!.handle.result();
     historyRowId = (await h.pool.query('SELECT id FROM transit_history WHERE dispatch_id = $1', [a])).rows[0]?.id;
-    // A tracking feed's checkpoint with A's tracking number from before A left: an earlier card's (numbers are
-    // recycled), kept unmatched, and it names A's tracking number.
+    // A tracking feed's checkpoint with A's tracking number from another carrier (numbers are reused
+    // across carriers): kept unmatched, and it names A's tracking number.
     const feed = await createFeed(h.baseUrl, key, 'easypost', 'whsec-erasure-test-0123456789');
     const early = await postInbound(
       h.baseUrl,
       'easypost',
       feed,
-      easyPostBody('TRK-ERASE-1', [{ status: 'in_transit', datetime: daysAgo(3) }]),
+      easyPostBody('TRK-ERASE-1', [{ status: 'in_transit', datetime: daysAgo(3) }], 'UPS'),
     );
     expect(early.body).toMatchObject({ unmatched: 1 });
 
