@@ -116,6 +116,13 @@ async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<nu
   rows += await count('DELETE FROM webhook_events WHERE id = ANY($1::text[])', [events]);
   rows += await count('DELETE FROM tracking_gate_failures WHERE link_id = ANY($1::text[])', [links]);
   rows += await count('DELETE FROM tracking_gate_passes WHERE link_id = ANY($1::text[])', [links]);
+  // Its links' token hashes stay without the link, so a link answers "erased" rather than "not found"
+  // (erased_tracking_links: no dispatch id, nothing of the card; deleted with the expired links).
+  await client.query(
+    `INSERT INTO erased_tracking_links (token_hash, expires_at)
+     SELECT token_hash, expires_at FROM tracking_links WHERE id = ANY($1::text[]) ON CONFLICT DO NOTHING`,
+    [links],
+  );
   rows += await count('DELETE FROM tracking_links WHERE id = ANY($1::text[])', [links]);
   rows += await count('DELETE FROM prediction_log WHERE dispatch_id = ANY($1::uuid[])', [ids]);
   rows += await count('DELETE FROM carrier_events WHERE dispatch_id = ANY($1::uuid[])', [ids]);

@@ -60,13 +60,24 @@ export const EXPIRED_LINK_KEPT_MS = 30 * 86_400_000;
 
 /** Deletes up to `limit` tracking links that expired more than 30 days ago; their gate rows go with them (ON DELETE CASCADE). */
 export async function deleteExpiredTrackingLinks(db: Db, options: { limit: number }): Promise<number> {
-  const { rowCount } = await db.query(
-    `DELETE FROM tracking_links WHERE id IN (
-       SELECT id FROM tracking_links WHERE expires_at < now() - $1 * interval '1 millisecond'
-        ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+  // With them, up to as many token hashes of erased dispatches' links past the same time: the sum is
+  // under `limit` only once both are drained.
+  const { rows } = await db.query<{ deleted: number }>(
+    `WITH links AS (
+       DELETE FROM tracking_links WHERE id IN (
+         SELECT id FROM tracking_links WHERE expires_at < now() - $1 * interval '1 millisecond'
+          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING 1
+     ), erased AS (
+       DELETE FROM erased_tracking_links WHERE token_hash IN (
+         SELECT token_hash FROM erased_tracking_links WHERE expires_at < now() - $1 * interval '1 millisecond'
+          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING 1
+     )
+     SELECT ((SELECT count(*) FROM links) + (SELECT count(*) FROM erased))::int AS deleted`,
     [EXPIRED_LINK_KEPT_MS, options.limit],
   );
-  return rowCount ?? 0;
+  return rows[0].deleted;
 }
 
 /** A position in the walk over resting dispatches (their last change, then id). */

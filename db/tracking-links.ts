@@ -175,6 +175,23 @@ function parseEvents(text: string | null): PageEvent[] {
   });
 }
 
+/**
+ * Whether the token is a link of an erased dispatch: one whose erasure has completed (its hash kept
+ * in erased_tracking_links) or was requested (the link still there, the dispatch a tombstone). Asked
+ * only of a token `findPageByToken` did not find.
+ */
+export async function isErasedLinkToken(pool: Pool, token: string): Promise<boolean> {
+  const { rows } = await pool.query({
+    name: 'tracking-link-erased',
+    text: `SELECT 1 FROM erased_tracking_links WHERE token_hash = $1
+           UNION ALL
+           SELECT 1 FROM tracking_links l JOIN erasures e ON e.dispatch_id = l.dispatch_id WHERE l.token_hash = $1
+           LIMIT 1`,
+    values: [trackingTokenHash(token)],
+  });
+  return rows.length > 0;
+}
+
 /** Everything a page view needs, found by the token's hash; undefined for an unknown token. */
 export async function findPageByToken(pool: Pool, token: string): Promise<PageRecord | undefined> {
   const { rows } = await pool.query({ ...PAGE_BY_TOKEN, values: [trackingTokenHash(token)] });

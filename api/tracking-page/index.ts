@@ -4,8 +4,9 @@
 //   1. the stylesheet (not counted);
 //   2. the per-client-IP limit, TRACKING_PAGE_RATE_PER_MINUTE (api/rate-limiter.ts, shared by every
 //      API process) → 429 page;
-//   3. the token: a malformed or unknown one → 404 page naming no issuer; revoked or expired → 410
-//      page in the link's language with the issuer's support contact;
+//   3. the token: a malformed or unknown one → 404 page naming no issuer; a link of an erased dispatch
+//      → 404 page saying its tracking was erased, naming no issuer; revoked or expired → 410 page in
+//      the link's language with the issuer's support contact;
 //   4. the postal-code gate (require_postal_code): the form until a right code set the pass cookie;
 //      five wrong codes within 15 minutes → 429 page for every further attempt (db/tracking-links.ts);
 //   5. the page, rendered afresh from the projection and the carrier events on every request.
@@ -17,7 +18,14 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import compose from 'koa-compose';
 import { createHash } from 'node:crypto';
 import type { Pool } from '../../db/pool.js';
-import { attemptGate, createGatePass, findPageByToken, gatePassValid, type PageRecord } from '../../db/tracking-links.js';
+import {
+  attemptGate,
+  createGatePass,
+  findPageByToken,
+  gatePassValid,
+  isErasedLinkToken,
+  type PageRecord,
+} from '../../db/tracking-links.js';
 import { CATALOGS } from '../../domain/locales/index.js';
 import { TOKEN_PATTERN, tokenMatches } from '../../domain/tracking-links.js';
 import {
@@ -97,7 +105,7 @@ function end(ctx: Ctx, kind: EndKind, secure: boolean, record?: PageRecord): voi
     accentColor: kind === 'gone' ? record?.branding?.accent_color : undefined,
     support: kind === 'gone' && issuer ? supportAction(issuer, strings, language.locale) : undefined,
   });
-  const status = { not_found: 404, gone: 410, limited: 429, error: 500 }[kind];
+  const status = { not_found: 404, erased: 404, gone: 410, limited: 429, error: 500 }[kind];
   send(ctx, status, rendered, language, secure, kind === 'error' ? undefined : kind);
 }
 
@@ -116,8 +124,11 @@ export function trackingPage(deps: TrackingPageDeps): Middleware {
   /** The link of a request, or undefined once an end page (404/410) was sent. */
   const linkOf = async (ctx: Ctx): Promise<PageRecord | undefined> => {
     const token: string = ctx.params.token;
-    const record = TOKEN_PATTERN.test(token) ? await findPageByToken(pool, token) : undefined;
-    if (!record || !tokenMatches(record.tokenHash, token)) return void end(ctx, 'not_found', secure);
+    const wellFormed = TOKEN_PATTERN.test(token);
+    const record = wellFormed ? await findPageByToken(pool, token) : undefined;
+    if (!record || !tokenMatches(record.tokenHash, token)) {
+      return void end(ctx, wellFormed && (await isErasedLinkToken(pool, token)) ? 'erased' : 'not_found', secure);
+    }
     if (record.revoked || record.expiresAt.getTime() <= Date.now()) return void end(ctx, 'gone', secure, record);
     return record;
   };

@@ -187,11 +187,11 @@ export function renderGate(view: GateView): Rendered {
   return layout({ ...frameOf(view), title: s.title, main });
 }
 
-export type EndKind = 'not_found' | 'gone' | 'limited' | 'error';
+export type EndKind = 'not_found' | 'erased' | 'gone' | 'limited' | 'error';
 
 export interface EndView extends Pick<PageView, 'language' | 'strings' | 'languages'> {
   kind: EndKind;
-  /** The issuer, on a 410 only: a 404 or 429 names none. */
+  /** The issuer, on a 410 only: a 404 (erased too) or 429 names none. */
   issuerName?: string;
   accentColor?: string | null;
   support?: { label: string; href: string };
@@ -199,6 +199,7 @@ export interface EndView extends Pick<PageView, 'language' | 'strings' | 'langua
 
 const END_TEXT: Record<EndKind, [keyof PageCatalog, keyof PageCatalog]> = {
   not_found: ['notFoundTitle', 'notFoundText'],
+  erased: ['erasedTitle', 'erasedText'],
   gone: ['goneTitle', 'goneText'],
   limited: ['limitedTitle', 'limitedText'],
   error: ['errorTitle', 'errorText'],

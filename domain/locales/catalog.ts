@@ -43,6 +43,9 @@ export interface PageCatalog {
   gateWrong: string;
   notFoundTitle: string;
   notFoundText: string;
+  /** A link of a card whose data was erased (DESIGN §11): 404, no issuer. */
+  erasedTitle: string;
+  erasedText: string;
   goneTitle: string;
   goneText: string;
   limitedTitle: string;

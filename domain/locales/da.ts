@@ -86,6 +86,9 @@ export const da: Catalog = {
     gateWrong: 'Postnummeret passer ikke. Tjek det, og prøv igen.',
     notFoundTitle: 'Linket blev ikke fundet',
     notFoundText: 'Dette sporingslink findes ikke. Tjek, at du har åbnet hele linket fra din besked.',
+    erasedTitle: 'Sporingen er slettet',
+    erasedText:
+      'Sporingen af dette kort er slettet efter anmodning fra din kortudsteder; intet om det gemmes. Kontakt din kortudsteder for nyt om dit kort.',
     goneTitle: 'Linket er udløbet',
     goneText: 'Kontakt udstederen af dit kort for nyt om dit kort.',
     limitedTitle: 'For mange forsøg',

@@ -86,6 +86,9 @@ export const de: Catalog = {
     gateWrong: 'Diese Postleitzahl stimmt nicht. Prüfen Sie sie und versuchen Sie es erneut.',
     notFoundTitle: 'Link nicht gefunden',
     notFoundText: 'Diesen Sendungslink gibt es nicht. Prüfen Sie, ob Sie den vollständigen Link aus Ihrer Nachricht geöffnet haben.',
+    erasedTitle: 'Sendungsverfolgung gelöscht',
+    erasedText:
+      'Die Sendungsverfolgung dieser Karte wurde auf Wunsch Ihres Kartenausgebers gelöscht; nichts davon wird aufbewahrt. Für Neuigkeiten zu Ihrer Karte wenden Sie sich an Ihren Kartenausgeber.',
     goneTitle: 'Dieser Link ist abgelaufen',
     goneText: 'Für Neuigkeiten zu Ihrer Karte wenden Sie sich an den Herausgeber Ihrer Karte.',
     limitedTitle: 'Zu viele Versuche',

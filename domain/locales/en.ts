@@ -82,6 +82,9 @@ export const en: Catalog = {
     gateWrong: 'That postal code does not match. Check it and try again.',
     notFoundTitle: 'Link not found',
     notFoundText: 'This tracking link does not exist. Check that you opened the whole link from your message.',
+    erasedTitle: 'Tracking erased',
+    erasedText:
+      "The tracking of this card was erased at your card issuer's request; nothing about it is kept. For news about your card, contact your card issuer.",
     goneTitle: 'This link has expired',
     goneText: 'For news about your card, contact your card issuer.',
     limitedTitle: 'Too many attempts',

@@ -86,6 +86,9 @@ export const es: Catalog = {
     gateWrong: 'Ese código postal no coincide. Compruébelo e inténtelo de nuevo.',
     notFoundTitle: 'Enlace no encontrado',
     notFoundText: 'Este enlace de seguimiento no existe. Compruebe que ha abierto el enlace completo de su mensaje.',
+    erasedTitle: 'Seguimiento eliminado',
+    erasedText:
+      'El seguimiento de esta tarjeta se eliminó a petición de su emisor; no se conserva nada de él. Para saber de su tarjeta, contacte con su emisor.',
     goneTitle: 'Este enlace ha caducado',
     goneText: 'Para saber de su tarjeta, contacte con el emisor de su tarjeta.',
     limitedTitle: 'Demasiados intentos',

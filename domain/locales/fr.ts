@@ -86,6 +86,9 @@ export const fr: Catalog = {
     gateWrong: 'Ce code postal ne correspond pas. Vérifiez-le et réessayez.',
     notFoundTitle: 'Lien introuvable',
     notFoundText: 'Ce lien de suivi n’existe pas. Vérifiez que vous avez ouvert le lien complet de votre message.',
+    erasedTitle: 'Suivi effacé',
+    erasedText:
+      'Le suivi de cette carte a été effacé à la demande de votre émetteur ; rien n’en est conservé. Pour des nouvelles de votre carte, contactez votre émetteur.',
     goneTitle: 'Ce lien a expiré',
     goneText: 'Pour des nouvelles de votre carte, contactez l’émetteur de votre carte.',
     limitedTitle: 'Trop de tentatives',

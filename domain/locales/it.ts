@@ -89,6 +89,9 @@ export const it: Catalog = {
     gateWrong: 'Questo codice postale non corrisponde. Controllalo e riprova.',
     notFoundTitle: 'Link non trovato',
     notFoundText: 'Questo link di tracciamento non esiste. Verifica di aver aperto il link completo del messaggio.',
+    erasedTitle: 'Tracciamento cancellato',
+    erasedText:
+      'Il tracciamento di questa carta è stato cancellato su richiesta dell’emittente; non ne viene conservato nulla. Per notizie sulla carta, contatta l’emittente.',
     goneTitle: 'Questo link è scaduto',
     goneText: 'Per notizie sulla tua carta, contatta l’emittente della carta.',
     limitedTitle: 'Troppi tentativi',

@@ -81,6 +81,9 @@ export const nl: Catalog = {
     gateWrong: 'Die postcode klopt niet. Controleer hem en probeer het opnieuw.',
     notFoundTitle: 'Link niet gevonden',
     notFoundText: 'Deze volglink bestaat niet. Controleer of u de volledige link uit uw bericht hebt geopend.',
+    erasedTitle: 'Tracking gewist',
+    erasedText:
+      'De tracking van deze kaart is gewist op verzoek van uw kaartuitgever; er wordt niets van bewaard. Neem voor nieuws over uw kaart contact op met uw kaartuitgever.',
     goneTitle: 'Deze link is verlopen',
     goneText: 'Neem voor nieuws over uw kaart contact op met de uitgever van uw kaart.',
     limitedTitle: 'Te veel pogingen',

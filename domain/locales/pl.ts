@@ -86,6 +86,9 @@ export const pl: Catalog = {
     gateWrong: 'Ten kod pocztowy się nie zgadza. Sprawdź go i spróbuj ponownie.',
     notFoundTitle: 'Nie znaleziono linku',
     notFoundText: 'Ten link śledzenia nie istnieje. Sprawdź, czy otwarto cały link z wiadomości.',
+    erasedTitle: 'Śledzenie usunięte',
+    erasedText:
+      'Śledzenie tej karty zostało usunięte na prośbę wydawcy karty; nic z niego nie jest przechowywane. Aby dowiedzieć się o swojej karcie, skontaktuj się z wydawcą.',
     goneTitle: 'Ten link wygasł',
     goneText: 'Aby uzyskać informacje o karcie, skontaktuj się z wydawcą karty.',
     limitedTitle: 'Zbyt wiele prób',

@@ -87,6 +87,9 @@ export const pt: Catalog = {
     gateWrong: 'Esse código postal não corresponde. Verifique-o e tente novamente.',
     notFoundTitle: 'Link não encontrado',
     notFoundText: 'Este link de seguimento não existe. Verifique se abriu o link completo da sua mensagem.',
+    erasedTitle: 'Seguimento apagado',
+    erasedText:
+      'O seguimento deste cartão foi apagado a pedido do emissor do cartão; nada dele é guardado. Para notícias do seu cartão, contacte o emissor.',
     goneTitle: 'Este link expirou',
     goneText: 'Para saber do seu cartão, contacte o emissor do seu cartão.',
     limitedTitle: 'Demasiadas tentativas',

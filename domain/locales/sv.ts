@@ -85,6 +85,9 @@ export const sv: Catalog = {
     gateWrong: 'Postnumret stämmer inte. Kontrollera det och försök igen.',
     notFoundTitle: 'Länken hittades inte',
     notFoundText: 'Den här spårningslänken finns inte. Kontrollera att du öppnade hela länken i ditt meddelande.',
+    erasedTitle: 'Spårningen är raderad',
+    erasedText:
+      'Spårningen av det här kortet har raderats på begäran av din kortutgivare; inget av den sparas. Kontakta din kortutgivare för nyheter om ditt kort.',
     goneTitle: 'Länken har gått ut',
     goneText: 'Kontakta den som utfärdat ditt kort för besked om kortet.',
     limitedTitle: 'För många försök',

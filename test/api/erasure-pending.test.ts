@@ -77,9 +77,10 @@ describe('a dispatch whose erasure is pending', () => {
     expect((await call('GET', `/v1/events/${keptEvent}`)).status).toBe(200);
   });
 
-  it('answers its tracking page with the 404 page, which shows nothing of it', async () => {
+  it('answers its tracking page with the 404 page saying it was erased, which shows nothing of it', async () => {
     const page = await request(h.baseUrl, pages[erased]);
     expect(page.status).toBe(404);
+    expect(page.text).toContain('Tracking erased');
     expect(page.text).not.toContain('Pending Erasure Events');
     expect((await request(h.baseUrl, pages[kept])).status).toBe(200);
   });

@@ -210,6 +210,7 @@ describe('while an erasure is pending (its runs removed, its rows not yet)', () 
 
 describe('the erasure of a dispatch with a long life', () => {
   let a: string;
+  let aPage: string;
   let b: string;
   let aEvents: string[];
   let historyRowId: number;
@@ -250,6 +251,7 @@ describe('the erasure of a dispatch with a long life', () => {
     const link = await call('POST', `/v1/dispatches/${a}/tracking_links`, { require_postal_code: true });
     expect(link.status).toBe(201);
     const page = `/t/${(link.body.url as string).split('/t/')[1]}`;
+    aPage = page;
     const form = (code: string) =>
       request(h.baseUrl, page, {
         method: 'POST',
@@ -387,6 +389,19 @@ describe('the erasure of a dispatch with a long life', () => {
     }
     expect((await call('GET', `/v1/status/${a}`, undefined, otherKey)).status).toBe(403);
     expect((await dispatchFootprint(h.pool, a)).carrier_events).toBe(0);
+  }, 90_000);
+
+  it("answers its tracking link with the 404 page saying the card's tracking was erased, which shows nothing of it", async () => {
+    await completed(erasureId);
+    const page = await request(h.baseUrl, aPage);
+    expect(page.status).toBe(404);
+    expect(page.text).toContain('Tracking erased');
+    expect(page.text).not.toContain('Link not found');
+    for (const personal of ['75011', 'Erasure Issuer', 'TRK-ERASE-1', 'Paris']) expect(page.text).not.toContain(personal);
+    // A token that never was a link still reads as unknown.
+    const unknown = await request(h.baseUrl, `/t/${'x'.repeat(43)}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.text).toContain('Link not found');
   }, 90_000);
 
   it('refuses to register the id again: 409 conflict saying it was erased', async () => {

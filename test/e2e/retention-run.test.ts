@@ -113,6 +113,16 @@ describe('retention run with windows of seconds', () => {
         [id, dispatchId, issuerId, randomBytes(32), new Date(Date.now() - expiredDaysAgo * day)],
       );
     }
+    // The token hashes of an erased dispatch's links: one expired 31 days ago, one 29.
+    for (const [hash, expiredDaysAgo] of [
+      ['e0', 31],
+      ['e1', 29],
+    ] as const) {
+      await s.h.pool.query(`INSERT INTO erased_tracking_links (token_hash, expires_at) VALUES (decode($1, 'hex'), $2)`, [
+        hash,
+        new Date(Date.now() - expiredDaysAgo * day),
+      ]);
+    }
     // A tracking feed's unmatched checkpoints: one received 31 days ago (past the 30 days they are kept), one 29.
     const feed = await request(s.h.baseUrl, '/v1/tracking_feeds', { method: 'POST', headers: bearer(key), body: { provider: 'shippo' } });
     expect(feed.status).toBe(201);
@@ -161,7 +171,8 @@ describe('retention run with windows of seconds', () => {
   }, 120_000);
 
   it('prints the four counts as one JSON document', () => {
-    expect(result).toEqual({ erased_dispatches: 1, cleared_payloads: expect.any(Number), deleted_history_rows: 1, deleted_links: 1 });
+    // deleted_links: the link expired 31 days ago, and the token hash of an erased dispatch's link as old.
+    expect(result).toEqual({ erased_dispatches: 1, cleared_payloads: expect.any(Number), deleted_history_rows: 1, deleted_links: 2 });
     expect(result.cleared_payloads).toBeGreaterThanOrEqual(1);
   });
 
@@ -242,11 +253,15 @@ describe('retention run with windows of seconds', () => {
     expect(res.body).toMatchObject({ id: dispatchId, status: 'in_transit' });
   });
 
-  it('deletes transit history past its window and tracking links expired 30 days ago, and only those', async () => {
+  it("deletes transit history past its window and tracking links (and erased links' token hashes) expired 30 days ago, and only those", async () => {
     const history = await s.h.pool.query(`SELECT postal_code FROM transit_history WHERE postal_prefix = 'RT' ORDER BY postal_code`);
     expect(history.rows).toEqual([{ postal_code: 'RT-NEW' }]);
     const links = await s.h.pool.query(`SELECT id FROM tracking_links WHERE dispatch_id = $1 ORDER BY id`, [dispatchId]);
     expect(links.rows).toEqual([{ id: 'tl_retention_new' }]);
+    const erased = await s.h.pool.query(
+      `SELECT encode(token_hash, 'hex') AS hash FROM erased_tracking_links WHERE token_hash IN ('\\xe0', '\\xe1')`,
+    );
+    expect(erased.rows).toEqual([{ hash: 'e1' }]);
   });
 
   it("deletes a tracking feed's unmatched checkpoints kept past their 30 days, and only those", async () => {
