@@ -12,7 +12,8 @@ import { loadRegistrationOutcomes } from '../../db/predictions.js';
 import { notLearnedSummary, qualityByConfidence, targetVerdict, type ConfidenceQuality, type NotLearnedSummary } from '../../domain/prediction-quality.js'; // prettier-ignore
 import { NOT_LEARNED_REASONS } from '../../domain/vocabulary.js';
 import { isoDate } from '../../domain/field-schemas.js';
-import { output, parseOptions, table, withDatabase } from './context.js';
+import { issuerExists } from '../../db/issuers.js';
+import { CliError, output, parseOptions, table, withDatabase } from './context.js';
 
 const qualityOptions = z.object({
   since: isoDate.optional(),
@@ -88,7 +89,11 @@ export function registerPredictionCommands(program: Command): void {
     .option('--issuer <id>', "only this issuer's dispatches (iss_…)")
     .action(async (raw: unknown, command: Command) => {
       const o = parseOptions(qualityOptions, raw);
-      const outcomes = await withDatabase((db) => loadRegistrationOutcomes(db, { since: o.since, issuerId: o.issuer }));
+      const outcomes = await withDatabase(async (db) => {
+        // A mistyped issuer id must not read as an issuer whose cards were never delivered.
+        if (o.issuer !== undefined && !(await issuerExists(db, o.issuer))) throw new CliError(`unknown issuer: ${o.issuer}`);
+        return loadRegistrationOutcomes(db, { since: o.since, issuerId: o.issuer });
+      });
       const rows = outcomes.length === 0 ? [] : qualityByConfidence(outcomes);
       const notLearned = notLearnedSummary(outcomes);
       output(command, { data: rows.map(toJson), dispatches: outcomes.length, not_learned: notLearnedJson(notLearned) }, () =>

@@ -222,6 +222,23 @@ describe('lists', () => {
   });
 });
 
+describe('predictions quality --issuer', () => {
+  it('refuses an unknown issuer with a one-line reason rather than an empty report, also with --json', async () => {
+    for (const json of [[], ['--json']])
+      expectOneLineFailure(
+        await runCli(['predictions', 'quality', '--issuer', 'iss_doesNotExist0000', ...json]),
+        /^error: unknown issuer: iss_doesNotExist0000$/,
+      );
+  });
+
+  it('reports an issuer without deliveries as nothing to compare yet', async () => {
+    const issuerId = await newIssuer('Quality Bank');
+    const result = await runCli(['predictions', 'quality', '--issuer', issuerId, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ data: [], dispatches: 0, not_learned: { dispatches: 0 } });
+  });
+});
+
 describe('which database', () => {
   it('without DATABASE_URL or a runtime file, says how to get a database', async () => {
     expectOneLineFailure(
