@@ -125,6 +125,18 @@ export function targetVerdict(row: Pick<ConfidenceQuality, 'coverage' | 'coverag
   return row.coverageInterval[1] >= row.targetCoverage ? 'within_noise' : 'missed';
 }
 
+/**
+ * A share (a coverage, an end of its interval) as it is printed with `decimals` decimals (4 in
+ * `--json`, 3 as a percentage with one): rounded to the nearest, except that a share below the
+ * level's target never prints as reaching it (226 of 233 inside, 0.969957, is 0.9699 beside a
+ * target of 0.97, not 0.97): the printed figures then say what the verdict says.
+ */
+export function publishedShare(value: number, targetCoverage: number, decimals: number): number {
+  const scale = 10 ** decimals;
+  const rounded = Math.round(value * scale) / scale;
+  return value < targetCoverage && rounded >= targetCoverage ? (Math.round(targetCoverage * scale) - 1) / scale : rounded;
+}
+
 /** One row per confidence level (High, Medium, Low), each beside its target coverage (High 97 %, Medium 92 %, Low 85 %). */
 export function qualityByConfidence(outcomes: readonly PredictionOutcome[]): ConfidenceQuality[] {
   return LEVELS.map((confidence) => ({

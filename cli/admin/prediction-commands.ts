@@ -9,7 +9,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadRegistrationOutcomes } from '../../db/predictions.js';
-import { notLearnedSummary, qualityByConfidence, targetVerdict, type ConfidenceQuality, type NotLearnedSummary } from '../../domain/prediction-quality.js'; // prettier-ignore
+import { notLearnedSummary, publishedShare, qualityByConfidence, targetVerdict, type ConfidenceQuality, type NotLearnedSummary } from '../../domain/prediction-quality.js'; // prettier-ignore
 import { NOT_LEARNED_REASONS } from '../../domain/vocabulary.js';
 import { isoDate } from '../../domain/field-schemas.js';
 import { issuerExists } from '../../db/issuers.js';
@@ -20,8 +20,10 @@ const qualityOptions = z.object({
   issuer: z.string().trim().min(1, 'must not be empty').optional(),
 });
 
-const round = (value: number | null) => (value === null ? null : Math.round(value * 10_000) / 10_000);
-const percent = (value: number | null) => (value === null ? '-' : `${(value * 100).toFixed(1)} %`);
+// Shares to four decimals, percentages to one; a share below the target never prints as reaching it.
+const round = (value: number | null, target: number) => (value === null ? null : publishedShare(value, target, 4));
+const percent = (value: number | null, target: number) =>
+  value === null ? '-' : `${(publishedShare(value, target, 3) * 100).toFixed(1)} %`;
 
 function toJson(row: ConfidenceQuality) {
   return {
@@ -30,15 +32,15 @@ function toJson(row: ConfidenceQuality) {
     inside: row.inside,
     early: row.early,
     late: row.late,
-    coverage: round(row.coverage),
-    coverage_ci95: row.coverageInterval?.map(round) ?? null,
+    coverage: round(row.coverage, row.targetCoverage),
+    coverage_ci95: row.coverageInterval?.map((end) => round(end, row.targetCoverage)) ?? null,
     target_coverage: row.targetCoverage,
     median_window_days: row.medianWindowDays,
     // Added with the per-level targets (High 97 %, Medium 92 %, Low 85 %): the same target and
     // interval under flat names, and how the coverage stands against the target.
     target: row.targetCoverage,
-    ci_low: round(row.coverageInterval?.[0] ?? null),
-    ci_high: round(row.coverageInterval?.[1] ?? null),
+    ci_low: round(row.coverageInterval?.[0] ?? null, row.targetCoverage),
+    ci_high: round(row.coverageInterval?.[1] ?? null, row.targetCoverage),
     verdict: targetVerdict(row),
   };
 }
@@ -65,9 +67,11 @@ function describe(rows: ConfidenceQuality[], total: number, since: string | unde
         r.confidence,
         String(r.dispatches),
         String(r.inside),
-        percent(r.coverage),
-        r.coverageInterval ? `${percent(r.coverageInterval[0])} – ${percent(r.coverageInterval[1])}` : '-',
-        percent(r.targetCoverage),
+        percent(r.coverage, r.targetCoverage),
+        r.coverageInterval
+          ? `${percent(r.coverageInterval[0], r.targetCoverage)} – ${percent(r.coverageInterval[1], r.targetCoverage)}`
+          : '-',
+        percent(r.targetCoverage, r.targetCoverage),
         targetVerdict(r)?.replace('_', ' ') ?? '-',
         String(r.early),
         String(r.late),

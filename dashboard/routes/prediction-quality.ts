@@ -6,14 +6,16 @@
 // docs/prediction-quality.md "Quality"), always scoped by the tenant's issuer id.
 import type Router from '@koa/router';
 import { loadRegistrationOutcomes } from '../../db/predictions.js';
-import { notLearnedSummary, qualityByConfidence, targetVerdict } from '../../domain/prediction-quality.js';
+import { notLearnedSummary, publishedShare, qualityByConfidence, targetVerdict } from '../../domain/prediction-quality.js';
 import { NOT_LEARNED_REASONS, type NotLearnedReason } from '../../domain/vocabulary.js';
 import { hitRateChart } from '../charts.js';
 import type { DashboardDeps } from '../deps.js';
 import { renderPage } from '../render.js';
 import { tenantRoute } from '../tenancy.js';
 
-const percent = (value: number | null) => (value === null ? '—' : `${(value * 100).toFixed(1)} %`);
+// One decimal of a percentage, as the CLI prints it: a share below the target never reads as reaching it.
+const percent = (value: number | null, target: number) =>
+  value === null ? '—' : `${(publishedShare(value, target, 3) * 100).toFixed(1)} %`;
 const VERDICTS = { met: 'Met', within_noise: 'Within noise', missed: 'Missed' } as const;
 /** The rules of docs/predictions.md "History and its bounds", as an issuer reads them. */
 const NOT_LEARNED: Record<NotLearnedReason, string> = {
@@ -35,7 +37,14 @@ export function predictionQualityRoutes(router: Router, { pool }: DashboardDeps)
         quality.flatMap((row) =>
           row.coverage === null
             ? []
-            : [{ label: row.confidence, measured: row.coverage, target: row.targetCoverage, count: row.dispatches }],
+            : [
+                {
+                  label: row.confidence,
+                  measured: publishedShare(row.coverage, row.targetCoverage, 3),
+                  target: row.targetCoverage,
+                  count: row.dispatches,
+                },
+              ],
         ),
       );
       const rows = quality.map((row) => {
@@ -46,9 +55,11 @@ export function predictionQualityRoutes(router: Router, { pool }: DashboardDeps)
           inside: row.inside,
           early: row.early,
           late: row.late,
-          coverage: percent(row.coverage),
-          interval: row.coverageInterval ? `${percent(row.coverageInterval[0])} – ${percent(row.coverageInterval[1])}` : '—',
-          target: percent(row.targetCoverage),
+          coverage: percent(row.coverage, row.targetCoverage),
+          interval: row.coverageInterval
+            ? `${percent(row.coverageInterval[0], row.targetCoverage)} – ${percent(row.coverageInterval[1], row.targetCoverage)}`
+            : '—',
+          target: percent(row.targetCoverage, row.targetCoverage),
           verdict: verdict ? VERDICTS[verdict] : '—',
           width: row.medianWindowDays === null ? '—' : String(row.medianWindowDays),
         };

@@ -1,9 +1,11 @@
 // Coverage and width of predicted windows (domain/prediction-quality.ts), the figures of both
 // `predictions quality` and the carrier-network simulator.
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import {
   median,
   notLearnedSummary,
+  publishedShare,
   qualityByConfidence,
   summariseOutcomes,
   targetVerdict,
@@ -97,6 +99,56 @@ describe('targetVerdict', () => {
 
   it('is null without dispatches', () => {
     expect(targetVerdict({ coverage: null, coverageInterval: null, targetCoverage: 0.85 })).toBeNull();
+  });
+});
+
+describe('publishedShare', () => {
+  /** The largest count of n whose share (or the top of its interval) is still below the target: where rounding could cross it. */
+  const lastBelow = (n: number, below: (inside: number) => boolean) => {
+    let [lo, hi] = [-1, n]; // below(lo) holds (or lo = -1), below(hi) may not
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (below(mid)) lo = mid;
+      else hi = mid;
+    }
+    return lo;
+  };
+
+  it('prints a coverage and the top of its interval at or above the target exactly when the verdict says so, for any count', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 200_000 }),
+        fc.constantFrom(0.97, 0.92, 0.85),
+        fc.constantFrom('coverage', 'interval', 'anywhere'),
+        fc.integer({ min: -2, max: 2 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.constantFrom(3, 4),
+        (n, target, near, offset, share, decimals) => {
+          // Counts next to where the coverage, or the top of its interval, crosses the target, and any other.
+          const anchor =
+            near === 'coverage'
+              ? lastBelow(n, (k) => k / n < target)
+              : near === 'interval'
+                ? lastBelow(n, (k) => wilsonInterval(k, n)![1] < target)
+                : Math.round(share * n);
+          const inside = Math.min(n, Math.max(0, anchor + offset));
+          const coverage = inside / n;
+          const interval = wilsonInterval(inside, n)!;
+          const verdict = targetVerdict({ coverage, coverageInterval: interval, targetCoverage: target });
+          expect(publishedShare(coverage, target, decimals) >= target).toBe(verdict === 'met');
+          expect(publishedShare(interval[1], target, decimals) >= target).toBe(verdict !== 'missed');
+          // Never more than one printed unit from the share itself.
+          expect(Math.abs(publishedShare(coverage, target, decimals) - coverage)).toBeLessThanOrEqual(10 ** -decimals + 1e-12);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('rounds to the nearest otherwise: 2 of 3 is 0.6667', () => {
+    expect(publishedShare(2 / 3, 0.85, 4)).toBe(0.6667);
+    expect(publishedShare(226 / 233, 0.97, 4)).toBe(0.9699);
+    expect(publishedShare(226 / 233, 0.97, 3)).toBe(0.969);
   });
 });
 

@@ -239,6 +239,30 @@ describe('predictions quality --issuer', () => {
   });
 });
 
+describe('predictions quality of an issuer with hundreds of deliveries', () => {
+  it('never prints a coverage below the target as reaching it: 226 of 233 High deliveries inside is 96.99 %, not 97 %', async () => {
+    // 226/233 = 0.969957: rounded to four decimals it would read 0.97, the target, beside a verdict
+    // that says the target was not met.
+    const issuerId = await newIssuer('Busy Bank');
+    await pool.query(
+      `INSERT INTO prediction_outcomes (issuer_id, mode, country_code, dispatch_date, confidence_level, window_min, window_max,
+                                        delivered_date, learned, not_learned_reasons)
+       SELECT $1, 'live', 'FR', '2026-10-01', 'High', '2026-10-05', '2026-10-07',
+              CASE WHEN i <= 226 THEN '2026-10-06' ELSE '2026-10-09' END::date, true, '{}'
+         FROM generate_series(1, 233) i`,
+      [issuerId],
+    );
+    const json = await runCli(['predictions', 'quality', '--issuer', issuerId, '--json']);
+    expect(json.code).toBe(0);
+    const high = (JSON.parse(json.stdout) as { data: Array<Record<string, unknown>> }).data[0];
+    expect(high).toMatchObject({ confidence_level: 'High', dispatches: 233, inside: 226, target: 0.97, verdict: 'within_noise' });
+    expect(high.coverage).toBeLessThan(0.97);
+    const human = await runCli(['predictions', 'quality', '--issuer', issuerId]);
+    const highLine = human.stdout.split('\n').find((line) => line.startsWith('High'));
+    expect(highLine).toMatch(/^High\s+233\s+226\s+96\.9 %/);
+  });
+});
+
 describe('which database', () => {
   it('without DATABASE_URL or a runtime file, says how to get a database', async () => {
     expectOneLineFailure(
