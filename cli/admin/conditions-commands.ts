@@ -13,7 +13,13 @@ const setOptions = z
     country: countryCode,
     postalPrefix: z.string().trim().min(1, 'must not be empty').optional(),
     delayDays: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(60, 'must be at most 60'),
-    until: isoDate.optional(),
+    // The model applies a delay through its last day (domain/prediction-model.ts): an earlier one
+    // would be stored and listed, yet never move a window.
+    until: isoDate
+      .refine((until) => until >= new Date().toISOString().slice(0, 10), {
+        error: (issue) => `${String(issue.input)} is before today (UTC): the delay would never apply`,
+      })
+      .optional(),
   })
   .transform((o) => ({ ...o, postalPrefix: o.postalPrefix === undefined ? null : normalisePostalCode(o.postalPrefix, o.country) }))
   // The prefix must be one the model derives (domain/prediction-model.ts postalPrefixOf), or it would never match.

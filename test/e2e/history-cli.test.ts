@@ -225,10 +225,12 @@ describe('recordServiceDelivery', () => {
 
 describe('conditions', () => {
   it('sets a delay and prints it as { id, country_code, postal_prefix, delay_days, until, created_at, cleared_at }', async () => {
-    const result = await runCli(['conditions', 'set', '--country', 'fr', '--postal-prefix', '75', '--delay-days', '2', '--until', '2026-12-24', '--json']); // prettier-ignore
+    // A date to come, whenever the test runs (an --until before today is refused).
+    const until = new Date(Date.now() + 25 * 86_400_000).toISOString().slice(0, 10);
+    const result = await runCli(['conditions', 'set', '--country', 'fr', '--postal-prefix', '75', '--delay-days', '2', '--until', until, '--json']); // prettier-ignore
     expect(result.code).toBe(0);
     const body = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(body).toMatchObject({ country_code: 'FR', postal_prefix: '75', delay_days: 2, until: '2026-12-24', cleared_at: null });
+    expect(body).toMatchObject({ country_code: 'FR', postal_prefix: '75', delay_days: 2, until, cleared_at: null });
     expect(body.id).toMatch(/^cnd_[0-9a-f]{16}$/);
     // Other test files share the database: leave no French delay behind.
     await runCli(['conditions', 'clear', '--id', body.id as string]);
@@ -256,6 +258,26 @@ describe('conditions', () => {
 
   it('refuses a prefix the model would never match, with a one-line reason', async () => {
     expectOneLineFailure(await runCli(['conditions', 'set', '--country', 'FR', '--postal-prefix', '750', '--delay-days', '2']), /^error: invalid --postal-prefix: is not a postal prefix/); // prettier-ignore
+  });
+
+  it('refuses an --until before today (UTC), a delay that would never be in force, and sets nothing', async () => {
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const before = await pool.query("SELECT count(*)::int AS n FROM carrier_conditions WHERE country_code = 'LU'");
+    expectOneLineFailure(
+      await runCli(['conditions', 'set', '--country', 'LU', '--delay-days', '2', '--until', yesterday, '--json']),
+      new RegExp(`^error: invalid --until: ${yesterday} is before today \\(UTC\\)`),
+    );
+    const after = await pool.query("SELECT count(*)::int AS n FROM carrier_conditions WHERE country_code = 'LU'");
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+
+  it('takes today as --until: the delay applies to the end of the day', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const result = await runCli(['conditions', 'set', '--country', 'LU', '--delay-days', '2', '--until', today, '--json']);
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout) as { id: string; until: string };
+    expect(body.until).toBe(today);
+    await runCli(['conditions', 'clear', '--id', body.id]);
   });
 
   it('refuses clear without exactly one of --id or --country', async () => {
