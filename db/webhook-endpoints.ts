@@ -142,6 +142,12 @@ export async function listWebhookEndpoints(db: Db, filter: { issuerId?: string }
   return rows.map(toSummary);
 }
 
+/** Whether the endpoint exists, removed or not (its deliveries stay after its removal). */
+export async function endpointExists(db: Db, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM webhook_endpoints WHERE id = $1', [id]);
+  return rowCount === 1;
+}
+
 /** Removes (disables) an endpoint; pending deliveries to it are skipped. Undefined when unknown. */
 export async function removeWebhookEndpoint(
   db: Db,

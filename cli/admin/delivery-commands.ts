@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { replayDeliveries } from '../../ingest/webhook-replays.js';
 import { eventDeliveries, getReplay, type ReplayFilter, type ReplayProgress } from '../../db/webhook-replays.js';
 import { listDeliveries } from '../../db/delivery-summaries.js';
+import { endpointExists } from '../../db/webhook-endpoints.js';
 import { loadConfig } from '../../platform/config.js';
 import { CliError, iso, output, parseOptions, resolveTemporalConnection, table, withDatabase } from './context.js';
 
@@ -44,9 +45,12 @@ export function registerDeliveryCommands(program: Command): void {
     .option('--limit <n>', 'at most this many rows (1–1000)', '100')
     .action(async (raw: unknown, command: Command) => {
       const options = parseOptions(listOptions, raw);
-      const rows = await withDatabase((db) =>
-        listDeliveries(db, { undeliverable: options.undeliverable, endpointId: options.endpoint, limit: options.limit }),
-      );
+      const rows = await withDatabase(async (db) => {
+        // A mistyped endpoint id must not read as an endpoint without deliveries (a removed one still lists its own).
+        if (options.endpoint !== undefined && !(await endpointExists(db, options.endpoint)))
+          throw new CliError(`unknown webhook endpoint: ${options.endpoint}`);
+        return listDeliveries(db, { undeliverable: options.undeliverable, endpointId: options.endpoint, limit: options.limit });
+      });
       const data = rows.map((d) => ({
         event_id: d.eventId,
         endpoint_id: d.endpointId,

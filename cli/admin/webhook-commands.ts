@@ -19,6 +19,7 @@ import { isoTimestamp } from '../../domain/field-schemas.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/vocabulary.js';
 import { loadConfig, parseDuration } from '../../platform/config.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
+import { issuerExists } from '../../db/issuers.js';
 import { CliError, iso, output, parseOptions, table, withDatabase } from './context.js';
 import { addDisableEnableCommands } from './webhook-disable-enable.js';
 
@@ -104,7 +105,11 @@ export function registerWebhookCommands(program: Command): void {
     .option('--issuer <id>', 'only this issuer’s endpoints')
     .action(async (raw: unknown, command: Command) => {
       const { issuer } = parseOptions(listOptions, raw);
-      const endpoints = await withDatabase((db) => listWebhookEndpoints(db, { issuerId: issuer }));
+      const endpoints = await withDatabase(async (db) => {
+        // A mistyped issuer id must not read as an issuer without endpoints.
+        if (issuer !== undefined && !(await issuerExists(db, issuer))) throw new CliError(`unknown issuer: ${issuer}`);
+        return listWebhookEndpoints(db, { issuerId: issuer });
+      });
       const data = endpoints.map((e) => ({
         id: e.id,
         issuer_id: e.issuerId,

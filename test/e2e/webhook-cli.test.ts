@@ -165,6 +165,35 @@ describe('webhook list and remove', () => {
   });
 });
 
+describe('list filters naming an unknown id', () => {
+  it('webhook list --issuer refuses an unknown issuer with a one-line reason rather than an empty list', async () => {
+    expectOneLineFailure(
+      await runCli(['webhook', 'list', '--issuer', 'iss_doesNotExist0000', '--json']),
+      /^error: unknown issuer: iss_doesNotExist0000$/,
+    );
+  });
+
+  it('deliveries list --endpoint refuses an unknown endpoint with a one-line reason rather than an empty list', async () => {
+    expectOneLineFailure(
+      await runCli(['deliveries', 'list', '--endpoint', 'whe_doesNotExist00', '--json']),
+      /^error: unknown webhook endpoint: whe_doesNotExist00$/,
+    );
+  });
+
+  it('deliveries list --endpoint still lists the deliveries of a removed endpoint', async () => {
+    const issuerId = (await createIssuer(pool, 'Removed Endpoint Bank')).id;
+    const endpoint = await addWebhook(issuerId);
+    const data = sampleRecord();
+    await createWebhookEvents(pool, { dispatchId: data.id, issuerId, mode: 'live', events: [{ type: 'status.updated', timestamp: new Date().toISOString(), data }] }); // prettier-ignore
+    expect((await runCli(['webhook', 'remove', '--id', endpoint.id])).code).toBe(0);
+    const result = await runCli(['deliveries', 'list', '--endpoint', endpoint.id, '--json']);
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { data: Array<{ endpoint_id: string }> }).data).toEqual([
+      expect.objectContaining({ endpoint_id: endpoint.id, event: 'status.updated' }),
+    ]);
+  });
+});
+
 describe('webhook rotate-secret', () => {
   it('prints a new secret and keeps the old one for the overlap, switching X-Service-Signature at --switch-at', async () => {
     const issuerId = (await createIssuer(pool, 'CLI Rotate')).id;
