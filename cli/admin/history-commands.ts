@@ -71,10 +71,15 @@ export function toTransitRecord(record: CsvRecord): TransitRecord | { reason: st
 }
 
 async function importFile(file: string): Promise<ImportSummary> {
+  const unreadable = (error: NodeJS.ErrnoException) =>
+    new CliError(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.code === 'EISDIR' ? 'is a directory' : error.message}`); // prettier-ignore
   const size = await stat(file).then(
-    (s) => s.size,
+    (s) => {
+      if (s.isDirectory()) throw unreadable(Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+      return s.size;
+    },
     (error: NodeJS.ErrnoException) => {
-      throw new CliError(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+      throw unreadable(error);
     },
   );
   const errors: ImportSummary['errors'] = [];
@@ -87,7 +92,8 @@ async function importFile(file: string): Promise<ImportSummary> {
     if (bars) bars.log(text);
     else process.stderr.write(text);
   };
-  const parser = createReadStream(file).pipe(
+  const input = createReadStream(file);
+  const parser = input.pipe(
     parse({
       bom: true,
       trim: true,
@@ -101,6 +107,9 @@ async function importFile(file: string): Promise<ImportSummary> {
       },
     }),
   );
+  // pipe() does not pass on a read error (a file that cannot be read after all): without this it
+  // would crash the process with a stack trace instead of the one-line reason.
+  input.on('error', (error: NodeJS.ErrnoException) => parser.destroy(unreadable(error)));
   // A row csv-parse cannot read at all (an unclosed quote) is skipped like any other bad row.
   parser.on('skip', (error: Error & { lines?: number }) => report(error.lines ?? 0, `unreadable CSV (${error.message})`));
   // The parser may fail (a bad header) before the COPY starts reading it: keep the error for then.

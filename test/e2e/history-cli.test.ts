@@ -155,6 +155,10 @@ describe('history import', () => {
     expectOneLineFailure(await runCli(['history', 'import', path.join(dir, 'absent.csv')]), /cannot read .*absent\.csv: no such file/);
   });
 
+  it('refuses a directory given as the file with a one-line reason', async () => {
+    expectOneLineFailure(await runCli(['history', 'import', dir, '--json']), /^error: cannot read .*: is a directory$/);
+  });
+
   it('imports 150,000 rows in well under a minute', async () => {
     const lines = ['postal_code,country_code,dispatch_date,delivered_date'];
     for (let i = 0; i < 150_000; i += 1) {
