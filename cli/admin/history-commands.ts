@@ -92,6 +92,9 @@ async function importFile(file: string): Promise<ImportSummary> {
     if (bars) bars.log(text);
     else process.stderr.write(text);
   };
+  const missingHeader = () => new CliError(`${file}: the first line must be the header ${HEADER.join(',')}`);
+  // An empty file (or one of blank lines) never reaches the header check: it has no header either.
+  let sawHeader = false;
   const input = createReadStream(file);
   const parser = input.pipe(
     parse({
@@ -102,7 +105,8 @@ async function importFile(file: string): Promise<ImportSummary> {
       skip_records_with_error: true,
       info: true,
       columns: (header: string[]) => {
-        if (HEADER.some((name, i) => header[i] !== name)) throw new CliError(`${file}: the first line must be the header ${HEADER.join(',')}`); // prettier-ignore
+        if (HEADER.some((name, i) => header[i] !== name)) throw missingHeader();
+        sawHeader = true;
         return [...HEADER];
       },
     }),
@@ -126,6 +130,7 @@ async function importFile(file: string): Promise<ImportSummary> {
       else yield row;
     }
     if (failure) throw failure;
+    if (!sawHeader) throw missingHeader();
   }
   try {
     const imported = await withDatabase((db) => copyTransitHistory(db, valid()));

@@ -151,6 +151,29 @@ describe('history import', () => {
     expect(await rowsFor('CH')).toEqual([]);
   });
 
+  it('refuses an empty file, or one holding only a byte order mark, as a file without the header', async () => {
+    for (const [name, content] of [
+      ['empty.csv', ''],
+      ['bom-only.csv', '\uFEFF'],
+      ['blank.csv', '\r\n\r\n'],
+    ]) {
+      const file = path.join(dir, name);
+      writeFileSync(file, content);
+      expectOneLineFailure(await runCli(['history', 'import', file, '--json']), /the first line must be the header postal_code,country_code,dispatch_date,delivered_date/); // prettier-ignore
+    }
+  });
+
+  it('imports nothing, successfully, from a file holding only the header', async () => {
+    const result = await runCli([
+      'history',
+      'import',
+      csv('header-only.csv', ['postal_code,country_code,dispatch_date,delivered_date']),
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ imported: 0, skipped: 0, errors: [] });
+  });
+
   it('refuses a missing file with a one-line reason', async () => {
     expectOneLineFailure(await runCli(['history', 'import', path.join(dir, 'absent.csv')]), /cannot read .*absent\.csv: no such file/);
   });
