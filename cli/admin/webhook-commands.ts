@@ -16,6 +16,7 @@ import {
   rotateWebhookSecret,
 } from '../../db/webhook-endpoints.js';
 import { isoTimestamp } from '../../domain/field-schemas.js';
+import { MAX_OVERLAP_SECONDS } from '../../domain/webhook-endpoint-schemas.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/vocabulary.js';
 import { loadConfig, parseDuration } from '../../platform/config.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
@@ -54,7 +55,11 @@ const durationOption = z.string().transform((text, ctx) => {
 const addOptions = z.object({ issuer: id, url: z.string().trim().min(1, 'must not be empty'), events: eventsOption, test: z.boolean().optional() }); // prettier-ignore
 const listOptions = z.object({ issuer: id.optional() });
 const removeOptions = z.object({ id });
-const rotateOptions = z.object({ id, overlap: durationOption.default(24 * 3_600_000), switchAt: isoTimestamp.optional() });
+// The overlap is bounded as the API's `rotate_secret` bounds it: a rotation retires the old secret.
+const overlapOption = durationOption.refine((ms) => ms <= MAX_OVERLAP_SECONDS * 1000, {
+  message: `must not exceed ${MAX_OVERLAP_SECONDS / 86_400} days (${MAX_OVERLAP_SECONDS / 86_400}d), the bound of the API's rotate_secret`,
+});
+const rotateOptions = z.object({ id, overlap: overlapOption.default(24 * 3_600_000), switchAt: isoTimestamp.optional() });
 
 /** Only the one setting the guard needs, read like the service reads it. */
 function allowPrivateNetworks(): boolean {

@@ -195,6 +195,19 @@ describe('list filters naming an unknown id', () => {
 });
 
 describe('webhook rotate-secret', () => {
+  it('refuses an --overlap over 30 days, as the API does, and leaves the secret as it was', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Rotate Long')).id;
+    const added = await addWebhook(issuerId);
+    expectOneLineFailure(
+      await runCli(['webhook', 'rotate-secret', '--id', added.id, '--overlap', '31d', '--json']),
+      /^error: invalid --overlap: must not exceed 30 days/,
+    );
+    const { rows } = await pool.query('SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1', [added.id]);
+    expect(rows[0]).toEqual({ secret: added.secret, previous_secret: null });
+    const thirty = await runCli(['webhook', 'rotate-secret', '--id', added.id, '--overlap', '30d', '--json']);
+    expect(thirty.code).toBe(0);
+  });
+
   it('prints a new secret and keeps the old one for the overlap, switching X-Service-Signature at --switch-at', async () => {
     const issuerId = (await createIssuer(pool, 'CLI Rotate')).id;
     const added = await addWebhook(issuerId);
