@@ -19,7 +19,8 @@ const listOptions = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
-const replayOptions = z
+/** The options of `deliveries replay` (exported for test/cli/replay-range.unit.test.ts). */
+export const replayOptions = z
   .object({
     eventId: z.string().trim().min(1).optional(),
     endpoint: z.string().trim().min(1).optional(),
@@ -30,9 +31,13 @@ const replayOptions = z
   .refine((o) => (o.eventId !== undefined) !== (o.endpoint !== undefined), {
     message: 'give either --event-id, or --endpoint with --since and --until',
   })
-  .refine((o) => o.endpoint === undefined || (o.since !== undefined && o.until !== undefined && o.since < o.until), {
-    message: '--endpoint needs --since and --until (ISO 8601 timestamps, since before until)',
-  });
+  // Instants, not strings: 10:00+05:00 is before 06:00Z, and 06:00:00.5Z after 06:00:00Z.
+  .refine(
+    (o) => o.endpoint === undefined || (o.since !== undefined && o.until !== undefined && Date.parse(o.since) < Date.parse(o.until)),
+    {
+      message: '--endpoint needs --since and --until (ISO 8601 timestamps, since before until)',
+    },
+  );
 
 export function registerDeliveryCommands(program: Command): void {
   const deliveries = program.command('deliveries').description('inspect webhook deliveries');
