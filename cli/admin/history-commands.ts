@@ -1,12 +1,11 @@
 // `history import FILE.csv`: loads past deliveries into the transit history the prediction model
 // learns from (docs/predictions.md). The file (header `postal_code,country_code,dispatch_date,
-// delivered_date`) is streamed through csv-parse and into one COPY, so its size does not matter;
+// delivered_date`) is streamed line by line (cli/admin/csv-line.ts) into one COPY, so its size does not matter;
 // each row's transit is counted in business days of its destination country. The dates are ISO 8601
 // dates or timestamps (the API's own format), a timestamp counting as its UTC calendar date as the
 // service's own deliveries do. A refused row is reported by its line number and reason on stderr;
 // every other row is imported, and the command exits non-zero unless --allow-errors (docs/predictions.md "History and its bounds").
 import { MultiBar, Presets } from 'cli-progress';
-import { parse } from 'csv-parse';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
@@ -14,6 +13,7 @@ import { copyTransitHistory, type TransitRecord } from '../../db/transit-history
 import { businessDayOnOrAfter, businessDaysBetween, utcDateOf } from '../../domain/calendar.js';
 import { countryCode, isoDate, isoTimestamp } from '../../domain/field-schemas.js';
 import { CliError, output, withDatabase } from './context.js';
+import { splitCsvLine } from './csv-line.js';
 
 const HEADER = ['postal_code', 'country_code', 'dispatch_date', 'delivered_date'] as const;
 type CsvRecord = Partial<Record<(typeof HEADER)[number], string>>;
@@ -70,6 +70,22 @@ export function toTransitRecord(record: CsvRecord): TransitRecord | { reason: st
   return { postalCode, countryCode: country, dispatchDate, deliveredDate, businessDays };
 }
 
+/**
+ * The file's lines with their numbers (from 1), ended by LF, CRLF or CR, without a byte order mark.
+ * A CR at the end of a chunk waits for the next one, which may begin with its LF.
+ */
+async function* linesOf(chunks: AsyncIterable<string | Buffer>): AsyncIterable<{ text: string; line: number }> {
+  let rest = '';
+  let line = 0;
+  for await (const chunk of chunks) {
+    const parts = (rest + String(chunk)).split(/\r\n|\n|\r(?!$)/);
+    rest = parts.pop()!;
+    for (const text of parts) yield { text: line === 0 ? text.replace(/^\uFEFF/, '') : text, line: ++line };
+  }
+  const last = rest.replace(/\r$/, '');
+  if (last !== '') yield { text: line === 0 ? last.replace(/^\uFEFF/, '') : last, line: line + 1 };
+}
+
 async function importFile(file: string): Promise<ImportSummary> {
   const unreadable = (error: NodeJS.ErrnoException) =>
     new CliError(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.code === 'EISDIR' ? 'is a directory' : error.message}`); // prettier-ignore
@@ -93,47 +109,38 @@ async function importFile(file: string): Promise<ImportSummary> {
     else process.stderr.write(text);
   };
   const missingHeader = () => new CliError(`${file}: the first line must be the header ${HEADER.join(',')}`);
-  // An empty file (or one of blank lines) never reaches the header check: it has no header either.
-  let sawHeader = false;
-  const input = createReadStream(file);
-  const parser = input.pipe(
-    parse({
-      bom: true,
-      trim: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      skip_records_with_error: true,
-      info: true,
-      columns: (header: string[]) => {
-        if (HEADER.some((name, i) => header[i] !== name)) throw missingHeader();
-        sawHeader = true;
-        return [...HEADER];
-      },
-    }),
-  );
-  // pipe() does not pass on a read error (a file that cannot be read after all): without this it
-  // would crash the process with a stack trace instead of the one-line reason.
-  input.on('error', (error: NodeJS.ErrnoException) => parser.destroy(unreadable(error)));
-  // A row csv-parse cannot read at all (an unclosed quote) is skipped like any other bad row.
-  parser.on('skip', (error: Error & { lines?: number }) => report(error.lines ?? 0, `unreadable CSV (${error.message})`));
-  // The parser may fail (a bad header) before the COPY starts reading it: keep the error for then.
-  let failure: unknown = null;
-  parser.on('error', (error) => (failure ??= error));
+  const input = createReadStream(file, { encoding: 'utf8' });
   let rows = 0;
+  // Line by line (cli/admin/csv-line.ts): a bad quote costs its own line, and every refused row is
+  // reported by its own line, in order. Blank lines are skipped; the first other line is the header.
   async function* valid(): AsyncIterable<TransitRecord> {
-    if (failure) throw failure;
-    for await (const { record, info } of parser as AsyncIterable<{ record: CsvRecord; info: { lines: number; bytes: number } }>) {
+    let sawHeader = false;
+    for await (const { text, line } of linesOf(input)) {
+      if (text.trim() === '') continue;
+      const fields = splitCsvLine(text);
+      if (!sawHeader) {
+        if ('reason' in fields || HEADER.some((name, i) => fields[i] !== name)) throw missingHeader();
+        sawHeader = true;
+        continue;
+      }
       rows += 1;
-      if (bar && rows % 5_000 === 0) bar.update(info.bytes, { rows });
-      const row = toTransitRecord(record);
-      if ('reason' in row) report(info.lines, row.reason);
+      if (bar && rows % 5_000 === 0) bar.update(input.bytesRead, { rows });
+      if ('reason' in fields) {
+        report(line, fields.reason);
+        continue;
+      }
+      const row = toTransitRecord(Object.fromEntries(HEADER.map((name, i) => [name, fields[i]])));
+      if ('reason' in row) report(line, row.reason);
       else yield row;
     }
-    if (failure) throw failure;
+    // An empty file (or one of blank lines) has no header either.
     if (!sawHeader) throw missingHeader();
   }
   try {
-    const imported = await withDatabase((db) => copyTransitHistory(db, valid()));
+    const imported = await withDatabase((db) => copyTransitHistory(db, valid())).catch((error: NodeJS.ErrnoException) => {
+      // A file that cannot be read after all (its read fails): the one-line reason, not a stack.
+      throw typeof error.syscall === 'string' && error.syscall === 'read' ? unreadable(error) : error;
+    });
     bar?.update(size, { rows });
     return { imported, skipped: errors.length, errors };
   } finally {

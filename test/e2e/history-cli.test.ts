@@ -97,6 +97,26 @@ describe('history import', () => {
     expect((await rowsFor('AT')).map((r) => r.postal_code)).toEqual(['1010', '1060']);
   });
 
+  it('refuses a row with a stray or unclosed quote on its own line, and imports every row after it', async () => {
+    const file = csv('quotes.csv', [
+      'postal_code,country_code,dispatch_date,delivered_date',
+      '"101",IS,2026-03-02,2026-03-04',
+      '"102,IS,2026-03-02,2026-03-04',
+      '103,IS,2026-03-02,2026-03-04',
+      '10"4,IS,2026-03-02,2026-03-04',
+      '"10"5,IS,2026-03-02,2026-03-04',
+      '"106",IS,"2026-03-02","2026-03-04"',
+      '107,IS,2026-03-02,2026-03-04',
+    ]);
+    const result = await runCli(['history', 'import', file, '--json', '--allow-errors']);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as { imported: number; skipped: number; errors: Array<{ line: number; reason: string }> };
+    // Every data row is either imported or refused by its own line.
+    expect(summary.errors.map((e) => e.line)).toEqual([3, 5, 6]);
+    expect(summary).toMatchObject({ imported: 4, skipped: 3 });
+    expect((await rowsFor('IS')).map((r) => r.postal_code)).toEqual(['101', '103', '106', '107']);
+  });
+
   it('exits 0 with --allow-errors when rows were refused, still listing them', async () => {
     const file = csv('allow.csv', ['postal_code,country_code,dispatch_date,delivered_date', '11000,RS,2026-03-02,2026-03-04', '11000,RS,2026-03-05,2026-03-04']); // prettier-ignore
     const result = await runCli(['history', 'import', file, '--allow-errors', '--json']);
