@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createIssuer } from '../../db/issuers.js';
 import type { StatusRecord } from '../../domain/dispatch-schemas.js';
 import { createPool, type Pool } from '../../db/pool.js';
-import { getReplay } from '../../db/webhook-replays.js';
+import { createReplay, getReplay } from '../../db/webhook-replays.js';
 import { recordDeliveryAttempt } from '../../db/webhooks.js';
 import { createWebhookEvents } from '../support/webhook-events.js';
 import { expectOneLineFailure, runCli as runCliProcess } from '../support/cli.js';
@@ -191,6 +191,52 @@ describe('list filters naming an unknown id', () => {
     expect((JSON.parse(result.stdout) as { data: Array<{ endpoint_id: string }> }).data).toEqual([
       expect.objectContaining({ endpoint_id: endpoint.id, event: 'status.updated' }),
     ]);
+  });
+});
+
+describe('deliveries replay-status', () => {
+  const PROGRESS = [
+    'completed_at',
+    'created_at',
+    'delivered',
+    'endpoint_id',
+    'event_id',
+    'failed',
+    'id',
+    'sent',
+    'skipped',
+    'status',
+    'total',
+  ];
+
+  it("prints a range replay's progress with exactly the fields docs/admin-cli.md names, event_id null", async () => {
+    const endpoint = await addWebhook((await createIssuer(pool, 'Replay Status Bank')).id);
+    const id = `replay-${randomUUID()}`;
+    await createReplay(pool, {
+      id,
+      filter: { endpointId: endpoint.id, since: new Date(Date.now() - 3_600_000), until: new Date() },
+      total: 3,
+    });
+    const result = await runCli(['deliveries', 'replay-status', '--id', id, '--json']);
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(PROGRESS);
+    expect(body).toMatchObject({ id, endpoint_id: endpoint.id, event_id: null, status: 'running', total: 3, sent: 0, completed_at: null });
+  });
+
+  it("prints one event's replay with the same fields, endpoint_id null", async () => {
+    const id = `replay-${randomUUID()}`;
+    await createReplay(pool, { id, filter: { eventId: 'evt_status_fields' }, total: 1 });
+    const body = JSON.parse((await runCli(['deliveries', 'replay-status', '--id', id, '--json'])).stdout) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(PROGRESS);
+    expect(body).toMatchObject({ id, endpoint_id: null, event_id: 'evt_status_fields' });
+  });
+
+  it('refuses an unknown replay id with a one-line reason', async () => {
+    expectOneLineFailure(
+      await runCli(['deliveries', 'replay-status', '--id', 'replay-unknown', '--json']),
+      /^error: unknown replay: replay-unknown$/,
+    );
   });
 });
 
