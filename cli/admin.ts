@@ -20,6 +20,8 @@ const program = new Command('admin')
   .description('Card Delivery Status Service: operator commands')
   .option('--json', 'print exactly one JSON document on stdout (snake_case fields)')
   .configureHelp({ showGlobalOptions: true })
+  // A failure is one line on stderr: commander's suggestion ("(Did you mean create?)") joins it.
+  .configureOutput({ outputError: (text, write) => write(`${text.trimEnd().replaceAll('\n', ' ')}\n`) })
   .showSuggestionAfterError();
 
 registerIssuerCommands(program);

@@ -263,6 +263,14 @@ describe('predictions quality of an issuer with hundreds of deliveries', () => {
   });
 });
 
+describe('mistyped commands and options', () => {
+  it('fails in one line, the suggestion on it, for a mistyped command, subcommand or option', async () => {
+    expectOneLineFailure(await runCli(['isuer', 'list']), /^error: unknown command 'isuer' \(Did you mean issuer\?\)$/);
+    expectOneLineFailure(await runCli(['issuer', 'crate', '--name', 'X']), /^error: unknown command 'crate' \(Did you mean create\?\)$/);
+    expectOneLineFailure(await runCli(['issuer', 'list', '--jsn']), /^error: unknown option '--jsn' \(Did you mean --json\?\)$/);
+  });
+});
+
 describe('which database', () => {
   it('without DATABASE_URL or a runtime file, says how to get a database', async () => {
     expectOneLineFailure(
