@@ -167,7 +167,7 @@ export function registerHistoryCommands(program: Command): void {
       if (summary.skipped > 0 && !options.allowErrors) {
         const rows = (n: number) => `${n} ${n === 1 ? 'row' : 'rows'}`;
         process.stderr.write(
-          `error: ${rows(summary.skipped)} refused (listed above by line number); the ${summary.imported} valid ${summary.imported === 1 ? 'row was' : 'rows were'} imported. Fix them, or pass --allow-errors to accept a partial import\n`,
+          `error: ${rows(summary.skipped)} refused (listed above by line number); the ${summary.imported} valid ${summary.imported === 1 ? 'row was' : 'rows were'} imported: import only the refused rows again once fixed (the whole file again would import the valid ones twice), or pass --allow-errors to accept a partial import\n`,
         );
         process.exitCode = 1;
       }
