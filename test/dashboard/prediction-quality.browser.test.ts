@@ -131,6 +131,28 @@ describe('prediction quality page', () => {
     await expectAccessible(page);
   });
 
+  it('never shows a share below the target as reaching it: 226 of 233 High deliveries inside read 96.9 %, not 97.0 %', async () => {
+    const busy = await h.createUser({ issuerName: 'Busy Card Bank' });
+    // 226/233 = 96.996 %: to one decimal 97.0 %, the target, beside a verdict that says it was not met.
+    await h.pool.query(
+      `INSERT INTO prediction_outcomes (issuer_id, mode, country_code, dispatch_date, confidence_level, window_min, window_max,
+                                        delivered_date, learned, not_learned_reasons)
+       SELECT $1, 'live', 'FR', '2026-10-01', 'High', '2026-10-05', '2026-10-07',
+              CASE WHEN i <= 226 THEN '2026-10-06' ELSE '2026-10-09' END::date, true, '{}'
+         FROM generate_series(1, 233) i`,
+      [busy.issuerId],
+    );
+    const other = await h.newPage();
+    await signIn(other, busy);
+    await other.goto('/dashboard/prediction-quality');
+    const headers = await other.locator('thead th').allTextContents();
+    const cells = ['High', ...(await other.locator('tbody tr', { has: other.getByRole('rowheader', { name: 'High', exact: true }) }).locator('td').allTextContents())]; // prettier-ignore
+    const high = Object.fromEntries(headers.map((header, i) => [header, cells[i]?.trim()]));
+    expect(high).toMatchObject({ Dispatches: '233', Target: '97.0 %', 'Inside window': '96.9 %', Verdict: 'Within noise' });
+    const chart = other.getByRole('img', { name: /^Measured share inside the window per confidence level/ });
+    expect(await chart.locator('desc').textContent()).toBe('High: 96.9 % inside, target 97 %.');
+  });
+
   it('says there is nothing to compare yet for an issuer without delivered dispatches', async () => {
     const newcomer = await h.createUser({ issuerName: 'New Card Bank' });
     const other = await h.newPage();
