@@ -54,8 +54,13 @@ export function registerDeliveryCommands(program: Command): void {
         // A mistyped endpoint id must not read as an endpoint without deliveries (a removed one still lists its own).
         if (options.endpoint !== undefined && !(await endpointExists(db, options.endpoint)))
           throw new CliError(`unknown webhook endpoint: ${options.endpoint}`);
-        return listDeliveries(db, { undeliverable: options.undeliverable, endpointId: options.endpoint, limit: options.limit });
+        // One more than asked: whether the list is cut, so that it never reads as all there is.
+        return listDeliveries(db, { undeliverable: options.undeliverable, endpointId: options.endpoint, limit: options.limit + 1 });
       });
+      if (rows.length > options.limit) {
+        rows.length = options.limit;
+        process.stderr.write(`note: the newest ${options.limit} deliveries listed; more match (--limit up to 1000)\n`);
+      }
       const data = rows.map((d) => ({
         event_id: d.eventId,
         endpoint_id: d.endpointId,

@@ -319,6 +319,30 @@ describe('deliveries list', () => {
   });
 });
 
+describe('deliveries list --limit', () => {
+  it('says on stderr, stdout still one JSON document, when more deliveries match than it lists', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Deliveries Limit')).id;
+    const hook = await addWebhook(issuerId);
+    const data = sampleRecord();
+    await createWebhookEvents(pool, {
+      dispatchId: data.id,
+      issuerId,
+      mode: 'live',
+      events: [
+        { type: 'status.updated', timestamp: '2026-11-20T10:00:00.000Z', data },
+        { type: 'delivery.completed', timestamp: '2026-11-20T10:00:00.000Z', data },
+      ],
+    });
+    const cut = await runCli(['deliveries', 'list', '--endpoint', hook.id, '--limit', '1', '--json']);
+    expect(cut.code).toBe(0);
+    expect(JSON.parse(cut.stdout).data).toHaveLength(1);
+    expect(cut.stderr).toMatch(/^note: the newest 1 deliveries listed; more match \(--limit up to 1000\)$/m);
+    const whole = await runCli(['deliveries', 'list', '--endpoint', hook.id, '--limit', '2', '--json']);
+    expect(JSON.parse(whole.stdout).data).toHaveLength(2);
+    expect(whole.stderr).toBe('');
+  });
+});
+
 /** Puts an endpoint in the state auto-disable leaves it in: paused as `failing`, failing since `failingSince`. */
 async function markAutoDisabled(endpointId: string, failingSince: Date, pausedAt: Date): Promise<void> {
   await pool.query(`UPDATE webhook_endpoints SET failing_since = $2, paused_at = $3, paused_reason = 'failing' WHERE id = $1`, [
