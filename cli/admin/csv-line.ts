@@ -1,48 +1,34 @@
-// One line of a `history import` file as its fields (cli/admin/history-commands.ts): comma-separated,
-// each field optionally in double quotes (RFC 4180: a comma inside quotes is text, "" is a quote),
-// the whitespace around a field trimmed. A row of that file never spans lines (postal codes and dates
-// hold no line break), so a file is read line by line and a stray or unclosed quote costs only its
-// own line: a parser that lets a quoted field run on would swallow every row after it into one
-// refused "row", and report it at the line where the file ends.
+// One line of a `history import` file as its fields (cli/admin/history-commands.ts), parsed by
+// csv-parse: comma-separated, each field optionally in double quotes (RFC 4180: a comma inside quotes
+// is text, "" is a quote), the whitespace around a field trimmed. A row of that file never spans
+// lines (postal codes and dates hold no line break), so the file is read line by line and each line
+// parsed alone: a stray or unclosed quote costs only its own line, where a parser given the whole
+// file lets a quoted field run on, swallows every row after it into one refused "row", and reports it
+// at the line where the file ends.
+import { CsvError, parse } from 'csv-parse/sync';
 
 /** The line's fields, or why they cannot be read. */
 export function splitCsvLine(line: string): string[] | { reason: string } {
-  const fields: string[] = [];
-  let at = 0;
-  for (;;) {
-    while (at < line.length && isBlank(line[at])) at += 1;
-    if (line[at] === '"') {
-      // A quoted field: up to the quote that is not doubled, then only blanks before the comma.
-      let value = '';
-      let end = at + 1;
-      for (;;) {
-        const quote = line.indexOf('"', end);
-        if (quote < 0) return { reason: `unreadable CSV: the quote opening field ${fields.length + 1} is not closed` };
-        value += line.slice(end, quote);
-        if (line[quote + 1] === '"') {
-          value += '"';
-          end = quote + 2;
-          continue;
-        }
-        at = quote + 1;
-        break;
-      }
-      while (at < line.length && isBlank(line[at])) at += 1;
-      if (at < line.length && line[at] !== ',')
-        return { reason: `unreadable CSV: text after the closing quote of field ${fields.length + 1}` };
-      fields.push(value.trim());
-    } else {
-      const comma = line.indexOf(',', at);
-      const value = line.slice(at, comma < 0 ? line.length : comma);
-      if (value.includes('"')) return { reason: `unreadable CSV: a quote inside the unquoted field ${fields.length + 1}` };
-      fields.push(value.trim());
-      at = comma < 0 ? line.length : comma;
-    }
-    if (at >= line.length) return fields;
-    at += 1; // the comma
+  try {
+    const [fields] = parse(line, { trim: true, relax_column_count: true }) as string[][];
+    return fields ?? [''];
+  } catch (error) {
+    return { reason: `unreadable CSV: ${describe(error)}` };
   }
 }
 
-function isBlank(char: string): boolean {
-  return char === ' ' || char === '\t';
+function describe(error: unknown): string {
+  if (!(error instanceof CsvError)) return error instanceof Error ? error.message : String(error);
+  const field = Number(error.index ?? 0) + 1; // the context csv-parse gives: the field's index in the line
+  switch (error.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return `the quote opening field ${field} is not closed`;
+    case 'INVALID_OPENING_QUOTE':
+      return `a quote inside the unquoted field ${field}`;
+    case 'CSV_INVALID_CLOSING_QUOTE':
+    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
+      return `text after the closing quote of field ${field}`;
+    default:
+      return error.message;
+  }
 }
