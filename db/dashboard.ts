@@ -34,7 +34,7 @@ export async function createDashboardUser(
     await client.query('BEGIN');
     const { rows } = await client.query<{ id: string; issuer_id: string; email: string }>(
       `INSERT INTO dashboard_users (id, issuer_id, email)
-       SELECT $1, id, $3 FROM issuers WHERE id = $2
+       SELECT $1, id, $3 FROM issuers WHERE id = $2 AND erased_at IS NULL
        RETURNING id, issuer_id, email`,
       [newId('usr'), input.issuerId, input.email.toLowerCase()],
     );

@@ -58,6 +58,8 @@ export async function eraseIssuerRows(pool: Pool, issuerId: string): Promise<Iss
     );
     await run('api_keys', `DELETE FROM api_keys WHERE issuer_id = $1`);
     await run('dashboard_users', `DELETE FROM dashboard_users WHERE issuer_id = $1`);
+    // The row stays (its id is never reused), marked: it takes no new key, user or endpoint.
+    await client.query('UPDATE issuers SET erased_at = coalesce(erased_at, now()) WHERE id = $1', [issuerId]);
     await run('tracking_page_branding', `DELETE FROM tracking_page_branding WHERE issuer_id = $1`);
     await run('idempotency_keys', `DELETE FROM idempotency_keys WHERE issuer_id = $1`);
     await client.query('COMMIT');

@@ -65,7 +65,13 @@ export async function issuerExists(db: Db, issuerId: string): Promise<boolean> {
   return rowCount === 1;
 }
 
-/** Creates a key for the issuer; undefined when there is no such issuer. */
+/** When `issuer erase` erased the issuer; undefined for one that was not (or does not exist). */
+export async function issuerErasedAt(db: Db, issuerId: string): Promise<Date | undefined> {
+  const { rows } = await db.query<{ erased_at: Date | null }>('SELECT erased_at FROM issuers WHERE id = $1', [issuerId]);
+  return rows[0]?.erased_at ?? undefined;
+}
+
+/** Creates a key for the issuer; undefined when there is no such issuer, or it was erased. */
 export async function createApiKey(
   db: Db,
   input: { issuerId: string; scopes: Scope[]; mode: KeyMode },
@@ -77,7 +83,7 @@ export async function createApiKey(
     try {
       const { rows } = await db.query<{ id: string; created_at: Date }>(
         `INSERT INTO api_keys (id, issuer_id, lookup, key_hash, scopes, mode)
-         SELECT $1, id, $3, $4, $5, $6 FROM issuers WHERE id = $2
+         SELECT $1, id, $3, $4, $5, $6 FROM issuers WHERE id = $2 AND erased_at IS NULL
          RETURNING id, created_at`,
         [newId('key'), input.issuerId, generated.lookup, generated.hash, input.scopes, input.mode],
       );

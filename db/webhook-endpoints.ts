@@ -54,7 +54,7 @@ export async function createWebhookEndpoint(
   try {
     await client.query('BEGIN');
     // Locking the issuer row serialises concurrent adds, so the count below cannot be overtaken.
-    const issuer = await client.query('SELECT id FROM issuers WHERE id = $1 FOR UPDATE', [input.issuerId]);
+    const issuer = await client.query('SELECT id FROM issuers WHERE id = $1 AND erased_at IS NULL FOR UPDATE', [input.issuerId]);
     if (issuer.rowCount === 0) {
       await client.query('ROLLBACK');
       return { ok: false, reason: 'unknown_issuer' };

@@ -5,6 +5,7 @@
 import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { issuerErasedAt } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import type { Config } from '../../platform/config.js';
 import { temporalConnectionOptions, type TemporalConnectionOptions } from '../../temporal/connection-options.js';
@@ -53,6 +54,16 @@ export async function requireWorker(temporal: Client, taskQueue: string): Promis
   if (await workerPolls(temporal, taskQueue)) return;
   throw new CliError(
     `no worker polls the task queue "${taskQueue}" (namespace ${temporal.options.namespace}): start the worker, or set TEMPORAL_TASK_QUEUE to the service's`,
+  );
+}
+
+/** Why a command could not add to the issuer: it does not exist, or `issuer erase` erased it. */
+export async function issuerRefusal(db: Pool, issuerId: string): Promise<CliError> {
+  const erasedAt = await issuerErasedAt(db, issuerId);
+  return new CliError(
+    erasedAt
+      ? `issuer ${issuerId} was erased on ${erasedAt.toISOString()}: it takes no new key, user or endpoint`
+      : `unknown issuer: ${issuerId}`,
   );
 }
 

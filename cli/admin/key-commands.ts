@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../db/issuers.js';
 import { parseScopes, SCOPES, type Scope } from '../../domain/api-keys.js';
-import { CliError, iso, output, parseOptions, table, withDatabase } from './context.js';
+import { CliError, iso, issuerRefusal, output, parseOptions, table, withDatabase } from './context.js';
 
 const scopesOption = z
   .string()
@@ -43,7 +43,7 @@ export function registerKeyCommands(program: Command): void {
       const options = parseOptions(createOptions, raw);
       const mode = options.test ? 'test' : 'live';
       const created = await withDatabase((db) => createApiKey(db, { issuerId: options.issuer, scopes: options.scopes, mode }));
-      if (!created) throw new CliError(`unknown issuer: ${options.issuer}`);
+      if (!created) throw await withDatabase((db) => issuerRefusal(db, options.issuer));
       output(command, { id: created.id, key: created.key, issuer_id: created.issuerId, scopes: created.scopes, mode: created.mode }, () =>
         [
           `Created ${created.mode} API key ${created.id} for issuer ${created.issuerId}`,

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { createDashboardUser, EmailTakenError, resetDashboardPassword, type DashboardUser } from '../../db/dashboard.js';
 import { SET_PASSWORD_LINK_TTL_MS, setPasswordUrl } from '../../dashboard/passwords.js';
 import { loadConfig, type Config } from '../../platform/config.js';
-import { CliError, output, parseOptions, withDatabase } from './context.js';
+import { CliError, issuerRefusal, output, parseOptions, withDatabase } from './context.js';
 
 const email = z.email('must be an email address').trim().max(320);
 const createOptions = z.object({ issuer: z.string().trim().min(1, 'must not be empty'), email });
@@ -38,7 +38,7 @@ export function registerUserCommands(program: Command): void {
       ).catch((error: unknown) => {
         throw error instanceof EmailTakenError ? new CliError(`a dashboard user with email ${options.email.toLowerCase()} exists`) : error;
       });
-      if (!created) throw new CliError(`unknown issuer: ${options.issuer}`);
+      if (!created) throw await withDatabase((db) => issuerRefusal(db, options.issuer));
       const { user: made, token } = created;
       printLink(command, config, made, token, `Created dashboard user ${made.id} (${made.email}) for issuer ${made.issuerId}`);
     });

@@ -21,7 +21,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/vocabul
 import { loadConfig, parseDuration } from '../../platform/config.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
 import { issuerExists } from '../../db/issuers.js';
-import { CliError, iso, output, parseOptions, table, withDatabase } from './context.js';
+import { CliError, iso, issuerRefusal, output, parseOptions, table, withDatabase } from './context.js';
 import { addDisableEnableCommands } from './webhook-disable-enable.js';
 
 const id = z.string().trim().min(1, 'must not be empty');
@@ -87,7 +87,7 @@ export function registerWebhookCommands(program: Command): void {
       }
       const created = await withDatabase((db) => createWebhookEndpoint(db, { issuerId: options.issuer, url: options.url, events: options.events, mode })); // prettier-ignore
       if (!created.ok) {
-        if (created.reason === 'unknown_issuer') throw new CliError(`unknown issuer: ${options.issuer}`);
+        if (created.reason === 'unknown_issuer') throw await withDatabase((db) => issuerRefusal(db, options.issuer));
         throw new CliError(`issuer ${options.issuer} already has ${MAX_ENDPOINTS_PER_ISSUER} webhook endpoints (the maximum): remove one first`); // prettier-ignore
       }
       const { endpoint, secret } = created;

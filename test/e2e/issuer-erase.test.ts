@@ -45,6 +45,20 @@ describe('issuer erase', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ issuer_id: issuer, erased_dispatches: 0 });
   }, 60_000);
 
+  it('leaves an issuer that takes no new key, dashboard user or webhook endpoint: a departed issuer cannot be handed access again', async () => {
+    const issuer = await h.createIssuer('Departed');
+    expect((await runCli(['issuer', 'erase', '--issuer', issuer, '--confirm', '--json'], cliEnv())).code).toBe(0);
+    for (const args of [
+      ['key', 'create', '--issuer', issuer],
+      ['user', 'create', '--issuer', issuer, '--email', 'ops@departed.example'],
+      ['webhook', 'add', '--issuer', issuer, '--url', 'https://93.184.216.34/cards', '--events', 'status.updated'],
+    ]) {
+      expectOneLineFailure(await runCli([...args, '--json'], cliEnv()), new RegExp(`issuer ${issuer} was erased on \\d{4}-`));
+    }
+    const left = await h.pool.query('SELECT (SELECT count(*) FROM api_keys WHERE issuer_id = $1)::int + (SELECT count(*) FROM dashboard_users WHERE issuer_id = $1)::int + (SELECT count(*) FROM webhook_endpoints WHERE issuer_id = $1)::int AS n', [issuer]); // prettier-ignore
+    expect(left.rows[0].n).toBe(0);
+  }, 60_000);
+
   it('leaves no dispatch of the issuer, also those its keys registered while the command ran', async () => {
     const issuer = await h.createIssuer('Leaving While Sending');
     const { key } = await h.createKey(issuer);
