@@ -152,6 +152,9 @@ describe('GET /v1/webhook_endpoints', () => {
 
   it('returns 400 for a cursor it did not make, and 403 without webhooks:read', async () => {
     expect((await call('GET', '/v1/webhook_endpoints?cursor=abc')).status).toBe(400);
+    // Tampered into a day that does not exist (Feb 30): once a 500 from Postgres.
+    const tampered = Buffer.from('2026-02-30T10:00:00.000000Z|whe_0123456789abcdef').toString('base64url');
+    expect(await call('GET', `/v1/webhook_endpoints?cursor=${tampered}`)).toMatchObject({ status: 400, body: { error: 'bad_request' } });
     expect((await call('GET', '/v1/webhook_endpoints?limit=2&limit=3')).status).toBe(400);
     expect((await call('GET', '/v1/webhook_endpoints', undefined, statusOnlyKey)).status).toBe(403);
     expect((await call('GET', '/v1/webhook_endpoints', undefined, readOnlyKey)).status).toBe(200);
