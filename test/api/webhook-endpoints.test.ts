@@ -98,6 +98,10 @@ describe('POST /v1/webhook_endpoints', () => {
     ],
     [{ url: 'https://hooks.example.com', events: ['status.updated'], headers: { 'Webhook-Id': 'a' } }, /^headers\.Webhook-Id: reserved/],
     [{ url: 'https://hooks.example.com', events: ['status.updated'], headers: { 'X-Token': 'a\r\nX-Evil: 1' } }, /^headers\.X-Token: /],
+    // Control characters: NUL was a 500 from Postgres; a line break the URL parser drops (the URL kept is not the one called).
+    [{ url: 'https://hooks.example.com/a\u0000b', events: ['status.updated'] }, /^url: must not contain control characters/],
+    [{ url: 'https://hooks.exam\nple.com/', events: ['status.updated'] }, /^url: must not contain control characters/],
+    [{ url: 'https://hooks.example.com', events: ['status.updated'], description: 'ops\u0000' }, /^description: must not contain control/],
   ])('returns 400 naming the field for %j', async (body, message) => {
     const response = await call('POST', '/v1/webhook_endpoints', body);
     expect(response.status).toBe(400);
@@ -214,6 +218,13 @@ describe('one endpoint', () => {
     expect((await call('PATCH', `/v1/webhook_endpoints/${endpoint.id}`, {})).body).toEqual({ ...endpoint, secret: undefined });
     const bad = await call('PATCH', `/v1/webhook_endpoints/${endpoint.id}`, { mode: 'test' });
     expect(bad.status).toBe(400);
+    for (const change of [{ description: 'ops\u0000' }, { url: `${receiver.url}?\u0000` }]) {
+      const refused = await call('PATCH', `/v1/webhook_endpoints/${endpoint.id}`, change);
+      expect(refused).toMatchObject({
+        status: 400,
+        body: { error: 'bad_request', message: expect.stringMatching(/^(description|url): /) },
+      });
+    }
   });
 
   it('DELETE removes it: no longer read or listed', async () => {
