@@ -139,6 +139,23 @@ describe('POST /v1/webhook_endpoints', () => {
     expect(response.status).toBe(409);
     expect(response.body.error).toBe('conflict');
   });
+
+  it('takes the per-issuer limit from WEBHOOK_MAX_ENDPOINTS_PER_ISSUER', async () => {
+    const capped = await h.startExtraApi({ WEBHOOK_MAX_ENDPOINTS_PER_ISSUER: '2' });
+    const cappedKey = (await h.createKey(await h.createIssuer('Capped Issuer'))).key;
+    const add = () =>
+      request(capped.baseUrl, '/v1/webhook_endpoints', {
+        headers: bearer(cappedKey),
+        body: { url: receiver.url, events: ['status.updated'] },
+      });
+    expect((await add()).status).toBe(201);
+    expect((await add()).status).toBe(201);
+    const third = await add();
+    expect(third).toMatchObject({
+      status: 409,
+      body: { error: 'conflict', message: expect.stringContaining('already has 2 webhook endpoints') },
+    });
+  });
 });
 
 describe('GET /v1/webhook_endpoints', () => {
