@@ -4,7 +4,6 @@
 // response helpers so that every operation shares one error and header description.
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import { z } from 'zod';
-import { MAX_ENDPOINTS_PER_ISSUER } from '../db/webhook-endpoints.js';
 import {
   endpointCreateBody,
   endpointDeleted,
@@ -54,8 +53,8 @@ export function webhookPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
     summary: 'Add a webhook endpoint (its signing secret is in this answer only)',
     description:
       "The endpoint belongs to the key's issuer and receives the events of the key's mode. The URL goes through the " +
-      `same checks as every delivery (a non-public address is refused). An issuer has at most ${MAX_ENDPOINTS_PER_ISSUER} ` +
-      'endpoints, both modes together.',
+      'same checks as every delivery (a non-public address is refused). An issuer has at most 20 endpoints by default ' +
+      '(`WEBHOOK_MAX_ENDPOINTS_PER_ISSUER`), both modes together.',
     security,
     requestBody: { required: true, content: json(endpointCreateBody) },
     responses: {
@@ -63,7 +62,7 @@ export function webhookPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
       ...bodyErrors(),
       '400': error('a field fails validation, or the URL cannot receive webhooks (`url: cannot receive webhooks: …`) (`bad_request`)'),
       '403': writeScope,
-      '409': error(`the issuer already has ${MAX_ENDPOINTS_PER_ISSUER} endpoints (\`conflict\`)`),
+      '409': error('the issuer already has its maximum of endpoints, 20 by default (`conflict`)'),
       ...commonErrors,
     },
   };

@@ -37,7 +37,16 @@ export function creationCursors(id: RegExp) {
     /** Undefined for anything `encode` did not make. */
     decode(text: string): CreationCursor | undefined {
       const match = shape.exec(Buffer.from(text, 'base64url').toString('utf8'));
-      return match && !Number.isNaN(Date.parse(match[1])) ? { createdAt: match[1], id: match[2] } : undefined;
+      return match && isCalendarInstant(match[1]) ? { createdAt: match[1], id: match[2] } : undefined;
     },
   };
+}
+
+/**
+ * True when `at` (…T…\.ffffffZ) names an instant as written: Date.parse takes 2026-02-30 (as 2 March)
+ * and 24:00, and year 0000, all of which Postgres refuses (a 500 for a tampered cursor, not a 400).
+ */
+function isCalendarInstant(at: string): boolean {
+  const ms = Date.parse(at);
+  return !Number.isNaN(ms) && !at.startsWith('0000') && new Date(ms).toISOString().slice(0, 23) === at.slice(0, 23);
 }

@@ -12,7 +12,7 @@ import { generateSecret } from '../domain/signing.js';
 
 type Db = Pool | PoolClient;
 
-/** Endpoints an issuer may have at once (removed ones do not count). */
+/** Endpoints an issuer may have at once (removed ones do not count) when callers pass no other: WEBHOOK_MAX_ENDPOINTS_PER_ISSUER's default. */
 export const MAX_ENDPOINTS_PER_ISSUER = 20;
 
 export interface WebhookEndpointSummary {
@@ -204,7 +204,7 @@ export async function rotateWebhookSecret(
 
 /** One endpoint of the issuer (paused ones too; removed ones never), without its secret. */
 export async function findEndpoint(db: Db, issuerId: string, id: string): Promise<WebhookEndpointSummary | undefined> {
-  // At most 20 per issuer (MAX_ENDPOINTS_PER_ISSUER): reading them all is the scoped lookup.
+  // At most WEBHOOK_MAX_ENDPOINTS_PER_ISSUER per issuer (20 by default, 1000 at most): reading them all is the scoped lookup.
   return (await listWebhookEndpoints(db, { issuerId })).find((endpoint) => endpoint.id === id);
 }
 

@@ -2,7 +2,7 @@
 // schemas api/routes/webhook-endpoints.ts validates with and api/openapi-webhooks.ts documents, and
 // the rules of an endpoint's custom headers (which names are refused, how values are masked).
 import { z } from 'zod';
-import { cursorParam, isoTimestamp, listLimit } from './field-schemas.js';
+import { cursorParam, isoTimestamp, listLimit, plainText } from './field-schemas.js';
 import { WEBHOOK_EVENT_TYPES, webhookEventType } from './vocabulary.js';
 
 // ---------- ids ----------
@@ -84,17 +84,15 @@ const eventsField = z
   .max(WEBHOOK_EVENT_TYPES.length * 4)
   .transform((events) => [...new Set(events)])
   .meta({ description: 'the event types the endpoint receives' });
-const urlField = z
-  .string()
-  .min(1)
-  .max(2048)
-  .meta({
-    description:
-      'http or https URL of the consumer. Refused (400 `url: cannot receive webhooks: …`) when it resolves to a private, ' +
-      'loopback or otherwise non-public address, as for every delivery (docs/webhooks.md)',
-    example: 'https://hooks.example.com/cards',
-  });
-const descriptionField = z.string().max(500).nullable().meta({ description: 'for people; up to 500 characters' });
+// Control characters are refused (as in every text field): Postgres cannot store NUL, and the URL
+// parser silently drops tabs and line breaks, so the URL kept would not be the one called.
+const urlField = plainText(1, 2048).meta({
+  description:
+    'http or https URL of the consumer. Refused (400 `url: cannot receive webhooks: …`) when it resolves to a private, ' +
+    'loopback or otherwise non-public address, as for every delivery (docs/webhooks.md)',
+  example: 'https://hooks.example.com/cards',
+});
+const descriptionField = plainText(0, 500).nullable().meta({ description: 'for people; up to 500 characters' });
 export const RATE_LIMIT_MAX = 1000;
 const rateLimitField = z
   .number()

@@ -79,10 +79,20 @@ export const webhookEventList = z
 
 export const MAX_REPLAY_EVENT_IDS = 1000;
 
+/**
+ * An instant of the years 0001–9999 in UTC: the replay carries its range as ISO text to Postgres,
+ * which reads neither year 0000 nor the extended `+010000` form (a 500 for `0000-01-01T00:00:00Z`,
+ * or `0001-01-01T00:00:00+23:59`). No event was created outside it.
+ */
+const replayInstant = isoTimestamp.refine((timestamp) => {
+  const year = new Date(timestamp).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+}, 'must lie within the years 0001 to 9999 in UTC');
+
 export const replayRangeBody = z
   .object({
-    since: isoTimestamp.meta({ description: 'replay the events created at or after this instant…' }),
-    until: isoTimestamp.meta({ description: '…and before this one; must be later than since' }),
+    since: replayInstant.meta({ description: 'replay the events created at or after this instant…' }),
+    until: replayInstant.meta({ description: '…and before this one; must be later than since' }),
   })
   .strict();
 export const replayEventsBody = z

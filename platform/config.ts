@@ -105,6 +105,8 @@ const envSchema = z.object({
     }),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
+  /** Webhook endpoints an issuer may have, both modes together (docs/webhooks.md "Endpoints"). */
+  WEBHOOK_MAX_ENDPOINTS_PER_ISSUER: z.coerce.number().int().min(1).max(1000).default(20),
   /** An endpoint that has failed every attempt for this long is disabled (docs/webhooks.md "Auto-disable"). */
   WEBHOOK_AUTO_DISABLE_AFTER: duration.default(5 * 86_400_000),
   PREDICTION_REFRESH_INTERVAL: duration.default(3_600_000),

@@ -2,7 +2,7 @@
 // read, update, delete, rotate the secret and send a test event, for the key's issuer and mode only
 // (another issuer's, the other mode's, a removed or an unknown endpoint → 404: endpoints are not
 // dispatches, whose cross-issuer answer is 403). The same rules as the CLI and the dashboard: the SSRF
-// guard on the URL (platform/ssrf-guard.ts), the per-issuer endpoint cap (db/webhook-endpoints.ts),
+// guard on the URL (platform/ssrf-guard.ts), the per-issuer endpoint cap (WEBHOOK_MAX_ENDPOINTS_PER_ISSUER),
 // rotation with an overlap (rotateWebhookSecret), the synthetic test event (createTestEvent, the nil
 // UUID as dispatch id) delivered by a redelivery workflow. The secret is answered only by create and
 // rotate_secret; custom header values only by create, masked ever after, and never logged.
@@ -22,13 +22,7 @@ import {
   updateEndpointSettings,
   type EndpointSettings,
 } from '../../db/webhook-endpoint-settings.js';
-import {
-  createTestEvent,
-  createWebhookEndpoint,
-  MAX_ENDPOINTS_PER_ISSUER,
-  removeWebhookEndpoint,
-  rotateWebhookSecret,
-} from '../../db/webhook-endpoints.js';
+import { createTestEvent, createWebhookEndpoint, removeWebhookEndpoint, rotateWebhookSecret } from '../../db/webhook-endpoints.js';
 import { findWebhookEvent } from '../../db/webhook-event-reads.js';
 import { LIST_LIMIT_DEFAULT } from '../../domain/field-schemas.js';
 import {
@@ -54,7 +48,7 @@ const URL_CHECK_TIMEOUT_MS = 5000;
 export interface EndpointRouteDeps {
   pool: Pool;
   temporal: Client;
-  config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'TEMPORAL_TASK_QUEUE'>;
+  config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'WEBHOOK_MAX_ENDPOINTS_PER_ISSUER' | 'TEMPORAL_TASK_QUEUE'>;
 }
 
 /** The API's shape of an endpoint; header values masked unless `revealHeaders` (the create answer only). */
@@ -90,10 +84,11 @@ export function webhookEndpointRoutes(router: Router, deps: EndpointRouteDeps): 
     const key = checkScope(ctx.state.apiKey, 'webhooks:write');
     await checkUrl(body.url);
     const settings = { description: body.description ?? null, headers: body.headers ?? {}, rateLimit: body.rate_limit ?? null };
-    const created = await createWebhookEndpoint(pool, { issuerId: key.issuerId, url: body.url, events: body.events, mode: key.mode, settings }); // prettier-ignore
+    const max = config.WEBHOOK_MAX_ENDPOINTS_PER_ISSUER;
+    const created = await createWebhookEndpoint(pool, { issuerId: key.issuerId, url: body.url, events: body.events, mode: key.mode, settings }, max); // prettier-ignore
     if (!created.ok) {
       if (created.reason === 'limit_reached')
-        throw conflict(`limit reached: this issuer already has ${MAX_ENDPOINTS_PER_ISSUER} webhook endpoints (both modes together), the maximum; delete one first`); // prettier-ignore
+        throw conflict(`limit reached: this issuer already has ${max} webhook endpoints (both modes together), the maximum; delete one first`); // prettier-ignore
       throw notFound('the issuer of this key no longer exists');
     }
     const { endpoint } = created;

@@ -8,13 +8,7 @@
 // (consumer-kit/README.md "Rotating a secret").
 import type { Command } from 'commander';
 import { z } from 'zod';
-import {
-  createWebhookEndpoint,
-  listWebhookEndpoints,
-  MAX_ENDPOINTS_PER_ISSUER,
-  removeWebhookEndpoint,
-  rotateWebhookSecret,
-} from '../../db/webhook-endpoints.js';
+import { createWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint, rotateWebhookSecret } from '../../db/webhook-endpoints.js';
 import { isoTimestamp } from '../../domain/field-schemas.js';
 import { MAX_OVERLAP_SECONDS } from '../../domain/webhook-endpoint-schemas.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/vocabulary.js';
@@ -61,9 +55,10 @@ const overlapOption = durationOption.refine((ms) => ms <= MAX_OVERLAP_SECONDS * 
 });
 const rotateOptions = z.object({ id, overlap: overlapOption.default(24 * 3_600_000), switchAt: isoTimestamp.optional() });
 
-/** Only the one setting the guard needs, read like the service reads it. */
-function allowPrivateNetworks(): boolean {
-  return loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS }).WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+/** Only the settings adding an endpoint needs (the guard's and the cap), read like the service reads them. */
+function endpointSettings() {
+  const { WEBHOOK_ALLOW_PRIVATE_NETWORKS, WEBHOOK_MAX_ENDPOINTS_PER_ISSUER } = process.env;
+  return loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS, WEBHOOK_MAX_ENDPOINTS_PER_ISSUER });
 }
 
 export function registerWebhookCommands(program: Command): void {
@@ -79,16 +74,18 @@ export function registerWebhookCommands(program: Command): void {
     .action(async (raw: unknown, command: Command) => {
       const options = parseOptions(addOptions, raw);
       const mode = options.test ? 'test' : 'live';
+      const settings = endpointSettings();
       try {
-        await checkWebhookUrl(options.url, { allowPrivate: allowPrivateNetworks() });
+        await checkWebhookUrl(options.url, { allowPrivate: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
       } catch (error) {
         if (error instanceof WebhookUrlRefused) throw new CliError(`invalid --url: ${error.reason}`);
         throw error;
       }
-      const created = await withDatabase((db) => createWebhookEndpoint(db, { issuerId: options.issuer, url: options.url, events: options.events, mode })); // prettier-ignore
+      const max = settings.WEBHOOK_MAX_ENDPOINTS_PER_ISSUER;
+      const created = await withDatabase((db) => createWebhookEndpoint(db, { issuerId: options.issuer, url: options.url, events: options.events, mode }, max)); // prettier-ignore
       if (!created.ok) {
         if (created.reason === 'unknown_issuer') throw await withDatabase((db) => issuerRefusal(db, options.issuer));
-        throw new CliError(`issuer ${options.issuer} already has ${MAX_ENDPOINTS_PER_ISSUER} webhook endpoints (the maximum): remove one first`); // prettier-ignore
+        throw new CliError(`issuer ${options.issuer} already has ${max} webhook endpoints (the maximum): remove one first`); // prettier-ignore
       }
       const { endpoint, secret } = created;
       output(command, { id: endpoint.id, secret, url: endpoint.url, events: endpoint.events }, () =>

@@ -5,7 +5,7 @@
 import type Router from '@koa/router';
 import { attemptDurationsPerDay, attemptsPerHour, HEALTH_WINDOW_HOURS, listEndpointsWithHealth } from '../../db/delivery-summaries.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.js';
-import { createWebhookEndpoint, findEndpoint, MAX_ENDPOINTS_PER_ISSUER, removeWebhookEndpoint } from '../../db/webhook-endpoints.js';
+import { createWebhookEndpoint, findEndpoint, removeWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
 import { deliveriesChart, latencyChart } from '../charts.js';
 import type { DashboardDeps } from '../deps.js';
@@ -76,9 +76,10 @@ export function webhookRoutes(router: Router, { pool, config }: DashboardDeps): 
         if (!(error instanceof WebhookUrlRefused)) throw error;
         return listPage(ctx, tenant, { ...echo, error: `This URL cannot receive webhooks: ${error.reason}.` }, 400);
       }
-      const created = await createWebhookEndpoint(pool, { issuerId: tenant.issuerId, ...form.data });
+      const max = config.WEBHOOK_MAX_ENDPOINTS_PER_ISSUER;
+      const created = await createWebhookEndpoint(pool, { issuerId: tenant.issuerId, ...form.data }, max);
       if (!created.ok) {
-        const error = `You already have ${MAX_ENDPOINTS_PER_ISSUER} endpoints, the maximum. Remove one first.`;
+        const error = `You already have ${max} endpoints, the maximum. Remove one first.`;
         return listPage(ctx, tenant, { ...echo, error }, created.reason === 'limit_reached' ? 409 : 404);
       }
       renderPage(ctx, 'webhook-created', { title: 'Webhook endpoint added', endpoint: created.endpoint, secret: created.secret });

@@ -99,6 +99,10 @@ describe('POST /v1/webhook_endpoints/{id}/replay', () => {
     [{ event_ids: [] }, /^event_ids: /],
     [{ event_ids: ['nope'] }, /^event_ids\.0: /],
     [{ event_ids: ['evt_0000000000000000'], since: '2026-01-01T00:00:00Z' }, /since/],
+    // Years Postgres cannot read once in UTC: each was a 500.
+    [{ since: '0000-01-01T00:00:00Z', until: '2026-01-01T00:00:00Z' }, /^since: must lie within the years 0001 to 9999/],
+    [{ since: '0001-01-01T00:00:00+23:59', until: '2026-01-01T00:00:00Z' }, /^since: must lie within the years 0001 to 9999/],
+    [{ since: '2026-01-01T00:00:00Z', until: '9999-12-31T23:59:59-23:59' }, /^until: must lie within the years 0001 to 9999/],
   ])('returns 400 naming the field for %j, before the scope', async (body, message) => {
     const response = await call('POST', `/v1/webhook_endpoints/${endpointId}/replay`, body, readOnlyKey);
     expect(response.status).toBe(400);

@@ -98,6 +98,10 @@ describe('POST /v1/webhook_endpoints', () => {
     ],
     [{ url: 'https://hooks.example.com', events: ['status.updated'], headers: { 'Webhook-Id': 'a' } }, /^headers\.Webhook-Id: reserved/],
     [{ url: 'https://hooks.example.com', events: ['status.updated'], headers: { 'X-Token': 'a\r\nX-Evil: 1' } }, /^headers\.X-Token: /],
+    // Control characters: NUL was a 500 from Postgres; a line break the URL parser drops (the URL kept is not the one called).
+    [{ url: 'https://hooks.example.com/a\u0000b', events: ['status.updated'] }, /^url: must not contain control characters/],
+    [{ url: 'https://hooks.exam\nple.com/', events: ['status.updated'] }, /^url: must not contain control characters/],
+    [{ url: 'https://hooks.example.com', events: ['status.updated'], description: 'ops\u0000' }, /^description: must not contain control/],
   ])('returns 400 naming the field for %j', async (body, message) => {
     const response = await call('POST', '/v1/webhook_endpoints', body);
     expect(response.status).toBe(400);
@@ -135,6 +139,23 @@ describe('POST /v1/webhook_endpoints', () => {
     expect(response.status).toBe(409);
     expect(response.body.error).toBe('conflict');
   });
+
+  it('takes the per-issuer limit from WEBHOOK_MAX_ENDPOINTS_PER_ISSUER', async () => {
+    const capped = await h.startExtraApi({ WEBHOOK_MAX_ENDPOINTS_PER_ISSUER: '2' });
+    const cappedKey = (await h.createKey(await h.createIssuer('Capped Issuer'))).key;
+    const add = () =>
+      request(capped.baseUrl, '/v1/webhook_endpoints', {
+        headers: bearer(cappedKey),
+        body: { url: receiver.url, events: ['status.updated'] },
+      });
+    expect((await add()).status).toBe(201);
+    expect((await add()).status).toBe(201);
+    const third = await add();
+    expect(third).toMatchObject({
+      status: 409,
+      body: { error: 'conflict', message: expect.stringContaining('already has 2 webhook endpoints') },
+    });
+  });
 });
 
 describe('GET /v1/webhook_endpoints', () => {
@@ -152,6 +173,9 @@ describe('GET /v1/webhook_endpoints', () => {
 
   it('returns 400 for a cursor it did not make, and 403 without webhooks:read', async () => {
     expect((await call('GET', '/v1/webhook_endpoints?cursor=abc')).status).toBe(400);
+    // Tampered into a day that does not exist (Feb 30): once a 500 from Postgres.
+    const tampered = Buffer.from('2026-02-30T10:00:00.000000Z|whe_0123456789abcdef').toString('base64url');
+    expect(await call('GET', `/v1/webhook_endpoints?cursor=${tampered}`)).toMatchObject({ status: 400, body: { error: 'bad_request' } });
     expect((await call('GET', '/v1/webhook_endpoints?limit=2&limit=3')).status).toBe(400);
     expect((await call('GET', '/v1/webhook_endpoints', undefined, statusOnlyKey)).status).toBe(403);
     expect((await call('GET', '/v1/webhook_endpoints', undefined, readOnlyKey)).status).toBe(200);
@@ -211,6 +235,13 @@ describe('one endpoint', () => {
     expect((await call('PATCH', `/v1/webhook_endpoints/${endpoint.id}`, {})).body).toEqual({ ...endpoint, secret: undefined });
     const bad = await call('PATCH', `/v1/webhook_endpoints/${endpoint.id}`, { mode: 'test' });
     expect(bad.status).toBe(400);
+    for (const change of [{ description: 'ops\u0000' }, { url: `${receiver.url}?\u0000` }]) {
+      const refused = await call('PATCH', `/v1/webhook_endpoints/${endpoint.id}`, change);
+      expect(refused).toMatchObject({
+        status: 400,
+        body: { error: 'bad_request', message: expect.stringMatching(/^(description|url): /) },
+      });
+    }
   });
 
   it('DELETE removes it: no longer read or listed', async () => {

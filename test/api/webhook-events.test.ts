@@ -106,6 +106,8 @@ describe('GET /v1/events', () => {
     ['since=yesterday', /^since: /],
     ['limit=0', /^limit: /],
     ['cursor=abc', /^cursor: /],
+    // A cursor tampered into a day that does not exist (Feb 30): once a 500 from Postgres.
+    [`cursor=${Buffer.from('2026-02-30T10:00:00.000000Z|evt_0123456789abcdef').toString('base64url')}`, /^cursor: /],
     ['status=delivered', /status/],
     ['type=status.updated&type=delivery.completed', /^type: must be given once/],
   ])('returns 400 naming the parameter for ?%s, before the scope', async (query, message) => {

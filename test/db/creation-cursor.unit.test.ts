@@ -32,4 +32,11 @@ describe('a creation-order cursor', () => {
       }),
     );
   });
+
+  it.each(['2026-02-30T10:00:00.000000Z', '2026-11-28T24:00:00.000000Z', '2026-11-28T10:60:00.000000Z', '0000-01-01T00:00:00.000000Z'])(
+    'refuses a cursor whose time %s is no instant Postgres takes',
+    (at) => {
+      expect(feeds.decode(Buffer.from(`${at}|${newId('fd')}`).toString('base64url'))).toBeUndefined();
+    },
+  );
 });

@@ -138,7 +138,7 @@ export interface paths {
     put?: never;
     /**
      * Add a webhook endpoint (its signing secret is in this answer only)
-     * @description The endpoint belongs to the key's issuer and receives the events of the key's mode. The URL goes through the same checks as every delivery (a non-public address is refused). An issuer has at most 20 endpoints, both modes together.
+     * @description The endpoint belongs to the key's issuer and receives the events of the key's mode. The URL goes through the same checks as every delivery (a non-public address is refused). An issuer has at most 20 endpoints by default (`WEBHOOK_MAX_ENDPOINTS_PER_ISSUER`), both modes together.
      */
     post: operations['createWebhookEndpoint'];
     delete?: never;
@@ -2992,7 +2992,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description the issuer already has 20 endpoints (`conflict`) */
+      /** @description the issuer already has its maximum of endpoints, 20 by default (`conflict`) */
       409: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
