@@ -1,7 +1,7 @@
 // A running service for integration tests: a real worker (on its own task queue) and a real API
 // process (on a free port) against the Temporal dev server and Postgres that global-setup started.
 // Also creates issuers and keys straight in the database, as the admin CLI would.
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { startApi } from '../../api/server.js';
 import { createPool, type Pool } from '../../db/pool.js';
@@ -46,7 +46,8 @@ export async function startHarness(options: { env?: Record<string, string>; work
   const config = loadConfig(baseEnv);
   const logger = testLogger('harness');
   const pool = createPool(config.DATABASE_URL!, { applicationName: 'test-harness' });
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
+  const retries = settlingRetries();
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS!, interceptors: [retries.interceptor] });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 
   let worker: Worker | undefined;
@@ -116,8 +117,39 @@ export async function startHarness(options: { env?: Record<string, string>; work
         await workerRun;
       }
       await workerConnection?.close();
+      await retries.settle();
       await connection.close();
       await pool.end();
+    },
+  };
+}
+
+/**
+ * The SDK's gRPC retries, as by default, with what closing the connection needs: a call refused for
+ * a retryable reason (UNAVAILABLE, RESOURCE_EXHAUSTED: a dev server loaded by a large replay) has its
+ * next attempt on a timer of up to 6 s, and one that fires after the close throws "Channel has been
+ * shut down" from the timer, failing whichever test file the Jest worker runs then (CI, 2026-11-29,
+ * after test/e2e/webhook-replay.test.ts). `settle` schedules no retry from then on and waits out those
+ * scheduled: nothing when none is.
+ */
+function settlingRetries() {
+  const defaults = defaultGrpcRetryOptions();
+  let settling = false;
+  let pendingUntil = 0;
+  const interceptor = makeGrpcRetryInterceptor({
+    retryableDecider: (attempt, status) => !settling && defaults.retryableDecider(attempt, status),
+    delayFunction: (attempt, status) => {
+      const ms = defaults.delayFunction(attempt, status);
+      pendingUntil = Math.max(pendingUntil, Date.now() + ms);
+      return ms;
+    },
+  });
+  return {
+    interceptor,
+    async settle() {
+      settling = true;
+      const wait = pendingUntil - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait + 500));
     },
   };
 }
