@@ -289,20 +289,27 @@ describe('webhook rotate-secret', () => {
   });
 });
 
+/** An issuer's endpoint and two webhook events of one dispatch (status.updated, delivery.completed), each with its delivery to it. */
+async function endpointWithTwoEvents(issuerName: string) {
+  const issuerId = (await createIssuer(pool, issuerName)).id;
+  const hook = await addWebhook(issuerId);
+  const data = sampleRecord();
+  const events = await createWebhookEvents(pool, {
+    dispatchId: data.id,
+    issuerId,
+    mode: 'live',
+    events: [
+      { type: 'status.updated', timestamp: '2026-11-20T10:00:00.000Z', data },
+      { type: 'delivery.completed', timestamp: '2026-11-20T10:00:00.000Z', data },
+    ],
+  });
+  return { hook, events };
+}
+
 describe('deliveries list', () => {
   it('lists { event_id, endpoint_id, event, state, attempts, last_attempt_at }, filtered by --undeliverable and --endpoint', async () => {
-    const issuerId = (await createIssuer(pool, 'CLI Deliveries')).id;
-    const hook = await addWebhook(issuerId);
-    const data = sampleRecord();
-    const [delivered, failed] = await createWebhookEvents(pool, {
-      dispatchId: data.id,
-      issuerId,
-      mode: 'live',
-      events: [
-        { type: 'status.updated', timestamp: '2026-11-20T10:00:00.000Z', data },
-        { type: 'delivery.completed', timestamp: '2026-11-20T10:00:00.000Z', data },
-      ],
-    });
+    const { hook, events } = await endpointWithTwoEvents('CLI Deliveries');
+    const [delivered, failed] = events;
     const at = new Date('2026-11-20T10:00:01.000Z');
     await recordDeliveryAttempt(pool, { ...delivered, attempt: 1, startedAt: at, durationMs: 12, statusCode: 200, state: 'delivered' });
     await recordDeliveryAttempt(pool, { ...failed, attempt: 6, startedAt: at, durationMs: 5000, error: 'timeout', state: 'undeliverable' });
@@ -321,18 +328,7 @@ describe('deliveries list', () => {
 
 describe('deliveries list --limit', () => {
   it('says on stderr, stdout still one JSON document, when more deliveries match than it lists', async () => {
-    const issuerId = (await createIssuer(pool, 'CLI Deliveries Limit')).id;
-    const hook = await addWebhook(issuerId);
-    const data = sampleRecord();
-    await createWebhookEvents(pool, {
-      dispatchId: data.id,
-      issuerId,
-      mode: 'live',
-      events: [
-        { type: 'status.updated', timestamp: '2026-11-20T10:00:00.000Z', data },
-        { type: 'delivery.completed', timestamp: '2026-11-20T10:00:00.000Z', data },
-      ],
-    });
+    const { hook } = await endpointWithTwoEvents('CLI Deliveries Limit');
     const cut = await runCli(['deliveries', 'list', '--endpoint', hook.id, '--limit', '1', '--json']);
     expect(cut.code).toBe(0);
     expect(JSON.parse(cut.stdout).data).toHaveLength(1);
