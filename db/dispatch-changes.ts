@@ -116,8 +116,9 @@ WITH inserted AS (
 ), projected AS (
   SELECT 1 FROM inserted UNION ALL SELECT 1 FROM updated
 ), logged AS (
+  -- only with the version (a retry finds it logged): never for a dispatch whose row is gone (erased)
   INSERT INTO prediction_log (dispatch_id, version, status, window_min, window_max, confidence_level)
-  SELECT $1, $4, $5, $14, $15, $16 WHERE $4::bigint IS NOT NULL
+  SELECT $1, $4, $5, $14, $15, $16 WHERE EXISTS (SELECT 1 FROM projected)
   ON CONFLICT (dispatch_id, version) DO NOTHING
 ), outcome AS (
   -- the statement's snapshot holds the row before this write: delivered there means kept already

@@ -155,6 +155,8 @@ export async function judgeServiceDelivery(
        INSERT INTO transit_history (postal_code, country_code, postal_prefix, dispatch_date, delivered_date, business_days, source, dispatch_id, issuer_id)
        SELECT $1, $2, $3, $4::date, $5::date, $6, 'service', j.id, j.issuer_id FROM judged j
         WHERE NOT j.known AND cardinality(j.reasons) = 0
+          -- an erased (or erasing) dispatch is not linked again: a run that outlived its erasure
+          AND NOT EXISTS (SELECT 1 FROM erasures e WHERE e.dispatch_id = j.id)
        ON CONFLICT (dispatch_id) DO NOTHING
        RETURNING 1
      )

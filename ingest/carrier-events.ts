@@ -13,7 +13,8 @@
 // 5. the closed-dispatch answer, when no workflow runs (docs/states.md "Closed dispatches"):
 //    delivered → kept with effect `after_delivery`; completed while resting in exception (or its
 //    closed run since deleted from Temporal) → its workflow starts again from the projection's state
-//    with this event (signal-with-start); erased → `erased` (the API's 404), nothing kept;
+//    with this event (signal-with-start), and if the dispatch's erasure was requested meanwhile, the
+//    run just started is deleted again; erased → `erased` (the API's 404), nothing kept;
 //    terminated or failed → kept with effect `workflow_closed` and answered `closed` (the API's 409).
 // Effects are otherwise written by the worker, in the transaction of the change (db/dispatch-changes.ts).
 import type { Client } from '@temporalio/client';
@@ -29,6 +30,7 @@ import { toUtc } from '../domain/field-schemas.js';
 import { applyCarrierEvent, dedupeKey, initialState, type DispatchState } from '../domain/state-machine.js';
 import type { ExceptionReason } from '../domain/vocabulary.js';
 import { dispatchWorkflowEnd, restartDispatch, signalCarrierEvent } from '../temporal/client.js';
+import { deleteDispatchRuns } from '../temporal/erasure.js';
 import { erasedMessage } from './erasure.js';
 import type { CarrierEventInput, DispatchWorkflowInput } from '../temporal/contract.js';
 
@@ -116,6 +118,12 @@ export function createCarrierEventIngest(deps: IngestDeps) {
     }
     if (projected && restartable(projected.record.status, await dispatchWorkflowEnd(deps.temporal, dispatchId))) {
       await restartDispatch(deps.temporal, { taskQueue: deps.taskQueue, input: await restartInput(projected, dedupe), event });
+      // An erasure requested since the projection was read may have swept the runs before this one
+      // started: the run that would outlive it, holding the registration, goes too.
+      if (await findTombstone(deps.pool, dispatchId)) {
+        await deleteDispatchRuns(deps.temporal, dispatchId);
+        return erasedAnswer(dispatchId);
+      }
       return { outcome: 'accepted', duplicate, dedupeKey: dedupe };
     }
     await setCarrierEventEffect(deps.pool, dispatchId, dedupe, 'workflow_closed');

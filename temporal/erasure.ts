@@ -55,27 +55,28 @@ export async function countDispatchRuns(client: Client, dispatchId: string): Pro
 }
 
 /**
- * The runs visibility lists that Temporal's own store still holds. Visibility forgets a deleted run
- * later than the store does (seconds on the dev server): a listed run that describes as NotFound is
- * gone.
+ * The runs visibility lists that Temporal's own store still holds, and the workflow id's latest run
+ * as the store describes it. Visibility forgets a deleted run later than the store does (seconds on
+ * the dev server): a listed run that describes as NotFound is gone. It also learns of a new run
+ * later (a second or so on Elasticsearch): a run just started, by a carrier event's restart racing
+ * the erasure, is found by the describe of the workflow id, which reads the store.
  */
-async function knownRuns(client: Client, workflowId: string): Promise<WorkflowExecutionInfo[]> {
-  const listed = await listRuns(client, workflowId);
-  const held = await Promise.all(
-    listed.map((run) =>
-      client.workflow
-        .getHandle(workflowId, run.runId)
-        .describe()
-        .then(
-          () => true,
-          (error: unknown) => {
-            if (isNotFound(error)) return false;
-            throw error;
-          },
-        ),
-    ),
-  );
-  return listed.filter((_, i) => held[i]);
+async function knownRuns(client: Client, workflowId: string): Promise<Array<Pick<WorkflowExecutionInfo, 'runId'>>> {
+  const [listed, latest] = await Promise.all([listRuns(client, workflowId), stored(client.workflow.getHandle(workflowId).describe())]);
+  const held = await Promise.all(listed.map((run) => stored(client.workflow.getHandle(workflowId, run.runId).describe())));
+  const runs: Array<Pick<WorkflowExecutionInfo, 'runId'>> = listed.filter((_, i) => held[i]);
+  if (latest && !runs.some((run) => run.runId === latest.runId)) runs.push(latest);
+  return runs;
+}
+
+/** What the store answers, or undefined when it holds no such run. */
+async function stored<T>(describe: Promise<T>): Promise<T | undefined> {
+  try {
+    return await describe;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
 }
 
 async function listRuns(client: Client, workflowId: string): Promise<WorkflowExecutionInfo[]> {
