@@ -17,7 +17,7 @@
 // it, so a retry after a lost worker resumes there. A dispatch is erased whole or not at all: a
 // batch's rows leave in one transaction (db/erasure.ts), after the runs of each of its dispatches; a
 // crash between the two leaves the rows, which the next attempt finds again and erases (their runs
-// already gone).
+// already gone). Then a last sweep deletes a run that a carrier event's restart started in between.
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { eraseDispatchRows } from '../db/erasure.js';
@@ -36,7 +36,7 @@ import type { Config } from '../platform/config.js';
 import { retentionErased, type RetentionKind } from '../platform/metrics.js';
 import type { RetentionSummary } from '../temporal/contract.js';
 import { dispatchRunStates } from '../temporal/client.js';
-import { deleteRunsOfDispatches } from '../temporal/erasure.js';
+import { deleteLateRuns, deleteRunsOfDispatches } from '../temporal/erasure.js';
 import { driveErasure } from '../ingest/erasure.js';
 
 /** Rows per batch (payloads, history rows, links): one short statement each. */
@@ -91,6 +91,7 @@ export function createRetentionActivities(deps: RetentionDeps) {
       completed.filter((id) => runs.has(id)),
     );
     await eraseDispatchRows(deps.pool, completed);
+    await deleteLateRuns(deps.temporal, completed);
     return completed.length;
   }
 

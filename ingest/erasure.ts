@@ -12,7 +12,7 @@ import { eraseDispatchRows } from '../db/erasure.js';
 import { requestErasure, requestErasures, retryErasure, type Erasure } from '../db/erasure-records.js';
 import type { Pool } from '../db/pool.js';
 import { dispatchRunStates, startErasure } from '../temporal/client.js';
-import { deleteRunsOfDispatches } from '../temporal/erasure.js';
+import { deleteLateRuns, deleteRunsOfDispatches } from '../temporal/erasure.js';
 
 export interface ErasureDeps {
   pool: Pool;
@@ -61,8 +61,8 @@ export const ERASURE_BATCH_SIZE = 200;
  * erasures are recorded first (tombstones: from then on nothing reads, registers or restarts them),
  * then every Temporal run of each is deleted (an open one terminated); once the activities of the
  * runs that were open had WEBHOOK_TIMEOUT_MS + 5 s to end, all their rows leave in one transaction that
- * completes their erasures, and a second look at Temporal deletes a run its visibility had not listed
- * yet. The next batches' runs are deleted during that wait, so it is waited once, not once a batch.
+ * completes their erasures, and a second look at Temporal (each workflow id described, not listed)
+ * deletes a run its visibility had not listed yet. The next batches' runs are deleted during that wait, so it is waited once, not once a batch.
  * Idempotent: run again after a crash, it finishes what was left (and the retention sweep starts the
  * workflow of an erasure left pending). Returns how many dispatches it erased.
  */
@@ -73,7 +73,7 @@ export async function eraseAtOnce(deps: ErasureDeps, dispatchIds: readonly strin
     const wait = readyAt - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     await eraseDispatchRows(deps.pool, batch, { completeRequested: true });
-    await deleteRunsOfDispatches(deps.temporal, [...(await dispatchRunStates(deps.temporal, batch)).keys()]);
+    await deleteLateRuns(deps.temporal, batch);
     erased += batch.length;
     onBatch?.(erased);
   };
