@@ -55,7 +55,8 @@ export function acceptedLanguages(header: string | undefined): string[] {
     .slice(0, MAX_ACCEPT_LANGUAGE_ENTRIES)
     .map((entry, index) => {
       const [tag, ...params] = entry.trim().split(';');
-      const q = params.map((p) => /^\s*q=([01](?:\.[0-9]{0,3})?)\s*$/.exec(p)).find(Boolean);
+      // RFC 9110 12.4.2: `q` in any letter case (ABNF literals are case-insensitive).
+      const q = params.map((p) => /^\s*q=([01](?:\.[0-9]{0,3})?)\s*$/i.exec(p)).find(Boolean);
       return { tag: tag.trim(), q: q ? Number(q[1]) : 1, index };
     })
     .filter((entry) => entry.tag !== '' && entry.tag !== '*' && entry.q > 0)

@@ -132,6 +132,8 @@ describe('GET /t/{token}', () => {
       [`${withLocale}?lang=de`, { 'accept-language': 'it' }, 'de'],
       [withLocale, { 'accept-language': 'it' }, 'fr-FR'],
       [without, { 'accept-language': 'xx, nl;q=0.9, en;q=0.8' }, 'nl'],
+      // RFC 9110: the q parameter's name is case-insensitive.
+      [without, { 'accept-language': 'en-GB;Q=0.1, de-AT;Q=0.9' }, 'de-AT'],
       [without, {}, 'en'],
     ];
     for (const [path, headers, expected] of cases) {

@@ -7,6 +7,9 @@ import type { Page } from 'playwright-core';
 import { listApiKeys } from '../../db/issuers.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { createTestEvent, createWebhookEndpoint, findEndpoint } from '../../db/webhook-endpoints.js';
+import { createFeed, findIssuerFeed } from '../../db/tracking-feeds.js';
+import { createTrackingLink, pageTrackingLinks } from '../../db/tracking-links.js';
+import { newTrackingToken } from '../../domain/tracking-links.js';
 import { csrfTokenOf, postForm, signIn, startBrowserHarness, type BrowserHarness } from './support.js';
 
 /** Objects that belong to the other issuer. */
@@ -16,6 +19,10 @@ interface OtherIssuer {
   dispatchId: string;
   endpointId: string;
   eventId: string;
+  feedId: string;
+  linkId: string;
+  /** This issuer's own dispatch: their link id under it must not reach their link. */
+  myDispatchId: string;
 }
 
 /** What the test names show in place of the ids. */
@@ -25,6 +32,9 @@ const PLACEHOLDERS: OtherIssuer = {
   dispatchId: ':dispatch',
   endpointId: ':endpoint',
   eventId: ':event',
+  feedId: ':feed',
+  linkId: ':link',
+  myDispatchId: ':my-dispatch',
 };
 
 const ROUTES: Array<{ method: 'GET' | 'POST'; path: (other: OtherIssuer) => string; form?: Record<string, string> }> = [
@@ -47,6 +57,14 @@ const ROUTES: Array<{ method: 'GET' | 'POST'; path: (other: OtherIssuer) => stri
   { method: 'GET', path: (o) => `/dashboard/webhooks/${o.endpointId}/deliveries/${o.eventId}` },
   { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/deliveries/${o.eventId}/replay` },
   { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/replay`, form: { since: '2020-01-01T00:00', until: '2100-01-01T00:00' } }, // prettier-ignore
+  { method: 'GET', path: (o) => `/dashboard/settings/tracking-feeds/${o.feedId}` },
+  { method: 'POST', path: (o) => `/dashboard/settings/tracking-feeds/${o.feedId}/secret`, form: { secret: 'a new secret of mine' } },
+  { method: 'POST', path: (o) => `/dashboard/settings/tracking-feeds/${o.feedId}/revoke` },
+  { method: 'GET', path: (o) => `/dashboard/dispatches/${o.dispatchId}/tracking-links` },
+  { method: 'POST', path: (o) => `/dashboard/dispatches/${o.dispatchId}/tracking-links`, form: { expires_in_days: '30', locale: '' } },
+  { method: 'POST', path: (o) => `/dashboard/dispatches/${o.dispatchId}/tracking-links/${o.linkId}/revoke` },
+  // Their link id under this issuer's own dispatch.
+  { method: 'POST', path: (o) => `/dashboard/dispatches/${o.myDispatchId}/tracking-links/${o.linkId}/revoke` },
 ];
 
 let h: BrowserHarness;
@@ -65,7 +83,29 @@ beforeAll(async () => {
   const endpoint = await createWebhookEndpoint(h.pool, { issuerId: otherIssuerId, url: 'https://their-bank.example/hooks', events: ['status.updated'] }); // prettier-ignore
   if (!endpoint.ok) throw new Error(endpoint.reason);
   const event = await createTestEvent(h.pool, otherIssuerId, endpoint.endpoint.id, 'status.updated');
-  other = { issuerId: otherIssuerId, apiKeyId: otherKey.id, dispatchId, endpointId: endpoint.endpoint.id, eventId: event!.eventId };
+  const feed = await createFeed(h.pool, { issuerId: otherIssuerId, mode: 'live', provider: 'easypost', secret: 'their easypost secret', description: null }); // prettier-ignore
+  const link = await createTrackingLink(h.pool, {
+    dispatchId,
+    issuerId: otherIssuerId,
+    mode: 'live',
+    tokenHash: newTrackingToken().hash,
+    locale: null,
+    requirePostalCode: false,
+    expiresAt: new Date(Date.now() + 86_400_000),
+  });
+  const myDispatchId = randomUUID();
+  const mine = await request(h.baseUrl, '/v1/dispatches', { headers: bearer((await h.createKey(me.issuerId)).key), body: registrationFor(myDispatchId) }); // prettier-ignore
+  if (mine.status !== 201) throw new Error(`registration failed: ${mine.text}`);
+  other = {
+    issuerId: otherIssuerId,
+    apiKeyId: otherKey.id,
+    dispatchId,
+    endpointId: endpoint.endpoint.id,
+    eventId: event!.eventId,
+    feedId: feed.id,
+    linkId: link.id,
+    myDispatchId,
+  };
   page = await h.newPage();
   await signIn(page, me);
 }, 120_000);
@@ -104,5 +144,13 @@ describe("another issuer's ids", () => {
       await page.goto(path);
       expect(await page.content()).not.toContain(other.endpointId);
     }
+  });
+
+  it("leaves the other issuer's tracking feed and tracking link unrevoked, with no new link, and the feed out of this issuer's list", async () => {
+    expect(await findIssuerFeed(h.pool, other.issuerId, other.feedId)).toBeDefined();
+    const { items } = await pageTrackingLinks(h.pool, other.dispatchId, { limit: 10 });
+    expect(items.map((link) => [link.id, link.revokedAt])).toEqual([[other.linkId, null]]);
+    await page.goto('/dashboard/settings/tracking-feeds');
+    expect(await page.content()).not.toContain(other.feedId);
   });
 });

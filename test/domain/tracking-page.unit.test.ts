@@ -77,6 +77,11 @@ describe('the language (docs/tracking-page.md "The page")', () => {
   it('reads Accept-Language most preferred first, dropping q=0 and *', () => {
     expect(acceptedLanguages('fr;q=0.5, de, *;q=0.1, it;q=0')).toEqual(['de', 'fr']);
   });
+
+  it('reads the q parameter in any letter case, as RFC 9110 12.4.2 writes it (its ABNF strings are case-insensitive)', () => {
+    expect(acceptedLanguages('en-GB;Q=0.1, de;Q=0.9, fr;Q=0')).toEqual(['de', 'en-GB']);
+    expect(pageLanguage({ acceptLanguage: 'en-GB;Q=0.1, de;Q=0.9' }).locale).toBe('de');
+  });
 });
 
 describe('the steps', () => {
