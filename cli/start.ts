@@ -175,6 +175,7 @@ async function main(): Promise<void> {
         dbFilename: path.join(DATA_DIR, 'temporal.sqlite'),
         namespace: config.TEMPORAL_NAMESPACE,
         logger,
+        portVariables: { port: 'TEMPORAL_DEV_SERVER_PORT', uiPort: 'TEMPORAL_DEV_SERVER_UI_PORT' },
       });
     devServer = await startOurDevServer();
     stops.push(() => devServer!.stop());

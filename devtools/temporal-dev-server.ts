@@ -2,6 +2,7 @@
 // and waits until its frontend answers. Used by `npm start` (persisted under .data/) and the tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { stopLeftover } from './tool-cache.js';
@@ -18,6 +19,8 @@ export interface DevServerOptions {
   /** Dynamic config, key → value, over SERVER_DYNAMIC_CONFIG (devtools/temporal-server-settings.ts). */
   dynamicConfig?: Record<string, unknown>;
   logger?: Logger;
+  /** The variables that set `port` and `uiPort` (npm start's), named when one of them is taken. */
+  portVariables?: { port: string; uiPort: string };
 }
 
 export interface RunningDevServer {
@@ -47,6 +50,19 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     const leftover = Number(readFileSync(pidFile, 'utf8'));
     if (Number.isInteger(leftover) && leftover > 0 && (await stopLeftover(leftover, 'start-dev', 'SIGTERM'))) {
       options.logger?.warn({ pid: leftover }, 'stopped a Temporal dev server left running by an earlier start');
+    }
+  }
+  // A port held by another process fails the server we spawn, but when the holder is another
+  // Temporal (another checkout's npm start) the readiness probe below would take it for ours.
+  for (const [port, variable] of [
+    [options.port, options.portVariables?.port],
+    [options.uiPort, options.portVariables?.uiPort],
+  ] as const) {
+    if (port && !(await portFree(port))) {
+      const named = options.portVariables
+        ? `${variable}=${port}: 127.0.0.1:${port} is in use by another process; stop it, or give ${options.portVariables.port} and ${options.portVariables.uiPort} free ports`
+        : `127.0.0.1:${port} is in use by another process`;
+      throw new Error(named);
     }
   }
   // Its own process group: a terminal's Ctrl-C reaches only our launcher, which stops the worker
@@ -126,4 +142,13 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** Whether nothing listens on 127.0.0.1:port (a listener on any address of the host counts). */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ port, host: '127.0.0.1', exclusive: true }, () => probe.close(() => resolve(true)));
+  });
 }

@@ -11,7 +11,25 @@ import { z } from 'zod';
 export const UUID_V4 = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 export const uuidV4 = z.string().regex(UUID_V4, 'must be a UUID v4');
 
-const zodDatetime = z.iso.datetime({ offset: true });
+const zodDatetime = z.iso.datetime({
+  offset: true,
+  error: (issue) => (issue.code === 'invalid_format' ? timestampMessage(String(issue.input)) : undefined),
+});
+
+const TIMESTAMP_RULE = 'must be an RFC 3339 timestamp with a time and an offset (Z or ±hh:mm), e.g. 2026-12-07T09:30:00Z';
+/**
+ * Why a string is not a timestamp, in the terms of the mistakes integrators make: a date where a
+ * timestamp is expected, a local time without its offset, or a `+hh:mm` offset in a query string
+ * that arrived as a space (`+` means a space there unless written `%2B`).
+ */
+export function timestampMessage(text: string): string {
+  if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(text)) return `${TIMESTAMP_RULE}: a date alone is not a timestamp`;
+  if (/T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.][0-9]+)?)? [0-9]{2}:[0-9]{2}$/.test(text))
+    return `${TIMESTAMP_RULE}: its offset begins with a space, which is what a "+" in a query string becomes; write it as %2B`;
+  if (/T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.][0-9]+)?)?$/.test(text))
+    return `${TIMESTAMP_RULE}: it has no offset (add Z for UTC, or the local offset such as +05:30)`;
+  return TIMESTAMP_RULE;
+}
 /**
  * ISO 8601 (RFC 3339) timestamp with a time zone: Z or any ±hh:mm offset up to ±23:59. Callers turn
  * it into UTC (`toUtc`) before it goes anywhere else: Postgres takes no offset beyond ±15:59.

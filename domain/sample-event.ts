@@ -43,7 +43,7 @@ export function sampleStatusRecord(type: Exclude<WebhookEventType, 'webhook_endp
     },
     ui_suggestion: {
       locale: 'en-GB',
-      recommended_message: `Test event sent from the dashboard (${type}): dispatch ${TEST_EVENT_DISPATCH_ID} is the test id, no card is involved.`,
+      recommended_message: `Test event (${type}): dispatch ${TEST_EVENT_DISPATCH_ID} is the test id, no card is involved.`,
       recommended_action: action,
     },
   };

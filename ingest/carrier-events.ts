@@ -94,8 +94,10 @@ export function createCarrierEventIngest(deps: IngestDeps) {
     ): Promise<IngestOutcome> {
       const problem = occurredAtProblem(received.occurred_at, dispatch.dispatchDate, now);
       if (problem) return { outcome: 'out_of_bounds', problem };
-      // In UTC from here on: Postgres takes no offset beyond ±15:59, RFC 3339 allows ±23:59.
-      const event = { ...received, occurred_at: toUtc(received.occurred_at) };
+      // In UTC from here on: Postgres takes no offset beyond ±15:59, RFC 3339 allows ±23:59. An
+      // exception sent without reason is `other` (what the state machine acts on), in the log too.
+      const reason = received.status === 'exception' ? (received.reason ?? 'other') : received.reason;
+      const event = { ...received, occurred_at: toUtc(received.occurred_at), ...(reason ? { reason } : {}) };
       const key = dedupeKey(event);
       const recorded = await recordCarrierEvent(deps.pool, dispatch.id, key, event, original);
       if (recorded === 'erased') return erasedAnswer(dispatch.id);

@@ -103,6 +103,13 @@ describe('POST /v1/dispatches/{id}/events', () => {
     expect(rows).toEqual([{ status: 'exception', reason: 'postal_delay', location: 'Paris' }]);
   });
 
+  it('lists an exception sent without reason with the reason it acted on, other (docs/carrier-events.md)', async () => {
+    const id = await registered();
+    expect((await postEvent(id, { status: 'exception', occurred_at: SCAN_AT })).status).toBe(202);
+    const res = await request(h.baseUrl, `/v1/dispatches/${id}/events`, { headers: bearer(key) });
+    expect(res.body.data).toEqual([expect.objectContaining({ status: 'exception', reason: 'other' })]);
+  });
+
   it('returns 404 for an unknown dispatch', async () => {
     const res = await postEvent(randomUUID(), { status: 'in_transit', occurred_at: SCAN_AT });
     expect(res.status).toBe(404);

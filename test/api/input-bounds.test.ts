@@ -176,3 +176,34 @@ describe('what fuzzing found', () => {
     expect(res.status).toBe(201);
   });
 });
+
+describe('a value that is not a timestamp is refused in the terms of the mistake', () => {
+  const today = new Date().toISOString().slice(0, 10);
+  const lastHour = new Date(Date.now() - 3_600_000).toISOString().slice(0, 19);
+
+  it('refuses a date alone as dispatch_date, saying a date is not a timestamp', async () => {
+    const res = await register(registrationFor(randomUUID(), { dispatch_date: today }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(
+      'dispatch_date: must be an RFC 3339 timestamp with a time and an offset (Z or ±hh:mm), e.g. 2026-12-07T09:30:00Z: a date alone is not a timestamp',
+    );
+  });
+
+  it('refuses an occurred_at without an offset, saying to add Z or the local offset', async () => {
+    const id = await registered(at(-DAY));
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: lastHour });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^occurred_at: must be an RFC 3339 timestamp .*: it has no offset \(add Z for UTC/);
+  });
+
+  it('refuses created_after whose unencoded "+05:30" arrived as a space, saying to write %2B', async () => {
+    const res = await request(h.baseUrl, `/v1/dispatches?created_after=${lastHour}+05:30`, { headers: bearer(key) });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^created_after: must be an RFC 3339 timestamp .*a "\+" in a query string becomes; write it as %2B$/);
+  });
+
+  it('takes the same created_after with the "+" written %2B', async () => {
+    const res = await request(h.baseUrl, `/v1/dispatches?created_after=${lastHour}%2B05:30`, { headers: bearer(key) });
+    expect(res.status).toBe(200);
+  });
+});

@@ -42,7 +42,9 @@ describe.each(CARD_EVENT_TYPES)('a %s test event', (type) => {
 
   it('says in its fields that it is a test: postal code TEST and a message naming the test id', () => {
     expect(record.destination.postal_code).toBe('TEST');
-    expect(record.ui_suggestion.recommended_message).toMatch(/^Test event sent from the dashboard/);
+    expect(record.ui_suggestion.recommended_message).toMatch(/^Test event \(/);
+    // Sent by the dashboard and by POST /v1/webhook_endpoints/{id}/test alike: it names neither.
+    expect(record.ui_suggestion.recommended_message).not.toMatch(/dashboard/);
     expect(record.ui_suggestion.recommended_message).toContain(TEST_EVENT_DISPATCH_ID);
     expect(record.ui_suggestion.recommended_message).toMatch(/no card is involved/);
   });

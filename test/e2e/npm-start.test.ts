@@ -198,4 +198,42 @@ describe('npm start when a part cannot start', () => {
     expect(code).toBe(1);
     expect(stderr).toBe(`npm start: could not start: TEMPORAL_CLI_PATH=${notExecutable} is not an executable file\n`);
   }, 120_000);
+
+  // Another session's Temporal on the port answered the readiness probe, so the launcher said its own
+  // dev server had started (and would have run its worker against that Temporal) while the server it
+  // spawned exited at once, six times, before stopping with a stack trace.
+  it.each([
+    ['frontend port is held by another Temporal', 'temporal'],
+    ['UI port is held by another process', 'ui'],
+  ] as const)(
+    "stops with exit code 1 and one line naming the port variables when the dev server's %s",
+    async (_, held) => {
+      const holder = net.createServer();
+      const heldPort =
+        held === 'temporal'
+          ? Number(process.env.TEST_TEMPORAL_ADDRESS!.split(':').pop())
+          : await new Promise<number>((resolve) =>
+              holder.listen(0, '127.0.0.1', () => resolve((holder.address() as net.AddressInfo).port)),
+            );
+      try {
+        const variable = held === 'temporal' ? 'TEMPORAL_DEV_SERVER_PORT' : 'TEMPORAL_DEV_SERVER_UI_PORT';
+        const child = spawn(process.execPath, START, {
+          cwd: ROOT,
+          env: { ...env, CDS_DATA_DIR: path.join(dataDir, `busy-${held}`), [variable]: String(heldPort) },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.on('data', (chunk) => (stderr += chunk));
+        const code = await exitedWithOutput(child);
+        expect(code).toBe(1);
+        expect(stderr).toBe(
+          `npm start: could not start: ${variable}=${heldPort}: 127.0.0.1:${heldPort} is in use by another process; ` +
+            'stop it, or give TEMPORAL_DEV_SERVER_PORT and TEMPORAL_DEV_SERVER_UI_PORT free ports\n',
+        );
+      } finally {
+        holder.close();
+      }
+    },
+    120_000,
+  );
 });
