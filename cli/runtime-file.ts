@@ -1,5 +1,5 @@
 // Where a running `npm start` tells other local processes (the admin CLI) how to reach it: the
-// embedded Postgres URL, the API URL and the Temporal address. `npm start` writes the file once its
+// embedded Postgres URL, the API and dashboard URLs and the Temporal address. `npm start` writes the file once its
 // components are up and deletes it on exit; `npm run admin` reads it when DATABASE_URL is not set.
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +17,8 @@ export const RUNTIME_FILE = process.env.CDS_RUNTIME_FILE ?? path.join(PROJECT_RO
 const runtimeInfoSchema = z.object({
   databaseUrl: z.string().min(1),
   apiUrl: z.string().min(1),
+  /** Where browsers reach its dashboard: DASHBOARD_BASE_URL, else apiUrl (the admin CLI's set-password links). */
+  dashboardUrl: z.string().min(1).optional(),
   temporalAddress: z.string().min(1),
   temporalUiUrl: z.string().min(1).optional(),
   pid: z.number().int().positive(),

@@ -251,7 +251,8 @@ async function main(): Promise<void> {
 
   const apiUrl = `http://localhost:${new URL(api.url).port}`;
   if (!productionShape) {
-    writeRuntimeFile({ databaseUrl, apiUrl, temporalAddress, temporalUiUrl, pid: process.pid });
+    const dashboardUrl = config.DASHBOARD_BASE_URL ? dashboardBaseUrl(config) : apiUrl;
+    writeRuntimeFile({ databaseUrl, apiUrl, dashboardUrl, temporalAddress, temporalUiUrl, pid: process.pid });
     stops.push(async () => removeRuntimeFile());
   }
   const demo = productionShape ? undefined : await ensureDemoIssuer(pool);

@@ -34,6 +34,17 @@ export function resolveDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string
 }
 
 /**
+ * Where the running `npm start` serves its dashboard, for links the CLI prints, when this command
+ * works on that service's database (no DATABASE_URL) and is not told otherwise (no
+ * DASHBOARD_BASE_URL): `npm start` may run on any PORT, which this command's environment does not know.
+ */
+export function runningDashboardUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.DATABASE_URL?.trim() || env.DASHBOARD_BASE_URL?.trim()) return undefined;
+  const runtime = readRuntimeFile(RUNTIME_FILE);
+  return runtime && isRuntimeAlive(runtime) ? runtime.dashboardUrl : undefined;
+}
+
+/**
  * How to reach the Temporal frontend of the running service: TEMPORAL_ADDRESS with the configuration's
  * TLS and API key, else the running `npm start`'s dev server (plain).
  */

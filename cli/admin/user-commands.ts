@@ -1,17 +1,24 @@
 // `user create --issuer ID --email E`: a dashboard user of one issuer, and the one-time link with
 // which they choose their password (valid 24 hours; only its hash is stored). `user reset-password
 // --email E`: the password, the sessions and any earlier link end at once, and a new link is
-// printed. The link's base is DASHBOARD_BASE_URL, else the API's http://localhost:PORT.
+// printed. The link's base is DASHBOARD_BASE_URL, else the running `npm start`'s dashboard (whose
+// database this command uses), else the API's http://localhost:PORT.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createDashboardUser, EmailTakenError, resetDashboardPassword, type DashboardUser } from '../../db/dashboard.js';
 import { SET_PASSWORD_LINK_TTL_MS, setPasswordUrl } from '../../dashboard/passwords.js';
 import { loadConfig, type Config } from '../../platform/config.js';
-import { CliError, issuerRefusal, output, parseOptions, withDatabase } from './context.js';
+import { CliError, issuerRefusal, output, parseOptions, runningDashboardUrl, withDatabase } from './context.js';
 
 const email = z.email('must be an email address').trim().max(320);
 const createOptions = z.object({ issuer: z.string().trim().min(1, 'must not be empty'), email });
 const resetOptions = z.object({ email });
+
+/** The configuration, with the running `npm start`'s dashboard as the links' base when nothing else names one. */
+function linkConfig(): Config {
+  const running = runningDashboardUrl();
+  return loadConfig(running ? { ...process.env, DASHBOARD_BASE_URL: running } : process.env);
+}
 
 /** Both commands print the user and their link: `{ id, email, issuer_id, set_password_url }` with --json. */
 function printLink(command: Command, config: Config, user: DashboardUser, token: string, headline: string): void {
@@ -32,7 +39,7 @@ export function registerUserCommands(program: Command): void {
     .action(async (raw: unknown, command: Command) => {
       const options = parseOptions(createOptions, raw);
       // Read first: a bad DASHBOARD_BASE_URL must stop the command before it changes anything.
-      const config = loadConfig();
+      const config = linkConfig();
       const created = await withDatabase((db) =>
         createDashboardUser(db, { issuerId: options.issuer, email: options.email, tokenTtlMs: SET_PASSWORD_LINK_TTL_MS }),
       ).catch((error: unknown) => {
@@ -49,7 +56,7 @@ export function registerUserCommands(program: Command): void {
     .requiredOption('--email <address>', "the user's email address")
     .action(async (raw: unknown, command: Command) => {
       const options = parseOptions(resetOptions, raw);
-      const config = loadConfig();
+      const config = linkConfig();
       const reset = await withDatabase((db) => resetDashboardPassword(db, { email: options.email, tokenTtlMs: SET_PASSWORD_LINK_TTL_MS }));
       if (!reset) throw new CliError(`no dashboard user with email ${options.email.toLowerCase()}`);
       const { user: target, token } = reset;

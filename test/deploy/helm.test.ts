@@ -5,11 +5,13 @@
 // come from package registries into the tool cache (test/support/kube-tools.ts); no cluster is
 // needed. Integration tier because it builds and runs external binaries.
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../platform/config.js';
+import { temporalConnectionOptions } from '../../temporal/connection-options.js';
 import { SEARCH_ATTRIBUTES } from '../../temporal/search-attributes.js';
 import { KUBERNETES_VERSION, resolveKubeTools, run, validateObjects, type KubeTools } from '../support/kube-tools.js';
 
@@ -322,6 +324,146 @@ describe('deploy/helm/card-delivery: what the objects say', () => {
         expect(container.volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]); // the one writable place
       }
     }
+  });
+
+  describe('Temporal over TLS and the Postgres CA, from Secrets (off by default)', () => {
+    const TEMPORAL_TLS_ON = [
+      '--set', 'temporalTls.enabled=true',
+      '--set', 'temporalTls.clientCertificate.secretName=temporal-client',
+      '--set', 'temporalTls.serverCa.secretName=temporal-ca',
+      '--set', 'temporalTls.serverName=frontend.temporal.internal',
+      '--set', 'temporalTls.apiKey.secretName=temporal-cloud',
+    ]; // prettier-ignore
+    const PG_CA_URL = `${DATABASE_URL}?sslmode=verify-full&sslrootcert=/etc/card-delivery/postgres-tls/ca.crt`;
+    const PG_CA_ON = ['--set', 'postgresTls.caSecretName=postgres-ca', '--set', `secret.databaseUrl=${PG_CA_URL}`];
+    const container = (objects: K8sObject[], kind: string, name: string) => find(objects, kind, name).spec.template.spec.containers[0];
+    const volume = (objects: K8sObject[], kind: string, owner: string, name: string) =>
+      find(objects, kind, owner).spec.template.spec.volumes.find((v: { name: string }) => v.name === name);
+
+    /**
+     * What the kubelet does with a Secret volume: every item of every source becomes a file under the
+     * mount path, here with the content `<secret>/<key>` so that a test can see which key a path holds.
+     */
+    function project(vol: any, dir: string): void {
+      const sources = vol.projected
+        ? vol.projected.sources.map((s: any) => s.secret)
+        : [{ name: vol.secret.secretName, items: vol.secret.items }];
+      for (const source of sources)
+        for (const item of source.items) {
+          mkdirSync(path.dirname(path.join(dir, item.path)), { recursive: true });
+          writeFileSync(path.join(dir, item.path), `${source.name}/${item.key}`);
+        }
+    }
+
+    it('renders nothing of it with the defaults', async () => {
+      const objects = await render(DEFAULTS);
+      const data = find(objects, 'ConfigMap', 'cds-card-delivery-config').data;
+      expect(Object.keys(data).filter((name) => name.startsWith('TEMPORAL_TLS') || name === 'TEMPORAL_API_KEY')).toEqual([]);
+      for (const { pod } of podSpecs(objects)) {
+        expect(pod.volumes.map((v: { name: string }) => v.name)).toEqual(['tmp']);
+        expect(pod.containers[0].env.map((e: { name: string }) => e.name)).not.toContain('TEMPORAL_API_KEY');
+      }
+    });
+
+    it('mounts the client certificate, key and CA into api and worker, and the paths it sets read those Secrets’ keys', async () => {
+      const mount = mkdtempSync(path.join(tmpdir(), 'cds-helm-tls-'));
+      try {
+        const objects = await render([...DEFAULTS, ...TEMPORAL_TLS_ON, '--set', `temporalTls.mountPath=${mount}`]);
+        const verdicts = await validateObjects(tools, objects);
+        expect(verdicts.filter((v) => !v.valid)).toEqual([]);
+        for (const name of ['api', 'worker']) {
+          const c = container(objects, 'Deployment', `cds-card-delivery-${name}`);
+          expect(c.volumeMounts).toContainEqual({ name: 'temporal-tls', mountPath: mount, readOnly: true });
+          expect(c.env).toContainEqual({
+            name: 'TEMPORAL_API_KEY',
+            valueFrom: { secretKeyRef: { name: 'temporal-cloud', key: 'TEMPORAL_API_KEY' } },
+          });
+        }
+        // The migrations talk to Postgres only.
+        expect(container(objects, 'Job', 'cds-card-delivery-migrations').volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
+
+        project(volume(objects, 'Deployment', 'cds-card-delivery-worker', 'temporal-tls'), mount);
+        const configMap = find(objects, 'ConfigMap', 'cds-card-delivery-config').data;
+        const config = loadConfig({ ...configMap, DATABASE_URL, TEMPORAL_API_KEY: 'a-cloud-key' });
+        const options = temporalConnectionOptions(config.TEMPORAL_ADDRESS!, config);
+        expect({
+          crt: options.tls?.clientCertPair?.crt.toString(),
+          key: options.tls?.clientCertPair?.key.toString(),
+          ca: options.tls?.serverRootCACertificate?.toString(),
+          serverName: options.tls?.serverNameOverride,
+          apiKey: options.apiKey,
+        }).toEqual({
+          crt: 'temporal-client/tls.crt',
+          key: 'temporal-client/tls.key',
+          ca: 'temporal-ca/ca.crt',
+          serverName: 'frontend.temporal.internal',
+          apiKey: 'a-cloud-key',
+        });
+      } finally {
+        rmSync(mount, { recursive: true, force: true });
+      }
+    });
+
+    it('turns TLS on with the system roots alone (Temporal Cloud with an API key): no volume, TEMPORAL_TLS true', async () => {
+      const objects = await render([
+        ...DEFAULTS,
+        '--set',
+        'temporalTls.enabled=true',
+        '--set',
+        'temporalTls.apiKey.secretName=temporal-cloud',
+      ]);
+      const configMap = find(objects, 'ConfigMap', 'cds-card-delivery-config').data;
+      expect(loadConfig({ ...configMap, DATABASE_URL, TEMPORAL_API_KEY: 'k' })).toMatchObject({
+        TEMPORAL_TLS: true,
+        TEMPORAL_API_KEY: 'k',
+      });
+      expect(configMap.TEMPORAL_TLS_CLIENT_CERT_PATH).toBeUndefined();
+      expect(volume(objects, 'Deployment', 'cds-card-delivery-api', 'temporal-tls')).toBeUndefined();
+      expect((await validateObjects(tools, objects)).filter((v) => !v.valid)).toEqual([]);
+    });
+
+    it('mounts the Postgres CA into api, worker and the migrations Job, at the path DATABASE_URL names', async () => {
+      const objects = await render([...DEFAULTS, ...PG_CA_ON]);
+      expect((await validateObjects(tools, objects)).filter((v) => !v.valid)).toEqual([]);
+      for (const [kind, name] of [
+        ['Deployment', 'cds-card-delivery-api'],
+        ['Deployment', 'cds-card-delivery-worker'],
+        ['Job', 'cds-card-delivery-migrations'],
+      ]) {
+        expect(container(objects, kind, name).volumeMounts).toContainEqual({
+          name: 'postgres-tls',
+          mountPath: '/etc/card-delivery/postgres-tls',
+          readOnly: true,
+        });
+        expect(volume(objects, kind, name, 'postgres-tls').secret).toMatchObject({
+          secretName: 'postgres-ca',
+          items: [{ key: 'ca.crt', path: 'ca.crt' }],
+        });
+      }
+      const mount = mkdtempSync(path.join(tmpdir(), 'cds-helm-pg-'));
+      try {
+        project(volume(objects, 'Job', 'cds-card-delivery-migrations', 'postgres-tls'), mount);
+        const sslrootcert = new URL(PG_CA_URL).searchParams.get('sslrootcert')!;
+        expect(readFileSync(path.join(mount, path.relative('/etc/card-delivery/postgres-tls', sslrootcert)), 'utf8')).toBe(
+          'postgres-ca/ca.crt',
+        );
+      } finally {
+        rmSync(mount, { recursive: true, force: true });
+      }
+    });
+
+    it('refuses a certificate Secret without temporalTls.enabled, and a chart-made DATABASE_URL that does not name the mounted CA', async () => {
+      const off = await helmTemplate([...DEFAULTS, '--set', 'temporalTls.clientCertificate.secretName=temporal-client']);
+      expect(off.code).not.toBe(0);
+      expect(off.stderr).toContain('temporalTls.enabled');
+      const unnamed = await helmTemplate([...DEFAULTS, '--set', 'postgresTls.caSecretName=postgres-ca']);
+      expect(unnamed.code).not.toBe(0);
+      expect(unnamed.stderr).toContain('sslrootcert=/etc/card-delivery/postgres-tls/ca.crt');
+      // With a Secret of the operator's, the chart cannot read the URL: it renders.
+      expect(
+        (await helmTemplate(['--set', 'secret.existingSecret=cds-secrets', '--set', 'postgresTls.caSecretName=postgres-ca'])).code,
+      ).toBe(0);
+    });
   });
 
   it('names in deploy/README.md the search attributes the workflows upsert, for the Temporal namespace', () => {

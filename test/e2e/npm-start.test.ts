@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { createDashboardUser, createSession } from '../../db/dashboard.js';
 import { createPool } from '../../db/pool.js';
+import { runCli } from '../support/cli.js';
 import { exitedWithOutput, freeLauncherPorts, launcherEnv, nodeArgsFor, whenReady, type Started } from '../support/processes.js';
 import { until } from '../support/until.js';
 
@@ -124,6 +125,28 @@ describe('npm start with nothing configured', () => {
       // The operator at this machine is told where the UI is, and why the dashboard does not link to it.
       expect(out).toContain(`Temporal UI:  http://localhost:${ports.ui}/namespaces/default/workflows`);
       expect(out).toContain('the dashboard links to it only if you set TEMPORAL_UI_URL');
+    } finally {
+      expect(await stop(launched)).toBe(0);
+    }
+  }, 180_000);
+
+  it("prints the running npm start's dashboard address in the operator CLI's set-password links, whatever port it was given", async () => {
+    const launched = await launch();
+    try {
+      const issuerId = /Demo issuer:\s+(iss_\w+)/.exec(launched.output())![1];
+      // The operator's other terminal: no PORT, DATABASE_URL or DASHBOARD_BASE_URL, only the running service.
+      const cli = { CDS_RUNTIME_FILE: env.CDS_RUNTIME_FILE! };
+      const created = await runCli(['user', 'create', '--issuer', issuerId, '--email', `op-${Date.now()}@example.test`, '--json'], cli);
+      expect(created.code).toBe(0);
+      const url = new URL((JSON.parse(created.stdout) as { set_password_url: string }).set_password_url);
+      expect(url.origin).toBe(`http://localhost:${ports.api}`);
+      // The link opens the set-password page of that service.
+      expect((await fetch(`http://127.0.0.1:${ports.api}${url.pathname}${url.search}`)).status).toBe(200);
+      const email = (JSON.parse(created.stdout) as { email: string }).email;
+      const reset = await runCli(['user', 'reset-password', '--email', email, '--json'], cli);
+      expect(new URL((JSON.parse(reset.stdout) as { set_password_url: string }).set_password_url).origin).toBe(
+        `http://localhost:${ports.api}`,
+      );
     } finally {
       expect(await stop(launched)).toBe(0);
     }

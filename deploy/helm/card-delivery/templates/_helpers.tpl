@@ -108,3 +108,91 @@ checksum/config: {{ include (print $.Template.BasePath "/configmap.yaml") . | sh
 checksum/secret: {{ include (print $.Template.BasePath "/secret.yaml") . | sha256sum }}
 {{- end }}
 {{- end -}}
+
+{{/*
+Stops rendering on a TLS setting that would be silently ignored or would not work: a Temporal TLS
+Secret without temporalTls.enabled, and a chart-made DATABASE_URL that does not name the mounted
+Postgres CA (node-postgres reads the CA only from the URL's sslrootcert).
+*/}}
+{{- define "card-delivery.requireTls" -}}
+{{- $t := .Values.temporalTls -}}
+{{- if and (not $t.enabled) (or $t.clientCertificate.secretName $t.serverCa.secretName $t.apiKey.secretName) -}}
+{{- fail "temporalTls names a Secret but temporalTls.enabled is false: set temporalTls.enabled=true (or remove the Secret names)" -}}
+{{- end -}}
+{{- $pg := .Values.postgresTls -}}
+{{- if and $pg.caSecretName (not .Values.secret.existingSecret) -}}
+{{- $param := printf "sslrootcert=%s/ca.crt" (trimSuffix "/" $pg.mountPath) -}}
+{{- if not (contains $param .Values.secret.databaseUrl) -}}
+{{- fail (printf "postgresTls.caSecretName is set: secret.databaseUrl must name the mounted CA, e.g. ?sslmode=verify-full&%s" $param) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "card-delivery.temporalTlsFiles" -}}
+{{- $t := .Values.temporalTls -}}
+{{- if and $t.enabled (or $t.clientCertificate.secretName $t.serverCa.secretName) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+The TLS files as volumes: (dict "root" $ "temporal" true) for api and worker, "temporal" false for
+the migrations Job (Postgres only). Mode 0440: the non-root user reads them through fsGroup.
+*/}}
+{{- define "card-delivery.tlsVolumes" -}}
+{{- $t := .root.Values.temporalTls -}}
+{{- if and .temporal (include "card-delivery.temporalTlsFiles" .root) }}
+- name: temporal-tls
+  projected:
+    defaultMode: 288
+    sources:
+      {{- with $t.clientCertificate.secretName }}
+      - secret:
+          name: {{ . }}
+          items:
+            - key: {{ $t.clientCertificate.certKey }}
+              path: client.crt
+            - key: {{ $t.clientCertificate.keyKey }}
+              path: client.key
+      {{- end }}
+      {{- with $t.serverCa.secretName }}
+      - secret:
+          name: {{ . }}
+          items:
+            - key: {{ $t.serverCa.key }}
+              path: server-ca.crt
+      {{- end }}
+{{- end }}
+{{- with .root.Values.postgresTls.caSecretName }}
+- name: postgres-tls
+  secret:
+    secretName: {{ . }}
+    defaultMode: 288
+    items:
+      - key: {{ $.root.Values.postgresTls.caKey }}
+        path: ca.crt
+{{- end }}
+{{- end -}}
+
+{{- define "card-delivery.tlsMounts" -}}
+{{- if and .temporal (include "card-delivery.temporalTlsFiles" .root) }}
+- name: temporal-tls
+  mountPath: {{ .root.Values.temporalTls.mountPath }}
+  readOnly: true
+{{- end }}
+{{- if .root.Values.postgresTls.caSecretName }}
+- name: postgres-tls
+  mountPath: {{ .root.Values.postgresTls.mountPath }}
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{/* TEMPORAL_API_KEY from the operator's Secret (env wins over envFrom). */}}
+{{- define "card-delivery.temporalApiKeyEnv" -}}
+{{- $t := .Values.temporalTls -}}
+{{- if and $t.enabled $t.apiKey.secretName }}
+- name: TEMPORAL_API_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ $t.apiKey.secretName }}
+      key: {{ $t.apiKey.key }}
+{{- end }}
+{{- end -}}
