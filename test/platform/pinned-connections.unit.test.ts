@@ -10,6 +10,7 @@ import tls from 'node:tls';
 import { webhookConnectionsOpened } from '../../platform/metrics.js';
 import { postToCheckedAddress, type CheckedUrl } from '../../platform/ssrf-guard.js';
 import { selfSignedCertificate } from '../support/certificate.js';
+import { silentAddress, type SilentAddress } from '../support/silent-address.js';
 import { until } from '../support/until.js';
 
 interface Receiver {
@@ -66,8 +67,7 @@ const post = (checked: CheckedUrl, body = '{"id":"evt_1"}') =>
 /** `.invalid` never resolves: a request arrives only through the pinned address. */
 const pinned = (protocol: 'http' | 'https', address: string, port: number): CheckedUrl => ({
   url: new URL(`${protocol}://hooks.invalid:${port}/cards`),
-  address,
-  family: 4,
+  addresses: [{ address, family: 4 }],
 });
 
 const receivers: Receiver[] = [];
@@ -161,6 +161,68 @@ describe('webhook attempts over plain HTTP', () => {
   });
 });
 
+describe('webhook attempts to a host name with several checked addresses', () => {
+  /** A host with these addresses, in the order its resolver gave them. */
+  const host = (port: number, ...addresses: Array<[string, 4 | 6]>): CheckedUrl => ({
+    url: new URL(`http://hooks.invalid:${port}/cards`),
+    addresses: addresses.map(([address, family]) => ({ address, family })),
+  });
+
+  it('go on to the A record when the AAAA record’s address refuses the connection, and deliver there', async () => {
+    const receiver = await start('127.0.0.1');
+    const response = await post(host(receiver.port, ['::1', 6], ['127.0.0.1', 4]));
+    expect(response.statusCode).toBe(200);
+    expect(receiver.requests.map((r) => [r.host, r.localAddress])).toEqual([[`hooks.invalid:${receiver.port}`, '127.0.0.1']]);
+  });
+
+  it('go on to the second A record when the first address refuses the connection', async () => {
+    const receiver = await start('127.0.0.1');
+    expect((await post(host(receiver.port, ['127.0.0.2', 4], ['127.0.0.1', 4]))).statusCode).toBe(200);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  describe('when the first address never answers (its packets dropped)', () => {
+    let silent: SilentAddress;
+    beforeAll(async () => {
+      silent = await silentAddress('127.0.0.3');
+    });
+    afterAll(() => silent.close());
+
+    it('start the next address 250 ms later and deliver there, well within the limit', async () => {
+      const receiver = await start('127.0.0.1', ok, silent.port);
+      const started = Date.now();
+      expect((await post(host(silent.port, ['127.0.0.3', 4], ['127.0.0.1', 4]))).statusCode).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect(receiver.requests).toHaveLength(1);
+    });
+
+    it('reuse the connection to the address that answered for the next attempt, without waiting on the silent one', async () => {
+      const receiver = await start('127.0.0.1', ok, silent.port);
+      await post(host(silent.port, ['127.0.0.3', 4], ['127.0.0.1', 4]));
+      const started = Date.now();
+      expect((await post(host(silent.port, ['127.0.0.3', 4], ['127.0.0.1', 4]))).statusCode).toBe(200);
+      expect(Date.now() - started).toBeLessThan(200);
+      expect(receiver.requests.map((r) => r.connection)).toEqual([1, 1]);
+    });
+
+    it('fail at the limit, naming the limit, when no address answers', async () => {
+      const started = Date.now();
+      await expect(
+        postToCheckedAddress(host(silent.port, ['127.0.0.3', 4]), { headers: {}, body: Buffer.from('{}'), timeoutMs: 400 }),
+      ).rejects.toThrow(/no complete answer within 400 ms/);
+      expect(Date.now() - started).toBeLessThan(1500);
+    });
+  });
+
+  it('fail naming each address and why when every address refuses the connection', async () => {
+    const receiver = await start('127.0.0.1');
+    await receiver.close();
+    await expect(post(host(receiver.port, ['::1', 6], ['127.0.0.1', 4]))).rejects.toThrow(
+      /::1 \(ECONNREFUSED\).*127\.0\.0\.1 \(ECONNREFUSED\)/,
+    );
+  });
+});
+
 describe('webhook attempts over TLS', () => {
   let server: https.Server;
   let receiver: Receiver;
@@ -179,8 +241,24 @@ describe('webhook attempts over TLS', () => {
     expect(receiver.requests.map((r) => r.host)).toEqual(Array(3).fill(`hooks.invalid:${receiver.port}`));
   });
 
+  it('reach the second address when the first refuses, verify the URL’s host name there, and keep that connection', async () => {
+    const before = receiver.connections;
+    const checked: CheckedUrl = {
+      url: new URL(`https://hooks.invalid:${receiver.port}/second`),
+      addresses: [
+        { address: '127.0.0.2', family: 4 },
+        { address: '127.0.0.1', family: 4 },
+      ],
+    };
+    for (let i = 0; i < 2; i += 1) expect((await post(checked)).statusCode).toBe(200);
+    expect(receiver.connections - before).toBeLessThanOrEqual(1);
+  });
+
   it('refuse a certificate that does not name the URL’s host, pooled or not', async () => {
-    const other: CheckedUrl = { url: new URL(`https://other.invalid:${receiver.port}/cards`), address: '127.0.0.1', family: 4 };
+    const other: CheckedUrl = {
+      url: new URL(`https://other.invalid:${receiver.port}/cards`),
+      addresses: [{ address: '127.0.0.1', family: 4 }],
+    };
     await expect(post(other)).rejects.toThrow(/other\.invalid|altnames/i);
   });
 });
