@@ -1,21 +1,19 @@
 // Keeps webhook requests from reaching the service's own network (SSRF, docs/webhooks.md).
 // `checkWebhookUrl` resolves the host and refuses it unless EVERY address it resolves to is public
 // unicast; `postToCheckedAddress` then connects only to the addresses that were checked (no second
-// DNS lookup an attacker could answer differently: no DNS rebinding), trying them in turn as
-// Happy Eyeballs does (RFC 8305: the next one 250 ms after the last, or as soon as it fails), so a
-// host whose AAAA record is unreachable from here, or one of whose A records is down, is still
-// delivered to. It keeps the Host header and the TLS server name of the URL, and never follows a
-// redirect (node:http does not). Checked when an endpoint is added and again before every attempt.
-// The range logic is ipaddr.js's, plus what it does not name: IPv4-compatible IPv6 (::/96,
-// deprecated, routed nowhere), IPv6 outside global unicast 2000::/3, and the cloud host addresses
-// that serve metadata (169.254.169.254, Azure's 168.63.129.16, …). An IPv6 address that embeds an
-// IPv4 one is judged by the IPv4 address.
+// DNS lookup an attacker could answer differently: no DNS rebinding), which node's net.connect tries
+// in turn, Happy Eyeballs style (RFC 8305: IPv6 and IPv4 alternating, each address given 250 ms or
+// until it fails), so a host whose AAAA record is unreachable from here, or one of whose A records
+// is down, is still delivered to. It keeps the Host header and the TLS server name of the URL,
+// and never follows a redirect (node:http does not). Checked when an endpoint is added and again
+// before every attempt. The range logic is ipaddr.js's, plus what it does not name: IPv4-compatible
+// IPv6 (::/96, deprecated, routed nowhere), IPv6 outside global unicast 2000::/3, and the cloud
+// host addresses that serve metadata (169.254.169.254, Azure's 168.63.129.16, …). An IPv6 address
+// that embeds an IPv4 one is judged by the IPv4 address.
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import net, { type LookupFunction } from 'node:net';
-import type { Duplex } from 'node:stream';
-import { urlToHttpOptions } from 'node:url';
+import type { LookupFunction, TcpSocketConnectOpts } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
 import { webhookConnectionsOpened } from './metrics.js';
@@ -156,60 +154,41 @@ export interface PinnedResponse {
 
 /**
  * Connections to receivers are kept open between attempts (a TLS handshake and a round trip saved
- * per attempt to a busy endpoint), in one pool per checked address: a pooled connection was opened
- * to the address a check allowed and only ever serves requests pinned to that same address (and,
- * within the pool, the same host, port and TLS server name), so pooling keeps the guarantee above.
- * An idle connection closes after IDLE_CONNECTION_MS, or a second before the receiver's own
- * `Keep-Alive: timeout=` hint when that is shorter (node:http's agent reads it).
+ * per attempt to a busy endpoint), in one pool per set of checked addresses: a pooled connection
+ * was opened to one of the addresses a check allowed and only ever serves requests whose check
+ * allowed that same set (and, within the pool, the same host, port and TLS server name), so
+ * pooling keeps the guarantee above. An idle connection closes after IDLE_CONNECTION_MS, or a
+ * second before the receiver's own `Keep-Alive: timeout=` hint when that is shorter (node:http's
+ * agent reads it).
  */
 const IDLE_CONNECTION_MS = 15_000;
 /**
- * Idle connections kept per receiver (host, port and checked address): attempts to one endpoint
+ * Idle connections kept per receiver (host, port and checked addresses): attempts to one endpoint
  * rarely overlap by more (at 50/s with 1.5 ms answers, two connections served them all,
  * bench/webhook-connections); more are opened when needed and closed when done.
  */
 const IDLE_CONNECTIONS_PER_RECEIVER = 4;
 /**
- * Checked addresses whose pools are kept; the least recently used one's idle connections close.
- * Bounds what idle connections can hold (tens of KiB each over TLS): 256 × 4 at most, only while
- * attempts keep coming within IDLE_CONNECTION_MS.
+ * Sets of checked addresses whose pools are kept; the least recently used one's idle connections
+ * close. Bounds what idle connections can hold (tens of KiB each over TLS): 256 × 4 at most, only
+ * while attempts keep coming within IDLE_CONNECTION_MS.
  */
-const POOLED_ADDRESSES = 256;
+const POOLED_ADDRESS_SETS = 256;
 /**
  * An answer's body is read past its head to its end, so that its connection can serve the next
  * attempt, up to this many bytes in all and within the attempt's time; a longer or slower one drops
  * its connection (the attempt is answered by then).
  */
 const DRAINED_BYTES = 64 * 1024;
-/** RFC 8305's Connection Attempt Delay: how long one address has alone before the next is tried beside it. */
+/**
+ * RFC 8305's Connection Attempt Delay: how long node's net.connect (autoSelectFamily) gives one of
+ * several addresses before it goes on to the next (at once when it fails; the last one has what is
+ * left of the attempt's time).
+ */
 const NEXT_ADDRESS_AFTER_MS = 250;
 
-/** A request option of ours: a connection to the pool's address, already open, that the pool adopts. */
-interface Adopt {
-  adopt?: net.Socket;
-}
-
-// The pools' one change to node's agents: a connection the address race opened is taken as is (over
-// TLS, the handshake made on it) instead of a new one.
-class HttpPool extends http.Agent {
-  override createConnection(options: http.ClientRequestArgs & Adopt, callback?: (err: Error | null, stream: Duplex) => void) {
-    if (!options.adopt) return super.createConnection(options, callback);
-    if (options.timeout !== undefined) options.adopt.setTimeout(options.timeout);
-    return options.adopt;
-  }
-}
-
-class HttpsPool extends https.Agent {
-  override createConnection(options: https.RequestOptions & Adopt, callback?: (err: Error | null, stream: Duplex) => void) {
-    if (!options.adopt) return super.createConnection(options, callback);
-    // tls.connect's `socket`: the handshake is made over the opened connection.
-    const onOpened: https.RequestOptions & { socket: Duplex } = { ...options, socket: options.adopt };
-    return super.createConnection(onOpened, callback);
-  }
-}
-
 const pools = new LRUCache<string, http.Agent>({
-  max: POOLED_ADDRESSES,
+  max: POOLED_ADDRESS_SETS,
   dispose: (agent) => {
     // Connections still in use close when their attempt ends; the idle ones now.
     agent.maxFreeSockets = 0;
@@ -217,88 +196,33 @@ const pools = new LRUCache<string, http.Agent>({
   },
 });
 
-function poolFor(url: URL, { address }: CheckedAddress): http.Agent {
-  const key = `${url.protocol}${address}`;
+/** The pool for the URL's scheme and its checked addresses (as a set: a resolver may rotate their order). */
+function poolFor(checked: CheckedUrl): http.Agent {
+  const key = `${checked.url.protocol}${checked.addresses
+    .map(({ address }) => address)
+    .sort()
+    .join(',')}`;
   let pool = pools.get(key);
   if (pool === undefined) {
     const options = { keepAlive: true, timeout: IDLE_CONNECTION_MS, maxFreeSockets: IDLE_CONNECTIONS_PER_RECEIVER, scheduling: 'lifo' as const }; // prettier-ignore
-    pool = url.protocol === 'https:' ? new HttpsPool(options) : new HttpPool(options);
+    pool = checked.url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
     pools.set(key, pool);
   }
   return pool;
 }
 
 /**
- * The first checked address whose pool holds an idle connection to the URL's host and port (node's
- * agents name their idle connections `host:port:…`): any checked address will do, and one that
- * answered lately spares the next attempt the wait on an address that does not.
+ * node's error when no address accepted the connection is an AggregateError with an empty message
+ * (its `errors` one per address): this one names each address and why, for the delivery log.
  */
-function idleAddress(checked: CheckedUrl): CheckedAddress | undefined {
-  const { hostname, port, protocol } = urlToHttpOptions(checked.url);
-  const prefix = `${hostname}:${port || (protocol === 'https:' ? 443 : 80)}:`;
-  return checked.addresses.find((target) => {
-    const pool = pools.peek(`${checked.url.protocol}${target.address}`);
-    return pool !== undefined && Object.entries(pool.freeSockets).some(([name, sockets]) => name.startsWith(prefix) && (sockets?.length ?? 0) > 0); // prettier-ignore
-  });
-}
-
-/**
- * Opens a TCP connection to the first of `addresses` to accept one: each address gets
- * NEXT_ADDRESS_AFTER_MS alone before the next is tried beside it (at once when it fails), the
- * first to connect wins and the others are closed. Connects to the addresses themselves (no name
- * is resolved). Rejects naming each address and why when none connects; `abort` ends every attempt.
- */
-function connectToFirst(addresses: CheckedAddress[], port: number) {
-  const attempts = new Set<net.Socket>();
-  const failures: string[] = [];
-  let next = 0;
-  let stagger: NodeJS.Timeout | undefined;
-  let over = false;
-  let abort = () => {};
-  const connected = new Promise<{ socket: net.Socket; target: CheckedAddress }>((resolve, reject) => {
-    const end = () => {
-      over = true;
-      clearTimeout(stagger);
-      for (const socket of attempts) socket.destroy();
-    };
-    abort = () => {
-      if (over) return;
-      end();
-      reject(new Error('connection attempts aborted'));
-    };
-    if (addresses.length === 0) {
-      over = true;
-      reject(new Error('no checked address to connect to'));
-      return;
-    }
-    const tryNext = () => {
-      clearTimeout(stagger);
-      if (over || next >= addresses.length) return;
-      const target = addresses[next++];
-      const socket = net.connect({ host: target.address, port, family: target.family });
-      attempts.add(socket);
-      socket.once('connect', () => {
-        if (over) return;
-        attempts.delete(socket);
-        end();
-        resolve({ socket, target });
-      });
-      // Kept after the connect: an error before the request takes the socket over is its to report.
-      socket.once('error', (error: NodeJS.ErrnoException) => {
-        attempts.delete(socket);
-        if (over) return;
-        failures.push(`${target.address} (${error.code ?? error.message})`);
-        if (next < addresses.length) tryNext();
-        else if (attempts.size === 0) {
-          end();
-          reject(new Error(`cannot connect to port ${port} at ${failures.join(', ')}`));
-        }
-      });
-      if (next < addresses.length) stagger = setTimeout(tryNext, NEXT_ADDRESS_AFTER_MS);
-    };
-    tryNext();
-  });
-  return { connected, abort: () => abort() };
+function namingEachAddress(error: Error, port: number): Error {
+  // Not `instanceof AggregateError`: node's own realm made it, which need not be the caller's (jest's vm).
+  const { errors } = error as { errors?: unknown };
+  if (!Array.isArray(errors)) return error;
+  const failures = (errors as Array<NodeJS.ErrnoException & { address?: unknown }>).map(({ address, code, message }) =>
+    typeof address === 'string' ? `${address} (${code ?? message})` : message,
+  );
+  return new Error(`cannot connect to port ${port} at ${failures.join(', ')}`, { cause: error });
 }
 
 /**
@@ -309,20 +233,26 @@ function connectToFirst(addresses: CheckedAddress[], port: number) {
 const droppedOnReuse = (error: NodeJS.ErrnoException) => error.code === 'ECONNRESET' || error.code === 'EPIPE';
 
 /**
- * POSTs `body` to the checked URL, connecting to its checked addresses only: an idle pooled
- * connection to one of them, or a new one to the first that accepts (connectToFirst). `timeoutMs`
- * bounds the whole exchange (connect, TLS, request, response status and the first `headBytes` body
- * bytes): a receiver that answers its headers at once and then trickles its body fails at the
- * limit, it is not waited for. `limitMs` is the limit the error names when the caller spent part of
- * it already (resolving the host). Redirects are answers like any other status (not followed). A
- * request that a reused connection drops before any answer goes out once more on a new connection,
- * within the same limit. Rejects on a network error or the timeout.
+ * POSTs `body` to the checked URL, connecting to its checked addresses only (a pooled connection to
+ * one of them, or a new one). With several addresses, node's net.connect tries them in turn (RFC
+ * 8305, NEXT_ADDRESS_AFTER_MS each); when none connects, the error names each address and why.
+ * `timeoutMs` bounds the whole exchange (connect, TLS, request, response status and the first
+ * `headBytes` body bytes): a receiver that answers its headers at once and then trickles its body
+ * fails at the limit, it is not waited for. `limitMs` is the limit the error names when the caller
+ * spent part of it already (resolving the host). Redirects are answers like any other status (not
+ * followed). A request that a reused connection drops before any answer goes out once more on a new
+ * connection, within the same limit. Rejects on a network error or the timeout.
  */
 export function postToCheckedAddress(
   checked: CheckedUrl,
   request: { headers: Record<string, string>; body: Buffer; timeoutMs: number; limitMs?: number; headBytes?: number },
 ): Promise<PinnedResponse> {
   const headBytes = request.headBytes ?? 512;
+  // Answers every name with the checked addresses: node connects to these, and to nothing else.
+  const pinnedLookup: LookupFunction = (_hostname, options, callback) => {
+    if (options.all) callback(null, checked.addresses);
+    else callback(null, checked.addresses[0].address, checked.addresses[0].family);
+  };
   const transport = checked.url.protocol === 'https:' ? https : http;
   const port = Number(checked.url.port) || (checked.url.protocol === 'https:' ? 443 : 80);
   const headers = { ...request.headers, 'Content-Length': String(request.body.length), 'User-Agent': 'card-delivery-webhooks/1' };
@@ -333,23 +263,17 @@ export function postToCheckedAddress(
       settled = true;
       outcome();
     };
-    let current: http.ClientRequest | undefined;
-    let abortConnecting = () => {};
+    let current: http.ClientRequest;
     // Bounds the answer, then what is left of the body: a connection still busy at the limit is dropped.
     const timer = setTimeout(() => {
       settle(() => reject(new Error(`no complete answer within ${request.limitMs ?? request.timeoutMs} ms`)));
-      abortConnecting();
-      current?.destroy();
+      current.destroy();
     }, request.timeoutMs);
 
-    const send = (target: CheckedAddress, opened: net.Socket | undefined, mayResend: boolean) => {
+    const send = (agent: http.Agent | false) => {
       let answered = false;
-      // Only for a connection the pool opens itself: to the one address this request is pinned to.
-      const pinnedLookup: LookupFunction = (_hostname, options, callback) => {
-        if (options.all) callback(null, [target]);
-        else callback(null, target.address, target.family);
-      };
-      const options: http.RequestOptions & Adopt = { method: 'POST', lookup: pinnedLookup, agent: poolFor(checked.url, target), headers, adopt: opened }; // prettier-ignore
+      // node:http hands socket options to net.connect (its types do not list these two).
+      const options: http.RequestOptions & Pick<TcpSocketConnectOpts, 'autoSelectFamily' | 'autoSelectFamilyAttemptTimeout'> = { method: 'POST', lookup: pinnedLookup, autoSelectFamily: true, autoSelectFamilyAttemptTimeout: NEXT_ADDRESS_AFTER_MS, agent, headers }; // prettier-ignore
       const req = transport.request(checked.url, options, (res) => {
         answered = true;
         const chunks: Buffer[] = [];
@@ -367,12 +291,10 @@ export function postToCheckedAddress(
       current = req;
       req.once('socket', () => {
         if (!req.reusedSocket) webhookConnectionsOpened.inc({ scheme: checked.url.protocol.slice(0, -1) });
-        // The pool had an idle connection after all (another attempt just returned it): the opened one is not needed.
-        else opened?.destroy();
       });
       req.on('error', (error: NodeJS.ErrnoException) => {
-        if (mayResend && !settled && !answered && req.reusedSocket && droppedOnReuse(error)) connect();
-        else settle(() => reject(error));
+        if (!settled && !answered && req.reusedSocket && droppedOnReuse(error)) send(false);
+        else settle(() => reject(namingEachAddress(error, port)));
       });
       // Done with this request: its answer read (its connection back in the pool) or its connection gone.
       req.on('close', () => {
@@ -380,18 +302,6 @@ export function postToCheckedAddress(
       });
       req.end(request.body);
     };
-
-    const connect = () => {
-      const race = connectToFirst(checked.addresses, port);
-      abortConnecting = race.abort;
-      race.connected.then(
-        ({ socket, target }) => (settled ? socket.destroy() : send(target, socket, false)),
-        (error: Error) => settle(() => reject(error)),
-      );
-    };
-
-    const idle = idleAddress(checked);
-    if (idle) send(idle, undefined, true);
-    else connect();
+    send(poolFor(checked));
   });
 }

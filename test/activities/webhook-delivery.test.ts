@@ -365,6 +365,19 @@ describe('deliverWebhook', () => {
       expect(receiver.on('/mixed')).toHaveLength(0);
       expect((await attemptsLogged(pair.eventId, created.endpoint.id))[0].error).toMatch(/refused: 127\.0\.0\.1 is in a loopback range/);
     });
+
+    it('logs each address and why when none accepts the connection', async () => {
+      const port = new URL(base).port;
+      const created = await createWebhookEndpoint(pool, { issuerId, url: `http://hooks.nowhere.test:${port}/nowhere`, events: ['delivery.completed'] }); // prettier-ignore
+      if (!created.ok) throw new Error(created.reason);
+      const pair = (await oneEvent()).pairs.find((p) => p.endpointId === created.endpoint.id)!;
+      // The receiver listens on 127.0.0.1 only: both addresses refuse.
+      const run = createWebhookDeliveryActivities({ pool, config: configFor(), lookup: resolvesTo('hooks.nowhere.test', '127.0.0.2', '127.0.0.3') }); // prettier-ignore
+      expect(await attemptDelivery(pair, 1, run)).toBeInstanceOf(ApplicationFailure);
+      expect(await attemptsLogged(pair.eventId, created.endpoint.id)).toEqual([
+        expect.objectContaining({ attempt: 1, status_code: null, error: `cannot connect to port ${port} at 127.0.0.2 (ECONNREFUSED), 127.0.0.3 (ECONNREFUSED)` }), // prettier-ignore
+      ]);
+    });
   });
 
   it('skips, and records why, when the endpoint was removed after the event was created', async () => {

@@ -1,7 +1,7 @@
 // Webhook attempts keep their connection to a receiver open and reuse it (platform/ssrf-guard.ts
 // postToCheckedAddress), without giving up the pinning that keeps them off the service's own
-// network: a pooled connection only ever serves the checked address it was opened to. Real
-// receivers on 127.0.0.1 and 127.0.0.2, over plain HTTP and over TLS.
+// network: a pooled connection only ever serves attempts whose check allowed the same addresses as
+// the one it was opened for. Real receivers on 127.0.0.1 and 127.0.0.2, over plain HTTP and over TLS.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import https from 'node:https';
@@ -181,6 +181,16 @@ describe('webhook attempts to a host name with several checked addresses', () =>
     expect(receiver.requests).toHaveLength(1);
   });
 
+  it('reuse a connection only for the same set of checked addresses, in whatever order the resolver gave them', async () => {
+    const first = await start('127.0.0.1');
+    await start('127.0.0.2', ok, first.port);
+    await post(host(first.port, ['127.0.0.1', 4], ['127.0.0.2', 4]));
+    await post(host(first.port, ['127.0.0.2', 4], ['127.0.0.1', 4]));
+    // A check that allowed 127.0.0.1 alone does not take the connection opened when 127.0.0.2 was allowed too.
+    await post(host(first.port, ['127.0.0.1', 4]));
+    expect(first.requests.map((r) => r.connection)).toEqual([1, 1, 2]);
+  });
+
   describe('when the first address never answers (its packets dropped)', () => {
     let silent: SilentAddress;
     beforeAll(async () => {
@@ -198,8 +208,10 @@ describe('webhook attempts to a host name with several checked addresses', () =>
 
     it('reuse the connection to the address that answered for the next attempt, without waiting on the silent one', async () => {
       const receiver = await start('127.0.0.1', ok, silent.port);
-      await post(host(silent.port, ['127.0.0.3', 4], ['127.0.0.1', 4]));
-      expect((await post(host(silent.port, ['127.0.0.3', 4], ['127.0.0.1', 4]))).statusCode).toBe(200);
+      // Its own host name: the test before left a connection to this port in the pool, which its receiver's close made stale.
+      const checked: CheckedUrl = { ...host(silent.port, ['127.0.0.3', 4], ['127.0.0.1', 4]), url: new URL(`http://reuse.invalid:${silent.port}/cards`) }; // prettier-ignore
+      await post(checked);
+      expect((await post(checked)).statusCode).toBe(200);
       // Had the second attempt tried the silent address first, it would have opened a second connection 250 ms later.
       expect(receiver.connections).toBe(1);
       expect(receiver.requests.map((r) => r.connection)).toEqual([1, 1]);
