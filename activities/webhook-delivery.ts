@@ -35,7 +35,7 @@ import { claimDelivery, markDeliverySkipped, recordDeliveryAttempt } from '../db
 import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';
 import { webhookAttemptDuration, webhookAttempts, webhookUndeliverable } from '../platform/metrics.js';
-import { checkWebhookUrl, postToCheckedAddress } from '../platform/ssrf-guard.js';
+import { checkWebhookUrl, postToCheckedAddress, type HostLookup } from '../platform/ssrf-guard.js';
 import { withTraceContext } from '../platform/tracing.js';
 import { startRedelivery } from '../temporal/client.js';
 import type { HandedDeliveries } from './handed-deliveries.js';
@@ -86,6 +86,8 @@ export function createWebhookDeliveryActivities(deps: {
   temporal?: Client;
   now?: () => Date;
   handed?: HandedDeliveries;
+  /** Resolves endpoint host names: node:dns's lookup unless a test stands in for DNS. */
+  lookup?: HostLookup;
 }) {
   const now = deps.now ?? (() => new Date());
   const schedule = deps.config.WEBHOOK_RETRY_SCHEDULE;
@@ -180,7 +182,7 @@ export function createWebhookDeliveryActivities(deps: {
       // WEBHOOK_TIMEOUT_MS bounds the whole attempt: resolving the host, then connecting, sending and
       // reading the status and the body's first bytes in what is left of it.
       const limitMs = deps.config.WEBHOOK_TIMEOUT_MS;
-      const checked = await checkWebhookUrl(delivery.endpoint.url, { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: limitMs }); // prettier-ignore
+      const checked = await checkWebhookUrl(delivery.endpoint.url, { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: limitMs, lookup: deps.lookup }); // prettier-ignore
       const headers = signedHeaders({ eventId, attempt, body: delivery.body, secrets: delivery.endpoint.secrets, now: startedAt });
       requestHeaders = headers;
       const timeoutMs = Math.max(1, limitMs - (performance.now() - started));

@@ -1,16 +1,19 @@
 // Keeps webhook requests from reaching the service's own network (SSRF, docs/webhooks.md).
 // `checkWebhookUrl` resolves the host and refuses it unless EVERY address it resolves to is public
-// unicast; `postToCheckedAddress` then connects to the very address that was checked (no second DNS
-// lookup an attacker could answer differently: no DNS rebinding), keeps the Host header and the TLS
-// server name of the URL, and never follows a redirect (node:http does not). Checked when an
-// endpoint is added and again before every attempt. The range logic is ipaddr.js's, plus what it
-// does not name: IPv4-compatible IPv6 (::/96, deprecated, routed nowhere), IPv6 outside global
-// unicast 2000::/3, and the cloud host addresses that serve metadata (169.254.169.254, Azure's
-// 168.63.129.16, …). An IPv6 address that embeds an IPv4 one is judged by the IPv4 address.
+// unicast; `postToCheckedAddress` then connects only to the addresses that were checked (no second
+// DNS lookup an attacker could answer differently: no DNS rebinding), which node's net.connect tries
+// in turn, Happy Eyeballs style (RFC 8305: IPv6 and IPv4 alternating, each address given 250 ms or
+// until it fails), so a host whose AAAA record is unreachable from here, or one of whose A records
+// is down, is still delivered to. It keeps the Host header and the TLS server name of the URL,
+// and never follows a redirect (node:http does not). Checked when an endpoint is added and again
+// before every attempt. The range logic is ipaddr.js's, plus what it does not name: IPv4-compatible
+// IPv6 (::/96, deprecated, routed nowhere), IPv6 outside global unicast 2000::/3, and the cloud
+// host addresses that serve metadata (169.254.169.254, Azure's 168.63.129.16, …). An IPv6 address
+// that embeds an IPv4 one is judged by the IPv4 address.
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import type { LookupFunction, TcpSocketConnectOpts } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
 import { webhookConnectionsOpened } from './metrics.js';
@@ -24,11 +27,15 @@ export class WebhookUrlRefused extends Error {
   }
 }
 
-export interface CheckedUrl {
-  url: URL;
-  /** The address requests must connect to. */
+export interface CheckedAddress {
   address: string;
   family: 4 | 6;
+}
+
+export interface CheckedUrl {
+  url: URL;
+  /** Every address the host resolved to, each one allowed, in the resolver's order: requests connect to these only. */
+  addresses: CheckedAddress[];
 }
 
 // Refused whatever the setting: not routable to a single host, or a cloud metadata service.
@@ -85,7 +92,7 @@ export type HostLookup = (host: string, options: { all: true; verbatim: true }) 
 
 /**
  * Checks a webhook URL: http(s) only, no credentials, and every address the host resolves to must
- * be allowed. Returns the address to connect to; throws WebhookUrlRefused otherwise.
+ * be allowed. Returns the addresses to connect to; throws WebhookUrlRefused otherwise.
  */
 export async function checkWebhookUrl(
   raw: string,
@@ -120,11 +127,13 @@ export async function checkWebhookUrl(
     }
     if (addresses.length === 0) throw new WebhookUrlRefused(raw, `${host} resolves to no address`);
   }
-  for (const { address } of addresses) {
+  const checked = new Map<string, CheckedAddress>();
+  for (const { address, family } of addresses) {
     const why = refusalFor(address, options);
     if (why) throw new WebhookUrlRefused(raw, why);
+    checked.set(address, { address, family: family === 6 ? 6 : 4 });
   }
-  return { url, address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
+  return { url, addresses: [...checked.values()] };
 }
 
 class TimedOut extends Error {}
@@ -145,34 +154,41 @@ export interface PinnedResponse {
 
 /**
  * Connections to receivers are kept open between attempts (a TLS handshake and a round trip saved
- * per attempt to a busy endpoint), in one pool per checked address: a pooled connection was opened
- * to the address a check allowed and only ever serves requests pinned to that same address (and,
- * within the pool, the same host, port and TLS server name), so pooling keeps the guarantee above.
- * An idle connection closes after IDLE_CONNECTION_MS, or a second before the receiver's own
- * `Keep-Alive: timeout=` hint when that is shorter (node:http's agent reads it).
+ * per attempt to a busy endpoint), in one pool per set of checked addresses: a pooled connection
+ * was opened to one of the addresses a check allowed and only ever serves requests whose check
+ * allowed that same set (and, within the pool, the same host, port and TLS server name), so
+ * pooling keeps the guarantee above. An idle connection closes after IDLE_CONNECTION_MS, or a
+ * second before the receiver's own `Keep-Alive: timeout=` hint when that is shorter (node:http's
+ * agent reads it).
  */
 const IDLE_CONNECTION_MS = 15_000;
 /**
- * Idle connections kept per receiver (host, port and checked address): attempts to one endpoint
+ * Idle connections kept per receiver (host, port and checked addresses): attempts to one endpoint
  * rarely overlap by more (at 50/s with 1.5 ms answers, two connections served them all,
  * bench/webhook-connections); more are opened when needed and closed when done.
  */
 const IDLE_CONNECTIONS_PER_RECEIVER = 4;
 /**
- * Checked addresses whose pools are kept; the least recently used one's idle connections close.
- * Bounds what idle connections can hold (tens of KiB each over TLS): 256 × 4 at most, only while
- * attempts keep coming within IDLE_CONNECTION_MS.
+ * Sets of checked addresses whose pools are kept; the least recently used one's idle connections
+ * close. Bounds what idle connections can hold (tens of KiB each over TLS): 256 × 4 at most, only
+ * while attempts keep coming within IDLE_CONNECTION_MS.
  */
-const POOLED_ADDRESSES = 256;
+const POOLED_ADDRESS_SETS = 256;
 /**
  * An answer's body is read past its head to its end, so that its connection can serve the next
  * attempt, up to this many bytes in all and within the attempt's time; a longer or slower one drops
  * its connection (the attempt is answered by then).
  */
 const DRAINED_BYTES = 64 * 1024;
+/**
+ * RFC 8305's Connection Attempt Delay: how long node's net.connect (autoSelectFamily) gives one of
+ * several addresses before it goes on to the next (at once when it fails; the last one has what is
+ * left of the attempt's time).
+ */
+const NEXT_ADDRESS_AFTER_MS = 250;
 
 const pools = new LRUCache<string, http.Agent>({
-  max: POOLED_ADDRESSES,
+  max: POOLED_ADDRESS_SETS,
   dispose: (agent) => {
     // Connections still in use close when their attempt ends; the idle ones now.
     agent.maxFreeSockets = 0;
@@ -180,8 +196,12 @@ const pools = new LRUCache<string, http.Agent>({
   },
 });
 
+/** The pool for the URL's scheme and its checked addresses (as a set: a resolver may rotate their order). */
 function poolFor(checked: CheckedUrl): http.Agent {
-  const key = `${checked.url.protocol}${checked.address}`;
+  const key = `${checked.url.protocol}${checked.addresses
+    .map(({ address }) => address)
+    .sort()
+    .join(',')}`;
   let pool = pools.get(key);
   if (pool === undefined) {
     const options = { keepAlive: true, timeout: IDLE_CONNECTION_MS, maxFreeSockets: IDLE_CONNECTIONS_PER_RECEIVER, scheduling: 'lifo' as const }; // prettier-ignore
@@ -192,6 +212,20 @@ function poolFor(checked: CheckedUrl): http.Agent {
 }
 
 /**
+ * node's error when no address accepted the connection is an AggregateError with an empty message
+ * (its `errors` one per address): this one names each address and why, for the delivery log.
+ */
+function namingEachAddress(error: Error, port: number): Error {
+  // Not `instanceof AggregateError`: node's own realm made it, which need not be the caller's (jest's vm).
+  const { errors } = error as { errors?: unknown };
+  if (!Array.isArray(errors)) return error;
+  const failures = (errors as Array<NodeJS.ErrnoException & { address?: unknown }>).map(({ address, code, message }) =>
+    typeof address === 'string' ? `${address} (${code ?? message})` : message,
+  );
+  return new Error(`cannot connect to port ${port} at ${failures.join(', ')}`, { cause: error });
+}
+
+/**
  * The receiver closed an idle connection just as it was reused (its keep-alive timeout ended): the
  * request never reached it, or reached a server that was closing; node:http's own advice is to send
  * it again. Webhooks are delivered at least once, and consumers dedupe on the event id.
@@ -199,24 +233,28 @@ function poolFor(checked: CheckedUrl): http.Agent {
 const droppedOnReuse = (error: NodeJS.ErrnoException) => error.code === 'ECONNRESET' || error.code === 'EPIPE';
 
 /**
- * POSTs `body` to the checked URL, connecting to the checked address only (a pooled connection to
- * it, or a new one). `timeoutMs` bounds the whole exchange (connect, TLS, request, response status
- * and the first `headBytes` body bytes): a receiver that answers its headers at once and then
- * trickles its body fails at the limit, it is not waited for. `limitMs` is the limit the error names
- * when the caller spent part of it already (resolving the host). Redirects are answers like any
- * other status (not followed). A request that a reused connection drops before any answer goes out
- * once more on a new connection, within the same limit. Rejects on a network error or the timeout.
+ * POSTs `body` to the checked URL, connecting to its checked addresses only (a pooled connection to
+ * one of them, or a new one). With several addresses, node's net.connect tries them in turn (RFC
+ * 8305, NEXT_ADDRESS_AFTER_MS each); when none connects, the error names each address and why.
+ * `timeoutMs` bounds the whole exchange (connect, TLS, request, response status and the first
+ * `headBytes` body bytes): a receiver that answers its headers at once and then trickles its body
+ * fails at the limit, it is not waited for. `limitMs` is the limit the error names when the caller
+ * spent part of it already (resolving the host). Redirects are answers like any other status (not
+ * followed). A request that a reused connection drops before any answer goes out once more on a new
+ * connection, within the same limit. Rejects on a network error or the timeout.
  */
 export function postToCheckedAddress(
   checked: CheckedUrl,
   request: { headers: Record<string, string>; body: Buffer; timeoutMs: number; limitMs?: number; headBytes?: number },
 ): Promise<PinnedResponse> {
   const headBytes = request.headBytes ?? 512;
+  // Answers every name with the checked addresses: node connects to these, and to nothing else.
   const pinnedLookup: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) callback(null, [{ address: checked.address, family: checked.family }]);
-    else callback(null, checked.address, checked.family);
+    if (options.all) callback(null, checked.addresses);
+    else callback(null, checked.addresses[0].address, checked.addresses[0].family);
   };
   const transport = checked.url.protocol === 'https:' ? https : http;
+  const port = Number(checked.url.port) || (checked.url.protocol === 'https:' ? 443 : 80);
   const headers = { ...request.headers, 'Content-Length': String(request.body.length), 'User-Agent': 'card-delivery-webhooks/1' };
   return new Promise<PinnedResponse>((resolve, reject) => {
     let settled = false;
@@ -234,7 +272,9 @@ export function postToCheckedAddress(
 
     const send = (agent: http.Agent | false) => {
       let answered = false;
-      const req = transport.request(checked.url, { method: 'POST', lookup: pinnedLookup, agent, headers }, (res) => {
+      // node:http hands socket options to net.connect (its types do not list these two).
+      const options: http.RequestOptions & Pick<TcpSocketConnectOpts, 'autoSelectFamily' | 'autoSelectFamilyAttemptTimeout'> = { method: 'POST', lookup: pinnedLookup, autoSelectFamily: true, autoSelectFamilyAttemptTimeout: NEXT_ADDRESS_AFTER_MS, agent, headers }; // prettier-ignore
+      const req = transport.request(checked.url, options, (res) => {
         answered = true;
         const chunks: Buffer[] = [];
         let size = 0;
@@ -254,7 +294,7 @@ export function postToCheckedAddress(
       });
       req.on('error', (error: NodeJS.ErrnoException) => {
         if (!settled && !answered && req.reusedSocket && droppedOnReuse(error)) send(false);
-        else settle(() => reject(error));
+        else settle(() => reject(namingEachAddress(error, port)));
       });
       // Done with this request: its answer read (its connection back in the pool) or its connection gone.
       req.on('close', () => {

@@ -11,7 +11,13 @@ const [modulePath, port, attempts, rate, warmup] = process.argv.slice(2);
 const { postToCheckedAddress } = (await import(pathToFileURL(modulePath).href)) as {
   postToCheckedAddress: (checked: CheckedUrl, request: { headers: Record<string, string>; body: Buffer; timeoutMs: number }) => Promise<PinnedResponse>; // prettier-ignore
 };
-const checked: CheckedUrl = { url: new URL(`https://hooks.bench.invalid:${port}/cards`), address: '127.0.0.1', family: 4 };
+// `address` and `family`: what the previous main's module reads.
+const checked: CheckedUrl & { address: string; family: 4 } = {
+  url: new URL(`https://hooks.bench.invalid:${port}/cards`),
+  addresses: [{ address: '127.0.0.1', family: 4 }],
+  address: '127.0.0.1',
+  family: 4,
+};
 const body = Buffer.from(
   JSON.stringify({ id: 'evt_'.padEnd(40, '0'), type: 'dispatch.status_changed', data: { padding: 'x'.repeat(900) } }),
 );

@@ -19,6 +19,7 @@ import { createPool, type Pool } from '../../db/pool.js';
 import { createWebhookEvents } from '../support/webhook-events.js';
 import { createWebhookEndpoint, removeWebhookEndpoint, rotateWebhookSecret } from '../../db/webhook-endpoints.js';
 import { loadConfig } from '../../platform/config.js';
+import type { HostLookup } from '../../platform/ssrf-guard.js';
 import { parse, verify, verifyRequest } from '../../consumer-kit/src/index.js';
 import { requireTestEnv } from '../support/env.js';
 
@@ -327,6 +328,56 @@ describe('deliverWebhook', () => {
     expect(await attemptDelivery(pair, 1, strict)).toBeInstanceOf(ApplicationFailure);
     expect(receiver.on('/private')).toHaveLength(0);
     expect((await attemptsLogged(pair.eventId, hook.id))[0].error).toMatch(/refused: 127\.0\.0\.1 is in a loopback range/);
+  });
+
+  describe('a host name that resolves to several addresses', () => {
+    // DNS is outside the system: the resolver the activities are given stands in for it.
+    const resolvesTo =
+      (name: string, ...addresses: string[]): HostLookup =>
+      async (host) => {
+        if (host !== name) throw Object.assign(new Error(`${host} not found`), { code: 'ENOTFOUND' });
+        return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+      };
+
+    it('skips a first address that refuses the connection: the second receives the signed POST, with the URL’s Host', async () => {
+      const port = new URL(base).port;
+      const created = await createWebhookEndpoint(pool, { issuerId, url: `http://hooks.two-records.test:${port}/two-records`, events: ['delivery.completed'] }); // prettier-ignore
+      if (!created.ok) throw new Error(created.reason);
+      const pair = (await oneEvent()).pairs.find((p) => p.endpointId === created.endpoint.id)!;
+      // Nothing listens on 127.0.0.2 at the receiver's port: that address refuses, as a host's dead A record does.
+      const lookup = resolvesTo('hooks.two-records.test', '127.0.0.2', '127.0.0.1');
+      const run = createWebhookDeliveryActivities({ pool, config: configFor(), lookup });
+      expect(await attemptDelivery(pair, 1, run)).toEqual({ outcome: 'delivered', attempts: 1 });
+      const [request] = receiver.on('/two-records');
+      expect(request.headers.host).toBe(`hooks.two-records.test:${port}`);
+      expect(verifyRequest(request.body, request.headers, created.secret)).toEqual({ ok: true });
+      expect(await attemptsLogged(pair.eventId, created.endpoint.id)).toEqual([expect.objectContaining({ attempt: 1, status_code: 200, error: null })]); // prettier-ignore
+    });
+
+    it('refuses the attempt, sending nothing, when any one of the addresses is private', async () => {
+      const port = new URL(base).port;
+      const created = await createWebhookEndpoint(pool, { issuerId, url: `http://hooks.mixed.test:${port}/mixed`, events: ['delivery.completed'] }); // prettier-ignore
+      if (!created.ok) throw new Error(created.reason);
+      const pair = (await oneEvent()).pairs.find((p) => p.endpointId === created.endpoint.id)!;
+      const lookup = resolvesTo('hooks.mixed.test', '93.184.215.14', '127.0.0.1');
+      const strict = createWebhookDeliveryActivities({ pool, config: configFor({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }), lookup });
+      expect(await attemptDelivery(pair, 1, strict)).toBeInstanceOf(ApplicationFailure);
+      expect(receiver.on('/mixed')).toHaveLength(0);
+      expect((await attemptsLogged(pair.eventId, created.endpoint.id))[0].error).toMatch(/refused: 127\.0\.0\.1 is in a loopback range/);
+    });
+
+    it('logs each address and why when none accepts the connection', async () => {
+      const port = new URL(base).port;
+      const created = await createWebhookEndpoint(pool, { issuerId, url: `http://hooks.nowhere.test:${port}/nowhere`, events: ['delivery.completed'] }); // prettier-ignore
+      if (!created.ok) throw new Error(created.reason);
+      const pair = (await oneEvent()).pairs.find((p) => p.endpointId === created.endpoint.id)!;
+      // The receiver listens on 127.0.0.1 only: both addresses refuse.
+      const run = createWebhookDeliveryActivities({ pool, config: configFor(), lookup: resolvesTo('hooks.nowhere.test', '127.0.0.2', '127.0.0.3') }); // prettier-ignore
+      expect(await attemptDelivery(pair, 1, run)).toBeInstanceOf(ApplicationFailure);
+      expect(await attemptsLogged(pair.eventId, created.endpoint.id)).toEqual([
+        expect.objectContaining({ attempt: 1, status_code: null, error: `cannot connect to port ${port} at 127.0.0.2 (ECONNREFUSED), 127.0.0.3 (ECONNREFUSED)` }), // prettier-ignore
+      ]);
+    });
   });
 
   it('skips, and records why, when the endpoint was removed after the event was created', async () => {

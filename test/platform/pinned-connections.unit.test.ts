@@ -1,7 +1,7 @@
 // Webhook attempts keep their connection to a receiver open and reuse it (platform/ssrf-guard.ts
 // postToCheckedAddress), without giving up the pinning that keeps them off the service's own
-// network: a pooled connection only ever serves the checked address it was opened to. Real
-// receivers on 127.0.0.1 and 127.0.0.2, over plain HTTP and over TLS.
+// network: a pooled connection only ever serves attempts whose check allowed the same addresses as
+// the one it was opened for. Real receivers on 127.0.0.1 and 127.0.0.2, over plain HTTP and over TLS.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import https from 'node:https';
@@ -10,6 +10,7 @@ import tls from 'node:tls';
 import { webhookConnectionsOpened } from '../../platform/metrics.js';
 import { postToCheckedAddress, type CheckedUrl } from '../../platform/ssrf-guard.js';
 import { selfSignedCertificate } from '../support/certificate.js';
+import { silentAddress, type SilentAddress } from '../support/silent-address.js';
 import { until } from '../support/until.js';
 
 interface Receiver {
@@ -66,8 +67,7 @@ const post = (checked: CheckedUrl, body = '{"id":"evt_1"}') =>
 /** `.invalid` never resolves: a request arrives only through the pinned address. */
 const pinned = (protocol: 'http' | 'https', address: string, port: number): CheckedUrl => ({
   url: new URL(`${protocol}://hooks.invalid:${port}/cards`),
-  address,
-  family: 4,
+  addresses: [{ address, family: 4 }],
 });
 
 const receivers: Receiver[] = [];
@@ -161,6 +161,80 @@ describe('webhook attempts over plain HTTP', () => {
   });
 });
 
+describe('webhook attempts to a host name with several checked addresses', () => {
+  /** A host with these addresses, in the order its resolver gave them. */
+  const host = (port: number, ...addresses: Array<[string, 4 | 6]>): CheckedUrl => ({
+    url: new URL(`http://hooks.invalid:${port}/cards`),
+    addresses: addresses.map(([address, family]) => ({ address, family })),
+  });
+
+  it('go on to the A record when the AAAA record’s address refuses the connection, and deliver there', async () => {
+    const receiver = await start('127.0.0.1');
+    const response = await post(host(receiver.port, ['::1', 6], ['127.0.0.1', 4]));
+    expect(response.statusCode).toBe(200);
+    expect(receiver.requests.map((r) => [r.host, r.localAddress])).toEqual([[`hooks.invalid:${receiver.port}`, '127.0.0.1']]);
+  });
+
+  it('go on to the second A record when the first address refuses the connection', async () => {
+    const receiver = await start('127.0.0.1');
+    expect((await post(host(receiver.port, ['127.0.0.2', 4], ['127.0.0.1', 4]))).statusCode).toBe(200);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('reuse a connection only for the same set of checked addresses, in whatever order the resolver gave them', async () => {
+    const first = await start('127.0.0.1');
+    await start('127.0.0.2', ok, first.port);
+    await post(host(first.port, ['127.0.0.1', 4], ['127.0.0.2', 4]));
+    await post(host(first.port, ['127.0.0.2', 4], ['127.0.0.1', 4]));
+    // A check that allowed 127.0.0.1 alone does not take the connection opened when 127.0.0.2 was allowed too.
+    await post(host(first.port, ['127.0.0.1', 4]));
+    expect(first.requests.map((r) => r.connection)).toEqual([1, 1, 2]);
+  });
+
+  describe('when the first address never answers (its packets dropped)', () => {
+    let silent: SilentAddress;
+    beforeAll(async () => {
+      silent = await silentAddress('127.0.0.3');
+    });
+    afterAll(() => silent.close());
+
+    it('start the next address 250 ms later and deliver there, well within the limit', async () => {
+      const receiver = await start('127.0.0.1', ok, silent.port);
+      const started = Date.now();
+      expect((await post(host(silent.port, ['127.0.0.3', 4], ['127.0.0.1', 4]))).statusCode).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect(receiver.requests).toHaveLength(1);
+    });
+
+    it('reuse the connection to the address that answered for the next attempt, without waiting on the silent one', async () => {
+      const receiver = await start('127.0.0.1', ok, silent.port);
+      // Its own host name: the test before left a connection to this port in the pool, which its receiver's close made stale.
+      const checked: CheckedUrl = { ...host(silent.port, ['127.0.0.3', 4], ['127.0.0.1', 4]), url: new URL(`http://reuse.invalid:${silent.port}/cards`) }; // prettier-ignore
+      await post(checked);
+      expect((await post(checked)).statusCode).toBe(200);
+      // Had the second attempt tried the silent address first, it would have opened a second connection 250 ms later.
+      expect(receiver.connections).toBe(1);
+      expect(receiver.requests.map((r) => r.connection)).toEqual([1, 1]);
+    });
+
+    it('fail at the limit, naming the limit, when no address answers', async () => {
+      const started = Date.now();
+      await expect(
+        postToCheckedAddress(host(silent.port, ['127.0.0.3', 4]), { headers: {}, body: Buffer.from('{}'), timeoutMs: 400 }),
+      ).rejects.toThrow(/no complete answer within 400 ms/);
+      expect(Date.now() - started).toBeLessThan(1500);
+    });
+  });
+
+  it('fail naming each address and why when every address refuses the connection', async () => {
+    const receiver = await start('127.0.0.1');
+    await receiver.close();
+    await expect(post(host(receiver.port, ['::1', 6], ['127.0.0.1', 4]))).rejects.toThrow(
+      /::1 \(ECONNREFUSED\).*127\.0\.0\.1 \(ECONNREFUSED\)/,
+    );
+  });
+});
+
 describe('webhook attempts over TLS', () => {
   let server: https.Server;
   let receiver: Receiver;
@@ -179,8 +253,24 @@ describe('webhook attempts over TLS', () => {
     expect(receiver.requests.map((r) => r.host)).toEqual(Array(3).fill(`hooks.invalid:${receiver.port}`));
   });
 
+  it('reach the second address when the first refuses, verify the URL’s host name there, and keep that connection', async () => {
+    const before = receiver.connections;
+    const checked: CheckedUrl = {
+      url: new URL(`https://hooks.invalid:${receiver.port}/second`),
+      addresses: [
+        { address: '127.0.0.2', family: 4 },
+        { address: '127.0.0.1', family: 4 },
+      ],
+    };
+    for (let i = 0; i < 2; i += 1) expect((await post(checked)).statusCode).toBe(200);
+    expect(receiver.connections - before).toBeLessThanOrEqual(1);
+  });
+
   it('refuse a certificate that does not name the URL’s host, pooled or not', async () => {
-    const other: CheckedUrl = { url: new URL(`https://other.invalid:${receiver.port}/cards`), address: '127.0.0.1', family: 4 };
+    const other: CheckedUrl = {
+      url: new URL(`https://other.invalid:${receiver.port}/cards`),
+      addresses: [{ address: '127.0.0.1', family: 4 }],
+    };
     await expect(post(other)).rejects.toThrow(/other\.invalid|altnames/i);
   });
 });

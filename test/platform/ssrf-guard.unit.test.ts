@@ -79,17 +79,16 @@ describe('accepted targets', () => {
     ['NAT64 of a public address', 'https://[64:ff9b::808:808]/hook', '64:ff9b::808:808', 6],
   ])('accepts %s', async (_name, url, address, family) => {
     const checked = await checkWebhookUrl(url, strict);
-    expect(checked.address).toBe(address);
-    expect(checked.family).toBe(family);
+    expect(checked.addresses).toEqual([{ address, family }]);
     expect(checked.url.toString()).toBe(new URL(url).toString());
   });
 });
 
 describe('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
   it('lets loopback, private and unique-local targets through', async () => {
-    await expect(checkWebhookUrl('http://127.0.0.1:4000/hook', dev)).resolves.toMatchObject({ address: '127.0.0.1' });
-    await expect(checkWebhookUrl('http://10.0.0.5/hook', dev)).resolves.toMatchObject({ address: '10.0.0.5' });
-    await expect(checkWebhookUrl('http://[fd12::1]/hook', dev)).resolves.toMatchObject({ address: 'fd12::1' });
+    await expect(checkWebhookUrl('http://127.0.0.1:4000/hook', dev)).resolves.toMatchObject({ addresses: [{ address: '127.0.0.1' }] });
+    await expect(checkWebhookUrl('http://10.0.0.5/hook', dev)).resolves.toMatchObject({ addresses: [{ address: '10.0.0.5' }] });
+    await expect(checkWebhookUrl('http://[fd12::1]/hook', dev)).resolves.toMatchObject({ addresses: [{ address: 'fd12::1' }] });
   });
 
   it('still refuses cloud metadata, multicast and unspecified addresses', async () => {
@@ -120,7 +119,7 @@ describe('postToCheckedAddress', () => {
 
   it('connects to the checked address, never resolving the name again (no DNS rebinding), and keeps the Host header', async () => {
     // `.invalid` never resolves: the request can only arrive if the pinned address was used.
-    const checked = { url: new URL(`http://rebind.invalid:${port}/hook`), address: '127.0.0.1', family: 4 as const };
+    const checked = { url: new URL(`http://rebind.invalid:${port}/hook`), addresses: [{ address: '127.0.0.1', family: 4 as const }] };
     const response = await postToCheckedAddress(checked, { headers: {}, body: Buffer.from('{}'), timeoutMs: 2000 });
     expect(response.statusCode).toBe(200);
     expect(response.head.toString()).toBe('ok');
