@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { pageUnmatched } from '../../db/feed-checkpoints.js';
+import { decodeUnmatchedCursor, encodeUnmatchedCursor, pageUnmatched } from '../../db/feed-checkpoints.js';
 import {
   createFeed,
   findIssuerFeed,
@@ -26,7 +26,7 @@ import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute } from '../tenancy.js';
 
 export const TRACKING_FEEDS_PATH = '/dashboard/settings/tracking-feeds';
-/** Far more feeds than an issuer has, and the newest unmatched checkpoints of one. */
+/** Far more feeds than an issuer has; a page of one feed's unmatched checkpoints. */
 const SHOWN = 100;
 
 /** As the API takes it (domain/tracking-feed-schemas.ts): any text for an HMAC key, visible ASCII for Ship24's header. */
@@ -105,9 +105,19 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
     '/settings/tracking-feeds/:id',
     tenantRoute(async (ctx, tenant) => {
       const feed = ownedOr404(await findIssuerFeed(pool, tenant.issuerId, ctx.params.id));
-      const { items } = await pageUnmatched(pool, feed.id, { limit: SHOWN });
+      // A page of the unmatched checkpoints, newest first: `cursor` (from the "Older checkpoints"
+      // link) continues after the last one shown; one edited or made up shows the newest, saying so.
+      const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
+      const after = cursor === undefined ? undefined : decodeUnmatchedCursor(cursor);
+      const { items, next } = await pageUnmatched(pool, feed.id, { limit: SHOWN, after });
       const unmatched = items.map((kept) => ({ ...kept, shownTime: shownCheckpointTime(kept.time as CheckpointTime) }));
-      renderPage(ctx, 'tracking-feed', feedView(feed, { created: false, url: urlOf(feed.id), unmatched, saved: ctx.query.saved === '1' }));
+      const here = `${TRACKING_FEEDS_PATH}/${feed.id}`;
+      const paging = {
+        olderUrl: next && `${here}?cursor=${encodeURIComponent(encodeUnmatchedCursor(next))}`,
+        newestUrl: after && here,
+        cursorError: cursor !== undefined && !after,
+      };
+      renderPage(ctx, 'tracking-feed', feedView(feed, { created: false, url: urlOf(feed.id), unmatched, saved: ctx.query.saved === '1', ...paging }), paging.cursorError ? 400 : 200); // prettier-ignore
     }),
   );
 

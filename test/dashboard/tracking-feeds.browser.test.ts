@@ -74,4 +74,40 @@ describe('Settings → Tracking feeds', () => {
     const inbound = await request(h.baseUrl, new URL(url).pathname, { headers: { 'content-type': 'application/json', 'x-hmac-signature': signature }, body: raw }); // prettier-ignore
     expect(inbound.status).toBe(200);
   });
+
+  it('pages a feed’s unmatched checkpoints, 100 at a time, newest first, each shown once', async () => {
+    await page.goto(`${h.baseUrl}/dashboard/settings/tracking-feeds`);
+    await page.getByLabel('Provider').selectOption('easypost');
+    await page.getByLabel('Webhook secret').fill(SECRET);
+    await page.getByRole('button', { name: 'Create feed' }).click();
+    const url = await page.getByLabel('URL to paste').inputValue();
+    // 150 trackers of one checkpoint each: 150 unmatched checkpoints, one per tracking number.
+    const at = new Date(Date.now() - 3_600_000).toISOString();
+    for (let i = 0; i < 150; i += 1) {
+      const raw = easyPostBody(`PAGE${String(i).padStart(4, '0')}`, [{ status: 'in_transit', datetime: at }]);
+      const signature = `hmac-sha256-hex=${createHmac('sha256', SECRET).update(raw).digest('hex')}`;
+      const inbound = await request(h.baseUrl, new URL(url).pathname, { headers: { 'content-type': 'application/json', 'x-hmac-signature': signature }, body: raw }); // prettier-ignore
+      expect(inbound.body).toMatchObject({ unmatched: 1 });
+    }
+    await page.goto(`${h.baseUrl}/dashboard/settings/tracking-feeds/${url.split('/').at(-1)}`);
+    const shown = async () => (await page.locator('main table tbody tr td:first-child').allTextContents()).map((t) => t.trim());
+    const first = await shown();
+    expect(first).toHaveLength(100);
+    await page.getByRole('link', { name: 'Older checkpoints' }).click();
+    const second = await shown();
+    expect(second).toHaveLength(50);
+    expect(await page.getByRole('link', { name: 'Older checkpoints' }).count()).toBe(0);
+    expect(new Set([...first, ...second]).size).toBe(150);
+    await expectAccessible(page);
+    await page.getByRole('link', { name: 'Newest checkpoints' }).click();
+    expect(await shown()).toEqual(first);
+  }, 120_000);
+
+  it('answers a page link whose cursor was edited with 400 saying so, and the newest checkpoints', async () => {
+    const feedPath = new URL(page.url()).pathname;
+    const response = await page.goto(`${h.baseUrl}${feedPath}?cursor=not-a-cursor`);
+    expect(response?.status()).toBe(400);
+    expect(await page.getByRole('alert').textContent()).toContain('This page link is not valid any more');
+    expect(await page.locator('main table tbody tr').count()).toBe(100);
+  });
 });
