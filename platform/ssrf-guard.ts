@@ -90,6 +90,9 @@ function embeddedIPv4(ip: ipaddr.IPv6): string | undefined {
 
 export type HostLookup = (host: string, options: { all: true; verbatim: true }) => Promise<Array<{ address: string; family: number }>>;
 
+/** How long a check resolves the host when its caller gives no limit (a new endpoint's URL: the API, the dashboard, the CLI). */
+export const URL_CHECK_TIMEOUT_MS = 5000;
+
 /**
  * Checks a webhook URL: http(s) only, no credentials, and every address the host resolves to must
  * be allowed. Returns the addresses to connect to; throws WebhookUrlRefused otherwise.
@@ -98,12 +101,13 @@ export async function checkWebhookUrl(
   raw: string,
   options: {
     allowPrivate: boolean;
-    /** How long resolving the host may take (the delivery attempt's own limit); unbounded when absent. */
+    /** How long resolving the host may take (the delivery attempt's own limit); URL_CHECK_TIMEOUT_MS when absent. */
     timeoutMs?: number;
     /** The resolver (node:dns lookup); tests pass one that never answers. */
     lookup?: HostLookup;
   },
 ): Promise<CheckedUrl> {
+  const timeoutMs = options.timeoutMs ?? URL_CHECK_TIMEOUT_MS;
   let url: URL;
   try {
     url = new URL(raw);
@@ -120,9 +124,9 @@ export async function checkWebhookUrl(
   } else {
     try {
       const resolve: HostLookup = options.lookup ?? ((name, how) => lookup(name, how));
-      addresses = await withinTime(resolve(host, { all: true, verbatim: true }), options.timeoutMs);
+      addresses = await withinTime(resolve(host, { all: true, verbatim: true }), timeoutMs);
     } catch (error) {
-      if (error instanceof TimedOut) throw new WebhookUrlRefused(raw, `cannot resolve ${host} within ${options.timeoutMs} ms`);
+      if (error instanceof TimedOut) throw new WebhookUrlRefused(raw, `cannot resolve ${host} within ${timeoutMs} ms`);
       throw new WebhookUrlRefused(raw, `cannot resolve ${host} (${(error as { code?: string }).code ?? 'error'})`);
     }
     if (addresses.length === 0) throw new WebhookUrlRefused(raw, `${host} resolves to no address`);
@@ -138,9 +142,8 @@ export async function checkWebhookUrl(
 
 class TimedOut extends Error {}
 
-/** The promise's value, or a TimedOut rejection after `ms` (no limit when `ms` is undefined). */
-function withinTime<T>(promise: Promise<T>, ms: number | undefined): Promise<T> {
-  if (ms === undefined) return promise;
+/** The promise's value, or a TimedOut rejection after `ms`. */
+function withinTime<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new TimedOut()), ms)));
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));

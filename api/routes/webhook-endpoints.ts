@@ -42,8 +42,6 @@ import { jsonBody, optionalJsonBody } from '../middleware/json-body.js';
 import { endpointIdParam, endpointNotFound, queryOnce, toEventBody } from '../route-params.js';
 
 const DEFAULT_OVERLAP_SECONDS = 86_400;
-/** Resolving the URL's host at creation may take this long (a delivery attempt has its own limit). */
-const URL_CHECK_TIMEOUT_MS = 5000;
 
 export interface EndpointRouteDeps {
   pool: Pool;
@@ -72,7 +70,7 @@ export function webhookEndpointRoutes(router: Router, deps: EndpointRouteDeps): 
 
   const checkUrl = async (url: string) => {
     try {
-      await checkWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: URL_CHECK_TIMEOUT_MS });
+      await checkWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
     } catch (error) {
       if (error instanceof WebhookUrlRefused) throw badRequest(`url: cannot receive webhooks: ${error.reason}`);
       throw error;

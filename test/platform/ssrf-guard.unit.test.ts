@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkWebhookUrl, postToCheckedAddress, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
+import { checkWebhookUrl, postToCheckedAddress, URL_CHECK_TIMEOUT_MS, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
 
 const strict = { allowPrivate: false };
 const dev = { allowPrivate: true };
@@ -144,4 +144,18 @@ describe('checkWebhookUrl within a time limit', () => {
     expect(error?.message).toMatch(/cannot resolve hooks\.example\.test within 300 ms/);
     expect(Date.now() - started).toBeLessThan(3000);
   });
+
+  // The dashboard's and the operator CLI's checks of a new endpoint give no limit of their own: a
+  // resolver that never answers must not hold the form (or the command) for ever.
+  it(
+    `gives up after URL_CHECK_TIMEOUT_MS (${URL_CHECK_TIMEOUT_MS} ms) when no limit is given`,
+    async () => {
+      const error = await checkWebhookUrl('https://hooks.example.test/cards', { allowPrivate: false, lookup: silentResolver }).then(
+        () => undefined,
+        (failure: unknown) => failure as Error,
+      );
+      expect(error?.message).toMatch(new RegExp(`cannot resolve hooks\\.example\\.test within ${URL_CHECK_TIMEOUT_MS} ms`));
+    },
+    URL_CHECK_TIMEOUT_MS + 5_000,
+  );
 });
