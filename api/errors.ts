@@ -2,8 +2,9 @@
 // error code of docs/http-contract.md; the error renderer middleware is the one place that turns
 // them (and anything unexpected) into the `{ error, message }` body. Errors of the layers below
 // that have an HTTP meaning (Temporal or Postgres unavailable) get it here, in `asApiError`.
-import type { z, ZodError } from 'zod';
+import type { z } from 'zod';
 import type { ErrorCode } from '../domain/dispatch-schemas.js';
+import { describeIssues, FIELD_ERRORS } from '../domain/field-errors.js';
 import { isDatabaseUnavailable } from '../db/pool.js';
 import { TemporalUnavailable } from '../temporal/client.js';
 import type { IngestOutcome } from '../ingest/carrier-events.js';
@@ -40,20 +41,13 @@ export function asApiError(error: unknown): ApiError | undefined {
 export const dispatchNotFound = (id: string) =>
   notFound(`no dispatch ${id}; check the id (a newly registered dispatch may take up to 60 seconds to appear)`);
 
-/** `destination.country_code: must be …; locale: …` — names every field that failed. */
-export function describeZodError(error: ZodError, prefix?: string): string {
-  return error.issues
-    .map((issue) => {
-      const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-      return path ? `${path}: ${issue.message}` : issue.message;
-    })
-    .join('; ');
-}
-
-/** Validates at the edge: the parsed value, or a 400 that names every failing field. */
+/**
+ * Validates at the edge: the parsed value, or a 400 that names every failing field
+ * (`destination.country_code: must be …; locale: …`, worded by domain/field-errors.ts).
+ */
 export function parseOrBadRequest<S extends z.ZodType>(schema: S, value: unknown, prefix?: string): z.output<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw badRequest(describeZodError(parsed.error, prefix));
+  const parsed = schema.safeParse(value, FIELD_ERRORS);
+  if (!parsed.success) throw badRequest(describeIssues(parsed.error.issues, prefix ? [prefix] : []));
   return parsed.data;
 }
 

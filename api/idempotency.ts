@@ -102,6 +102,10 @@ export function idempotent(pool: Pool, logger: Logger): Middleware {
   return async (ctx, next) => {
     const sent = ctx.headers['idempotency-key'];
     if (sent === undefined) return next();
+    // Node joins a header sent twice into one value ("a, b"): that would be a key nobody sent.
+    if ((ctx.req.headersDistinct['idempotency-key']?.length ?? 0) > 1) {
+      throw badRequest(`${IDEMPOTENCY_HEADER}: sent more than once; send the header once, with one key`);
+    }
     if (typeof sent !== 'string' || !KEY.test(sent)) {
       throw badRequest(`${IDEMPOTENCY_HEADER}: must be 1 to 255 printable ASCII characters`);
     }

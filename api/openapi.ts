@@ -48,7 +48,7 @@ const commonErrors: ZodOpenApiResponsesObject = {
 const bodyErrors = (limit = BODY_LIMIT): ZodOpenApiResponsesObject => ({
   '400': error('invalid JSON or a field that fails validation; the message names the field (`bad_request`)'),
   '413': error(`body larger than ${limit} (\`payload_too_large\`)`),
-  '415': error('body not sent as application/json (`unsupported_media_type`)'),
+  '415': error('body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it)'),
 });
 const idempotencyKeyHeader = z.object({
   [IDEMPOTENCY_HEADER]: z
@@ -58,7 +58,8 @@ const idempotencyKeyHeader = z.object({
     .meta({
       description:
         'makes a retry safe: within 24 hours the same key with the same body replays the first response (with ' +
-        '`Idempotent-Replayed: true`), with another body it is a 409; keys belong to the issuer and mode of the API key',
+        '`Idempotent-Replayed: true`), with another body it is a 409; keys belong to the issuer and mode of the API key. ' +
+        'Sent once (twice → 400)',
       example: 'order-4711',
     }),
 });

@@ -14,7 +14,10 @@ export const carrierEventBody = z
     status: dispatchStatus,
     occurred_at: isoTimestamp.meta({ description: `when the carrier saw it; ${OCCURRED_AT_RULE} (else 400)` }),
     event_id: plainText(1, 200).optional(),
-    reason: exceptionReason.optional(),
+    reason: exceptionReason.optional().meta({
+      description:
+        "why the card is in exception: only with `status` `exception` (in a carrier's vocabulary, a status that becomes one), else 400. Default: `other`, or the reason the carrier's status implies",
+    }),
     location: plainText(1, 200).optional(),
   })
   .strict();

@@ -1,6 +1,6 @@
 // Reads a JSON request body for the routes that take one: 415 unless the body is declared
-// application/json, 413 past the size limit, 400 for anything that is not a JSON object or array.
-// The zod schema of each route then validates the shape.
+// application/json in UTF-8 (no charset, or utf-8), 413 past the size limit, 400 for anything that
+// is not a JSON object or array. The zod schema of each route then validates the shape.
 import { bodyParser } from '@koa/bodyparser';
 import type { Middleware } from 'koa';
 import { ApiError, badRequest } from '../errors.js';
@@ -21,6 +21,16 @@ export function jsonBody(limit = BODY_LIMIT): Middleware {
   return async (ctx, next) => {
     if (!ctx.is('application/json')) {
       throw new ApiError(415, 'unsupported_media_type', 'send the body as JSON with "Content-Type: application/json"');
+    }
+    const charset = ctx.request.charset.toLowerCase();
+    // JSON between systems is UTF-8 (RFC 8259 §8.1, docs/http-contract.md). The parser would decode a
+    // body declared latin1 as latin1: a client's UTF-8 text would be kept altered, without a word.
+    if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
+      throw new ApiError(
+        415,
+        'unsupported_media_type',
+        `charset=${ctx.request.charset.slice(0, 40)} is not supported: send the body as UTF-8 JSON (charset=utf-8 or none)`,
+      );
     }
     await parse(ctx, next);
   };

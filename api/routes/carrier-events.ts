@@ -24,6 +24,7 @@ import {
 } from '../../domain/carrier-event-schemas.js';
 import { mapVocabularyStatus } from '../../domain/carrier-vocabularies.js';
 import { LIST_LIMIT_DEFAULT } from '../../domain/field-schemas.js';
+import type { DispatchStatus } from '../../domain/vocabulary.js';
 import type { CarrierEventIngest } from '../../ingest/carrier-events.js';
 import { acceptedOrThrow, badRequest, parseOrBadRequest } from '../errors.js';
 import { checkScope, requireScope } from '../middleware/auth.js';
@@ -76,6 +77,7 @@ function parseCarrierEvent(body: unknown): { event: CarrierEventBody; original?:
   const vocabulary = parseOrBadRequest(carrierEventVocabulary, body);
   if (vocabulary === 'service') {
     const { vocabulary: _service, ...event } = parseOrBadRequest(CARRIER_EVENT_VARIANTS.service, body);
+    refuseReasonOutsideException(event.status, event.reason, event.status);
     return { event };
   }
   const { vocabulary: _name, status, ...fields } = parseOrBadRequest(CARRIER_EVENT_VARIANTS[vocabulary], body);
@@ -83,8 +85,19 @@ function parseCarrierEvent(body: unknown): { event: CarrierEventBody; original?:
   // The variant's schema takes only statuses that map; this guards the table and the schema agreeing.
   if (!mapping.ok) throw badRequest(`status: ${mapping.problem}`);
   const { status: mapped, reason } = mapping.mapped;
+  refuseReasonOutsideException(mapped, fields.reason, `${vocabulary} ${status}, which is ${mapped}`);
   return {
     event: { ...fields, status: mapped, reason: fields.reason ?? reason },
     original: { vocabulary, status },
   };
+}
+
+/**
+ * A reason belongs to an exception (DESIGN §3, docs/carrier-events.md): on any other status it would
+ * be kept but mean nothing, so it is refused rather than stored as sent.
+ */
+function refuseReasonOutsideException(status: DispatchStatus, reason: string | undefined, said: string): void {
+  if (reason !== undefined && status !== 'exception') {
+    throw badRequest(`reason: only an exception takes a reason; this event's status is ${said}`);
+  }
 }

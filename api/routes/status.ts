@@ -10,7 +10,7 @@ import type Router from '@koa/router';
 import { z } from 'zod';
 import type { Pool } from '../../db/pool.js';
 import { localeTag } from '../../domain/field-schemas.js';
-import { badRequest, describeZodError } from '../errors.js';
+import { parseOrBadRequest } from '../errors.js';
 import { checkScope } from '../middleware/auth.js';
 import { loadStatus, STATUS_READ_SCOPE, statusAnswer, statusHeaders } from '../status-read.js';
 import { dispatchIdParam, refuseErased } from './access.js';
@@ -35,7 +35,5 @@ export function statusRoutes(router: Router, pool: Pool, refreshIntervalMs: numb
 function parseLocale(value: string | string[] | undefined): string | undefined {
   // Other query parameters are ignored: clients may send more than the contract names.
   if (value === undefined) return undefined;
-  const parsed = statusQuery.safeParse({ locale: value });
-  if (!parsed.success) throw badRequest(describeZodError(parsed.error));
-  return parsed.data.locale;
+  return parseOrBadRequest(statusQuery, { locale: value }).locale;
 }

@@ -5,6 +5,7 @@
 import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { FIELD_ERRORS, issueProblem } from '../../domain/field-errors.js';
 import { issuerErasedAt } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import type { Config } from '../../platform/config.js';
@@ -103,13 +104,13 @@ export function output(command: Command, json: unknown, human: () => string): vo
   process.stdout.write(wantsJson(command) ? `${JSON.stringify(json, null, 2)}\n` : `${human()}\n`);
 }
 
-/** Parses a command's options with a zod schema; a bad value becomes a one-line CliError. */
+/** Parses a command's options with a zod schema; a bad value becomes a one-line CliError, worded as the API words it (domain/field-errors.ts). */
 export function parseOptions<S extends z.ZodType>(schema: S, options: unknown): z.infer<S> {
-  const parsed = schema.safeParse(options);
+  const parsed = schema.safeParse(options, FIELD_ERRORS);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const option = issue.path.length > 0 ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : 'options';
-  throw new CliError(`invalid ${option}: ${issue.message}`);
+  throw new CliError(`invalid ${option}: ${issueProblem(issue)}`);
 }
 
 const PG_UNDEFINED_TABLE = '42P01';

@@ -17,6 +17,7 @@ import {
   optionalTimeString,
   providerEventId,
 } from './common.js';
+import { FIELD_ERRORS } from '../field-errors.js';
 import { normaliseCarrier, type FeedProviderModule, type MappedCheckpointStatus, type ProviderTracking } from './provider.js';
 import { referencesFrom } from './references.js';
 
@@ -132,9 +133,9 @@ export const aftership: FeedProviderModule = {
   },
 
   parse(body) {
-    const outer = webhook.safeParse(body);
+    const outer = webhook.safeParse(body, FIELD_ERRORS);
     if (!outer.success) return failure(outer.error);
-    const parsed = tracking.safeParse(outer.data.msg);
+    const parsed = tracking.safeParse(outer.data.msg, FIELD_ERRORS);
     if (!parsed.success) return failure(parsed.error, ['msg']);
     const t = parsed.data;
     const dispatchId = t.custom_fields?.dispatch_id;

@@ -4,6 +4,7 @@
 // (easypost.ts, aftership.ts, shippo.ts, ship24.ts) keeps its own schema, scheme and table.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { fieldProblems } from '../field-errors.js';
 import type { CheckpointTime, FeedProvider, InboundRequest, ParseResult } from './provider.js';
 import { readCheckpointTime } from './times.js';
 
@@ -65,14 +66,13 @@ export function providerEventId(id: string | null | undefined, fallback: () => s
 }
 
 /**
- * The failure of a zod parse as the spec's shape: the first failing field's dotted path
- * (`msg.checkpoints.3.tag`, as api/errors.ts names fields), under `prefix` when the schema read a
- * part of the body.
+ * The failure of a zod parse (with FIELD_ERRORS) as the spec's shape: the first failing field's
+ * dotted path (`msg.checkpoints.3.tag`, as api/errors.ts names fields) and its problem, worded by
+ * domain/field-errors.ts, under `prefix` when the schema read a part of the body.
  */
 export function failure(error: z.ZodError, prefix: string[] = []): Extract<ParseResult, { ok: false }> {
-  const issue = error.issues[0];
-  const field = [...prefix, ...issue.path.map(String)].join('.') || 'body';
-  return { ok: false, field, message: `${field}: ${issue.message}` };
+  const { field, problem } = fieldProblems(error.issues, prefix)[0];
+  return { ok: false, field, message: `${field}: ${problem}` };
 }
 
 /** A checkpoint time the schema already checked (timeString below); the non-null assertion is safe for that reason. */

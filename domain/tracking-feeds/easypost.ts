@@ -17,6 +17,7 @@ import {
   locationText,
   TIME_MESSAGE,
 } from './common.js';
+import { FIELD_ERRORS } from '../field-errors.js';
 import { normaliseCarrier, type FeedProviderModule, type MappedCheckpointStatus, type ProviderTracking } from './provider.js';
 
 /** EasyPost's `status_detail` values (ITrackerStatusDetail). */
@@ -157,10 +158,10 @@ export const easypost: FeedProviderModule = {
   },
 
   parse(body) {
-    const outer = event.safeParse(body);
+    const outer = event.safeParse(body, FIELD_ERRORS);
     if (!outer.success) return failure(outer.error);
     if (!TRACKER_EVENTS.has(outer.data.description)) return { ok: true, trackings: [] };
-    const parsed = tracker.safeParse(outer.data.result);
+    const parsed = tracker.safeParse(outer.data.result, FIELD_ERRORS);
     if (!parsed.success) return failure(parsed.error, ['result']);
     const t = parsed.data;
     const tracking: ProviderTracking = {

@@ -15,6 +15,7 @@ import {
   optionalTimeString,
   providerEventId,
 } from './common.js';
+import { FIELD_ERRORS } from '../field-errors.js';
 import {
   normaliseCarrier,
   type CheckpointTime,
@@ -158,11 +159,11 @@ export const ship24: FeedProviderModule = {
   },
 
   parse(body) {
-    const outer = webhook.safeParse(body);
+    const outer = webhook.safeParse(body, FIELD_ERRORS);
     if (!outer.success) return failure(outer.error);
     const trackings: ProviderTracking[] = [];
     for (const [index, raw] of outer.data.trackings.entries()) {
-      const parsed = tracking.safeParse(raw);
+      const parsed = tracking.safeParse(raw, FIELD_ERRORS);
       if (!parsed.success) return failure(parsed.error, ['trackings', String(index)]);
       const { tracker, events = [] } = parsed.data;
       const courier = Array.isArray(tracker.courierCode) ? tracker.courierCode[0] : tracker.courierCode;

@@ -7,6 +7,7 @@
 // them camelCase, its track.js / trackingstatus.js give the wire names).
 import { z } from 'zod';
 import { checkpointHash, constantTimeEqual, failure, locationText, optionalTimeString, providerEventId, queryValue } from './common.js';
+import { FIELD_ERRORS } from '../field-errors.js';
 import {
   normaliseCarrier,
   type CheckpointTime,
@@ -150,11 +151,11 @@ export const shippo: FeedProviderModule = {
   },
 
   parse(body) {
-    const outer = webhook.safeParse(body);
+    const outer = webhook.safeParse(body, FIELD_ERRORS);
     if (!outer.success) return failure(outer.error);
     // The same URL may receive an account's other events (transactions, batches): nothing to track.
     if (outer.data.event !== 'track_updated') return { ok: true, trackings: [] };
-    const parsed = track.safeParse(outer.data.data);
+    const parsed = track.safeParse(outer.data.data, FIELD_ERRORS);
     if (!parsed.success) return failure(parsed.error, ['data']);
     const t = parsed.data;
     // Shippo has no id for a tracking beyond the carrier and the number (its own tracking URL is /tracks/{carrier}/{number}).

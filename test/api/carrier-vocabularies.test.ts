@@ -98,6 +98,17 @@ describe('POST /v1/dispatches/{id}/events with a carrier vocabulary', () => {
     expect(await listEvents(id)).toEqual([]);
   });
 
+  it('answers 400 naming reason for a reason with a carrier status that is not an exception', async () => {
+    const res = await postEvent(await registered(), {
+      vocabulary: 'easypost',
+      status: 'in_transit',
+      reason: 'lost',
+      occurred_at: daysAgo(18),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/^reason: .*exception/) });
+  });
+
   it('answers 400 naming status for a status of another vocabulary than the one named', async () => {
     const id = await registered();
     const res = await postEvent(id, { vocabulary: 'stripe_issuing', status: 'return_to_sender', occurred_at: daysAgo(18) });

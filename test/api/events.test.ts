@@ -156,6 +156,18 @@ describe('POST /v1/dispatches/{id}/events', () => {
     expect(res.body.message).toMatch(/^reason: /);
   });
 
+  it.each(['dispatched', 'in_transit', 'out_for_delivery', 'delivered'])(
+    'returns 400 naming reason for a reason on a %s event (a reason belongs to an exception), storing nothing',
+    async (status) => {
+      const id = await registered();
+      const res = await postEvent(id, { status, reason: 'lost', occurred_at: SCAN_AT });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/^reason: .*exception/) });
+      const { rows } = await h.pool.query('SELECT 1 FROM carrier_events WHERE dispatch_id = $1', [id]);
+      expect(rows).toHaveLength(0);
+    },
+  );
+
   it('returns 400 before looking up the dispatch, so an unknown id with a bad body is 400', async () => {
     const res = await postEvent(randomUUID(), { status: 'in_transit', occurred_at: 'soon' });
     expect(res.status).toBe(400);

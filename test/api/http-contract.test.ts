@@ -63,6 +63,24 @@ describe('unknown routes and methods', () => {
   });
 });
 
+describe('request bodies are UTF-8 JSON', () => {
+  const register = (contentType: string) =>
+    request(h.baseUrl, '/v1/dispatches', { headers: { ...bearer(key), 'content-type': contentType }, body: registrationFor(randomUUID()) });
+
+  it.each(['latin1', 'iso-8859-1', 'utf-16'])('refuses a body declared charset=%s with 415 naming the charset', async (charset) => {
+    const res = await register(`application/json; charset=${charset}`);
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ error: 'unsupported_media_type', message: expect.stringContaining(`charset=${charset}`) });
+  });
+
+  it.each(['application/json', 'application/json; charset=utf-8', 'application/json; charset=UTF-8', 'application/json;charset="utf-8"'])(
+    'takes a body declared %s',
+    async (contentType) => {
+      expect((await register(contentType)).status).toBe(201);
+    },
+  );
+});
+
 describe('health', () => {
   it('/healthz answers 200 without a key or rate-limit headers', async () => {
     const res = await request(h.baseUrl, '/healthz');

@@ -13,14 +13,15 @@ export interface TestResponse {
 
 export interface TestRequest {
   method?: string;
-  headers?: Record<string, string>;
+  /** A list sends the header once per item (as a proxy may pass on a header given twice). */
+  headers?: Record<string, string | string[]>;
   /** An object is sent as JSON with Content-Type application/json; a string is sent as is. */
   body?: unknown;
   localAddress?: string;
 }
 
 export async function request(baseUrl: string, path: string, options: TestRequest = {}): Promise<TestResponse> {
-  const headers: Record<string, string> = { ...options.headers };
+  const headers: Record<string, string | string[]> = { ...options.headers };
   let payload: string | undefined;
   if (typeof options.body === 'string') payload = options.body;
   else if (options.body !== undefined) {

@@ -203,6 +203,15 @@ describe('Idempotency-Key on POST /v1/dispatches', () => {
     expect(await dispatchCount(key)).toBe(0);
   });
 
+  it('answers 400 naming Idempotency-Key when the header is sent twice, not one key "a, b"', async () => {
+    const { key } = await freshIssuer();
+    const headers = { ...bearer(key), 'idempotency-key': ['retry-1', 'retry-2'] };
+    const res = await request(h.baseUrl, '/v1/dispatches', { headers, body: FR });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/^Idempotency-Key: .*once/) });
+    expect(await dispatchCount(key)).toBe(0);
+  });
+
   it('takes a key of 255 printable ASCII characters', async () => {
     const { key } = await freshIssuer();
     const res = await post(h.baseUrl, '/v1/dispatches', key, `${'~ '.repeat(127)}!`, FR);

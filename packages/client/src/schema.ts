@@ -616,7 +616,10 @@ export interface components {
        */
       occurred_at: string;
       event_id?: string;
-      /** @enum {string} */
+      /**
+       * @description why the card is in exception: only with `status` `exception` (in a carrier's vocabulary, a status that becomes one), else 400. Default: `other`, or the reason the carrier's status implies
+       * @enum {string}
+       */
       reason?: 'failed_attempt' | 'postal_delay' | 'address_issue' | 'damaged' | 'lost' | 'returned' | 'other';
       location?: string;
       /** @constant */
@@ -642,7 +645,10 @@ export interface components {
        */
       occurred_at: string;
       event_id?: string;
-      /** @enum {string} */
+      /**
+       * @description why the card is in exception: only with `status` `exception` (in a carrier's vocabulary, a status that becomes one), else 400. Default: `other`, or the reason the carrier's status implies
+       * @enum {string}
+       */
       reason?: 'failed_attempt' | 'postal_delay' | 'address_issue' | 'damaged' | 'lost' | 'returned' | 'other';
       location?: string;
     };
@@ -658,7 +664,10 @@ export interface components {
        */
       occurred_at: string;
       event_id?: string;
-      /** @enum {string} */
+      /**
+       * @description why the card is in exception: only with `status` `exception` (in a carrier's vocabulary, a status that becomes one), else 400. Default: `other`, or the reason the carrier's status implies
+       * @enum {string}
+       */
       reason?: 'failed_attempt' | 'postal_delay' | 'address_issue' | 'damaged' | 'lost' | 'returned' | 'other';
       location?: string;
     };
@@ -1645,7 +1654,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description makes a retry safe: within 24 hours the same key with the same body replays the first response (with `Idempotent-Replayed: true`), with another body it is a 409; keys belong to the issuer and mode of the API key */
+        /** @description makes a retry safe: within 24 hours the same key with the same body replays the first response (with `Idempotent-Replayed: true`), with another body it is a 409; keys belong to the issuer and mode of the API key. Sent once (twice → 400) */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -1781,7 +1790,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -1857,7 +1866,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description makes a retry safe: within 24 hours the same key with the same body replays the first response (with `Idempotent-Replayed: true`), with another body it is a 409; keys belong to the issuer and mode of the API key */
+        /** @description makes a retry safe: within 24 hours the same key with the same body replays the first response (with `Idempotent-Replayed: true`), with another body it is a 409; keys belong to the issuer and mode of the API key. Sent once (twice → 400) */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -1973,7 +1982,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -2303,7 +2312,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -2510,7 +2519,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -2719,7 +2728,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -3026,7 +3035,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -3469,7 +3478,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -3642,7 +3651,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -3832,7 +3841,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -4039,7 +4048,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -4765,7 +4774,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -5151,7 +5160,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -5694,7 +5703,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -6135,7 +6144,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body not sent as application/json (`unsupported_media_type`) */
+      /** @description body not sent as application/json in UTF-8 (`unsupported_media_type`; any charset but utf-8 is refused, naming it) */
       415: {
         headers: {
           /** @description requests allowed per one-minute window for the key */

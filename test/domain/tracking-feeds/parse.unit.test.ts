@@ -1,5 +1,5 @@
 // Reading each provider's body (domain/tracking-feeds/*.ts, DESIGN §10): a body not in the provider's
-// shape names the failing field; a well-formed event about something else (an account-wide webhook
+// shape names the failing field (in the service's words); a well-formed event about something else (an account-wide webhook
 // also sends those) gives no tracking rather than a 400; references, carrier and event ids come from
 // the fields the provider documents; a webhook's own send time is never a checkpoint's time; and the
 // time rules particular to a provider (Shippo's UTC `status_date`, Ship24's `utcOffset`) hold.
@@ -60,6 +60,10 @@ describe('a body not in the provider shape', () => {
     (provider, _what, field, change) => {
       const result = parse(provider, change(fixtureBody(provider)));
       expect(result).toEqual({ ok: false, field, message: expect.stringMatching(new RegExp(`^${field.replace(/\./g, '\\.')}: `)) });
+      // In the service's words (domain/field-errors.ts), not zod's.
+      expect(!result.ok && result.message).not.toMatch(
+        /Invalid input|Invalid option|Unrecognized key|Too big|Too small|expected .*, received/,
+      );
     },
   );
 });
