@@ -1,6 +1,7 @@
 // `npm start`: the whole service in one command. With nothing configured it starts a Temporal dev
 // server (persisted in .data/, Web UI on 8233) and an embedded Postgres (.data/postgres), migrates,
-// runs the worker and the API in this process, and on first run creates a demo issuer and API key.
+// runs the worker and the API in this process, and on first run creates a demo issuer, an API key and
+// a webhook endpoint pointing at a demo receiver this process serves (cli/demo.ts, cli/demo-receiver.ts).
 // With TEMPORAL_ADDRESS and DATABASE_URL set it starts only the worker and the API (production shape).
 // Ctrl-C stops everything cleanly; a restart keeps all data. It supervises the Postgres and the
 // dev server it started: one that exits is started again (and the launcher says so); one that cannot
@@ -24,7 +25,8 @@ import { createWorker } from '../worker/create-worker.js';
 import { freeLocalPort, startWorkerMetricsServer } from '../worker/metrics-server.js';
 import { installTemporalRuntime } from '../worker/runtime.js';
 import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule, ensureRetentionSchedule } from '../worker/schedules.js';
-import { ensureDemoIssuer } from './demo.js';
+import { ensureDemoIssuer, type Demo } from './demo.js';
+import { demoReceiverUrl, startDemoReceiver, type DemoReceiver } from './demo-receiver.js';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
 import { temporalConnectionOptions } from '../temporal/connection-options.js';
 
@@ -196,6 +198,10 @@ async function main(): Promise<void> {
   });
   stops.push(() => pool.end());
 
+  // The demo endpoint and its receiver, once made below. Its worker may deliver to exactly the
+  // receiver's origin, for the demo endpoint only; every other URL meets the SSRF guard as anywhere.
+  let demo: Demo | undefined;
+  let demoReceiver: DemoReceiver | undefined;
   const workerConnection = await NativeConnection.connect(temporalOptions);
   const worker = await createWorker({
     connection: workerConnection,
@@ -203,6 +209,7 @@ async function main(): Promise<void> {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     pool,
     config,
+    loopbackOriginFor: (endpointId) => (demoReceiver && endpointId === demo?.webhook?.endpointId ? demoReceiver.origin : undefined),
   });
   // The worker's /metrics, /healthz, /readyz on WORKER_METRICS_PORT, as worker/main.ts serves them; stopped after the worker.
   const workerMetrics = await startWorkerMetricsServer({
@@ -254,14 +261,28 @@ async function main(): Promise<void> {
     writeRuntimeFile({ databaseUrl, apiUrl, temporalAddress, temporalUiUrl, pid: process.pid });
     stops.push(async () => removeRuntimeFile());
   }
-  const demo = productionShape ? undefined : await ensureDemoIssuer(pool);
-  printBanner({ apiUrl, temporalUiUrl, demo, workerMetricsUrl: workerMetrics.url });
+  // Last, so that the key (printed once) is not lost to a part that fails to start after it was made.
+  if (!productionShape) {
+    demo = await ensureDemoIssuer(pool, {
+      maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS_PER_ISSUER,
+      webhook: {
+        url: demoReceiverUrl(config.DEMO_WEBHOOK_PORT),
+        serve: async (endpoint) => {
+          const receiver = await startDemoReceiver({ port: config.DEMO_WEBHOOK_PORT, pool, endpoint });
+          demoReceiver = receiver;
+          stops.push(() => receiver.close());
+        },
+      },
+    });
+  }
+  printBanner({ apiUrl, temporalUiUrl, demo, demoReceiver, workerMetricsUrl: workerMetrics.url });
 }
 
 function printBanner(info: {
   apiUrl: string;
   temporalUiUrl?: string;
-  demo?: Awaited<ReturnType<typeof ensureDemoIssuer>>;
+  demo?: Demo;
+  demoReceiver?: DemoReceiver;
   workerMetricsUrl: string;
 }): void {
   const lines = [
@@ -293,6 +314,17 @@ function printBanner(info: {
     lines.push(
       `  Demo issuer:  ${info.demo.issuerId}   (its first key was printed on the first run;`,
       `                make another with: npm run admin -- key create --issuer ${info.demo.issuerId})`,
+    );
+  }
+  const webhook = info.demo?.webhook;
+  if (webhook && info.demoReceiver) {
+    lines.push(
+      `  Demo webhook: ${webhook.endpointId} -> ${info.demoReceiver.url}${webhook.paused ? '   (disabled: enable it in the dashboard)' : ''}`,
+      '                every event, verified here and logged below, one "demo webhook" line each',
+    );
+  } else if (webhook) {
+    lines.push(
+      `  Demo webhook: ${webhook.endpointId} ${webhook.state === 'removed' ? 'was removed' : 'points elsewhere'}; no demo receiver`,
     );
   }
   lines.push('', 'Press Ctrl-C to stop.', '');
