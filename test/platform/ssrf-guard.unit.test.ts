@@ -10,7 +10,7 @@ import { checkWebhookUrl, postToCheckedAddress, WebhookUrlRefused } from '../../
 const strict = { allowPrivate: false };
 const dev = { allowPrivate: true };
 
-async function refusal(url: string, options = strict): Promise<string> {
+async function refusal(url: string, options: Parameters<typeof checkWebhookUrl>[1] = strict): Promise<string> {
   const error = await checkWebhookUrl(url, options).then(
     () => undefined,
     (failure: unknown) => failure,
