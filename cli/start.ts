@@ -300,31 +300,34 @@ function printBanner(info: {
         : '                (operators only, on this machine; the dashboard links to it only if you set TEMPORAL_UI_URL)',
     );
   }
+  // The demo endpoint: where its webhooks go and where they show up (cli/demo-receiver.ts).
+  const webhook = info.demo?.webhook;
+  const webhookLines = !webhook
+    ? []
+    : info.demoReceiver
+      ? [
+          `  Demo webhook: ${webhook.endpointId} -> ${info.demoReceiver.url}${webhook.paused ? '   (disabled: enable it in the dashboard)' : ''}`,
+          '                every event, signature verified here, one "demo webhook" line each below',
+        ]
+      : [`  Demo webhook: ${webhook.endpointId} ${webhook.state === 'removed' ? 'was removed' : 'points elsewhere'}; no demo receiver`];
   if (info.demo?.key) {
     lines.push(
       `  Demo issuer:  ${info.demo.issuerId}`,
       `  API key:      ${info.demo.key}   (shown once: only its hash is stored)`,
+      ...webhookLines,
       '',
       'Try it:',
       `  curl -s -X POST ${info.apiUrl}/v1/dispatches -H "Authorization: Bearer ${info.demo.key}" \\`,
       `       -H 'Content-Type: application/json' -d '{"destination":{"postal_code":"75011","country_code":"FR"}}'`,
       `  curl -s ${info.apiUrl}/v1/status/<id from the answer> -H "Authorization: Bearer ${info.demo.key}"`,
+      `  curl -s -X POST ${info.apiUrl}/v1/dispatches/<id>/events -H "Authorization: Bearer ${info.demo.key}" \\`,
+      `       -H 'Content-Type: application/json' -d '{"status":"in_transit","occurred_at":"'"$(date -u +%FT%TZ)"'"}'`,
     );
   } else if (info.demo) {
     lines.push(
       `  Demo issuer:  ${info.demo.issuerId}   (its first key was printed on the first run;`,
       `                make another with: npm run admin -- key create --issuer ${info.demo.issuerId})`,
-    );
-  }
-  const webhook = info.demo?.webhook;
-  if (webhook && info.demoReceiver) {
-    lines.push(
-      `  Demo webhook: ${webhook.endpointId} -> ${info.demoReceiver.url}${webhook.paused ? '   (disabled: enable it in the dashboard)' : ''}`,
-      '                every event, verified here and logged below, one "demo webhook" line each',
-    );
-  } else if (webhook) {
-    lines.push(
-      `  Demo webhook: ${webhook.endpointId} ${webhook.state === 'removed' ? 'was removed' : 'points elsewhere'}; no demo receiver`,
+      ...webhookLines,
     );
   }
   lines.push('', 'Press Ctrl-C to stop.', '');
