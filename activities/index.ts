@@ -35,6 +35,8 @@ export interface ActivityDeps {
   countryStatistics?: CountryStatisticsCache;
   /** The worker's cache of area levels and delays, listening for changes (worker/create-worker.ts openWorker). */
   areaStatistics?: AreaStatisticsCache;
+  /** `npm start`'s demo receiver: the loopback origin one endpoint may reach (activities/webhook-delivery.ts). */
+  loopbackOriginFor?: (endpointId: string) => string | undefined;
 }
 
 export function createActivities(deps: ActivityDeps) {

@@ -88,6 +88,12 @@ export function createWebhookDeliveryActivities(deps: {
   handed?: HandedDeliveries;
   /** Resolves endpoint host names: node:dns's lookup unless a test stands in for DNS. */
   lookup?: HostLookup;
+  /**
+   * `npm start` only (cli/start.ts): the one loopback origin an endpoint may reach although private
+   * networks are refused, by endpoint id (the demo endpoint and its receiver in the same process);
+   * undefined for every other endpoint. Never from the configuration, the API or the dashboard.
+   */
+  loopbackOriginFor?: (endpointId: string) => string | undefined;
 }) {
   const now = deps.now ?? (() => new Date());
   const schedule = deps.config.WEBHOOK_RETRY_SCHEDULE;
@@ -182,7 +188,12 @@ export function createWebhookDeliveryActivities(deps: {
       // WEBHOOK_TIMEOUT_MS bounds the whole attempt: resolving the host, then connecting, sending and
       // reading the status and the body's first bytes in what is left of it.
       const limitMs = deps.config.WEBHOOK_TIMEOUT_MS;
-      const checked = await checkWebhookUrl(delivery.endpoint.url, { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: limitMs, lookup: deps.lookup }); // prettier-ignore
+      const checked = await checkWebhookUrl(delivery.endpoint.url, {
+        allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        timeoutMs: limitMs,
+        lookup: deps.lookup,
+        loopbackOrigin: deps.loopbackOriginFor?.(endpointId),
+      });
       const headers = signedHeaders({ eventId, attempt, body: delivery.body, secrets: delivery.endpoint.secrets, now: startedAt });
       requestHeaders = headers;
       const timeoutMs = Math.max(1, limitMs - (performance.now() - started));

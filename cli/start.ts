@@ -1,6 +1,7 @@
 // `npm start`: the whole service in one command. With nothing configured it starts a Temporal dev
 // server (persisted in .data/, Web UI on 8233) and an embedded Postgres (.data/postgres), migrates,
-// runs the worker and the API in this process, and on first run creates a demo issuer and API key.
+// runs the worker and the API in this process, and on first run creates a demo issuer, an API key and
+// a webhook endpoint pointing at a demo receiver this process serves (cli/demo.ts, cli/demo-receiver.ts).
 // With TEMPORAL_ADDRESS and DATABASE_URL set it starts only the worker and the API (production shape).
 // Ctrl-C stops everything cleanly; a restart keeps all data. It supervises the Postgres and the
 // dev server it started: one that exits is started again (and the launcher says so); one that cannot
@@ -24,7 +25,8 @@ import { createWorker } from '../worker/create-worker.js';
 import { freeLocalPort, startWorkerMetricsServer } from '../worker/metrics-server.js';
 import { installTemporalRuntime } from '../worker/runtime.js';
 import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule, ensureRetentionSchedule } from '../worker/schedules.js';
-import { ensureDemoIssuer } from './demo.js';
+import { ensureDemoIssuer, type Demo } from './demo.js';
+import { demoReceiverUrl, startDemoReceiver, type DemoReceiver } from './demo-receiver.js';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
 import { temporalConnectionOptions } from '../temporal/connection-options.js';
 
@@ -196,6 +198,10 @@ async function main(): Promise<void> {
   });
   stops.push(() => pool.end());
 
+  // The demo endpoint and its receiver, once made below. Its worker may deliver to exactly the
+  // receiver's origin, for the demo endpoint only; every other URL meets the SSRF guard as anywhere.
+  let demo: Demo | undefined;
+  let demoReceiver: DemoReceiver | undefined;
   const workerConnection = await NativeConnection.connect(temporalOptions);
   const worker = await createWorker({
     connection: workerConnection,
@@ -203,6 +209,7 @@ async function main(): Promise<void> {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     pool,
     config,
+    loopbackOriginFor: (endpointId) => (demoReceiver && endpointId === demo?.webhook?.endpointId ? demoReceiver.origin : undefined),
   });
   // The worker's /metrics, /healthz, /readyz on WORKER_METRICS_PORT, as worker/main.ts serves them; stopped after the worker.
   const workerMetrics = await startWorkerMetricsServer({
@@ -255,14 +262,28 @@ async function main(): Promise<void> {
     writeRuntimeFile({ databaseUrl, apiUrl, dashboardUrl, temporalAddress, temporalUiUrl, pid: process.pid });
     stops.push(async () => removeRuntimeFile());
   }
-  const demo = productionShape ? undefined : await ensureDemoIssuer(pool);
-  printBanner({ apiUrl, temporalUiUrl, demo, workerMetricsUrl: workerMetrics.url });
+  // Last, so that the key (printed once) is not lost to a part that fails to start after it was made.
+  if (!productionShape) {
+    demo = await ensureDemoIssuer(pool, {
+      maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS_PER_ISSUER,
+      webhook: {
+        url: demoReceiverUrl(config.DEMO_WEBHOOK_PORT),
+        serve: async (endpoint) => {
+          const receiver = await startDemoReceiver({ port: config.DEMO_WEBHOOK_PORT, pool, endpoint });
+          demoReceiver = receiver;
+          stops.push(() => receiver.close());
+        },
+      },
+    });
+  }
+  printBanner({ apiUrl, temporalUiUrl, demo, demoReceiver, workerMetricsUrl: workerMetrics.url });
 }
 
 function printBanner(info: {
   apiUrl: string;
   temporalUiUrl?: string;
-  demo?: Awaited<ReturnType<typeof ensureDemoIssuer>>;
+  demo?: Demo;
+  demoReceiver?: DemoReceiver;
   workerMetricsUrl: string;
 }): void {
   const lines = [
@@ -280,20 +301,34 @@ function printBanner(info: {
         : '                (operators only, on this machine; the dashboard links to it only if you set TEMPORAL_UI_URL)',
     );
   }
+  // The demo endpoint: where its webhooks go and where they show up (cli/demo-receiver.ts).
+  const webhook = info.demo?.webhook;
+  const webhookLines = !webhook
+    ? []
+    : info.demoReceiver
+      ? [
+          `  Demo webhook: ${webhook.endpointId} -> ${info.demoReceiver.url}${webhook.paused ? '   (disabled: enable it in the dashboard)' : ''}`,
+          '                every event, signature verified here, one "demo webhook" line each below',
+        ]
+      : [`  Demo webhook: ${webhook.endpointId} ${webhook.state === 'removed' ? 'was removed' : 'points elsewhere'}; no demo receiver`];
   if (info.demo?.key) {
     lines.push(
       `  Demo issuer:  ${info.demo.issuerId}`,
       `  API key:      ${info.demo.key}   (shown once: only its hash is stored)`,
+      ...webhookLines,
       '',
       'Try it:',
       `  curl -s -X POST ${info.apiUrl}/v1/dispatches -H "Authorization: Bearer ${info.demo.key}" \\`,
       `       -H 'Content-Type: application/json' -d '{"destination":{"postal_code":"75011","country_code":"FR"}}'`,
       `  curl -s ${info.apiUrl}/v1/status/<id from the answer> -H "Authorization: Bearer ${info.demo.key}"`,
+      `  curl -s -X POST ${info.apiUrl}/v1/dispatches/<id>/events -H "Authorization: Bearer ${info.demo.key}" \\`,
+      `       -H 'Content-Type: application/json' -d '{"status":"in_transit","occurred_at":"'"$(date -u +%FT%TZ)"'"}'`,
     );
   } else if (info.demo) {
     lines.push(
       `  Demo issuer:  ${info.demo.issuerId}   (its first key was printed on the first run;`,
       `                make another with: npm run admin -- key create --issuer ${info.demo.issuerId})`,
+      ...webhookLines,
     );
   }
   lines.push('', 'Press Ctrl-C to stop.', '');

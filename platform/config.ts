@@ -117,6 +117,11 @@ const envSchema = z.object({
    */
   OVERDUE_BUSINESS_DAYS: z.coerce.number().int().min(1).max(260).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * `npm start` with nothing configured: the port of its demo webhook receiver on 127.0.0.1
+   * (cli/demo-receiver.ts). Not 0: the demo endpoint's URL keeps it from one run to the next.
+   */
+  DEMO_WEBHOOK_PORT: z.coerce.number().int().min(1).max(65535).default(4100),
   /** The worker's own HTTP server: /metrics, /healthz, /readyz (0 = any free port, for tests). */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /** On SIGTERM, how long the worker lets running activities finish before cancelling them. */

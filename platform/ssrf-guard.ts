@@ -41,7 +41,8 @@ export interface CheckedUrl {
 // Refused whatever the setting: not routable to a single host, or a cloud metadata service.
 const ALWAYS_REFUSED_V4 = new Set(['unspecified', 'broadcast', 'multicast', 'reserved', 'as112', 'amt']);
 const ALWAYS_REFUSED_V6 = new Set(['unspecified', 'multicast', 'reserved', 'discard', 'benchmarking', 'amt', 'as112v6', 'deprecatedOrchid', 'orchid2', 'droneRemoteIdProtocolEntityTags', 'segmentRouting', 'teredo']); // prettier-ignore
-// Refused unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (development and tests reach 127.0.0.1 receivers).
+// Refused unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (development and tests reach 127.0.0.1 receivers),
+// or, for loopback only, the caller names the URL's exact origin in `loopbackOrigin` (checkWebhookUrl).
 const PRIVATE_V4 = new Set(['loopback', 'private', 'linkLocal', 'carrierGradeNat']);
 const PRIVATE_V6 = new Set(['loopback', 'linkLocal', 'uniqueLocal', 'deprecatedSiteLocal']);
 // AWS/GCP/Azure/OCI instance metadata, AWS's over IPv6, Alibaba's, AWS ECS task metadata, and Azure's
@@ -105,6 +106,13 @@ export async function checkWebhookUrl(
     timeoutMs?: number;
     /** The resolver (node:dns lookup); tests pass one that never answers. */
     lookup?: HostLookup;
+    /**
+     * One origin (`http://127.0.0.1:4100`) reachable although loopback is refused: `npm start`'s
+     * demo receiver, given by cli/start.ts to its own worker for the demo endpoint only. It waives
+     * the loopback refusal for a URL of exactly this origin whose host is a loopback IP literal
+     * (never a name, so no resolver is asked); any other URL is judged as without it.
+     */
+    loopbackOrigin?: string;
   },
 ): Promise<CheckedUrl> {
   const timeoutMs = options.timeoutMs ?? URL_CHECK_TIMEOUT_MS;
@@ -118,6 +126,9 @@ export async function checkWebhookUrl(
     throw new WebhookUrlRefused(raw, `scheme ${url.protocol} is not http or https`);
   if (url.username !== '' || url.password !== '') throw new WebhookUrlRefused(raw, 'credentials in the URL are not allowed');
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  if (options.loopbackOrigin !== undefined && url.origin === options.loopbackOrigin && isLoopbackLiteral(host)) {
+    return { url, addresses: [{ address: host, family: host.includes(':') ? 6 : 4 }] };
+  }
   let addresses: Array<{ address: string; family: number }>;
   if (ipaddr.isValid(host)) {
     addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
@@ -138,6 +149,11 @@ export async function checkWebhookUrl(
     checked.set(address, { address, family: family === 6 ? 6 : 4 });
   }
   return { url, addresses: [...checked.values()] };
+}
+
+/** An IP address literal in 127.0.0.0/8 or ::1 (not one that merely embeds one). */
+function isLoopbackLiteral(host: string): boolean {
+  return ipaddr.isValid(host) && ipaddr.parse(host).range() === 'loopback';
 }
 
 class TimedOut extends Error {}

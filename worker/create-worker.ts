@@ -27,6 +27,11 @@ export interface WorkerDeps {
   workflowBundle?: WorkflowBundleOption;
   /** The area levels' cache, listening for changes (openWorker starts it); without it, every prediction reads them. */
   areaStatistics?: AreaStatisticsCache;
+  /**
+   * `npm start` only: the loopback origin of its demo receiver, for the demo endpoint's id
+   * (cli/demo-receiver.ts); a worker process never has one.
+   */
+  loopbackOriginFor?: (endpointId: string) => string | undefined;
 }
 
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
@@ -56,6 +61,7 @@ function createWorkerWith(
       pool: deps.pool,
       config: deps.config,
       areaStatistics: deps.areaStatistics,
+      loopbackOriginFor: deps.loopbackOriginFor,
       temporal: createTemporalClient({ connection: deps.connection, namespace: deps.namespace }),
     }),
     ...workerTuning(deps.config),

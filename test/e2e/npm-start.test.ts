@@ -1,6 +1,8 @@
 // A new user's path, end to end: `npm start` with nothing configured brings up Temporal, Postgres,
 // the worker and the API; the printed key registers a dispatch and reads its status; the workflow
-// is visible in Temporal filtered by DispatchStatus; Ctrl-C stops everything; a restart keeps the data.
+// is visible in Temporal filtered by DispatchStatus; a carrier event's signed webhook reaches the demo
+// receiver the launcher serves (and no other loopback URL is reached); Ctrl-C stops everything; a
+// restart keeps the data and the demo endpoint, and makes no second one.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -10,9 +12,18 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { createDashboardUser, createSession } from '../../db/dashboard.js';
-import { createPool } from '../../db/pool.js';
+import { createPool, type Pool } from '../../db/pool.js';
 import { runCli } from '../support/cli.js';
-import { exitedWithOutput, freeLauncherPorts, launcherEnv, nodeArgsFor, whenReady, type Started } from '../support/processes.js';
+import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
+import {
+  exitedWithOutput,
+  freeLauncherPorts,
+  launcherEnv,
+  nodeArgsFor,
+  whenReady,
+  type LauncherPorts,
+  type Started,
+} from '../support/processes.js';
 import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -21,7 +32,7 @@ const START = nodeArgsFor('cli/start.ts');
 
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
-let ports: { api: number; temporal: number; ui: number };
+let ports: LauncherPorts;
 
 function launch(): Promise<Started> {
   const child = spawn(process.execPath, START, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -32,6 +43,29 @@ async function stop(launched: Started): Promise<number | null> {
   launched.child.kill('SIGINT');
   return launched.exited;
 }
+
+/** The running launcher's database (embedded Postgres), as the runtime file names it. */
+async function withDatabase<T>(use: (pool: Pool) => Promise<T>): Promise<T> {
+  const { databaseUrl } = JSON.parse(readFileSync(env.CDS_RUNTIME_FILE!, 'utf8')) as { databaseUrl: string };
+  const pool = createPool(databaseUrl, { max: 1, applicationName: 'test-npm-start' });
+  try {
+    return await use(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+function postEvent(id: string, key: string, status: string): Promise<Response> {
+  return fetch(`http://127.0.0.1:${ports.api}/v1/dispatches/${id}/events`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ status, occurred_at: new Date().toISOString() }),
+  });
+}
+
+/** The demo receiver's line for a verified status.updated webhook of this dispatch. */
+const receivedLine = (dispatch: string) =>
+  new RegExp(`demo webhook  status\\.updated  event evt_\\w+  dispatch ${dispatch}  attempt \\d+  signature ok`);
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -58,6 +92,7 @@ afterAll(() => {
 describe('npm start with nothing configured', () => {
   let key: string;
   let dispatchId: string;
+  let demoEndpointId: string;
 
   it('starts everything and prints the API URL, a demo key and the Temporal UI URL', async () => {
     const launched = await launch();
@@ -98,6 +133,57 @@ describe('npm start with nothing configured', () => {
     // Ctrl-C stopped every child: nothing listens any more.
     expect(await portOpen(ports.api)).toBe(false);
     expect(await portOpen(ports.temporal)).toBe(false);
+    expect(await portOpen(ports.demoWebhook)).toBe(false);
+  }, 180_000);
+
+  it("delivers a carrier event's signed webhook to its demo receiver, which logs it as verified, and reaches no other loopback URL", async () => {
+    const launched = await launch();
+    try {
+      const out = launched.output();
+      const demoUrl = `http://127.0.0.1:${ports.demoWebhook}/demo-webhooks`;
+      demoEndpointId = new RegExp(`Demo webhook: (whe_\\w+) -> ${demoUrl}`).exec(out)![1];
+      const issuerId = /Demo issuer:\s+(iss_\w+)/.exec(out)![1];
+      const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+
+      // Another loopback URL, the demo receiver's included, is refused by the API as anywhere else…
+      for (const url of [`http://127.0.0.1:${ports.demoWebhook + 1}/hook`, demoUrl]) {
+        const refused = await fetch(`http://127.0.0.1:${ports.api}/v1/webhook_endpoints`, { method: 'POST', headers, body: JSON.stringify({ url, events: ['status.updated'] }) }); // prettier-ignore
+        expect(refused.status).toBe(400);
+        expect(((await refused.json()) as { message: string }).message).toMatch(
+          /^url: cannot receive webhooks: 127\.0\.0\.1 is in a loopback range/,
+        );
+      }
+      // …and by the attempt, in this very process, for an endpoint written straight to the database:
+      // the API's own port on loopback, as an attacker would aim it.
+      const aimed = await withDatabase((pool) => createWebhookEndpoint(pool, { issuerId, url: `http://127.0.0.1:${ports.api}/v1/openapi.json`, events: ['status.updated'] })); // prettier-ignore
+      if (!aimed.ok) throw new Error(aimed.reason);
+
+      const registered = await fetch(`http://127.0.0.1:${ports.api}/v1/dispatches`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ destination: { postal_code: '75011', country_code: 'FR' } }),
+      });
+      expect(registered.status).toBe(201);
+      const webhookDispatch = ((await registered.json()) as { id: string }).id;
+      expect((await postEvent(webhookDispatch, key, 'in_transit')).status).toBe(202);
+
+      await until(() => receivedLine(webhookDispatch).test(launched.output()), "the demo receiver's verified line", 60_000);
+      // Ids only: nothing of the status record (the postal code) is logged.
+      expect(launched.output()).not.toContain('75011');
+      const refusedAttempt = await until(
+        () =>
+          withDatabase(async (pool) => {
+            const { rows } = await pool.query<{ error: string }>('SELECT error FROM delivery_attempts WHERE endpoint_id = $1', [aimed.endpoint.id]); // prettier-ignore
+            return rows[0]?.error;
+          }),
+        'the attempt to the other loopback URL',
+        60_000,
+      );
+      expect(refusedAttempt).toMatch(/^webhook URL refused: 127\.0\.0\.1 is in a loopback range/);
+      await withDatabase((pool) => pool.query('UPDATE webhook_endpoints SET disabled_at = now() WHERE id = $1', [aimed.endpoint.id]));
+    } finally {
+      expect(await stop(launched)).toBe(0);
+    }
   }, 180_000);
 
   it("does not link the dashboard to the dev server's Temporal UI (an operators' tool), and says so in its start-up output", async () => {
@@ -152,11 +238,17 @@ describe('npm start with nothing configured', () => {
     }
   }, 180_000);
 
-  it('keeps all data across a restart and does not print the key again', async () => {
+  it('keeps all data and the demo endpoint across a restart, makes no second one, and does not print the key again', async () => {
     const launched = await launch();
     try {
       expect(launched.output()).not.toMatch(/API key:/);
       expect(launched.output()).toContain('Demo issuer:');
+      expect(launched.output()).toContain(`Demo webhook: ${demoEndpointId} -> http://127.0.0.1:${ports.demoWebhook}/demo-webhooks`);
+      const demoEndpoints = await withDatabase(async (pool) => {
+        const { rows } = await pool.query<{ id: string }>("SELECT id FROM webhook_endpoints WHERE url LIKE '%/demo-webhooks'");
+        return rows.map((row) => row.id);
+      });
+      expect(demoEndpoints).toEqual([demoEndpointId]);
       const status = await fetch(`http://127.0.0.1:${ports.api}/v1/status/${dispatchId}`, { headers: { Authorization: `Bearer ${key}` } });
       expect(status.status).toBe(200);
       const event = await fetch(`http://127.0.0.1:${ports.api}/v1/dispatches/${dispatchId}/events`, {
@@ -173,6 +265,8 @@ describe('npm start with nothing configured', () => {
         if (current !== 'in_transit') await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(current).toBe('in_transit');
+      // The receiver is served again, on the same URL.
+      await until(() => receivedLine(dispatchId).test(launched.output()), "the demo receiver's line after the restart", 60_000);
     } finally {
       expect(await stop(launched)).toBe(0);
     }
@@ -221,6 +315,40 @@ describe('npm start when a part cannot start', () => {
     expect(code).toBe(1);
     expect(stderr).toBe(`npm start: could not start: TEMPORAL_CLI_PATH=${notExecutable} is not an executable file\n`);
   }, 120_000);
+
+  it("stops with exit code 1 and one line naming DEMO_WEBHOOK_PORT when the demo receiver's port is held, having made nothing: the next start prints the key", async () => {
+    const holder = net.createServer();
+    const held = await new Promise<number>((resolve) =>
+      holder.listen(0, '127.0.0.1', () => resolve((holder.address() as net.AddressInfo).port)),
+    );
+    try {
+      const child = spawn(process.execPath, START, {
+        cwd: ROOT,
+        env: { ...env, CDS_DATA_DIR: path.join(dataDir, 'busy-demo'), CDS_RUNTIME_FILE: path.join(dataDir, 'busy-demo.json'), DEMO_WEBHOOK_PORT: String(held) }, // prettier-ignore
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      expect(await exitedWithOutput(child)).toBe(1);
+      expect(stderr).toBe(
+        `npm start: could not start: DEMO_WEBHOOK_PORT=${held}: 127.0.0.1:${held} is in use by another process; stop it, or give DEMO_WEBHOOK_PORT a free port\n`,
+      );
+      expect(stdout).not.toContain('Press Ctrl-C to stop.');
+    } finally {
+      holder.close();
+    }
+    // Nothing was made: the next start, on a free port, makes the demo issuer and prints its key.
+    const next = spawn(process.execPath, START, { cwd: ROOT, env: { ...env, CDS_DATA_DIR: path.join(dataDir, 'busy-demo'), CDS_RUNTIME_FILE: path.join(dataDir, 'busy-demo.json') }, stdio: ['ignore', 'pipe', 'pipe'] }); // prettier-ignore
+    const started = await whenReady(next, 'Press Ctrl-C to stop.', 'npm start');
+    try {
+      expect(started.output()).toMatch(/API key:\s+cds_live_\w+/);
+      expect(started.output()).toContain(`-> http://127.0.0.1:${ports.demoWebhook}/demo-webhooks`);
+    } finally {
+      expect(await stop(started)).toBe(0);
+    }
+  }, 180_000);
 
   // Another session's Temporal on the port answered the readiness probe, so the launcher said its own
   // dev server had started (and would have run its worker against that Temporal) while the server it

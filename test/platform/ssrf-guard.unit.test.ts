@@ -4,12 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { checkWebhookUrl, postToCheckedAddress, URL_CHECK_TIMEOUT_MS, WebhookUrlRefused } from '../../platform/ssrf-guard.js';
 
 const strict = { allowPrivate: false };
 const dev = { allowPrivate: true };
 
-async function refusal(url: string, options = strict): Promise<string> {
+async function refusal(url: string, options: Parameters<typeof checkWebhookUrl>[1] = strict): Promise<string> {
   const error = await checkWebhookUrl(url, options).then(
     () => undefined,
     (failure: unknown) => failure,
@@ -100,6 +101,55 @@ describe('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
 
   it('still refuses IPv4-compatible IPv6 (::/96), which no network routes', async () => {
     expect(await refusal('http://[::7f00:1]/', dev)).toMatch(/IPv4-compatible/);
+  });
+});
+
+// `npm start`'s demo receiver (cli/demo-receiver.ts): its worker may reach that one loopback origin.
+describe("loopbackOrigin (npm start's demo receiver)", () => {
+  const demo = { allowPrivate: false, loopbackOrigin: 'http://127.0.0.1:4100' };
+
+  it('lets a URL of exactly that origin through, to its loopback address', async () => {
+    await expect(checkWebhookUrl('http://127.0.0.1:4100/demo-webhooks', demo)).resolves.toMatchObject({ address: '127.0.0.1', family: 4 });
+  });
+
+  it('still refuses another port, host, scheme or name of loopback, and every other private address', async () => {
+    for (const url of [
+      'http://127.0.0.1:4101/demo-webhooks',
+      'http://127.0.0.1/demo-webhooks',
+      'https://127.0.0.1:4100/demo-webhooks',
+      'http://127.0.0.2:4100/demo-webhooks',
+      'http://localhost:4100/demo-webhooks',
+      'http://[::1]:4100/demo-webhooks',
+      'http://[::ffff:127.0.0.1]:4100/demo-webhooks',
+    ])
+      expect([url, await refusal(url, demo)]).toEqual([url, expect.stringMatching(/loopback|ipv4Mapped/)]);
+    expect(await refusal('http://10.0.0.5:4100/', { allowPrivate: false, loopbackOrigin: 'http://10.0.0.5:4100' })).toMatch(/private/);
+    expect(await refusal('http://169.254.169.254/', { allowPrivate: false, loopbackOrigin: 'http://169.254.169.254' })).toMatch(/metadata/);
+  });
+
+  it('still refuses credentials in a URL of that origin', async () => {
+    expect(await refusal('http://user:pw@127.0.0.1:4100/demo-webhooks', demo)).toMatch(/credentials/);
+  });
+
+  it('refuses every loopback or private URL whose origin is not exactly the one allowed', async () => {
+    const host = fc.oneof(
+      fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map(([a, b, c]) => `127.${a}.${b}.${c}`), // prettier-ignore
+      fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map(([a, b]) => `10.${a}.${b}.1`),
+      fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map(([a, b]) => `192.168.${a}.${b}`),
+      fc.constantFrom('[::1]', 'localhost', '[fd00::1]'),
+    );
+    await fc.assert(
+      fc.asyncProperty(host, fc.integer({ min: 1, max: 65535 }), fc.constantFrom('http', 'https'), async (h, port, scheme) => {
+        const url = `${scheme}://${h}:${port}/demo-webhooks`;
+        fc.pre(new URL(url).origin !== demo.loopbackOrigin);
+        const outcome = await checkWebhookUrl(url, demo).then(
+          () => 'allowed',
+          (error: unknown) => (error instanceof WebhookUrlRefused ? 'refused' : String(error)),
+        );
+        expect(outcome).toBe('refused');
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

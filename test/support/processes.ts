@@ -12,10 +12,12 @@ export interface LauncherPorts {
   api: number;
   temporal: number;
   ui: number;
+  /** The demo webhook receiver's (DEMO_WEBHOOK_PORT). */
+  demoWebhook: number;
 }
 
 export async function freeLauncherPorts(): Promise<LauncherPorts> {
-  return { api: await freePort(), temporal: await freePort(), ui: await freePort() };
+  return { api: await freePort(), temporal: await freePort(), ui: await freePort(), demoWebhook: await freePort() };
 }
 
 /**
@@ -32,6 +34,7 @@ export function launcherEnv(ports: LauncherPorts, dataDir?: string): NodeJS.Proc
     PORT: String(ports.api),
     TEMPORAL_DEV_SERVER_PORT: String(ports.temporal),
     TEMPORAL_DEV_SERVER_UI_PORT: String(ports.ui),
+    DEMO_WEBHOOK_PORT: String(ports.demoWebhook),
     LOG_LEVEL: 'warn',
     // Test processes run side by side: each worker metrics server on a port of its own.
     WORKER_METRICS_PORT: '0',
