@@ -109,7 +109,9 @@ describe("loopbackOrigin (npm start's demo receiver)", () => {
   const demo = { allowPrivate: false, loopbackOrigin: 'http://127.0.0.1:4100' };
 
   it('lets a URL of exactly that origin through, to its loopback address', async () => {
-    await expect(checkWebhookUrl('http://127.0.0.1:4100/demo-webhooks', demo)).resolves.toMatchObject({ address: '127.0.0.1', family: 4 });
+    await expect(checkWebhookUrl('http://127.0.0.1:4100/demo-webhooks', demo)).resolves.toMatchObject({
+      addresses: [{ address: '127.0.0.1', family: 4 }],
+    });
   });
 
   it('still refuses another port, host, scheme or name of loopback, and every other private address', async () => {
