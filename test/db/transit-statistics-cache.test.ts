@@ -194,7 +194,8 @@ describe('a projection write the prediction refresh asked for', () => {
     });
     // The projection's worker read Albania's statistics at registration…
     const projectionCache = new CountryStatisticsCache(pool);
-    const { projectChange } = createProjectionActivities({ pool, countryStatistics: projectionCache });
+    // On the test's day, as the refresh's prediction below: the write's window starts no earlier than its own today.
+    const { projectChange } = createProjectionActivities({ pool, countryStatistics: projectionCache, now: () => new Date(`${today}T12:00:00Z`) }); // prettier-ignore
     const { id, issuerId: issuer, mode, dispatchDate, destination, fingerprint } = reg;
     const state = { status: 'dispatched' as const, statusSince: dispatchDate };
     let shown: Prediction | undefined;
