@@ -1,6 +1,6 @@
 // Reads a JSON request body for the routes that take one: 415 unless the body is declared
 // application/json in UTF-8 (no charset, or utf-8), 413 past the size limit, 400 for anything that
-// is not a JSON object or array. The zod schema of each route then validates the shape.
+// is not a JSON object or array, or that holds a `__proto__` key. The zod schema of each route then validates the shape.
 import { bodyParser } from '@koa/bodyparser';
 import type { Middleware } from 'koa';
 import { ApiError, badRequest } from '../errors.js';
@@ -15,6 +15,9 @@ export function jsonBody(limit = BODY_LIMIT): Middleware {
       const status = (error as { status?: number }).status;
       if (status === 413) throw new ApiError(413, 'payload_too_large', `the request body exceeds ${limit}`);
       if (status === 415) throw new ApiError(415, 'unsupported_media_type', 'the body encoding is not supported; send UTF-8 JSON');
+      // Valid JSON with a `__proto__` key, refused by the parser (@hapi/bourne) against prototype poisoning.
+      if (/forbidden prototype property/.test((error as Error).message))
+        throw badRequest('the request body holds a key named "__proto__", which is not accepted');
       throw badRequest('the request body is not valid JSON (an object is expected)');
     },
   });

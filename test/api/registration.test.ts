@@ -147,6 +147,16 @@ describe('POST /v1/dispatches validation', () => {
     expect(res.body.error).toBe('bad_request');
   });
 
+  // JSON that is valid but holds a `__proto__` key is refused (prototype poisoning), saying so: it is
+  // not "not valid JSON", and the key may be deep inside a field the schema would have named.
+  it('returns 400 saying a key named __proto__ is not accepted, wherever it is', async () => {
+    for (const body of ['{"__proto__": {"x": 1}}', '{"destination": {"postal_code": "75011", "__proto__": false}}']) {
+      const res = await request(h.baseUrl, '/v1/dispatches', { headers: { ...bearer(key), 'content-type': 'application/json' }, body });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'bad_request', message: 'the request body holds a key named "__proto__", which is not accepted' });
+    }
+  });
+
   it('returns 415 for a body that is not declared as application/json', async () => {
     const res = await request(h.baseUrl, '/v1/dispatches', {
       headers: { ...bearer(key), 'content-type': 'text/plain' },
