@@ -2,7 +2,8 @@
 // the tests of the calendar-reading code (test/domain/, test/db/: business days, holidays, the
 // recent period, the statistics a prediction reads) take their `today` as a parameter, from
 // test/support/today.ts, and none of them reads today's date from the wall clock. A line that
-// does (a date cut from `new Date()` or `Date.now()`, or Postgres's CURRENT_DATE / now()::date)
+// does (a date cut from `new Date()` or `Date.now()`, Postgres's CURRENT_DATE / now()::date, or the
+// projection activity made without the test's clock)
 // fails here, naming the file and line. Reading the clock for a duration (a cache's age) is fine.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +20,9 @@ const WALL_CLOCK_DATES: readonly RegExp[] = [
   /Date\.now\(\)\s*[-+/]\s*[^;]*86_?400_?000/,
   /\bCURRENT_DATE\b/i,
   /now\(\)\s*::\s*date/i,
+  // The projection activity predicts as of its own clock: given none, the wall clock's today (it
+  // failed transit-statistics-cache.test.ts once the real date left the test's fixed one).
+  /createProjectionActivities\(\{(?![^}]*\bnow:)/,
 ];
 
 const readsWallClockDate = (line: string) => WALL_CLOCK_DATES.some((pattern) => pattern.test(line));
@@ -37,10 +41,12 @@ describe('the calendar-reading tests', () => {
       'const dispatched = new Date(Date.now() - (45 + 3 * i) * 86_400_000);',
       "await pool.query('SELECT CURRENT_DATE - 3')",
       'WHERE dispatch_date > now()::date - 42',
+      'const { projectChange } = createProjectionActivities({ pool, countryStatistics: cache });',
     ])
       expect({ line, reads: readsWallClockDate(line) }).toEqual({ line, reads: true });
     expect(readsWallClockDate('const cache = new CountryStatisticsCache(pool, { now: () => new Date(now) });')).toBe(false);
     expect(readsWallClockDate('const today = asOfDates()[0];')).toBe(false);
+    expect(readsWallClockDate('createProjectionActivities({ pool, now: () => new Date(`${today}T12:00:00Z`) });')).toBe(false);
   });
 
   it('take today as a parameter: none reads a date from the wall clock', () => {
