@@ -23,7 +23,7 @@ import { createTemporalClient } from '../temporal/client.js';
 import { startDevServer, type RunningDevServer } from '../devtools/temporal-dev-server.js';
 import { createWorker } from '../worker/create-worker.js';
 import { freeLocalPort, startWorkerMetricsServer } from '../worker/metrics-server.js';
-import { installTemporalRuntime } from '../worker/runtime.js';
+import { installTemporalRuntime, sdkLogLevel } from '../worker/runtime.js';
 import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule, ensureRetentionSchedule } from '../worker/schedules.js';
 import { ensureDemoIssuer, type Demo } from './demo.js';
 import { demoReceiverUrl, startDemoReceiver, type DemoReceiver } from './demo-receiver.js';
@@ -48,7 +48,8 @@ try {
 const logger = createLogger({ level: config.LOG_LEVEL, name: 'start' });
 // The SDK's own worker metrics, merged into the worker metrics server's /metrics (worker/metrics-server.ts).
 const sdkMetricsAddress = `127.0.0.1:${await freeLocalPort()}`;
-installTemporalRuntime(logger, 'WARN', { sdkMetricsAddress });
+// The worker's own lines (its activities' and workflows') at LOG_LEVEL, as the API's.
+installTemporalRuntime(logger, sdkLogLevel(config.LOG_LEVEL), { sdkMetricsAddress });
 
 const stops: Array<() => Promise<void>> = [stopTracing];
 let stopping = false;

@@ -60,6 +60,12 @@ export async function findExpiredPayloads(db: Db, eventIds: readonly string[]): 
   return rows.map((row) => ({ eventId: row.id, expiredAt: row.payload_expired_at }));
 }
 
+/** Whether a webhook event of this id exists (one of a dispatch whose erasure was requested does not, as for the API). */
+export async function webhookEventExists(db: Db, eventId: string): Promise<boolean> {
+  const { rowCount } = await db.query(`SELECT 1 FROM webhook_events ev WHERE ev.id = $1 AND ${notErased('ev.dispatch_id')}`, [eventId]);
+  return rowCount === 1;
+}
+
 /** How many deliveries the filter matches now. */
 export async function countReplayMatches(db: Db, filter: ReplayFilter): Promise<number> {
   const w = where(toFilterInput(filter));

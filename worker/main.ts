@@ -12,7 +12,7 @@ import { startTracing, stopTracing } from '../platform/tracing.js';
 import { createTemporalClient } from '../temporal/client.js';
 import { openWorker } from './create-worker.js';
 import { freeLocalPort, startWorkerMetricsServer } from './metrics-server.js';
-import { installTemporalRuntime } from './runtime.js';
+import { installTemporalRuntime, sdkLogLevel } from './runtime.js';
 import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule, ensureRetentionSchedule } from './schedules.js';
 
 // First: the worker and its clients take their tracing interceptors when they are made.
@@ -25,7 +25,8 @@ if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
 }
 // The SDK's Prometheus exporter listens on a free local port; the metrics server merges it.
 const sdkMetricsAddress = `127.0.0.1:${await freeLocalPort()}`;
-installTemporalRuntime(logger, 'INFO', { sdkMetricsAddress });
+// The activities' and workflows' own lines at LOG_LEVEL (`webhook delivered` at debug).
+installTemporalRuntime(logger, sdkLogLevel(config.LOG_LEVEL), { sdkMetricsAddress });
 const { worker, connection, pool, close } = await openWorker(config, { applicationName: 'card-delivery-worker', logger });
 const metrics = await startWorkerMetricsServer({
   port: config.WORKER_METRICS_PORT,

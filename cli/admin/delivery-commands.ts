@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { replayDeliveries } from '../../ingest/webhook-replays.js';
-import { eventDeliveries, getReplay, type ReplayFilter, type ReplayProgress } from '../../db/webhook-replays.js';
+import { eventDeliveries, getReplay, webhookEventExists, type ReplayFilter, type ReplayProgress } from '../../db/webhook-replays.js';
 import { listDeliveries } from '../../db/delivery-summaries.js';
 import { endpointExists } from '../../db/webhook-endpoints.js';
 import { loadConfig } from '../../platform/config.js';
@@ -92,10 +92,15 @@ export function registerDeliveryCommands(program: Command): void {
         ? { eventId: options.eventId }
         : { endpointId: options.endpoint!, since: new Date(options.since!), until: new Date(options.until!) };
       const config = loadConfig();
-      const connection = await Connection.connect(resolveTemporalConnection(config));
-      try {
-        const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-        await withDatabase(async (pool) => {
+      await withDatabase(async (pool) => {
+        // A mistyped id must not read as one with nothing to replay; checked before Temporal is reached.
+        if (options.endpoint !== undefined && !(await endpointExists(pool, options.endpoint)))
+          throw new CliError(`unknown webhook endpoint: ${options.endpoint}`);
+        if (options.eventId !== undefined && !(await webhookEventExists(pool, options.eventId)))
+          throw new CliError(`unknown webhook event: ${options.eventId}`);
+        const connection = await Connection.connect(resolveTemporalConnection(config));
+        try {
+          const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
           const replay = await replayDeliveries({ pool, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, filter);
           if (!replay) throw new CliError('nothing to replay: no delivery matches (or its endpoint was removed or disabled)');
           if (options.wait) await replay.handle.result();
@@ -114,10 +119,10 @@ export function registerDeliveryCommands(program: Command): void {
               ...(data ?? []).map((d) => `  ${d.event_id} → ${d.endpoint_id}${'outcome' in d ? `: ${d.outcome}` : ''}`),
             ].join('\n'),
           );
-        });
-      } finally {
-        await connection.close();
-      }
+        } finally {
+          await connection.close();
+        }
+      });
     });
 
   deliveries

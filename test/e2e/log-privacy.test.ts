@@ -61,7 +61,7 @@ beforeAll(async () => {
     events: ['status.updated', 'delivery.predicted', 'delivery.exception', 'delivery.completed'],
   });
   if (!endpoint.ok) throw new Error(endpoint.reason);
-  await s.startWorker({ TEST_SDK_LOG_LEVEL: 'DEBUG' });
+  await s.startWorker();
   api = await startEntryPoint(
     'api/main.ts',
     {

@@ -194,6 +194,37 @@ describe('list filters naming an unknown id', () => {
   });
 });
 
+describe('deliveries replay naming an unknown id', () => {
+  // As an operator runs it: with the service's Temporal named, so only the unknown id can refuse it.
+  const withTemporal = () => ({ TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS') });
+  const range = ['--since', new Date(Date.now() - 3_600_000).toISOString(), '--until', new Date().toISOString()];
+
+  it('--endpoint refuses an unknown endpoint with a one-line reason naming it, also with --json', async () => {
+    for (const json of [[], ['--json']]) {
+      expectOneLineFailure(
+        await runCli(['deliveries', 'replay', '--endpoint', 'whe_doesNotExist00', ...range, ...json], withTemporal()),
+        /^error: unknown webhook endpoint: whe_doesNotExist00$/,
+      );
+    }
+  });
+
+  it('--event-id refuses an unknown event with a one-line reason naming it, also with --json', async () => {
+    for (const json of [[], ['--json']]) {
+      expectOneLineFailure(
+        await runCli(['deliveries', 'replay', '--event-id', 'evt_doesNotExist00', ...json], withTemporal()),
+        /^error: unknown webhook event: evt_doesNotExist00$/,
+      );
+    }
+  });
+
+  it('records no replay for either', async () => {
+    const { rows } = await pool.query(
+      `SELECT 1 FROM webhook_replays WHERE endpoint_id = 'whe_doesNotExist00' OR event_id = 'evt_doesNotExist00'`,
+    );
+    expect(rows).toEqual([]);
+  });
+});
+
 describe('deliveries replay-status', () => {
   const PROGRESS = [
     'completed_at',

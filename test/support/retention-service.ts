@@ -38,7 +38,6 @@ export async function startRetentionService(name: string, env: Record<string, st
     TEMPORAL_TASK_QUEUE: h.taskQueue,
     TEST_WORKFLOW_BUNDLE: requireTestEnv('TEST_WORKFLOW_BUNDLE'),
     LOG_LEVEL: 'info',
-    TEST_SDK_LOG_LEVEL: 'INFO',
     ...env,
     ...extra,
   });

@@ -1,17 +1,16 @@
 // The product's worker in a process of its own, for tests that kill it (test/e2e/crash-recovery):
 // createWorker as worker/main.ts runs it, on the workflow bundle global-setup built (a restart
 // takes a second, not a re-bundle). Env: DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE,
-// TEST_WORKFLOW_BUNDLE, TEST_SDK_LOG_LEVEL and any product setting. Prints `worker ready` once it polls.
+// TEST_WORKFLOW_BUNDLE and any product setting. Prints `worker ready` once it polls.
 import { loadConfig } from '../../platform/config.js';
 import { createLogger } from '../../platform/logger.js';
 import { openWorker } from '../../worker/create-worker.js';
-import { installTemporalRuntime } from '../../worker/runtime.js';
+import { installTemporalRuntime, sdkLogLevel } from '../../worker/runtime.js';
 
 const config = loadConfig();
 const logger = createLogger({ name: 'worker', level: config.LOG_LEVEL, destination: 2 });
-// TEST_SDK_LOG_LEVEL=INFO or DEBUG: the activities' and workflows' own lines too, as worker/main.ts logs them (test/e2e/retention-*).
-const sdkLevel = process.env.TEST_SDK_LOG_LEVEL;
-installTemporalRuntime(logger, sdkLevel === 'INFO' || sdkLevel === 'DEBUG' ? sdkLevel : 'WARN');
+// The activities' and workflows' own lines at LOG_LEVEL, as worker/main.ts logs them (test/e2e/retention-*, log-privacy).
+installTemporalRuntime(logger, sdkLogLevel(config.LOG_LEVEL));
 const { worker, close } = await openWorker(config, {
   applicationName: process.env.TEST_WORKER_NAME ?? 'test-worker-process',
   logger,
