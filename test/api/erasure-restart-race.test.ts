@@ -21,11 +21,18 @@ import { bearer, registrationFor, request } from './http.js';
 let h: Harness;
 let key: string;
 
+/**
+ * How long the erasure may take: Temporal holds the deletion of a run closed a moment ago until its
+ * close reaches visibility, and on a loaded machine (CI) that took over a minute (as
+ * test/api/erasure.test.ts's ERASURE_WAIT_MS allows).
+ */
+const ERASURE_WAIT_MS = 150_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
 
 beforeAll(async () => {
-  // A dispatch resting in exception completes its workflow after EXCEPTION_RETENTION.
-  h = await startHarness({ env: { EXCEPTION_RETENTION: '1s', DELIVERED_RETENTION: '1s' } });
+  // A dispatch resting in exception completes its workflow after EXCEPTION_RETENTION; the erasure
+  // waits WEBHOOK_TIMEOUT_MS + 5 s for the activities of the runs it deleted.
+  h = await startHarness({ env: { EXCEPTION_RETENTION: '1s', DELIVERED_RETENTION: '1s', WEBHOOK_TIMEOUT_MS: '1000' } });
   key = (await h.createKey(await h.createIssuer('Erasure Race'))).key;
 }, 60_000);
 
@@ -89,7 +96,7 @@ describe('a carrier event restarting a closed dispatch while the dispatch is era
       await until(
         async () => (await request(h.baseUrl, `/v1/erasures/${erasure.body.id}`, { headers: bearer(key) })).body.status === 'completed',
         'the erasure to complete',
-        60_000,
+        ERASURE_WAIT_MS,
       );
     };
     const ingest = createCarrierEventIngest({
@@ -99,7 +106,7 @@ describe('a carrier event restarting a closed dispatch while the dispatch is era
       workflowOptions: dispatchWorkflowOptions(h.config),
     });
     outcome = await ingest.ingest({ id, dispatchDate }, { event: { status: 'delivered', occurred_at: daysAgo(18), event_id: 'back-1' } });
-  }, 120_000);
+  }, ERASURE_WAIT_MS + 60_000);
 
   it('answers the event as for an erased dispatch', () => {
     expect(outcome.outcome).toBe('erased');
