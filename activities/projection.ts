@@ -187,7 +187,7 @@ export function createProjectionActivities(deps: {
       change?.state.status !== 'delivered'
         ? undefined
         : reg.mode === 'live'
-          ? await recordDelivery(deps.pool, reg, change.state.statusSince)
+          ? await recordDelivery(deps.pool, reg, change.state.statusSince, now().toISOString().slice(0, 10))
           : { deliveredDate: utcDateOf(change.state.statusSince), learned: false, notLearned: [] };
     const driver = dispatchDriver(reg.id);
     const { handed, ...result } = await writeDispatchChange(
@@ -271,18 +271,23 @@ function isDeterministic(error: unknown): boolean {
  * The service's own completed live delivery joins the transit history (once per dispatch) if it
  * passes the history's rules; its outcome says whether it did and why not.
  */
-async function recordDelivery(pool: Pool, reg: DispatchFacts, deliveredAt: string): Promise<DeliveryOutcome> {
+async function recordDelivery(pool: Pool, reg: DispatchFacts, deliveredAt: string, today: string): Promise<DeliveryOutcome> {
   const country = reg.destination.country_code;
   const dispatchDate = utcDateOf(reg.dispatchDate);
   const deliveredDate = utcDateOf(deliveredAt);
-  const { recorded, notLearned } = await judgeServiceDelivery(pool, reg.id, {
-    postalCode: reg.destination.postal_code,
-    countryCode: country,
-    dispatchDate,
-    deliveredDate,
-    // Counted as the window is built: from the first business day on or after dispatch.
-    businessDays: businessDaysBetween(businessDayOnOrAfter(dispatchDate, country), deliveredDate, country),
-  });
+  const { recorded, notLearned } = await judgeServiceDelivery(
+    pool,
+    reg.id,
+    {
+      postalCode: reg.destination.postal_code,
+      countryCode: country,
+      dispatchDate,
+      deliveredDate,
+      // Counted as the window is built: from the first business day on or after dispatch.
+      businessDays: businessDaysBetween(businessDayOnOrAfter(dispatchDate, country), deliveredDate, country),
+    },
+    today,
+  );
   // The country's areas changed: every worker's area cache forgets them (db/area-statistics-cache.ts).
   if (recorded) await notifyTransitStatisticsChanged(pool, country);
   return { deliveredDate, learned: notLearned.length === 0, notLearned };

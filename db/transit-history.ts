@@ -118,6 +118,10 @@ const NORM_SAMPLE = 10_000;
  * delivery still completes its dispatch, fires its webhooks and counts in the published accuracy
  * (db/dispatch-changes.ts keeps its outcome with these reasons); it only teaches the model nothing.
  *
+ * The country's norm is its deliveries of the LOOK_BACK_DAYS before `today` ('YYYY-MM-DD'), the day
+ * the caller predicts as of (activities/projection.ts `now`), never Postgres's current_date: a
+ * worker given a clock, and a test run as of a date, judge by the same two years their statistics read.
+ *
  * Returns whether this call added the row, and every reason the model does not learn from the
  * delivery (none when it joined, now or on an earlier attempt: a retry finds the row and says so).
  */
@@ -125,6 +129,7 @@ export async function judgeServiceDelivery(
   pool: Pool,
   dispatchId: string,
   row: TransitRecord,
+  today: string,
 ): Promise<{ recorded: boolean; notLearned: NotLearnedReason[] }> {
   const code = normalisePostalCode(row.postalCode, row.countryCode);
   const { rows } = await pool.query<{ recorded: number; not_learned: NotLearnedReason[] }>(
@@ -134,7 +139,7 @@ export async function judgeServiceDelivery(
      ), norm AS (
        SELECT count(*) AS n, percentile_disc(0.99) WITHIN GROUP (ORDER BY business_days) AS p99
          FROM (SELECT business_days FROM transit_history h, dispatch
-                WHERE h.country_code = $2 AND h.delivered_date >= current_date - ${LOOK_BACK_DAYS}
+                WHERE h.country_code = $2 AND h.delivered_date >= $8::date - ${LOOK_BACK_DAYS}
                   AND (dispatch.issuer_id IS NULL OR h.issuer_id IS DISTINCT FROM dispatch.issuer_id)
                 ORDER BY h.delivered_date DESC LIMIT ${NORM_SAMPLE}) latest
      ), judged AS (
@@ -163,12 +168,12 @@ export async function judgeServiceDelivery(
      SELECT (SELECT count(*) FROM inserted)::int AS recorded,
             CASE WHEN known THEN '{}'::text[] ELSE reasons END AS not_learned
        FROM judged`,
-    [code, row.countryCode, postalPrefixOf(code, row.countryCode), row.dispatchDate, row.deliveredDate, row.businessDays, dispatchId],
+    [code, row.countryCode, postalPrefixOf(code, row.countryCode), row.dispatchDate, row.deliveredDate, row.businessDays, dispatchId, today], // prettier-ignore
   );
   return { recorded: rows[0].recorded === 1, notLearned: rows[0].not_learned };
 }
 
 /** judgeServiceDelivery, saying only whether the row was added. */
-export async function recordServiceDelivery(pool: Pool, dispatchId: string, row: TransitRecord): Promise<boolean> {
-  return (await judgeServiceDelivery(pool, dispatchId, row)).recorded;
+export async function recordServiceDelivery(pool: Pool, dispatchId: string, row: TransitRecord, today: string): Promise<boolean> {
+  return (await judgeServiceDelivery(pool, dispatchId, row, today)).recorded;
 }

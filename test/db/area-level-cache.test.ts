@@ -78,13 +78,18 @@ describe('area level cache of a refresh run', () => {
 
     const dispatched = new Date(Date.parse(`${today}T00:00:00Z`) - 60 * 86_400_000);
     const delivery = (postalCode: string) =>
-      recordServiceDelivery(pool, randomUUID(), {
-        postalCode,
-        countryCode: 'FI',
-        dispatchDate: dispatched.toISOString().slice(0, 10),
-        deliveredDate: new Date(dispatched.getTime() + 2 * 86_400_000).toISOString().slice(0, 10),
-        businessDays: 2,
-      });
+      recordServiceDelivery(
+        pool,
+        randomUUID(),
+        {
+          postalCode,
+          countryCode: 'FI',
+          dispatchDate: dispatched.toISOString().slice(0, 10),
+          deliveredDate: new Date(dispatched.getTime() + 2 * 86_400_000).toISOString().slice(0, 10),
+          businessDays: 2,
+        },
+        today,
+      );
     await delivery('40100');
     await delivery('40200');
     const unseen = { countryCode: 'FI', postalCode: '40200' };

@@ -52,7 +52,7 @@ const GUARD_DATES = [
 ].filter((date, i, all) => all.indexOf(date) === i);
 
 /** The countries of this file's tests, whose history is built again as of each date. */
-const COUNTRIES = ['KE', 'GR', 'UY', 'TN', 'JO', 'KZ', 'HU', 'BG', 'RO', 'NZ', 'AM', 'AZ'];
+const COUNTRIES = ['KE', 'GR', 'UY', 'TN', 'JO', 'KZ', 'HU', 'BG', 'RO', 'NZ', 'AM', 'AZ', 'EC'];
 
 /** Runs `tests` as of each date, on the countries' history cleared before each test. */
 function asOf(dates: readonly string[], tests: () => void) {
@@ -130,7 +130,7 @@ async function dispatchOf(issuerId: string, row: TransitRecord, reporting: Repor
 
 /** The issuer's dispatch delivered as `row` says; whether it joined the history. */
 async function deliveredBy(issuerId: string, row: TransitRecord, reporting: Reporting = PROMPT): Promise<boolean> {
-  return recordServiceDelivery(pool, await dispatchOf(issuerId, row, reporting), row);
+  return recordServiceDelivery(pool, await dispatchOf(issuerId, row, reporting), row, today);
 }
 
 const newIssuer = async () => (await createIssuer(pool, 'History Issuer')).id;
@@ -141,8 +141,8 @@ asOf(asOfDates(), () => {
       const issuerId = await newIssuer();
       const row = delivery('KE', '00100', 10, 3);
       const id = await dispatchOf(issuerId, row);
-      expect(await recordServiceDelivery(pool, id, row)).toBe(true);
-      expect(await recordServiceDelivery(pool, id, row)).toBe(false);
+      expect(await recordServiceDelivery(pool, id, row, today)).toBe(true);
+      expect(await recordServiceDelivery(pool, id, row, today)).toBe(false);
       const { rows } = await pool.query('SELECT issuer_id, source, business_days FROM transit_history WHERE dispatch_id = $1', [id]);
       expect(rows).toEqual([{ issuer_id: issuerId, source: 'service', business_days: 3 }]);
     });
@@ -162,6 +162,16 @@ asOf(asOfDates(), () => {
         "SELECT count(*)::int AS n FROM transit_history WHERE country_code = 'GR' AND business_days = 13",
       );
       expect(rows[0].n).toBe(0);
+    });
+
+    it('is judged against the country’s deliveries of the two years before its day, not before the wall clock’s', async () => {
+      // 100 deliveries of 2–4 business days, delivered 725 days before `today`: inside the look-back
+      // as of `today`, whatever the real date (as of a day a week before it, not inside the wall
+      // clock's), so the bound is 3 × 4 = 12, not the 30 of a country without history.
+      await importRows(Array.from({ length: 100 }, (_, i) => delivery('EC', '170150', 727 + (i % 3), 2 + (i % 3))));
+      const issuerId = await newIssuer();
+      expect(await deliveredBy(issuerId, delivery('EC', '170150', 20, 12))).toBe(true);
+      expect(await deliveredBy(issuerId, delivery('EC', '170150', 20, 13))).toBe(false);
     });
 
     it('does not let an issuer raise its own bound with its own slow deliveries', async () => {
@@ -197,7 +207,7 @@ asOf(asOfDates(), () => {
       const row = delivery('KZ', '010000', 50, 3);
       // The logged delivered event occurred a day later than the delivery recorded.
       const id = await dispatchOf(issuerId, { ...row, deliveredDate: daysAgo(46) });
-      expect(await recordServiceDelivery(pool, id, row)).toBe(false);
+      expect(await recordServiceDelivery(pool, id, row, today)).toBe(false);
     });
 
     it('is refused beyond 30 business days in a country with too little history to say what is normal', async () => {

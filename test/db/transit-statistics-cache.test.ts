@@ -75,13 +75,18 @@ async function cachedCountryWithNewDelivery(countryCode: string, postalCode: str
   const query = { countryCode, postalCode, today };
   await loadTransitStatistics(pool, query, cache.source());
   const dispatched = new Date(Date.parse(`${today}T00:00:00Z`) - 60 * 86_400_000);
-  await recordServiceDelivery(pool, randomUUID(), {
-    postalCode,
-    countryCode,
-    dispatchDate: dispatched.toISOString().slice(0, 10),
-    deliveredDate: new Date(dispatched.getTime() + 2 * 86_400_000).toISOString().slice(0, 10),
-    businessDays: 2,
-  });
+  await recordServiceDelivery(
+    pool,
+    randomUUID(),
+    {
+      postalCode,
+      countryCode,
+      dispatchDate: dispatched.toISOString().slice(0, 10),
+      deliveredDate: new Date(dispatched.getTime() + 2 * 86_400_000).toISOString().slice(0, 10),
+      businessDays: 2,
+    },
+    today,
+  );
   return { cache, advance, query };
 }
 

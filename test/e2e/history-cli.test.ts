@@ -263,8 +263,8 @@ describe('recordServiceDelivery', () => {
   it('adds a completed dispatch to the history once, however often it is retried', async () => {
     const dispatchId = randomUUID();
     const row = { postalCode: '00-950', countryCode: 'PL', dispatchDate: '2026-03-02', deliveredDate: '2026-03-04', businessDays: 2 };
-    await recordServiceDelivery(pool, dispatchId, row);
-    await recordServiceDelivery(pool, dispatchId, row);
+    await recordServiceDelivery(pool, dispatchId, row, '2026-03-04');
+    await recordServiceDelivery(pool, dispatchId, row, '2026-03-04');
     expect(await rowsFor('PL', dispatchId)).toEqual([{ postal_code: '00950', postal_prefix: '00', business_days: 2, source: 'service' }]);
   });
 });
