@@ -11,6 +11,7 @@ import { loadTransitStatistics } from '../../db/transit-statistics.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { expectOneLineFailure, runCli as runCliProcess } from '../support/cli.js';
 import { requireTestEnv } from '../support/env.js';
+import { onOneUtcDay } from '../support/today.js';
 
 let databaseUrl: string;
 let pool: Pool;
@@ -318,8 +319,12 @@ describe('conditions', () => {
   });
 
   it('takes today as --until: the delay applies to the end of the day', async () => {
-    const today = new Date().toISOString().slice(0, 10);
-    const result = await runCli(['conditions', 'set', '--country', 'LU', '--delay-days', '2', '--until', today, '--json']);
+    // The CLI reads its own clock: begun at 23:59:59 UTC, it may read tomorrow's date and refuse the
+    // test's today as "before today"; then once more, on the new day.
+    const { today, result } = await onOneUtcDay(async (today) => ({
+      today,
+      result: await runCli(['conditions', 'set', '--country', 'LU', '--delay-days', '2', '--until', today, '--json']),
+    }));
     expect(result.code).toBe(0);
     const body = JSON.parse(result.stdout) as { id: string; until: string };
     expect(body.until).toBe(today);

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
+import { onOneUtcDay } from '../support/today.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FOLDERS = ['test/domain', 'test/db'];
@@ -56,5 +57,26 @@ describe('the calendar-reading tests', () => {
         .flatMap((line, i) => (readsWallClockDate(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
     );
     expect(found).toEqual([]);
+  });
+});
+
+describe('onOneUtcDay, for a test passing today to a process with its own clock', () => {
+  it('runs once with today when no midnight passes', async () => {
+    const days: string[] = [];
+    const clock = () => Date.parse('2026-12-07T23:59:00Z');
+    expect(await onOneUtcDay(async (today) => (days.push(today), today), clock)).toBe('2026-12-07');
+    expect(days).toEqual(['2026-12-07']);
+  });
+
+  it('runs once more with the new day when midnight UTC passed while it ran (begun at 23:59:59), and answers that', async () => {
+    const days: string[] = [];
+    let now = Date.parse('2026-12-31T23:59:59Z');
+    const attempt = async (today: string) => {
+      days.push(today);
+      now += 2000;
+      return today;
+    };
+    expect(await onOneUtcDay(attempt, () => now)).toBe('2027-01-01');
+    expect(days).toEqual(['2026-12-31', '2027-01-01']);
   });
 });

@@ -25,3 +25,17 @@ export function asOfDates(env: string | undefined = process.env.TEST_TODAY): str
 export function daysBefore(today: string, days: number): string {
   return new Date(Date.parse(`${today}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
 }
+
+/**
+ * For a test through a process with its own clock (the CLI, the API, the worker) that passes it
+ * today's UTC date: runs `attempt` with it, and once more with the new date when midnight UTC passed
+ * while it ran, since the process may then have read its clock on the other side of midnight (the
+ * test's today its yesterday). The answer is that of an attempt that began and ended on one day.
+ */
+export async function onOneUtcDay<T>(attempt: (today: string) => Promise<T>, clock: () => number = Date.now): Promise<T> {
+  const utcDay = () => new Date(clock()).toISOString().slice(0, 10);
+  const today = utcDay();
+  const result = await attempt(today);
+  const after = utcDay();
+  return after === today ? result : attempt(after);
+}
