@@ -28,10 +28,35 @@ const WALL_CLOCK_DATES: readonly RegExp[] = [
 
 const readsWallClockDate = (line: string) => WALL_CLOCK_DATES.some((pattern) => pattern.test(line));
 
+/**
+ * The product's code (its SQL included) takes a date from a clock it is given, `now` or `today`
+ * (activities/projection.ts, db/transit-statistics.ts), never from Postgres's current_date or a
+ * `new Date()` of its own: a worker given a clock, and a test run as of a date, then read the same
+ * day everywhere (judgeServiceDelivery's norm read current_date once, db/shared-history.test.ts).
+ */
+const PRODUCT_FOLDERS = ['activities', 'api', 'cli', 'dashboard', 'db', 'domain', 'ingest', 'platform', 'worker', 'workflows'];
+/** Where the wall clock's date is the answer, and why. */
+const PRODUCT_WALL_CLOCK_DATES: Readonly<Record<string, string>> = {
+  // The operator's --until is checked against the day the command runs (docs/admin-cli.md).
+  'cli/admin/conditions-commands.ts': 'until >= new Date().toISOString().slice(0, 10)',
+};
+const PRODUCT_PATTERNS = WALL_CLOCK_DATES.slice(0, 5);
+const isComment = (line: string) => /^\s*(\/\/|\*|\/\*)/.test(line);
+
 function testFiles(folder: string): string[] {
   return readdirSync(path.join(ROOT, folder), { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.ts'))
     .map((file) => path.join(folder, file));
+}
+
+/** The product's lines that take a date from the wall clock, as `file: line`. */
+function productWallClockDates(): string[] {
+  return PRODUCT_FOLDERS.flatMap(testFiles).flatMap((file) =>
+    readFileSync(path.join(ROOT, file), 'utf8')
+      .split('\n')
+      .filter((line) => !isComment(line) && PRODUCT_PATTERNS.some((pattern) => pattern.test(line)))
+      .map((line) => `${file}: ${line.trim()}`),
+  );
 }
 
 describe('the calendar-reading tests', () => {
@@ -57,6 +82,25 @@ describe('the calendar-reading tests', () => {
         .flatMap((line, i) => (readsWallClockDate(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
     );
     expect(found).toEqual([]);
+  });
+});
+
+describe('the product', () => {
+  it('recognises a date read from Postgres’s clock or its own, in code and not in a comment', () => {
+    const reads = (line: string) => !isComment(line) && PRODUCT_PATTERNS.some((pattern) => pattern.test(line));
+    expect(reads('WHERE h.country_code = $2 AND h.delivered_date >= current_date - ${LOOK_BACK_DAYS}')).toBe(true);
+    expect(reads('const today = new Date().toISOString().slice(0, 10);')).toBe(true);
+    expect(reads("    // SQL's `::date`, `current_date` and `interval '1 day'` follow the session's zone.")).toBe(false);
+    expect(reads("WHERE delivered_date < (now() - $1 * interval '1 millisecond')::date")).toBe(false);
+    expect(reads('const today = now().toISOString().slice(0, 10);')).toBe(false);
+  });
+
+  it('takes every date from the clock it is given: none from current_date or a new Date() of its own, but where the wall clock is the answer', () => {
+    const found = productWallClockDates();
+    const allowed = Object.entries(PRODUCT_WALL_CLOCK_DATES);
+    expect(found.filter((line) => !allowed.some(([file, code]) => line.startsWith(`${file}: `) && line.includes(code)))).toEqual([]);
+    // Each exemption still names a line that exists (it is removed with the line).
+    for (const [file, code] of allowed) expect(found.some((line) => line.startsWith(`${file}: `) && line.includes(code))).toBe(true);
   });
 });
 
