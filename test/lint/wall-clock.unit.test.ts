@@ -5,6 +5,7 @@
 // does (a date cut from `new Date()` or `Date.now()`, Postgres's CURRENT_DATE / now()::date, or the
 // projection activity made without the test's clock)
 // fails here, naming the file and line. Reading the clock for a duration (a cache's age) is fine.
+// The product's own code is held to the same (below): a date comes from the clock it is given.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
