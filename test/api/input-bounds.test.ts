@@ -202,6 +202,49 @@ describe('a value that is not a timestamp is refused in the terms of the mistake
     expect(res.body.message).toMatch(/^created_after: must be an RFC 3339 timestamp .*a "\+" in a query string becomes; write it as %2B$/);
   });
 
+  it('takes a dispatch_date written with a lower-case "t" and "z" (RFC 3339 §5.6 allows both), as the instant it names', async () => {
+    const instant = new Date(Math.floor((Date.now() - 3_600_000) / 1000) * 1000).toISOString();
+    const res = await register(registrationFor(randomUUID(), { dispatch_date: instant.replace('T', 't').replace('Z', 'z') }));
+    expect(res.status).toBe(201);
+    expect(res.body.dispatch_date).toBe(instant);
+  });
+
+  it('takes an occurred_at with nine digits of fractional seconds, keeping its milliseconds', async () => {
+    const id = await registered(at(-DAY));
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: `${lastHour}.123456789Z` });
+    expect(res.status).toBe(202);
+    const { rows } = await h.pool.query('SELECT occurred_at FROM carrier_events WHERE dispatch_id = $1', [id]);
+    expect(rows.map((row) => row.occurred_at.toISOString())).toEqual([`${lastHour}.123Z`]);
+  });
+
+  it.each([
+    ['a leap second', `${today}T23:59:60Z`, /: a leap second \(:60\) is not taken; write :59$/],
+    ['ISO 8601 basic format', today.replaceAll('-', ''), /: ISO 8601's basic format \(no "-" and ":"\) is not taken$/],
+    ['a space for the "T"', `${lastHour.replace('T', ' ')}Z`, /: separate the date and the time with "T", not a space$/],
+  ])('refuses an occurred_at with %s in the terms of the mistake, not as "not RFC 3339"', async (_, occurredAt, reason) => {
+    const id = await registered(at(-DAY));
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: occurredAt });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/^occurred_at: must be an RFC 3339 timestamp/) });
+    expect(res.body.message).toMatch(reason);
+  });
+
+  it('refuses a dispatch_date written as a timestamp in basic format, "20261207T100000Z", naming dispatch_date', async () => {
+    const res = await register(registrationFor(randomUUID(), { dispatch_date: `${today.replaceAll('-', '')}T000000Z` }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^dispatch_date: .*basic format/);
+  });
+
+  it.each(['0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z'])(
+    'refuses an occurred_at of %s with the time bounds, naming occurred_at',
+    async (occurredAt) => {
+      const id = await registered(at(-DAY));
+      const res = await postEvent(id, { status: 'in_transit', occurred_at: occurredAt });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/^occurred_at: must lie within/) });
+    },
+  );
+
   it('takes the same created_after with the "+" written %2B', async () => {
     const res = await request(h.baseUrl, `/v1/dispatches?created_after=${lastHour}%2B05:30`, { headers: bearer(key) });
     expect(res.status).toBe(200);
