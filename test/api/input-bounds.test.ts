@@ -11,6 +11,7 @@ let h: Harness;
 let key: string;
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
 
 const register = (body: unknown) => request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body });
@@ -168,6 +169,38 @@ describe('what fuzzing found', () => {
     const res = await postEvent(id, { status: 'in_transit', occurred_at: at(0), ...overrides });
     expect(res.status).toBe(400);
     expect(res.body.message.startsWith(`${field}: `)).toBe(true);
+  });
+
+  it('takes tracking_number, reference and carrier at their limits (100, 200, 100 characters) and keeps them whole', async () => {
+    const id = randomUUID();
+    const limits = { tracking_number: 'T'.repeat(100), reference: 'R'.repeat(200), carrier: 'C'.repeat(100) };
+    expect((await register(registrationFor(id, limits))).status).toBe(201);
+    const { rows } = await h.pool.query('SELECT tracking_number, reference, carrier FROM dispatches WHERE id = $1', [id]);
+    expect(rows).toEqual([limits]);
+  });
+
+  it.each([
+    ['tracking_number', 101, 'must be 1 to 100 characters long'],
+    ['reference', 201, 'must be 1 to 200 characters long'],
+  ])('refuses a %s one character over its limit (%i), naming it', async (field, length, reason) => {
+    const res = await register(registrationFor(randomUUID(), { [field]: 'x'.repeat(length) }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: `${field}: ${reason}` });
+  });
+
+  it('refuses a metadata object (no such field) with 400 naming it and listing the known fields', async () => {
+    const res = await register(registrationFor(randomUUID(), { metadata: { order: 'x'.repeat(500) } }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^metadata: is not a known field \(known: id, dispatch_date, destination, locale, carrier, tracking_number, reference\)$/); // prettier-ignore
+  });
+
+  it('takes a carrier event whose event_id and location are at their limit (200 characters), and refuses one over it', async () => {
+    const id = await registered(at(-DAY));
+    const atLimit = { status: 'in_transit', occurred_at: at(-HOUR), event_id: 'e'.repeat(200), location: 'l'.repeat(200) };
+    expect((await postEvent(id, atLimit)).status).toBe(202);
+    const over = await postEvent(id, { ...atLimit, event_id: 'e'.repeat(201) });
+    expect(over.status).toBe(400);
+    expect(over.body.message).toBe('event_id: must be 1 to 200 characters long');
   });
 
   it('counts the length of a string field in characters, as the document does, not in UTF-16 units', async () => {
