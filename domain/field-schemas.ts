@@ -11,24 +11,54 @@ import { z } from 'zod';
 export const UUID_V4 = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 export const uuidV4 = z.string().regex(UUID_V4, 'must be a UUID v4');
 
-const zodDatetime = z.iso.datetime({
-  offset: true,
+/**
+ * Zod's RFC 3339 date-time (calendar-checked dates, any number of fractional digits, Z or ±hh:mm),
+ * widened to the lower-case "t" and "z" that RFC 3339 §5.6 allows: the document's pattern and the
+ * server's check are this one expression.
+ */
+const RFC3339 = (() => {
+  const upperOnly = z.iso.datetime({ offset: true })._zod.pattern!.source;
+  const widened = upperOnly.replace(')T(?:', ')[Tt](?:').replace('(?:Z|', '(?:[Zz]|');
+  if (widened.split('[Tt]').length !== 2 || widened.split('[Zz]').length !== 2) throw new Error('zod changed its date-time pattern');
+  return new RegExp(widened);
+})();
+
+const zodDatetime = z.stringFormat('date-time', RFC3339, {
   error: (issue) => (issue.code === 'invalid_format' ? timestampMessage(String(issue.input)) : undefined),
 });
 
 const TIMESTAMP_RULE = 'must be an RFC 3339 timestamp with a time and an offset (Z or ±hh:mm), e.g. 2026-12-07T09:30:00Z';
+/** Date and time of day as written, `YYYY-MM-DDThh:mm:ss` (either letter case of the T). */
+const WALL_CLOCK = /^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})/;
 /**
  * Why a string is not a timestamp, in the terms of the mistakes integrators make: a date where a
- * timestamp is expected, a local time without its offset, or a `+hh:mm` offset in a query string
- * that arrived as a space (`+` means a space there unless written `%2B`).
+ * timestamp is expected, a local time without its offset, a `+hh:mm` offset in a query string
+ * that arrived as a space (`+` means a space there unless written `%2B`), ISO 8601's basic format,
+ * a space for the "T", a leap second, or a day or hour that no calendar has.
  */
 export function timestampMessage(text: string): string {
+  const wallClock = WALL_CLOCK.exec(text);
+  if (wallClock && wallClock[6] === '60') return `${TIMESTAMP_RULE}: a leap second (:60) is not taken; write :59`;
+  if (wallClock && !onTheCalendar(wallClock))
+    return `${TIMESTAMP_RULE}: ${wallClock[0].toUpperCase()} is not a date and time of the calendar`;
   if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(text)) return `${TIMESTAMP_RULE}: a date alone is not a timestamp`;
-  if (/T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.][0-9]+)?)? [0-9]{2}:[0-9]{2}$/.test(text))
+  if (/^[0-9]{8}(?:[Tt][0-9]{2,6}(?:[.,][0-9]+)?(?:[Zz]|[+-][0-9]{2,4})?)?$/.test(text))
+    return `${TIMESTAMP_RULE}: ISO 8601's basic format (no "-" and ":") is not taken`;
+  if (/^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}/.test(text))
+    return `${TIMESTAMP_RULE}: separate the date and the time with "T", not a space`;
+  if (/[Tt][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.][0-9]+)?)? [0-9]{2}:[0-9]{2}$/.test(text))
     return `${TIMESTAMP_RULE}: its offset begins with a space, which is what a "+" in a query string becomes; write it as %2B`;
-  if (/T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.][0-9]+)?)?$/.test(text))
+  if (/[Tt][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.][0-9]+)?)?$/.test(text))
     return `${TIMESTAMP_RULE}: it has no offset (add Z for UTC, or the local offset such as +05:30)`;
   return TIMESTAMP_RULE;
+}
+
+/** True when year, month, day, hour, minute and second (:60 aside) name a moment of the Gregorian calendar. */
+function onTheCalendar(parts: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute, second] = parts.slice(1, 7).map(Number);
+  const date = new Date(Date.UTC(2000, month - 1, day));
+  date.setUTCFullYear(year);
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
 }
 /**
  * ISO 8601 (RFC 3339) timestamp with a time zone: Z or any ±hh:mm offset up to ±23:59. Callers turn

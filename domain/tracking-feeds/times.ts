@@ -3,13 +3,16 @@
 // happened, read in the time zone of the checkpoint's country if the body names it, else of the
 // caller's fallback country (the dispatch's destination), each country's most populous zone
 // (country-zones.ts). A bare date is noon of that date in that zone, the least wrong hour whatever
-// the scan's real time was. The original string always travels with the time, so the carrier event
-// keeps what the provider said.
+// the scan's real time was. A leap second (:60) is the last millisecond of the minute it ends, so the
+// scan keeps the date the carrier wrote; "t" and "z" may be lower-case (RFC 3339 §5.6). A time the
+// service cannot read refuses the whole body, which the provider resends with every later webhook,
+// so every form ISO 8601 and RFC 3339 allow is read. The original string always travels with the
+// time, so the carrier event keeps what the provider said.
 import type { CheckpointTime } from './provider.js';
 import { countryAlpha2, countryZone } from './country-zones.js';
 
-const LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?$/;
-const WITH_OFFSET = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|z|[+-]\d{2}(?::?\d{2})?)$/;
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?$/;
+const WITH_OFFSET = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|z|[+-]\d{2}(?::?\d{2})?)$/;
 
 interface WallClock {
   year: number;
@@ -31,14 +34,15 @@ export function readCheckpointTime(original: string, countryCode?: string | null
   const withOffset = WITH_OFFSET.exec(text);
   if (withOffset) {
     const [, date, time, offset] = withOffset;
-    if (!wallClock(`${date}T${time}`)) return undefined;
-    const ms = Date.parse(`${date}T${time}${normaliseOffset(offset)}`);
-    if (Number.isNaN(ms)) return undefined;
+    const clock = wallClock(`${date}T${time}`);
+    const minutes = offsetMinutes(offset);
+    if (!clock || minutes === undefined) return undefined;
+    const ms = asUtc(clock) - minutes * 60_000;
     return { kind: 'instant', iso: new Date(ms).toISOString(), original };
   }
   if (!wallClock(text)) return undefined;
   const country = countryAlpha2(countryCode);
-  return { kind: 'local', local: text.replace(' ', 'T'), ...(country ? { countryCode: country } : {}), original };
+  return { kind: 'local', local: text.replace(/[ t]/, 'T'), ...(country ? { countryCode: country } : {}), original };
 }
 
 /**
@@ -53,11 +57,20 @@ export function resolveCheckpointTime(time: CheckpointTime, fallbackCountry: str
   return new Date(zonedWallClockToEpoch(clock, zone)).toISOString();
 }
 
-/** `+0100` and `+01` as `+01:00`, which Date.parse reads everywhere. */
-function normaliseOffset(offset: string): string {
-  if (offset === 'Z' || offset === 'z') return 'Z';
+/** `Z`, `+01:00`, `+0100` or `+01` as minutes east of UTC; undefined beyond ±23:59. */
+function offsetMinutes(offset: string): number | undefined {
+  if (offset === 'Z' || offset === 'z') return 0;
   const digits = offset.slice(1).replace(':', '');
-  return `${offset[0]}${digits.slice(0, 2)}:${digits.slice(2, 4) || '00'}`;
+  const [hours, minutes] = [Number(digits.slice(0, 2)), Number(digits.slice(2, 4) || '0')];
+  if (hours > 23 || minutes > 59) return undefined;
+  return (offset[0] === '-' ? -1 : 1) * (hours * 60 + minutes);
+}
+
+/** The wall clock read as if in UTC; years 0–99 stay those years (Date.UTC would read them as 1900–1999). */
+function asUtc(clock: WallClock): number {
+  const date = new Date(Date.UTC(2000, clock.month - 1, clock.day, clock.hour, clock.minute, clock.second, clock.millisecond));
+  date.setUTCFullYear(clock.year);
+  return date.getTime();
 }
 
 /** The fields of a local date or date-time, or undefined when it is not one (or not a real date). A bare date is noon. */
@@ -75,7 +88,9 @@ function wallClock(text: string): WallClock | undefined {
     second: m[6] === undefined ? 0 : Number(m[6]),
     millisecond: m[7] === undefined ? 0 : Number(m[7].padEnd(3, '0').slice(0, 3)),
   };
-  if (month < 1 || month > 12 || clock.hour > 23 || clock.minute > 59 || clock.second > 59) return undefined;
+  if (month < 1 || month > 12 || clock.hour > 23 || clock.minute > 59 || clock.second > 60) return undefined;
+  // A leap second ends a minute (23:59:60 UTC; 05:29:60 at +05:30): read as that minute's last millisecond.
+  if (clock.second === 60) Object.assign(clock, { second: 59, millisecond: 999 });
   const probe = new Date(Date.UTC(year, month - 1, day));
   if (probe.getUTCDate() !== day || probe.getUTCMonth() !== month - 1) return undefined;
   return clock;

@@ -114,9 +114,44 @@ describe('POST /v1/dispatches/batch', () => {
     expect(res.body.error).toBe('bad_request');
   });
 
-  it('returns 413 payload_too_large for a body past 2 MB', async () => {
+  // The largest batch the contract allows: 1,000 items whose every text field is at its length limit
+  // in characters outside the Basic Multilingual Plane, written as Python's json.dumps (and the
+  // `requests` library's json=) writes them by default: every such character as a \uXXXX\uXXXX
+  // pair, twelve bytes. Its country code is one no item may have, so that each item is refused at
+  // once (its size is that of a valid one): what is tested is that the body is read at all.
+  const longest = (length: number) => '𝒞'.repeat(length);
+  const maximalItem = (countryCode: string) => ({
+    id: randomUUID(),
+    dispatch_date: '2026-12-07T10:00:00.123456789+05:30',
+    destination: { postal_code: longest(16), country_code: countryCode },
+    locale: 'zh-Hant-TW-u-ca-chinese-co-pinyin',
+    carrier: longest(100),
+    tracking_number: longest(100),
+    reference: longest(200),
+  });
+  const asPythonWritesIt = (body: unknown) =>
+    JSON.stringify(body, null, 2).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+  it('reads the largest batch the contract allows, every field at its limit, ASCII-escaped and indented as Python writes it', async () => {
+    const ownKey = (await h.createKey(issuer)).key;
+    const body = asPythonWritesIt({ dispatches: Array.from({ length: 1000 }, () => maximalItem('ZZ')) });
+    expect(Buffer.byteLength(body)).toBeGreaterThan(5_000_000);
+    const res = await request(h.baseUrl, '/v1/dispatches/batch', { headers: { ...bearer(ownKey), 'content-type': 'application/json' }, body }); // prettier-ignore
+    expect(res.status).toBe(200);
+    expect(res.body.results).toHaveLength(1000);
+    expect(res.body.results[999]).toMatchObject({ index: 999, result: 'error', error: { message: expect.stringMatching(/^destination\.country_code: /) } }); // prettier-ignore
+  });
+
+  it('answers one item over it, written the same way, with 400 naming dispatches (not 413, which would not say why)', async () => {
+    const body = asPythonWritesIt({ dispatches: Array.from({ length: 1001 }, () => maximalItem('FR')) });
+    const res = await request(h.baseUrl, '/v1/dispatches/batch', { headers: { ...bearer(key), 'content-type': 'application/json' }, body }); // prettier-ignore
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/^dispatches: .*1000/) });
+  });
+
+  it('returns 413 payload_too_large for a body past the limit, 6 MB', async () => {
     const item = registrationFor(randomUUID(), { reference: 'x'.repeat(200) });
-    const body = JSON.stringify({ dispatches: Array.from({ length: 9000 }, () => item) });
+    const body = JSON.stringify({ dispatches: Array.from({ length: 30_000 }, () => item) });
     const res = await request(h.baseUrl, '/v1/dispatches/batch', { headers: { ...bearer(key), 'content-type': 'application/json' }, body });
     expect(res.status).toBe(413);
     expect(res.body.error).toBe('payload_too_large');

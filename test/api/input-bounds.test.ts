@@ -11,6 +11,7 @@ let h: Harness;
 let key: string;
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
 
 const register = (body: unknown) => request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body });
@@ -170,6 +171,38 @@ describe('what fuzzing found', () => {
     expect(res.body.message.startsWith(`${field}: `)).toBe(true);
   });
 
+  it('takes tracking_number, reference and carrier at their limits (100, 200, 100 characters) and keeps them whole', async () => {
+    const id = randomUUID();
+    const limits = { tracking_number: 'T'.repeat(100), reference: 'R'.repeat(200), carrier: 'C'.repeat(100) };
+    expect((await register(registrationFor(id, limits))).status).toBe(201);
+    const { rows } = await h.pool.query('SELECT tracking_number, reference, carrier FROM dispatches WHERE id = $1', [id]);
+    expect(rows).toEqual([limits]);
+  });
+
+  it.each([
+    ['tracking_number', 101, 'must be 1 to 100 characters long'],
+    ['reference', 201, 'must be 1 to 200 characters long'],
+  ])('refuses a %s one character over its limit (%i), naming it', async (field, length, reason) => {
+    const res = await register(registrationFor(randomUUID(), { [field]: 'x'.repeat(length) }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: `${field}: ${reason}` });
+  });
+
+  it('refuses a metadata object (no such field) with 400 naming it and listing the known fields', async () => {
+    const res = await register(registrationFor(randomUUID(), { metadata: { order: 'x'.repeat(500) } }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^metadata: is not a known field \(known: id, dispatch_date, destination, locale, carrier, tracking_number, reference\)$/); // prettier-ignore
+  });
+
+  it('takes a carrier event whose event_id and location are at their limit (200 characters), and refuses one over it', async () => {
+    const id = await registered(at(-DAY));
+    const atLimit = { status: 'in_transit', occurred_at: at(-HOUR), event_id: 'e'.repeat(200), location: 'l'.repeat(200) };
+    expect((await postEvent(id, atLimit)).status).toBe(202);
+    const over = await postEvent(id, { ...atLimit, event_id: 'e'.repeat(201) });
+    expect(over.status).toBe(400);
+    expect(over.body.message).toBe('event_id: must be 1 to 200 characters long');
+  });
+
   it('counts the length of a string field in characters, as the document does, not in UTF-16 units', async () => {
     // 100 characters outside the Basic Multilingual Plane: maxLength 100 allows it (200 UTF-16 units).
     const res = await register(registrationFor(randomUUID(), { carrier: '𝒞'.repeat(100) }));
@@ -201,6 +234,49 @@ describe('a value that is not a timestamp is refused in the terms of the mistake
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/^created_after: must be an RFC 3339 timestamp .*a "\+" in a query string becomes; write it as %2B$/);
   });
+
+  it('takes a dispatch_date written with a lower-case "t" and "z" (RFC 3339 §5.6 allows both), as the instant it names', async () => {
+    const instant = new Date(Math.floor((Date.now() - 3_600_000) / 1000) * 1000).toISOString();
+    const res = await register(registrationFor(randomUUID(), { dispatch_date: instant.replace('T', 't').replace('Z', 'z') }));
+    expect(res.status).toBe(201);
+    expect(res.body.dispatch_date).toBe(instant);
+  });
+
+  it('takes an occurred_at with nine digits of fractional seconds, keeping its milliseconds', async () => {
+    const id = await registered(at(-DAY));
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: `${lastHour}.123456789Z` });
+    expect(res.status).toBe(202);
+    const { rows } = await h.pool.query('SELECT occurred_at FROM carrier_events WHERE dispatch_id = $1', [id]);
+    expect(rows.map((row) => row.occurred_at.toISOString())).toEqual([`${lastHour}.123Z`]);
+  });
+
+  it.each([
+    ['a leap second', `${today}T23:59:60Z`, /: a leap second \(:60\) is not taken; write :59$/],
+    ['ISO 8601 basic format', today.replaceAll('-', ''), /: ISO 8601's basic format \(no "-" and ":"\) is not taken$/],
+    ['a space for the "T"', `${lastHour.replace('T', ' ')}Z`, /: separate the date and the time with "T", not a space$/],
+  ])('refuses an occurred_at with %s in the terms of the mistake, not as "not RFC 3339"', async (_, occurredAt, reason) => {
+    const id = await registered(at(-DAY));
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: occurredAt });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/^occurred_at: must be an RFC 3339 timestamp/) });
+    expect(res.body.message).toMatch(reason);
+  });
+
+  it('refuses a dispatch_date written as a timestamp in basic format, "20261207T100000Z", naming dispatch_date', async () => {
+    const res = await register(registrationFor(randomUUID(), { dispatch_date: `${today.replaceAll('-', '')}T000000Z` }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^dispatch_date: .*basic format/);
+  });
+
+  it.each(['0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z'])(
+    'refuses an occurred_at of %s with the time bounds, naming occurred_at',
+    async (occurredAt) => {
+      const id = await registered(at(-DAY));
+      const res = await postEvent(id, { status: 'in_transit', occurred_at: occurredAt });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/^occurred_at: must lie within/) });
+    },
+  );
 
   it('takes the same created_after with the "+" written %2B', async () => {
     const res = await request(h.baseUrl, `/v1/dispatches?created_after=${lastHour}%2B05:30`, { headers: bearer(key) });

@@ -114,6 +114,49 @@ describe('GET /v1/dispatches', () => {
     for (const id of added) expect(ids).not.toContain(id);
   });
 
+  it('pages through ten default pages (200 dispatches) while others are registered concurrently: none lost, none repeated', async () => {
+    const issuer = await h.createIssuer('Paging Issuer');
+    const ownKey = (await h.createKey(issuer)).key;
+    const batch = await request(h.baseUrl, '/v1/dispatches/batch', {
+      headers: bearer(ownKey),
+      body: { dispatches: Array.from({ length: 200 }, () => registrationFor(randomUUID())) },
+    });
+    expect(batch.status).toBe(200);
+    const existing = batch.body.results.map((result: { result: string; id: string }) => {
+      expect(result.result).toBe('created');
+      return result.id;
+    });
+
+    // Registrations run for the whole paging, two at a time, not only between pages.
+    let paging = true;
+    const added: string[] = [];
+    const registering = Array.from({ length: 2 }, async () => {
+      while (paging) added.push(await register(ownKey));
+    });
+    const seen: Array<{ id: string }> = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    try {
+      do {
+        const res: TestResponse = await list(cursor ? `?cursor=${encodeURIComponent(cursor)}` : '', ownKey);
+        expect(res.status).toBe(200);
+        seen.push(...res.body.data);
+        cursor = res.body.next_cursor;
+        pages += 1;
+      } while (cursor);
+    } finally {
+      paging = false;
+      await Promise.all(registering);
+    }
+    const ids = seen.map((record) => record.id);
+    expect(added.length).toBeGreaterThan(0);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of existing) expect(ids).toContain(id);
+    // What else it saw are dispatches registered while it paged, never another issuer's.
+    for (const id of ids.filter((id) => !existing.includes(id))) expect(added).toContain(id);
+    expect(pages).toBeGreaterThanOrEqual(10);
+  }, 120_000);
+
   it('filters by status', async () => {
     const res = await list('?status=in_transit');
     expect(res.body.data.map((r: { id: string }) => r.id)).toEqual([live[5], live[1]]);

@@ -4,7 +4,8 @@
 // fixture's status and exception reason, each change fires exactly one webhook event to a real
 // local receiver, and the same body again changes nothing and fires nothing (each checkpoint that is
 // not `ignored` is a `duplicate`). Also: a checkpoint logged but never signalled (a crash between the
-// two) still reaches the workflow when the body is sent again.
+// two) still reaches the workflow when the body is sent again; and each body with its history sent
+// ten times over (≥ 500 checkpoints) is taken whole and fires what one copy fires.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
@@ -129,6 +130,45 @@ describe.each(FIXTURES)('the %s fixture posted to its feed', (name) => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(webhooksOf(id)).toHaveLength(expectedEvents);
     expect(await effectsOf(id)).toHaveLength(effects.length);
+  }, 90_000);
+});
+
+/** Where each provider's body holds its checkpoints. */
+const CHECKPOINTS: Record<FixtureName, (body: any) => unknown[]> = {
+  easypost: (b) => b.result.tracking_details,
+  aftership: (b) => b.msg.checkpoints,
+  'aftership-v4': (b) => b.msg.checkpoints,
+  shippo: (b) => b.data.tracking_history,
+  ship24: (b) => b.trackings[0].events,
+};
+
+describe.each(FIXTURES)('the %s fixture with its history sent ten times over in one body (≥ 500 checkpoints)', (name) => {
+  it('takes it in one request, applies each checkpoint once, and fires the webhooks of a single copy', async () => {
+    const facts = FIXTURE_FACTS[name];
+    const { id, post } = await prepare(name, (body) => {
+      const checkpoints = CHECKPOINTS[name](body);
+      const once = checkpoints.map((c) => structuredClone(c));
+      for (let copy = 1; copy < 10; copy++) checkpoints.push(...once.map((c) => structuredClone(c)));
+    });
+    const res = await post();
+    expect(res.status).toBe(200);
+    expect(res.body.received).toBe(10 * facts.entries);
+    expect(res.body.received).toBeGreaterThanOrEqual(500);
+    expect(res.body).toMatchObject({ applied: facts.distinct - facts.ignored, unmatched: 0 });
+    expect(res.body.applied + res.body.duplicate + res.body.ignored).toBe(res.body.received);
+    await until(async () => {
+      const { rows } = await h.pool.query('SELECT status, exception_reason FROM dispatches WHERE id = $1', [id]);
+      return rows[0].status === facts.finalStatus && rows[0].exception_reason === (facts.finalReason ?? null);
+    }, `the card ${facts.finalStatus}`);
+    const effects = await until(async () => {
+      const rows = await effectsOf(id);
+      return rows.length === facts.distinct - facts.ignored && rows.every((r) => r.effect !== null) ? rows : undefined;
+    }, 'every carrier event folded');
+    const changes = effects.filter((e) => e.effect === 'applied').length;
+    const statusUpdates = () => webhooksOf(id).filter((r) => r.body.event === 'status.updated');
+    await until(() => statusUpdates().length >= changes, 'a status.updated per change');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(statusUpdates()).toHaveLength(changes);
   }, 90_000);
 });
 

@@ -57,7 +57,7 @@ async function register(withKey: string, body: Record<string, unknown>): Promise
 
 const statusOf = async (id: string, withKey = key) => (await request(h.baseUrl, `/v1/status/${id}`, { headers: bearer(withKey) })).body.status; // prettier-ignore
 const eventsOf = async (id: string, withKey = key) =>
-  (await request(h.baseUrl, `/v1/dispatches/${id}/events`, { headers: bearer(withKey) })).body.data as Array<{ status: string; original: unknown }>; // prettier-ignore
+  (await request(h.baseUrl, `/v1/dispatches/${id}/events`, { headers: bearer(withKey) })).body.data as Array<{ status: string; occurred_at: string; original: unknown }>; // prettier-ignore
 const webhooksOf = (id: string) =>
   receiver.requests.map((r) => JSON.parse(r.body.toString('utf8'))).filter((body) => body.data?.id === id) as Array<{ data: { status: string } }>; // prettier-ignore
 const feedOf = async (feed: CreatedFeed, withKey = key) => (await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}`, { headers: bearer(withKey) })).body; // prettier-ignore
@@ -206,6 +206,24 @@ describe('the inbound endpoint', () => {
     // Named once, first, as every 400 of the API names its field.
     expect(res.body.message).toMatch(/^result\.tracking_code: /);
     expect(res.body.message.split('tracking_code')).toHaveLength(2);
+  });
+
+  it('takes checkpoint times written with a leap second or a lower-case "t" and "z" (a 400 would refuse every later webhook, which resends them)', async () => {
+    const number = trackingNumber();
+    const id = await register(key, { tracking_number: number, carrier: 'usps', dispatch_date: ago(72 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const day = ago(48 * HOUR).slice(0, 10);
+    const lastHour = ago(HOUR).slice(0, 19);
+    const raw = easyPostBody(number, [
+      { status: 'in_transit', datetime: `${day}T23:59:60Z` },
+      { status: 'out_for_delivery', datetime: `${lastHour.replace('T', 't')}z` },
+    ]);
+    const res = await postInbound(h.baseUrl, 'easypost', feed, raw);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: 2, applied: 2, duplicate: 0, unmatched: 0, ignored: 0 });
+    await until(async () => (await statusOf(id)) === 'out_for_delivery', 'the card out for delivery', 20_000);
+    const times = (await eventsOf(id)).map((event) => event.occurred_at).sort();
+    expect(times).toEqual([`${day}T23:59:59.999Z`, `${lastHour}.000Z`]);
   });
 
   it('answers 413 to a body over 2 MiB', async () => {

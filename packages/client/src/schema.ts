@@ -1965,7 +1965,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body larger than 2mb (`payload_too_large`) */
+      /** @description body larger than 6mb (`payload_too_large`) */
       413: {
         headers: {
           /** @description requests allowed per one-minute window for the key */

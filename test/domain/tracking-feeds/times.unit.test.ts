@@ -122,6 +122,19 @@ describe('checkpoint times', () => {
     }
   });
 
+  it('reads a leap second as the last millisecond of the minute it ends, on the date the carrier wrote', () => {
+    expect(resolve('2016-12-31T23:59:60Z')).toBe('2016-12-31T23:59:59.999Z');
+    expect(resolve('2016-12-31T18:59:60-05:00')).toBe('2016-12-31T23:59:59.999Z');
+    expect(resolve('2016-12-31T23:59:60', 'GB')).toBe('2016-12-31T23:59:59.999Z');
+    expect(resolve('2017-01-01T05:29:60+05:30')).toBe('2016-12-31T23:59:59.999Z');
+  });
+
+  it('reads a lower-case "t" and "z" as RFC 3339 §5.6 allows', () => {
+    expect(resolve('2026-11-20t14:05:00z')).toBe('2026-11-20T14:05:00.000Z');
+    expect(resolve('2026-11-20t14:05:00+01:00')).toBe('2026-11-20T13:05:00.000Z');
+    expect(resolve('2026-11-20t14:05:00', 'FR')).toBe('2026-11-20T13:05:00.000Z');
+  });
+
   it('refuses what is not an ISO 8601 date or date-time, or not a real date', () => {
     for (const text of [
       '',
@@ -130,6 +143,8 @@ describe('checkpoint times', () => {
       '2026-02-30',
       '2026-13-01T00:00:00',
       '2026-11-20T24:00:00',
+      '2026-11-20T14:58:61Z',
+      '2026-11-20T14:05:00+23:60',
       '2026-11-20T14:05:00+25',
     ]) {
       expect(readCheckpointTime(text)).toBeUndefined();
