@@ -456,6 +456,10 @@ describe('the operator CLI: dispatch erase, issuer erase', () => {
       leaving,
       `${randomUUID()}@leaving.example`,
     ]);
+    // A feed of the issuer with a checkpoint it ignored (it says nothing about where the card is).
+    const leavingFeed = await createFeed(h.baseUrl, leavingKey, 'easypost', 'whsec-leaving-feed-0123456789');
+    const ignoredBody = easyPostBody('LEAVING 0001', [{ status: 'unknown', datetime: new Date().toISOString() }]);
+    expect((await postInbound(h.baseUrl, 'easypost', leavingFeed, ignoredBody)).body).toMatchObject({ ignored: 1 });
     const staying = await dispatchFootprint(h.pool, (await registered())!);
 
     const refused = await runCli(['issuer', 'erase', '--issuer', leaving], cliEnv());
@@ -466,7 +470,7 @@ describe('the operator CLI: dispatch erase, issuer erase', () => {
     expect(cli.code).toBe(0);
     const out = JSON.parse(cli.stdout);
     expect(out).toMatchObject({ issuer_id: leaving, erased_dispatches: 3 });
-    expect(out.deleted).toMatchObject({ api_keys: 1, webhook_endpoints: 1, dashboard_users: 1, tracking_page_branding: 1 });
+    expect(out.deleted).toMatchObject({ api_keys: 1, webhook_endpoints: 1, dashboard_users: 1, tracking_page_branding: 1, tracking_feeds: 1, feed_ignored_checkpoints: 1 }); // prettier-ignore
     for (const id of dispatches) expect(Object.values(await dispatchFootprint(h.pool, id)).every((n) => n === 0)).toBe(true);
     const { rows } = await h.pool.query(
       `SELECT (SELECT count(*) FROM api_keys WHERE issuer_id = $1)::int AS keys,
