@@ -275,16 +275,23 @@ describe('the erasure of a dispatch with a long life', () => {
     const replay = await replayDeliveries({ pool: h.pool, temporal: h.temporal, taskQueue: h.taskQueue }, { eventId: delivered.event_id });
     await replay!.handle.result();
     historyRowId = (await h.pool.query('SELECT id FROM transit_history WHERE dispatch_id = $1', [a])).rows[0]?.id;
-    // A tracking feed's checkpoint with A's tracking number from another carrier (numbers are reused
-    // across carriers): kept unmatched, and it names A's tracking number.
+    // A tracking feed's checkpoints with A's tracking number from another carrier (numbers are reused
+    // across carriers): one kept unmatched, one ignored (its status says nothing); both name A's tracking number.
     const feed = await createFeed(h.baseUrl, key, 'easypost', 'whsec-erasure-test-0123456789');
     const early = await postInbound(
       h.baseUrl,
       'easypost',
       feed,
-      easyPostBody('TRK-ERASE-1', [{ status: 'in_transit', datetime: daysAgo(3) }], 'UPS'),
+      easyPostBody(
+        'TRK-ERASE-1',
+        [
+          { status: 'unknown', datetime: daysAgo(4) },
+          { status: 'in_transit', datetime: daysAgo(3) },
+        ],
+        'UPS',
+      ),
     );
-    expect(early.body).toMatchObject({ unmatched: 1 });
+    expect(early.body).toMatchObject({ unmatched: 1, ignored: 1 });
 
     // B: another dispatch of the same issuer, with an event and its webhook.
     b = await registered();
