@@ -226,7 +226,6 @@ export function decodeUnmatchedCursor(text: string): UnmatchedCursor | undefined
   }
 }
 
-
 /** An ignored checkpoint as kept: the provider's own status, sub-status and time string, and why. */
 export interface IgnoredCheckpoint {
   feedId: string;

@@ -183,7 +183,8 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
       const outcome = await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, ...checkpoint.mapped, original: checkpoint.original }, occurredAt)); // prettier-ignore
       // Erased between the match and the log (docs/http-contract.md "Erasure"): ignored, not stored.
       if (outcome.outcome === 'erased') results.push('ignored');
-      else if (outcome.outcome === 'out_of_bounds') ignore(checkpoint, 'out_of_bounds', `outside the time bounds: occurred_at ${outcome.problem}`, match.id); // prettier-ignore
+      else if (outcome.outcome === 'out_of_bounds')
+        ignore(checkpoint, 'out_of_bounds', `outside the time bounds: occurred_at ${outcome.problem}`, match.id); // prettier-ignore
       else if (outcome.outcome === 'closed') ignore(checkpoint, 'dispatch_closed', outcome.message, match.id);
       else results.push(outcome.duplicate ? 'duplicate' : 'applied');
     }
