@@ -5,7 +5,7 @@
 //      temporal/erasure.ts, db/erasure.ts), a few at a time;
 //   2. settled webhook events past RETENTION_WEBHOOK_PAYLOAD lose their payload;
 //   3. transit history past RETENTION_TRANSIT_HISTORY, tracking links expired 30 days ago, tracking
-//      feeds' unmatched checkpoints kept 30 days and their hourly counts past two days are deleted.
+//      feeds' unmatched and ignored checkpoints kept 30 days and their hourly counts past two days are deleted.
 // First of all, an erasure requested over STALLED_ERASURE_MS ago and not completed has its workflow
 // started (ingest/erasure.ts driveErasure; nothing happens where it runs): a pending one whose request
 // recorded it and went no further (the API process died, or Temporal was down, between the two, and
@@ -22,7 +22,7 @@ import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { eraseDispatchRows } from '../db/erasure.js';
 import { findUnfinishedErasures, retryErasure } from '../db/erasure-records.js';
-import { deleteExpiredUnmatched } from '../db/feed-checkpoints.js';
+import { deleteExpiredIgnored, deleteExpiredUnmatched } from '../db/feed-checkpoints.js';
 import { deleteOldFeedCounts } from '../db/tracking-feeds.js';
 import type { Pool } from '../db/pool.js';
 import {
@@ -47,7 +47,7 @@ const DISPATCH_BATCH_SIZE = 200;
 /** A pending erasure requested this long ago has its workflow started by the sweep: its request's own start is long over. */
 export const STALLED_ERASURE_MS = 60_000;
 
-const PHASES = ['erasures', 'dispatches', 'payloads', 'history', 'links', 'unmatched', 'feed_counts', 'done'] as const;
+const PHASES = ['erasures', 'dispatches', 'payloads', 'history', 'links', 'unmatched', 'ignored', 'feed_counts', 'done'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Progress extends RetentionSummary {
@@ -190,6 +190,7 @@ export function createRetentionActivities(deps: RetentionDeps) {
       );
       await drain('links', () => deleteExpiredTrackingLinks(deps.pool, { limit }), 'tracking_link', 'deleted_links');
       await drain('unmatched', () => deleteExpiredUnmatched(deps.pool, { limit }), 'feed_checkpoint');
+      await drain('ignored', () => deleteExpiredIgnored(deps.pool, { limit }), 'feed_checkpoint');
       await drain('feed_counts', () => deleteOldFeedCounts(deps.pool, { limit }), 'feed_count');
 
       const { phase: _phase, after: _after, ...summary } = progress;

@@ -9,6 +9,7 @@ import {
   feedId,
   feedListQuery,
   feedUpdateBody,
+  ignoredList,
   inboundReceipt,
   trackingFeed,
   trackingFeedList,
@@ -92,6 +93,22 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
       ...commonErrors,
     },
   };
+  const listIgnored: ZodOpenApiOperationObject = {
+    operationId: 'listIgnoredCheckpoints',
+    summary: 'Checkpoints of the last 30 days that changed nothing, with why, newest first',
+    description:
+      "Counted as `ignored`: the provider's status says nothing about where the card is, it has no time, its time lies outside the " +
+      "dispatch's time bounds, or the dispatch is closed. Never applied. Nothing is kept of an erased dispatch's checkpoints.",
+    security,
+    requestParams: { path, query: feedListQuery },
+    responses: {
+      '200': ok('one page of checkpoints', ignoredList),
+      '400': error('`feed_id` is not a feed id, or a parameter is invalid (`bad_request`)'),
+      '403': scope,
+      '404': noFeed,
+      ...commonErrors,
+    },
+  };
 
   // The inbound endpoint answers without the X-RateLimit-* headers of an API key's window.
   const requestIdHeader = z.object({ 'X-Request-Id': z.string().meta({ description: 'id of this request' }) });
@@ -136,6 +153,7 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
     '/v1/tracking_feeds': { get: listFeeds, post: createFeed },
     '/v1/tracking_feeds/{feed_id}': { get: getFeed, patch: updateFeed, delete: revokeFeed },
     '/v1/tracking_feeds/{feed_id}/unmatched': { get: listUnmatched },
+    '/v1/tracking_feeds/{feed_id}/ignored': { get: listIgnored },
     '/v1/inbound/{feed_id}': { post: receive, head: probe },
   };
 }

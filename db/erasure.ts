@@ -25,6 +25,7 @@ export const ERASED_TABLES = {
   prediction_log: 'dispatch_id',
   carrier_events: 'dispatch_id',
   idempotency_keys: 'dispatch_ids (the ids its stored response names: a registration holds the status record)',
+  feed_ignored_checkpoints: 'dispatch_id, or (ignored before matching) tracking_number, references_ as feed_unmatched_checkpoints',
   dispatches: 'id',
 } as const;
 
@@ -140,6 +141,15 @@ async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<nu
       WHERE d.id = ANY($1::uuid[]) AND c.references_ && $2::text[] AND ${SAME_OWNER} AND ${BY_REFERENCE}`,
     [ids, ids.map((id) => id.toLowerCase())], // as `d.id::text` spells it
   );
+  // A feed's ignored checkpoints: the dispatch's own (out of its bounds, or it closed), then, as the
+  // unmatched ones, those ignored before matching that name it.
+  rows += await count('DELETE FROM feed_ignored_checkpoints WHERE dispatch_id = ANY($1::uuid[])', [ids]);
+  rows += await count(`DELETE FROM feed_ignored_checkpoints c USING dispatches d WHERE d.id = ANY($1::uuid[]) AND ${SAME_OWNER} AND ${BY_TRACKING_NUMBER}`, [ids]); // prettier-ignore
+  rows += await count(
+    `DELETE FROM feed_ignored_checkpoints c USING dispatches d
+      WHERE d.id = ANY($1::uuid[]) AND c.references_ && $2::text[] AND ${SAME_OWNER} AND ${BY_REFERENCE}`,
+    [ids, ids],
+  );
   await client.query('UPDATE transit_history SET dispatch_id = NULL WHERE dispatch_id = ANY($1::uuid[])', [ids]);
   rows += await count('DELETE FROM dispatches WHERE id = ANY($1::uuid[])', [ids]);
   return rows;
@@ -168,6 +178,9 @@ export async function dispatchFootprint(pool: Pool, dispatchId: string): Promise
             (SELECT count(*) FROM idempotency_keys WHERE strpos(body, $1::text) > 0)::int AS idempotency_keys,
             (SELECT count(*) FROM dispatches WHERE id = $1::uuid)::int AS dispatches,
             (SELECT count(*) FROM feed_unmatched_checkpoints c JOIN dispatches d ON d.id = $1::uuid AND ${CHECKPOINT_NAMES_DISPATCH})::int AS feed_unmatched_checkpoints,
+            (SELECT count(*) FROM feed_ignored_checkpoints c
+              WHERE c.dispatch_id = $1::uuid
+                 OR EXISTS (SELECT 1 FROM dispatches d WHERE d.id = $1::uuid AND ${CHECKPOINT_NAMES_DISPATCH}))::int AS feed_ignored_checkpoints,
             (SELECT count(*) FROM transit_history WHERE dispatch_id = $1::uuid)::int AS transit_history`,
     [dispatchId.toLowerCase()],
   );

@@ -1,9 +1,11 @@
-// Tables: feed_unmatched_checkpoints (reads dispatches and carrier_events). What the inbound endpoint
-// of a tracking feed asks the database about a tracking (docs/tracking-feeds.md "Matching"): the
-// dispatches of the feed's issuer and mode it may belong to, each with those of the checkpoints'
-// dedupe keys its workflow has already folded (an effect is recorded: nothing to signal again), in
-// ONE statement; and the checkpoints no dispatch matched yet, kept 30 days, listed, and taken back
-// when a matching dispatch is registered (deleted once applied).
+// Tables: feed_unmatched_checkpoints, feed_ignored_checkpoints (reads dispatches, carrier_events and
+// erasures). What the inbound endpoint of a tracking feed asks the database about a tracking
+// (docs/tracking-feeds.md "Matching"): the dispatches of the feed's issuer and mode it may belong to,
+// each with those of the checkpoints' dedupe keys its workflow has already folded (an effect is
+// recorded: nothing to signal again), in ONE statement; the checkpoints no dispatch matched yet,
+// kept 30 days, listed, and taken back when a matching dispatch is registered (deleted once
+// applied); and the checkpoints it ignored, with why, kept 30 days and listed, never applied.
+import type { IgnoreReason } from '../domain/tracking-feed-schemas.js';
 import { utcMicroseconds } from './creation-cursor.js';
 import { notErased } from './dispatches.js';
 import type { Pool } from './pool.js';
@@ -222,4 +224,120 @@ export function decodeUnmatchedCursor(text: string): UnmatchedCursor | undefined
   } catch {
     return undefined;
   }
+}
+
+/** An ignored checkpoint as kept: the provider's own status, sub-status and time string, and why. */
+export interface IgnoredCheckpoint {
+  feedId: string;
+  issuerId: string;
+  mode: Mode;
+  trackingNumber: string;
+  carrier: string | null;
+  references: string[];
+  /** The dispatch it matched (out_of_bounds, dispatch_closed); null when ignored before matching. */
+  dispatchId: string | null;
+  eventId: string;
+  status: string;
+  substatus: string | null;
+  originalTime: string | null;
+  reason: IgnoreReason;
+  message: string;
+}
+
+/**
+ * Keeps the ignored checkpoints of one inbound request, in one statement (a repeat of one already
+ * kept is a no-op): none of an erased dispatch (docs/privacy.md "Erasure"), whether named by the
+ * dispatch it matched or by a reference; the matched dispatch's row is share-locked, so an erasure
+ * running meanwhile either waits for this row and removes it, or has removed the dispatch first
+ * and this row is not written.
+ */
+export async function keepIgnored(pool: Pool, checkpoints: readonly IgnoredCheckpoint[]): Promise<void> {
+  if (checkpoints.length === 0) return;
+  await pool.query({
+    name: 'feed-ignored-keep-v1',
+    text: `INSERT INTO feed_ignored_checkpoints
+             (feed_id, issuer_id, mode, tracking_number, carrier, references_, dispatch_id, event_id, status, substatus, original_time, reason, message)
+           SELECT c.feed_id, c.issuer_id, c.mode, c.tracking_number, c.carrier, ARRAY(SELECT jsonb_array_elements_text(c.refs)),
+                  c.dispatch_id, c.event_id, c.status, c.substatus, c.original_time, c.reason, c.message
+             FROM jsonb_to_recordset($1::jsonb) AS c(feed_id text, issuer_id text, mode text, tracking_number text, carrier text,
+                  refs jsonb, dispatch_id uuid, event_id text, status text, substatus text, original_time text, reason text, message text)
+            WHERE NOT EXISTS (SELECT 1 FROM erasures e
+                               WHERE e.dispatch_id = c.dispatch_id
+                                  OR (e.dispatch_id = ANY (ARRAY(SELECT jsonb_array_elements_text(c.refs))::uuid[])
+                                      AND e.issuer_id = c.issuer_id AND e.mode = c.mode))
+              AND (c.dispatch_id IS NULL OR EXISTS (SELECT 1 FROM dispatches d WHERE d.id = c.dispatch_id FOR KEY SHARE))
+           ON CONFLICT (feed_id, tracking_number, event_id) DO NOTHING`,
+    values: [
+      JSON.stringify(
+        checkpoints.map((c) => ({
+          feed_id: c.feedId,
+          issuer_id: c.issuerId,
+          mode: c.mode,
+          tracking_number: c.trackingNumber,
+          carrier: c.carrier,
+          refs: c.references,
+          dispatch_id: c.dispatchId,
+          event_id: c.eventId,
+          status: c.status,
+          substatus: c.substatus,
+          original_time: c.originalTime,
+          reason: c.reason,
+          message: c.message,
+        })),
+      ),
+    ],
+  });
+}
+
+export interface KeptIgnored extends IgnoredCheckpoint {
+  receivedAt: Date;
+}
+
+/** One feed's ignored checkpoints of the last 30 days, newest first, a page at a time (the unmatched list's cursor). */
+export async function pageIgnored(
+  pool: Pool,
+  feedId: string,
+  page: { limit: number; after?: UnmatchedCursor },
+): Promise<{ items: KeptIgnored[]; next?: UnmatchedCursor }> {
+  const { rows } = await pool.query(
+    `SELECT *, ${utcMicroseconds('received_at')} AS cursor_at
+       FROM feed_ignored_checkpoints
+      WHERE feed_id = $1 AND received_at > now() - make_interval(days => $2)
+        AND ($3::timestamptz IS NULL OR (received_at, tracking_number, event_id) < ($3, $4, $5))
+      ORDER BY received_at DESC, tracking_number DESC, event_id DESC
+      LIMIT $6`,
+    [feedId, UNMATCHED_KEPT_DAYS, page.after?.receivedAt ?? null, page.after?.trackingNumber ?? null, page.after?.eventId ?? null, page.limit + 1], // prettier-ignore
+  );
+  const items = rows.slice(0, page.limit);
+  const last = items.at(-1);
+  return {
+    items: items.map((row) => ({
+      feedId: row.feed_id,
+      issuerId: row.issuer_id,
+      mode: row.mode,
+      trackingNumber: row.tracking_number,
+      carrier: row.carrier,
+      references: row.references_,
+      dispatchId: row.dispatch_id,
+      eventId: row.event_id,
+      status: row.status,
+      substatus: row.substatus,
+      originalTime: row.original_time,
+      reason: row.reason,
+      message: row.message,
+      receivedAt: row.received_at,
+    })),
+    next: rows.length > page.limit && last ? { receivedAt: last.cursor_at, trackingNumber: last.tracking_number, eventId: last.event_id } : undefined, // prettier-ignore
+  };
+}
+
+/** Deletes up to `limit` ignored checkpoints of any feed older than 30 days: the retention sweep's batch. */
+export async function deleteExpiredIgnored(db: Pick<Pool, 'query'>, options: { limit: number }): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM feed_ignored_checkpoints WHERE (feed_id, tracking_number, event_id) IN (
+       SELECT feed_id, tracking_number, event_id FROM feed_ignored_checkpoints
+        WHERE received_at <= now() - make_interval(days => $1) LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [UNMATCHED_KEPT_DAYS, options.limit],
+  );
+  return rowCount ?? 0;
 }

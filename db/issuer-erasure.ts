@@ -1,6 +1,6 @@
 // Tables: api_keys, webhook_endpoints (and webhook_endpoint_send_slots, webhook_replays, the webhook
-// events no dispatch names with their deliveries and attempts), tracking_feeds with their counts and
-// unmatched checkpoints (when those tables exist), dashboard_users (and their tokens and sessions),
+// events no dispatch names with their deliveries and attempts), tracking_feeds with their counts,
+// unmatched and ignored checkpoints (when those tables exist), dashboard_users (and their tokens and sessions),
 // tracking_page_branding, idempotency_keys, rate_limit_windows (the issuer's keys' windows). What
 // `issuer erase` removes once every dispatch of the issuer is erased (docs/admin-cli.md "Erasure"):
 // everything else the issuer configured, in one transaction. The issuer row itself stays (its name
@@ -44,11 +44,13 @@ export async function eraseIssuerRows(pool: Pool, issuerId: string): Promise<Iss
     await run('webhook_events', `DELETE FROM webhook_events WHERE issuer_id = $1`);
     await run('webhook_endpoint_send_slots', `DELETE FROM webhook_endpoint_send_slots WHERE endpoint_id IN (${endpoints})`);
     await run('webhook_endpoints', `DELETE FROM webhook_endpoints WHERE issuer_id = $1`);
-    // Tracking feeds, where that feature is installed: their counts and unmatched checkpoints first.
+    // Tracking feeds, where that feature is installed: their counts, unmatched and ignored checkpoints first.
     const present = async (table: string) => (await client.query(`SELECT to_regclass($1) IS NOT NULL AS found`, [table])).rows[0].found;
     const feeds = `SELECT id FROM tracking_feeds WHERE issuer_id = $1`;
     if (await present('feed_unmatched_checkpoints'))
       await run('feed_unmatched_checkpoints', `DELETE FROM feed_unmatched_checkpoints WHERE feed_id IN (${feeds}) OR issuer_id = $1`);
+    if (await present('feed_ignored_checkpoints'))
+      await run('feed_ignored_checkpoints', `DELETE FROM feed_ignored_checkpoints WHERE feed_id IN (${feeds}) OR issuer_id = $1`);
     if (await present('tracking_feed_counts'))
       await run('tracking_feed_counts', `DELETE FROM tracking_feed_counts WHERE feed_id IN (${feeds})`);
     if (await present('tracking_feeds')) await run('tracking_feeds', `DELETE FROM tracking_feeds WHERE issuer_id = $1`);

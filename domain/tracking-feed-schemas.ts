@@ -124,6 +124,36 @@ export const unmatchedList = z
   .object({ data: z.array(unmatchedCheckpoint), next_cursor: z.string().nullable() })
   .meta({ id: 'UnmatchedCheckpointList' });
 
+/** Why a feed's checkpoint changed nothing (docs/tracking-feeds.md "Ignored checkpoints"): stable codes. */
+export const IGNORE_REASONS = ['no_status_mapping', 'no_time', 'out_of_bounds', 'dispatch_closed'] as const;
+export type IgnoreReason = (typeof IGNORE_REASONS)[number];
+
+export const ignoredCheckpoint = z
+  .object({
+    tracking_number: z.string().meta({ description: 'upper-case, without spaces (as matching compares it)' }),
+    carrier: z.string().nullable(),
+    dispatch_id: z
+      .uuid()
+      .nullable()
+      .meta({ description: 'the dispatch it matched (`out_of_bounds`, `dispatch_closed`); null when it was ignored before matching' }),
+    status: z.string().meta({ description: "the provider's own status, as sent" }),
+    substatus: z.string().nullable().meta({ description: "the provider's own sub-status, as sent" }),
+    time: z.string().nullable().meta({ description: "the checkpoint's time exactly as the provider wrote it; null when it gave none" }),
+    reason: z.enum(IGNORE_REASONS).meta({
+      description:
+        '`no_status_mapping`: the status says nothing about where the card is; `no_time`: the checkpoint has no time; ' +
+        "`out_of_bounds`: its time lies outside the dispatch's time bounds; `dispatch_closed`: the dispatch's workflow was terminated or failed undelivered",
+    }),
+    message: z.string().meta({ description: 'the reason in words' }),
+    received_at: isoTimestamp,
+  })
+  .strict()
+  .meta({ id: 'IgnoredCheckpoint' });
+
+export const ignoredList = z
+  .object({ data: z.array(ignoredCheckpoint), next_cursor: z.string().nullable() })
+  .meta({ id: 'IgnoredCheckpointList' });
+
 export const inboundReceipt = z
   .object({
     received: count,

@@ -5,8 +5,10 @@
 // in (bounds, dedupe key, the log before the signal, the closed-dispatch answer); this module only
 // decides which dispatch a checkpoint belongs to and what it counts as:
 // - `ignored`: the provider's status says nothing about the card (no mapping), or it has no time, or
-//   its time lies outside the dispatch's bounds (counted and dropped, not refused: the provider
-//   cannot correct it);
+//   its time lies outside the dispatch's bounds, or the dispatch is closed (counted and listed with
+//   why, kept 30 days, never applied; not refused: the provider cannot correct it), or the dispatch
+//   is erased (counted only: nothing of it is kept). All of a request's are kept in one statement,
+//   made only when there are some;
 // - `duplicate`: its carrier event is logged and its workflow has recorded what it did with it
 //   (answered by the one matching statement, db/feed-checkpoints.ts, so a body of seen checkpoints
 //   costs no Temporal call); one logged but not yet folded goes through ingest again, whose log
@@ -17,9 +19,11 @@
 // - `applied`: a new carrier event, logged and signalled.
 import {
   dropUnmatched,
+  keepIgnored,
   keepUnmatched,
   matchCandidates,
   unmatchedFor,
+  type IgnoredCheckpoint,
   type KeptCheckpoint,
   type MatchCandidate,
   type UnmatchedCheckpoint,
@@ -29,6 +33,7 @@ import { anyErased } from '../db/erasure-records.js';
 import type { Pool } from '../db/pool.js';
 import type { InboundFeed } from '../db/tracking-feeds.js';
 import { dedupeKey } from '../domain/state-machine.js';
+import type { IgnoreReason } from '../domain/tracking-feed-schemas.js';
 import { resolveCheckpointTime } from '../domain/tracking-feeds/index.js';
 import {
   carriersAgree,
@@ -63,10 +68,12 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
     /** Takes every checkpoint of an authenticated, parsed body; resolves once each is durable. */
     async receive(feed: Pick<InboundFeed, 'id' | 'issuerId' | 'mode'>, trackings: readonly ProviderTracking[]): Promise<FeedReceipt> {
       const receipt: FeedReceipt = { received: 0, applied: 0, duplicate: 0, unmatched: 0, ignored: 0 };
+      const ignored: IgnoredCheckpoint[] = [];
       for (const tracking of trackings) {
         receipt.received += tracking.checkpoints.length;
-        for (const result of await receiveTracking(feed, tracking)) receipt[result] += 1;
+        for (const result of await receiveTracking(feed, tracking, ignored)) receipt[result] += 1;
       }
+      await keepIgnored(deps.pool, ignored);
       return receipt;
     },
 
@@ -108,17 +115,40 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
     return taken.length;
   }
 
+  /** The results of a tracking's checkpoints; those to list as ignored are pushed onto `ignored`. */
   async function receiveTracking(
     feed: Pick<InboundFeed, 'id' | 'issuerId' | 'mode'>,
     tracking: ProviderTracking,
+    ignored: IgnoredCheckpoint[],
   ): Promise<CheckpointResult[]> {
     const results: CheckpointResult[] = [];
-    const mapped = tracking.checkpoints.filter(isActionable);
-    for (let i = mapped.length; i < tracking.checkpoints.length; i += 1) results.push('ignored');
-    if (mapped.length === 0) return results;
-
     const trackingNumber = normaliseTrackingNumber(tracking.trackingNumber);
     const references = tracking.references.filter((reference) => UUID.test(reference)).map((reference) => reference.toLowerCase());
+    const ignore = (checkpoint: ProviderCheckpoint, reason: IgnoreReason, message: string, dispatchId: string | null = null) => {
+      results.push('ignored');
+      ignored.push({
+        feedId: feed.id,
+        issuerId: feed.issuerId,
+        mode: feed.mode,
+        trackingNumber,
+        carrier: tracking.carrier ?? null,
+        references,
+        dispatchId,
+        eventId: checkpoint.eventId,
+        status: checkpoint.original.status,
+        substatus: checkpoint.original.substatus ?? null,
+        originalTime: checkpoint.time?.original ?? null,
+        reason,
+        message,
+      });
+    };
+    const mapped = tracking.checkpoints.filter(isActionable);
+    for (const checkpoint of tracking.checkpoints) {
+      if (checkpoint.time === null) ignore(checkpoint, 'no_time', IGNORED_MESSAGES.no_time);
+      else if (checkpoint.mapped === null) ignore(checkpoint, 'no_status_mapping', IGNORED_MESSAGES.no_status_mapping);
+    }
+    if (mapped.length === 0) return results;
+
     const candidates = await matchCandidates(deps.pool, {
       issuerId: feed.issuerId,
       mode: feed.mode,
@@ -152,7 +182,10 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
       const occurredAt = resolveCheckpointTime(checkpoint.time, match.countryCode);
       const outcome = await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, ...checkpoint.mapped, original: checkpoint.original }, occurredAt)); // prettier-ignore
       // Erased between the match and the log (docs/http-contract.md "Erasure"): ignored, not stored.
-      if (outcome.outcome === 'out_of_bounds' || outcome.outcome === 'closed' || outcome.outcome === 'erased') results.push('ignored');
+      if (outcome.outcome === 'erased') results.push('ignored');
+      else if (outcome.outcome === 'out_of_bounds')
+        ignore(checkpoint, 'out_of_bounds', `outside the time bounds: occurred_at ${outcome.problem}`, match.id); // prettier-ignore
+      else if (outcome.outcome === 'closed') ignore(checkpoint, 'dispatch_closed', outcome.message, match.id);
       else results.push(outcome.duplicate ? 'duplicate' : 'applied');
     }
     if (unmatched.length > 0) {
@@ -170,6 +203,12 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
 }
 
 export type FeedIngest = ReturnType<typeof createFeedIngest>;
+
+/** The words beside the codes that need no detail (docs/tracking-feeds.md "Ignored checkpoints"). */
+const IGNORED_MESSAGES = {
+  no_time: 'the checkpoint has no time: the provider sent none',
+  no_status_mapping: "the provider's status says nothing about where the card is",
+} as const;
 
 /** A checkpoint that can become a carrier event: its status says where the card is, and it has a time. */
 type ActionableCheckpoint = ProviderCheckpoint & { mapped: MappedCheckpointStatus; time: CheckpointTime };

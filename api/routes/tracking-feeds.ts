@@ -1,5 +1,6 @@
 // Tracking feeds as an API (docs/tracking-feeds.md "Feeds", DESIGN §10): create, list, read, update
-// (secret, description), revoke, and the checkpoints no dispatch matched yet, for the key's issuer
+// (secret, description), revoke, the checkpoints no dispatch matched yet and those it ignored (with
+// why), for the key's issuer
 // and mode only (test keys make test feeds, which match only test dispatches; another issuer's, the
 // other mode's, a revoked or an unknown feed → 404). Scope `events:write`: a feed writes carrier
 // events. The secret is never answered; Shippo's generated token only in the create answer's `url`.
@@ -11,8 +12,10 @@ import {
   decodeUnmatchedCursor,
   dropExpiredUnmatched,
   encodeUnmatchedCursor,
+  pageIgnored,
   pageUnmatched,
   type KeptCheckpoint,
+  type KeptIgnored,
 } from '../../db/feed-checkpoints.js';
 import type { Pool } from '../../db/pool.js';
 import {
@@ -146,6 +149,31 @@ export function trackingFeedRoutes(router: Router, deps: FeedRouteDeps): void {
     const page = await pageUnmatched(pool, id, { limit: query.limit ?? LIST_LIMIT_DEFAULT, after });
     ctx.body = { data: page.items.map(toUnmatchedBody), next_cursor: page.next ? encodeUnmatchedCursor(page.next) : null };
   });
+
+  router.get('/v1/tracking_feeds/:feed_id/ignored', async (ctx) => {
+    const id = feedIdParam(ctx.params.feed_id);
+    const query = parseOrBadRequest(feedListQuery, { ...queryOnce(ctx.query) });
+    const after = query.cursor === undefined ? undefined : decodeUnmatchedCursor(query.cursor);
+    if (query.cursor !== undefined && !after) throw badRequest('cursor: not a cursor this API returned; pass next_cursor unchanged');
+    const key = checkScope(ctx.state.apiKey, 'events:write');
+    if (!(await findFeed(pool, key.issuerId, key.mode, id))) throw feedNotFound(id);
+    const page = await pageIgnored(pool, id, { limit: query.limit ?? LIST_LIMIT_DEFAULT, after });
+    ctx.body = { data: page.items.map(toIgnoredBody), next_cursor: page.next ? encodeUnmatchedCursor(page.next) : null };
+  });
+}
+
+export function toIgnoredBody(kept: KeptIgnored) {
+  return {
+    tracking_number: kept.trackingNumber,
+    carrier: kept.carrier,
+    dispatch_id: kept.dispatchId,
+    status: kept.status,
+    substatus: kept.substatus,
+    time: kept.originalTime,
+    reason: kept.reason,
+    message: kept.message,
+    received_at: kept.receivedAt.toISOString(),
+  };
 }
 
 export function toUnmatchedBody(kept: KeptCheckpoint) {

@@ -1,13 +1,14 @@
 // Settings → Tracking feeds (docs/tracking-feeds.md, docs/dashboard.md): the issuer's feeds of both
 // modes with their last 24 hours' counts, a new feed (the URL to paste with the provider's own words
 // for where; Shippo's token shown once, on the response page only, as the API answers it once), a
-// feed's page (its URL, setting its secret, its unmatched checkpoints) and revoking one. The same
+// feed's page (its URL, setting its secret, its unmatched checkpoints and those it ignored, with
+// why) and revoking one. The same
 // rules and tables as /v1/tracking_feeds (api/routes/tracking-feeds.ts); the secret is never shown.
 // Everything is scoped by the tenant's issuer; another issuer's feed is the 404 page (tenancy.ts).
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { decodeUnmatchedCursor, encodeUnmatchedCursor, pageUnmatched } from '../../db/feed-checkpoints.js';
+import { decodeUnmatchedCursor, encodeUnmatchedCursor, pageIgnored, pageUnmatched } from '../../db/feed-checkpoints.js';
 import {
   createFeed,
   findIssuerFeed,
@@ -26,7 +27,7 @@ import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute } from '../tenancy.js';
 
 export const TRACKING_FEEDS_PATH = '/dashboard/settings/tracking-feeds';
-/** Far more feeds than an issuer has; a page of one feed's unmatched checkpoints. */
+/** Far more feeds than an issuer has; a page of one feed's unmatched (or ignored) checkpoints. */
 const SHOWN = 100;
 
 /** As the API takes it (domain/tracking-feed-schemas.ts): any text for an HMAC key, visible ASCII for Ship24's header. */
@@ -96,7 +97,7 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
       renderPage(
         ctx,
         'tracking-feed',
-        feedView(feed, { created: true, url: token ? `${urlOf(feed.id)}?token=${token}` : urlOf(feed.id), unmatched: [] }),
+        feedView(feed, { created: true, url: token ? `${urlOf(feed.id)}?token=${token}` : urlOf(feed.id), unmatched: [], ignored: [] }),
       );
     }),
   );
@@ -105,19 +106,36 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
     '/settings/tracking-feeds/:id',
     tenantRoute(async (ctx, tenant) => {
       const feed = ownedOr404(await findIssuerFeed(pool, tenant.issuerId, ctx.params.id));
-      // A page of the unmatched checkpoints, newest first: `cursor` (from the "Older checkpoints"
-      // link) continues after the last one shown; one edited or made up shows the newest, saying so.
-      const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
+      // A page of the unmatched checkpoints and one of the ignored, each newest first: `cursor` and
+      // `ignored_cursor` (from each list's "Older checkpoints" link, which keeps the other's)
+      // continue after the last one shown; one edited or made up shows the newest, saying so.
+      const cursors = { cursor: ctx.query.cursor, ignored_cursor: ctx.query.ignored_cursor };
+      const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+      const cursor = text(cursors.cursor);
+      const ignoredCursor = text(cursors.ignored_cursor);
       const after = cursor === undefined ? undefined : decodeUnmatchedCursor(cursor);
+      const ignoredAfter = ignoredCursor === undefined ? undefined : decodeUnmatchedCursor(ignoredCursor);
       const { items, next } = await pageUnmatched(pool, feed.id, { limit: SHOWN, after });
       const unmatched = items.map((kept) => ({ ...kept, shownTime: shownCheckpointTime(kept.time as CheckpointTime) }));
+      const ignoredPage = await pageIgnored(pool, feed.id, { limit: SHOWN, after: ignoredAfter });
       const here = `${TRACKING_FEEDS_PATH}/${feed.id}`;
-      const paging = {
-        olderUrl: next && `${here}?cursor=${encodeURIComponent(encodeUnmatchedCursor(next))}`,
-        newestUrl: after && here,
-        cursorError: cursor !== undefined && !after,
+      /** This page's link with one list's cursor set (or dropped), the other list's kept as it is shown. */
+      const link = (changes: { cursor?: string | null; ignored_cursor?: string | null }) => {
+        const query = new URLSearchParams();
+        const kept = { cursor: after && cursor, ignored_cursor: ignoredAfter && ignoredCursor, ...changes };
+        for (const [name, value] of Object.entries(kept)) if (value) query.set(name, value);
+        return query.size > 0 ? `${here}?${query}` : here;
       };
-      renderPage(ctx, 'tracking-feed', feedView(feed, { created: false, url: urlOf(feed.id), unmatched, saved: ctx.query.saved === '1', ...paging }), paging.cursorError ? 400 : 200); // prettier-ignore
+      const paging = {
+        olderUrl: next && link({ cursor: encodeUnmatchedCursor(next) }),
+        newestUrl: after && link({ cursor: null }),
+        cursorError: cursor !== undefined && !after,
+        ignoredOlderUrl: ignoredPage.next && link({ ignored_cursor: encodeUnmatchedCursor(ignoredPage.next) }),
+        ignoredNewestUrl: ignoredAfter && link({ ignored_cursor: null }),
+        ignoredCursorError: ignoredCursor !== undefined && !ignoredAfter,
+      };
+      const status = paging.cursorError || paging.ignoredCursorError ? 400 : 200;
+      renderPage(ctx, 'tracking-feed', feedView(feed, { created: false, url: urlOf(feed.id), unmatched, ignored: ignoredPage.items, saved: ctx.query.saved === '1', ...paging }), status); // prettier-ignore
     }),
   );
 
@@ -128,7 +146,7 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
       if (FEED_PROVIDER_MODULES[feed.provider as (typeof FEED_PROVIDERS)[number]].secret !== 'provider') throw pageNotFound();
       const secret = secretField(feed.provider as FeedProvider).safeParse((ctx.request.body as Record<string, string> | undefined)?.secret ?? ''); // prettier-ignore
       if (!secret.success) {
-        return renderPage(ctx, 'tracking-feed', feedView(feed, { created: false, url: urlOf(feed.id), unmatched: [], secretError: secret.error.issues[0].message }), 400); // prettier-ignore
+        return renderPage(ctx, 'tracking-feed', feedView(feed, { created: false, url: urlOf(feed.id), unmatched: [], ignored: [], secretError: secret.error.issues[0].message }), 400); // prettier-ignore
       }
       await updateFeed(pool, tenant.issuerId, feed.mode, feed.id, { secret: secret.data });
       ctx.status = 303;

@@ -275,16 +275,23 @@ describe('the erasure of a dispatch with a long life', () => {
     const replay = await replayDeliveries({ pool: h.pool, temporal: h.temporal, taskQueue: h.taskQueue }, { eventId: delivered.event_id });
     await replay!.handle.result();
     historyRowId = (await h.pool.query('SELECT id FROM transit_history WHERE dispatch_id = $1', [a])).rows[0]?.id;
-    // A tracking feed's checkpoint with A's tracking number from another carrier (numbers are reused
-    // across carriers): kept unmatched, and it names A's tracking number.
+    // A tracking feed's checkpoints with A's tracking number from another carrier (numbers are reused
+    // across carriers): one kept unmatched, one ignored (its status says nothing); both name A's tracking number.
     const feed = await createFeed(h.baseUrl, key, 'easypost', 'whsec-erasure-test-0123456789');
     const early = await postInbound(
       h.baseUrl,
       'easypost',
       feed,
-      easyPostBody('TRK-ERASE-1', [{ status: 'in_transit', datetime: daysAgo(3) }], 'UPS'),
+      easyPostBody(
+        'TRK-ERASE-1',
+        [
+          { status: 'unknown', datetime: daysAgo(4) },
+          { status: 'in_transit', datetime: daysAgo(3) },
+        ],
+        'UPS',
+      ),
     );
-    expect(early.body).toMatchObject({ unmatched: 1 });
+    expect(early.body).toMatchObject({ unmatched: 1, ignored: 1 });
 
     // B: another dispatch of the same issuer, with an event and its webhook.
     b = await registered();
@@ -456,6 +463,10 @@ describe('the operator CLI: dispatch erase, issuer erase', () => {
       leaving,
       `${randomUUID()}@leaving.example`,
     ]);
+    // A feed of the issuer with a checkpoint it ignored (it says nothing about where the card is).
+    const leavingFeed = await createFeed(h.baseUrl, leavingKey, 'easypost', 'whsec-leaving-feed-0123456789');
+    const ignoredBody = easyPostBody('LEAVING 0001', [{ status: 'unknown', datetime: new Date().toISOString() }]);
+    expect((await postInbound(h.baseUrl, 'easypost', leavingFeed, ignoredBody)).body).toMatchObject({ ignored: 1 });
     const staying = await dispatchFootprint(h.pool, (await registered())!);
 
     const refused = await runCli(['issuer', 'erase', '--issuer', leaving], cliEnv());
@@ -466,7 +477,7 @@ describe('the operator CLI: dispatch erase, issuer erase', () => {
     expect(cli.code).toBe(0);
     const out = JSON.parse(cli.stdout);
     expect(out).toMatchObject({ issuer_id: leaving, erased_dispatches: 3 });
-    expect(out.deleted).toMatchObject({ api_keys: 1, webhook_endpoints: 1, dashboard_users: 1, tracking_page_branding: 1 });
+    expect(out.deleted).toMatchObject({ api_keys: 1, webhook_endpoints: 1, dashboard_users: 1, tracking_page_branding: 1, tracking_feeds: 1, feed_ignored_checkpoints: 1 }); // prettier-ignore
     for (const id of dispatches) expect(Object.values(await dispatchFootprint(h.pool, id)).every((n) => n === 0)).toBe(true);
     const { rows } = await h.pool.query(
       `SELECT (SELECT count(*) FROM api_keys WHERE issuer_id = $1)::int AS keys,

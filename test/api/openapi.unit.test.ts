@@ -34,6 +34,7 @@ describe('GET /v1/openapi.json document', () => {
       '/v1/test_helpers/dispatches/{id}/{action}',
       '/v1/tracking_feeds',
       '/v1/tracking_feeds/{feed_id}',
+      '/v1/tracking_feeds/{feed_id}/ignored',
       '/v1/tracking_feeds/{feed_id}/unmatched',
       '/v1/tracking_page',
       '/v1/webhook_endpoints',

@@ -7,6 +7,7 @@
 // provider's own long history is test/api/tracking-feed-providers.test.ts.
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { dispatchFootprint } from '../../db/erasure.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { createCarrierEventIngest } from '../../ingest/carrier-events.js';
 import { createFeedIngest } from '../../ingest/tracking-feeds.js';
@@ -452,4 +453,110 @@ describe('matching a tracking to a dispatch', () => {
     await until(async () => (await statusOf(old)) === 'in_transit', 'the old card in transit', 20_000);
     expect((await eventsOf(recent)).map((e) => e.status)).toEqual(['out_for_delivery']);
   });
+});
+
+describe('the ignored checkpoints list', () => {
+  /** A Ship24 webhook (its published tracker webhook shape): one tracking per entry, each event as given. */
+  const ship24Body = (trackings: Array<{ number: string; events: Array<Record<string, unknown>> }>) =>
+    JSON.stringify({
+      trackings: trackings.map(({ number, events }) => ({
+        metadata: { topic: 'tracking/update', messageId: randomUUID() },
+        tracker: { trackerId: `tr-${number}`, trackingNumber: number, courierCode: ['usps'] },
+        events: events.map((event, i) => ({ eventId: `ev-${number}-${i}`, trackingNumber: number, courierCode: 'usps', ...event })),
+      })),
+    });
+  const ignoredOf = async (feed: CreatedFeed, withKey = key) =>
+    request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/ignored`, { headers: bearer(withKey) });
+  const byEvent = (rows: Array<{ tracking_number: string; reason: string }>) =>
+    [...rows].sort((a, b) => `${a.tracking_number}${a.reason}`.localeCompare(`${b.tracking_number}${b.reason}`));
+
+  let feed: CreatedFeed;
+  let open: string;
+  let openNumber: string;
+  let closedNumber: string;
+  let closed: string;
+  let raw: string;
+
+  beforeAll(async () => {
+    openNumber = `IGN${Math.floor(Math.random() * 1e12)}`;
+    closedNumber = `IGC${Math.floor(Math.random() * 1e12)}`;
+    open = await register(key, { tracking_number: openNumber, carrier: 'usps', dispatch_date: ago(HOUR) });
+    closed = await register(key, { tracking_number: closedNumber, carrier: 'usps', dispatch_date: ago(48 * HOUR) });
+    await until(async () => (await statusOf(closed)) !== undefined, 'the closed dispatch projected', 20_000);
+    await h.temporal.workflow.getHandle(closed).terminate('closed by an operator in a test');
+    feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    raw = ship24Body([
+      {
+        number: openNumber,
+        events: [
+          { statusMilestone: 'pending', statusCode: 'pending', occurrenceDatetime: ago(2 * HOUR).slice(0, 19) + 'Z' },
+          { statusMilestone: 'in_transit', statusCode: 'transit' },
+          { statusMilestone: 'in_transit', statusCode: 'transit', occurrenceDatetime: '2026-01-02T10:00:00+01:00' },
+        ],
+      },
+      { number: closedNumber, events: [{ statusMilestone: 'in_transit', occurrenceDatetime: ago(HOUR) }] },
+    ]);
+  }, 60_000);
+
+  it('lists each ignored checkpoint with why: no status mapping, no time, outside the time bounds, the dispatch closed', async () => {
+    const res = await postInbound(h.baseUrl, 'ship24', feed, raw);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: 4, applied: 0, duplicate: 0, unmatched: 0, ignored: 4 });
+    const listed = await ignoredOf(feed);
+    expect(listed.status).toBe(200);
+    expect(listed.body.next_cursor).toBeNull();
+    const common = { carrier: 'usps', received_at: expect.any(String), message: expect.any(String) };
+    expect(byEvent(listed.body.data)).toEqual([
+      { ...common, tracking_number: closedNumber, dispatch_id: closed, status: 'in_transit', substatus: null, time: expect.any(String), reason: 'dispatch_closed' }, // prettier-ignore
+      { ...common, tracking_number: openNumber, dispatch_id: null, status: 'pending', substatus: 'pending', time: expect.any(String), reason: 'no_status_mapping' }, // prettier-ignore
+      { ...common, tracking_number: openNumber, dispatch_id: null, status: 'in_transit', substatus: 'transit', time: null, reason: 'no_time' }, // prettier-ignore
+      { ...common, tracking_number: openNumber, dispatch_id: open, status: 'in_transit', substatus: 'transit', time: '2026-01-02T10:00:00+01:00', reason: 'out_of_bounds' }, // prettier-ignore
+    ]);
+    const outside = listed.body.data.find((row: { reason: string }) => row.reason === 'out_of_bounds');
+    expect(outside.message).toMatch(/time bounds/);
+  });
+
+  it('lists them once when the provider sends the same body again', async () => {
+    // The closed dispatch's checkpoint is logged (effect workflow_closed): seen again, it is a duplicate.
+    expect((await postInbound(h.baseUrl, 'ship24', feed, raw)).body).toMatchObject({ received: 4, ignored: 3, duplicate: 1 });
+    expect((await ignoredOf(feed)).body.data).toHaveLength(4);
+  });
+
+  it("answers 404 to another issuer's key and to the issuer's test key", async () => {
+    const other = (await h.createKey(await h.createIssuer('Another Feeds Issuer'))).key;
+    expect((await ignoredOf(feed, other)).status).toBe(404);
+    expect((await ignoredOf(feed, testKey)).status).toBe(404);
+    expect((await ignoredOf(feed, readOnlyKey)).status).toBe(403);
+  });
+
+  it('pages them, newest first, with a cursor it refuses when edited', async () => {
+    const first = await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/ignored?limit=3`, { headers: bearer(key) });
+    expect(first.body.data).toHaveLength(3);
+    const second = await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/ignored?limit=3&cursor=${first.body.next_cursor}`, { headers: bearer(key) }); // prettier-ignore
+    expect(second.body).toMatchObject({ next_cursor: null });
+    expect(byEvent([...first.body.data, ...second.body.data])).toEqual(byEvent((await ignoredOf(feed)).body.data));
+    const edited = await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/ignored?cursor=abc`, { headers: bearer(key) });
+    expect([edited.status, edited.body.message]).toEqual([400, expect.stringMatching(/^cursor: /)]);
+  });
+
+  it("keeps nothing of an erased dispatch's checkpoints: its erasure removes those listed, and a later one is not listed", async () => {
+    expect((await dispatchFootprint(h.pool, open)).feed_ignored_checkpoints).toBe(3);
+    const erasure = await request(h.baseUrl, `/v1/dispatches/${open}`, { method: 'DELETE', headers: bearer(key) });
+    expect(erasure.status).toBe(202);
+    const erasureOf = () => request(h.baseUrl, `/v1/erasures/${erasure.body.id}`, { headers: bearer(key) });
+    await until(async () => (await erasureOf()).body.status === 'completed', 'the erasure completed', 60_000);
+    expect((await ignoredOf(feed)).body.data.map((row: { tracking_number: string }) => row.tracking_number)).toEqual([closedNumber]);
+    expect((await dispatchFootprint(h.pool, open)).feed_ignored_checkpoints).toBe(0);
+    // Named by its reference after the erasure: ignored, and stored nowhere.
+    const late = JSON.stringify({
+      trackings: [
+        {
+          tracker: { trackerId: `tr-late-${openNumber}`, trackingNumber: `${openNumber}X`, clientTrackerId: open },
+          events: [{ eventId: `late-${openNumber}`, statusMilestone: 'info_received', occurrenceDatetime: ago(HOUR) }],
+        },
+      ],
+    });
+    expect((await postInbound(h.baseUrl, 'ship24', feed, late)).body).toMatchObject({ received: 1, ignored: 1 });
+    expect((await ignoredOf(feed)).body.data).toHaveLength(1);
+  }, 90_000);
 });

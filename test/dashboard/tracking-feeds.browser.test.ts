@@ -1,8 +1,8 @@
 // Dashboard → Settings → Tracking feeds, in a real browser against the real service
 // (docs/tracking-feeds.md, docs/dashboard.md): a feed made here shows the URL to paste with the
 // provider's own words for where, refuses a missing secret naming the field, takes a signed body at
-// that URL (counted on the list), lists a checkpoint no dispatch matched, and revoking it makes the
-// URL answer 404; axe-core passes on each page.
+// that URL (counted on the list), lists a checkpoint no dispatch matched and those it ignored (with
+// why, paged apart), and revoking it makes the URL answer 404; axe-core passes on each page.
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
@@ -110,4 +110,52 @@ describe('Settings → Tracking feeds', () => {
     expect(await page.getByRole('alert').textContent()).toContain('This page link is not valid any more');
     expect(await page.locator('main table tbody tr').count()).toBe(100);
   });
+
+  it('lists the checkpoints a feed ignored beside the unmatched ones, with why, 100 a page, each shown once', async () => {
+    await page.goto(`${h.baseUrl}/dashboard/settings/tracking-feeds`);
+    await page.getByLabel('Provider').selectOption('easypost');
+    await page.getByLabel('Webhook secret').fill(SECRET);
+    await page.getByRole('button', { name: 'Create feed' }).click();
+    const url = await page.getByLabel('URL to paste').inputValue();
+    // One tracker whose 150 checkpoints all say `unknown` (nothing about where the card is), and one
+    // scan no dispatch matches.
+    const first = Date.now() - 48 * 3_600_000;
+    const unknown = Array.from({ length: 150 }, (_, i) => ({ status: 'unknown', datetime: new Date(first + i * 60_000).toISOString() }));
+    const raw = easyPostBody('IGNORED 0001', [
+      ...unknown,
+      { status: 'in_transit', datetime: new Date(Date.now() - 3_600_000).toISOString() },
+    ]);
+    const signature = `hmac-sha256-hex=${createHmac('sha256', SECRET).update(raw).digest('hex')}`;
+    const inbound = await request(h.baseUrl, new URL(url).pathname, { headers: { 'content-type': 'application/json', 'x-hmac-signature': signature }, body: raw }); // prettier-ignore
+    expect(inbound.body).toMatchObject({ received: 151, unmatched: 1, ignored: 150 });
+
+    await page.goto(`${h.baseUrl}/dashboard/settings/tracking-feeds/${url.split('/').at(-1)}`);
+    const ignored = page.getByRole('region', { name: 'Ignored checkpoints' });
+    const unmatched = page.getByRole('region', { name: 'Unmatched checkpoints' });
+    const rows = () => ignored.locator('tbody tr').allTextContents();
+    expect(await unmatched.locator('tbody tr').count()).toBe(1);
+    const firstPage = await rows();
+    expect(firstPage).toHaveLength(100);
+    const cells = (await ignored.locator('tbody tr').first().locator('td').allTextContents()).map((text) => text.trim());
+    expect(cells).toEqual([
+      'IGNORED0001',
+      'usps',
+      'unknown / unknown',
+      expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      "no_status_mapping: the provider's status says nothing about where the card is",
+      expect.any(String),
+    ]);
+    await expectAccessible(page);
+    await page.getByRole('link', { name: 'Older ignored checkpoints' }).click();
+    const secondPage = await rows();
+    expect(secondPage).toHaveLength(50);
+    expect(await unmatched.locator('tbody tr').count()).toBe(1);
+    expect(new Set([...firstPage, ...secondPage]).size).toBe(150);
+    await page.getByRole('link', { name: 'Newest ignored checkpoints' }).click();
+    expect(await rows()).toEqual(firstPage);
+
+    const response = await page.goto(`${page.url()}?ignored_cursor=not-a-cursor`);
+    expect(response?.status()).toBe(400);
+    expect(await ignored.getByRole('alert').textContent()).toContain('This page link is not valid any more');
+  }, 120_000);
 });

@@ -136,6 +136,17 @@ describe('retention run with windows of seconds', () => {
         [feed.body.id, issuerId, eventId, new Date(Date.now() - receivedDaysAgo * day)],
       );
     }
+    // Its ignored checkpoints, likewise: one received 31 days ago, one 29.
+    for (const [eventId, receivedDaysAgo] of [
+      ['ignored-old', 31],
+      ['ignored-new', 29],
+    ] as const) {
+      await s.h.pool.query(
+        `INSERT INTO feed_ignored_checkpoints (feed_id, issuer_id, mode, tracking_number, event_id, status, reason, message, received_at)
+         VALUES ($1, $2, 'live', 'RT0001', $3, 'pending', 'no_status_mapping', 'says nothing', $4)`,
+        [feed.body.id, issuerId, eventId, new Date(Date.now() - receivedDaysAgo * day)],
+      );
+    }
     // The feed's hourly counts: one 49 hours old (past the two days they are kept), one of 23 hours ago (read in its counts).
     for (const [hoursAgo, received] of [
       [49, 7],
@@ -267,6 +278,11 @@ describe('retention run with windows of seconds', () => {
   it("deletes a tracking feed's unmatched checkpoints kept past their 30 days, and only those", async () => {
     const kept = await s.h.pool.query(`SELECT event_id FROM feed_unmatched_checkpoints WHERE tracking_number = 'RT0001'`);
     expect(kept.rows).toEqual([{ event_id: 'unmatched-new' }]);
+  });
+
+  it("deletes a tracking feed's ignored checkpoints kept past their 30 days, and only those", async () => {
+    const kept = await s.h.pool.query(`SELECT event_id FROM feed_ignored_checkpoints WHERE tracking_number = 'RT0001'`);
+    expect(kept.rows).toEqual([{ event_id: 'ignored-new' }]);
   });
 
   it("deletes a tracking feed's hourly counts past two days, and keeps those of the last 24 hours, which its counts read", async () => {

@@ -448,6 +448,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/tracking_feeds/{feed_id}/ignored': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Checkpoints of the last 30 days that changed nothing, with why, newest first
+     * @description Counted as `ignored`: the provider's status says nothing about where the card is, it has no time, its time lies outside the dispatch's time bounds, or the dispatch is closed. Never applied. Nothing is kept of an erased dispatch's checkpoints.
+     */
+    get: operations['listIgnoredCheckpoints'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/inbound/{feed_id}': {
     parameters: {
       query?: never;
@@ -1338,6 +1358,32 @@ export interface components {
       status: components['schemas']['DispatchStatus'];
       /** @description the checkpoint's time in UTC; a local time without offset or country is shown as sent until a dispatch's country resolves it */
       occurred_at: string;
+      /** Format: date-time */
+      received_at: string;
+    };
+    IgnoredCheckpointList: {
+      data: components['schemas']['IgnoredCheckpoint'][];
+      next_cursor: string | null;
+    };
+    IgnoredCheckpoint: {
+      /** @description upper-case, without spaces (as matching compares it) */
+      tracking_number: string;
+      carrier: string | null;
+      /** @description the dispatch it matched (`out_of_bounds`, `dispatch_closed`); null when it was ignored before matching */
+      dispatch_id: string | null;
+      /** @description the provider's own status, as sent */
+      status: string;
+      /** @description the provider's own sub-status, as sent */
+      substatus: string | null;
+      /** @description the checkpoint's time exactly as the provider wrote it; null when it gave none */
+      time: string | null;
+      /**
+       * @description `no_status_mapping`: the status says nothing about where the card is; `no_time`: the checkpoint has no time; `out_of_bounds`: its time lies outside the dispatch's time bounds; `dispatch_closed`: the dispatch's workflow was terminated or failed undelivered
+       * @enum {string}
+       */
+      reason: 'no_status_mapping' | 'no_time' | 'out_of_bounds' | 'dispatch_closed';
+      /** @description the reason in words */
+      message: string;
       /** Format: date-time */
       received_at: string;
     };
@@ -6231,6 +6277,146 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['UnmatchedCheckpointList'];
+        };
+      };
+      /** @description `feed_id` is not a feed id, or a parameter is invalid (`bad_request`) */
+      400: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description missing, malformed, unknown or revoked API key (`unauthorized`) */
+      401: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the key lacks `events:write` (`forbidden`) */
+      403: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such feed for this key's issuer and mode, or it was revoked (`not_found`) */
+      404: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count */
+      429: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unexpected server error (`internal_error`); the body carries `request_id` */
+      500: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listIgnoredCheckpoints: {
+    parameters: {
+      query?: {
+        /** @description page size, 1–100 (default 20) */
+        limit?: number;
+        /** @description the `next_cursor` of the previous page, unchanged (opaque: only a cursor this API returned is valid) */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @description tracking feed id */
+        feed_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description one page of checkpoints */
+      200: {
+        headers: {
+          /** @description requests allowed per one-minute window for the key */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['IgnoredCheckpointList'];
         };
       };
       /** @description `feed_id` is not a feed id, or a parameter is invalid (`bad_request`) */
