@@ -14,7 +14,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { startApi } from '../api/server.js';
 import { migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
-import { dashboardBaseUrl, loadConfig, type Config } from '../platform/config.js';
+import { dashboardBaseUrl, exitOnStartupError, loadConfig, StartupError, type Config } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { freePort, startPostgres, type RunningPostgres } from '../devtools/postgres.js';
 import { resolveTemporalCli } from '../devtools/temporal-cli.js';
@@ -42,8 +42,8 @@ let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
+  exitOnStartupError(error); // one line naming each bad variable, exit 1
+  throw error;
 }
 const logger = createLogger({ level: config.LOG_LEVEL, name: 'start' });
 // The SDK's own worker metrics, merged into the worker metrics server's /metrics (worker/metrics-server.ts).
@@ -90,7 +90,8 @@ process.on('unhandledRejection', (error) => {
 try {
   await main();
 } catch (error) {
-  logger.fatal({ err: error }, (error as Error).message);
+  // A StartupError (a port in use, an unreadable TLS file) is only its one line on stderr, below.
+  if (!(error instanceof StartupError)) logger.fatal({ err: error }, (error as Error).message);
   await shutdown(`could not start: ${firstLine(error)}`, 1);
 }
 
