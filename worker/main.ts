@@ -24,7 +24,13 @@ const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
 const sdkMetricsAddress = `127.0.0.1:${await freeLocalPort()}`;
 // The activities' and workflows' own lines at LOG_LEVEL (`webhook delivered` at debug).
 installTemporalRuntime(logger, sdkLogLevel(config.LOG_LEVEL), { sdkMetricsAddress });
-const { worker, connection, pool, close } = await openWorker(config, { applicationName: 'card-delivery-worker', logger });
+const { worker, connection, pool, close } = await openWorker(config, { applicationName: 'card-delivery-worker', logger }).catch(
+  (error: unknown) => {
+    logger.flush();
+    exitOnStartupError(error); // a TEMPORAL_TLS_* file that cannot be read
+    throw error;
+  },
+);
 const metrics = await startWorkerMetricsServer({
   port: config.WORKER_METRICS_PORT,
   host: config.HOST,

@@ -99,8 +99,8 @@ describe('bad configuration at start-up', () => {
     expectOneLine(await run(entry, { TEMPORAL_ADDRESS: '127.0.0.1:7233' }), `invalid configuration: ${problem}`);
   });
 
-  it('a TLS file that cannot be read names its variable and the path', async () => {
-    const outcome = await run('api/main.ts', {
+  it.each(['api/main.ts', 'worker/main.ts'])('%s: a TLS file that cannot be read names its variable and the path', async (entry) => {
+    const outcome = await run(entry, {
       DATABASE_URL: 'postgres://cds:secret@127.0.0.1:1/cds',
       TEMPORAL_ADDRESS: '127.0.0.1:7233',
       TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/nonexistent/ca.pem',
