@@ -1,20 +1,22 @@
 // Production entry point of an API process: config, Postgres pool, Temporal client, HTTP server,
 // and a graceful shutdown on SIGINT/SIGTERM: /readyz answers 503 at once, then (after
 // API_DRAIN_DELAY, 0 by default) the listener closes, in-flight requests finish, and the process
-// exits 0 (docs/operations.md "Draining").
+// exits 0 (docs/operations.md "Draining"). A bad variable or a port in use stops start-up with one
+// line on stderr naming the variable, and exit code 1 (docs/configuration.md "When a process does not start").
 import type http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { createPool } from '../db/pool.js';
-import { ConfigError, loadConfig } from '../platform/config.js';
-import { createLogger } from '../platform/logger.js';
+import { ConfigError, exitOnStartupError, loadConfig, type ConfigProblem } from '../platform/config.js';
+import { createLogger, type Logger } from '../platform/logger.js';
 import { startTracing, stopTracing } from '../platform/tracing.js';
 import { createTemporalClient } from '../temporal/client.js';
 import { temporalConnectionOptions } from '../temporal/connection-options.js';
 import type { Readiness } from './routes/health.js';
 import { startApi } from './server.js';
 
-const logger = createLogger({ name: 'api' });
+// Made once LOG_LEVEL is known to be a level.
+let apiLogger: Logger | undefined;
 
 /** How long the start-up look at Temporal waits before saying it is unreachable. */
 const TEMPORAL_CHECK_MS = 5_000;
@@ -23,9 +25,12 @@ async function main(): Promise<void> {
   // First: the Temporal client and the HTTP server take their tracing hooks when they are made.
   await startTracing('card-delivery-api');
   const config = loadConfig();
-  logger.level = config.LOG_LEVEL;
-  if (!config.DATABASE_URL) throw new ConfigError('DATABASE_URL is required for a standalone API process (npm start sets it up)');
-  if (!config.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS is required for a standalone API process (npm start sets it up)');
+  const missing: ConfigProblem[] = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const)
+    .filter((variable) => !config[variable])
+    .map((variable) => ({ variable, problem: 'is required for a standalone API process (npm start sets it up)' }));
+  if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) throw new ConfigError(missing);
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'api' });
+  apiLogger = logger;
 
   const pool = createPool(config.DATABASE_URL, { applicationName: 'card-delivery-api', max: config.DATABASE_POOL_MAX });
   pool.on('error', (error) => logger.error({ err: error }, 'idle Postgres client failed'));
@@ -83,7 +88,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  logger.fatal({ err: error }, error instanceof ConfigError ? error.message : 'API failed to start');
+  apiLogger?.flush();
+  exitOnStartupError(error);
+  const logger = apiLogger ?? createLogger({ name: 'api', level: 'info' });
+  logger.fatal({ err: error }, 'API failed to start');
   logger.flush();
   process.exitCode = 1;
 });

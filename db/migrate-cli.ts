@@ -1,14 +1,20 @@
 // `npm run migrate`: applies pending migrations to DATABASE_URL and exits (docker-compose's
 // one-shot `migrate` service; `npm start` migrates by itself).
-import { loadConfig } from '../platform/config.js';
+import { ConfigError, exitOnStartupError, loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { migrate } from './migrate.js';
 
-const config = loadConfig();
-const logger = createLogger({ level: config.LOG_LEVEL, name: 'migrate' });
-if (!config.DATABASE_URL) {
-  logger.fatal('DATABASE_URL is not set');
-  process.exit(1);
-}
-const applied = await migrate(config.DATABASE_URL, logger);
+// A bad or missing variable: one line on stderr naming it, exit code 1 (docs/configuration.md "When a process does not start").
+const { DATABASE_URL: databaseUrl, LOG_LEVEL } = (() => {
+  try {
+    const { DATABASE_URL, ...config } = loadConfig();
+    if (!DATABASE_URL) throw new ConfigError({ variable: 'DATABASE_URL', problem: 'is required to migrate' });
+    return { ...config, DATABASE_URL };
+  } catch (error) {
+    exitOnStartupError(error);
+    throw error;
+  }
+})();
+const logger = createLogger({ level: LOG_LEVEL, name: 'migrate' });
+const applied = await migrate(databaseUrl, logger);
 logger.info({ applied: applied.length }, applied.length ? 'migrations applied' : 'database already up to date');

@@ -7,6 +7,7 @@ import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { stopLeftover } from './tool-cache.js';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes.js';
+import { portInUse } from '../platform/listen.js';
 import { SERVER_DYNAMIC_CONFIG } from './temporal-server-settings.js';
 
 export interface DevServerOptions {
@@ -59,10 +60,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     [options.uiPort, options.portVariables?.uiPort],
   ] as const) {
     if (port && !(await portFree(port))) {
-      const named = options.portVariables
-        ? `${variable}=${port}: 127.0.0.1:${port} is in use by another process; stop it, or give ${options.portVariables.port} and ${options.portVariables.uiPort} free ports`
-        : `127.0.0.1:${port} is in use by another process`;
-      throw new Error(named);
+      throw variable ? portInUse(variable, port) : new Error(`127.0.0.1:${port} is already in use by another process`);
     }
   }
   // Its own process group: a terminal's Ctrl-C reaches only our launcher, which stops the worker

@@ -1,5 +1,7 @@
 // Reads and checks the environment once at start-up into a typed, frozen object (docs/configuration.md "Configuration").
-// Bad configuration stops start-up with a message that names the variable.
+// Bad configuration stops start-up with one line that names each bad variable, what it must be and
+// what it was (`PORT: must be a whole number 0–65535, got "abc"`), worded as the API words refused
+// fields (domain/field-errors.ts, which platform/ may not import: each rule states its own message); a secret's value is never shown (SECRET_VARIABLES).
 import { z } from 'zod';
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -11,14 +13,26 @@ export function parseDuration(text: string): number {
   return Number(match[1]) * DURATION_UNITS_MS[match[2]];
 }
 
+const DURATION_RULE = 'must be a duration, e.g. 250ms, 30s, 5m, 2h or 1d';
+
 const duration = z.string().transform((text, ctx) => {
   try {
     return parseDuration(text);
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+  } catch {
+    ctx.addIssue({ code: 'custom', message: DURATION_RULE });
     return z.NEVER;
   }
 });
+
+/** A whole number in [min, max] (or at least min), one rule whatever check fails: the operator reads what to write. */
+function wholeNumber(min: number, max?: number) {
+  const error = max === undefined ? `must be a whole number, at least ${min}` : `must be a whole number ${min}–${max}`;
+  const atLeast = z.coerce.number({ error }).int({ error }).min(min, { error });
+  return max === undefined ? atLeast : atLeast.max(max, { error });
+}
+
+/** Not empty (an empty variable is a mistake, not "unset"). */
+const nonEmpty = z.string().min(1, { error: 'must not be empty' });
 
 /**
  * The longest retention window: the sweep subtracts a window from now() in Postgres, and one of
@@ -33,52 +47,58 @@ const retentionWindow = z.string().transform((text, ctx): number | null => {
   let ms: number;
   try {
     ms = parseDuration(text);
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: `${(error as Error).message} or never` });
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `must be a duration, e.g. 30d or 180d, or never` });
     return z.NEVER;
   }
   if (ms > RETENTION_WINDOW_MAX_DAYS * DURATION_UNITS_MS.d) {
-    ctx.addIssue({ code: 'custom', message: `at most ${RETENTION_WINDOW_MAX_DAYS}d (100 years), got "${text}"; never keeps forever` });
+    ctx.addIssue({ code: 'custom', message: `must be at most ${RETENTION_WINDOW_MAX_DAYS}d (100 years); never keeps forever` });
     return z.NEVER;
   }
   return ms;
 });
 
-const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const boolean = z.enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' }).transform((v) => v === 'true' || v === '1');
+
+const URL_RULE = 'must be a URL, e.g. https://cards.example.com';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const CACHE_RULE = 'must be 0 (no cache) or a whole number of at least 2';
+const RATIO_RULE = 'must be a number greater than 0 and at most 1';
 
 const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: wholeNumber(0, 65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: z.string().url().optional(),
-  TEMPORAL_ADDRESS: z.string().min(1).optional(),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('card-delivery'),
-  TEMPORAL_UI_URL: z.string().url().optional(),
+  DATABASE_URL: z.string().url({ error: 'must be a URL, e.g. postgres://user:password@host:5432/database' }).optional(),
+  TEMPORAL_ADDRESS: nonEmpty.optional(),
+  TEMPORAL_NAMESPACE: nonEmpty.default('default'),
+  TEMPORAL_TASK_QUEUE: nonEmpty.default('card-delivery'),
+  TEMPORAL_UI_URL: z.string().url({ error: URL_RULE }).optional(),
   // TLS and API key to Temporal (a frontend with mTLS, Temporal Cloud), under the names of Temporal's
   // own environment configuration; temporal/connection-options.ts reads the files.
   /** Connect over TLS (implied by any variable below). */
   TEMPORAL_TLS: boolean.optional(),
   /** The client certificate and its key (PEM) for mTLS: both or neither. */
-  TEMPORAL_TLS_CLIENT_CERT_PATH: z.string().min(1).optional(),
-  TEMPORAL_TLS_CLIENT_KEY_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: nonEmpty.optional(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: nonEmpty.optional(),
   /** The CA (PEM) that signed the frontend's certificate, when the system's roots do not hold it. */
-  TEMPORAL_TLS_SERVER_CA_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: nonEmpty.optional(),
   /** The name the frontend's certificate must carry, when it is not the host of TEMPORAL_ADDRESS. */
-  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_NAME: nonEmpty.optional(),
   /** Sent as `Authorization: Bearer …` on every call (Temporal Cloud API keys); implies TLS. Never logged. */
-  TEMPORAL_API_KEY: z.string().min(1).optional(),
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
+  TEMPORAL_API_KEY: nonEmpty.optional(),
+  RATE_LIMIT_PER_MINUTE: wholeNumber(1).default(1000),
   /**
    * Limits at or above this let each API process claim counted slots ahead of use (see
    * api/rate-limiter.ts): fewer database writes, at the cost of refusing up to ~1.5% early per
    * process. Below it every request waits for its own count, exact across processes.
    */
-  RATE_LIMIT_LEASE_FROM: z.coerce.number().int().positive().default(10_000),
+  RATE_LIMIT_LEASE_FROM: wholeNumber(1).default(10_000),
   /**
    * Requests without a valid API key (none, malformed, forged, revoked) are counted per client IP
    * in a window of their own, this many a minute; past it they get 429 before any key lookup.
    */
-  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: wholeNumber(1).default(100),
   /**
    * Behind a load balancer or reverse proxy: take the client IP from TRUST_PROXY_HEADER instead of
    * the socket (Koa's `app.proxy`). Leave false when clients reach the API directly, or any client
@@ -88,25 +108,25 @@ const envSchema = z.object({
   /** The header the trusted proxy sets to the client's address. */
   TRUST_PROXY_HEADER: z
     .string()
-    .regex(/^[A-Za-z0-9-]+$/, 'an HTTP header name')
+    .regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name (letters, digits and -)')
     .default('X-Forwarded-For'),
   /** How many proxies stand in front of the API: the client IP is that many entries from the header's end. */
-  TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
+  TRUST_PROXY_HOPS: wholeNumber(1, 10).default(1),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default('1m,5m,30m,2h,8h')
     .transform((text, ctx) => {
       try {
         return text.split(',').map(parseDuration);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be durations separated by commas, e.g. 1m,5m,30m,2h,8h (units ms, s, m, h, d)' });
         return z.NEVER;
       }
     }),
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  WEBHOOK_TIMEOUT_MS: wholeNumber(1).default(5000),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
   /** Webhook endpoints an issuer may have, both modes together (docs/webhooks.md "Endpoints"). */
-  WEBHOOK_MAX_ENDPOINTS_PER_ISSUER: z.coerce.number().int().min(1).max(1000).default(20),
+  WEBHOOK_MAX_ENDPOINTS_PER_ISSUER: wholeNumber(1, 1000).default(20),
   /** An endpoint that has failed every attempt for this long is disabled (docs/webhooks.md "Auto-disable"). */
   WEBHOOK_AUTO_DISABLE_AFTER: duration.default(5 * 86_400_000),
   PREDICTION_REFRESH_INTERVAL: duration.default(3_600_000),
@@ -115,52 +135,56 @@ const envSchema = z.object({
    * max enters exception `overdue` and leaves the refresh (docs/states.md "Overdue"). At most a
    * year of business days: a larger value would mean "never", which hides lost cards.
    */
-  OVERDUE_BUSINESS_DAYS: z.coerce.number().int().min(1).max(260).default(10),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OVERDUE_BUSINESS_DAYS: wholeNumber(1, 260).default(10),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   /**
    * `npm start` with nothing configured: the port of its demo webhook receiver on 127.0.0.1
    * (cli/demo-receiver.ts). Not 0: the demo endpoint's URL keeps it from one run to the next.
    */
-  DEMO_WEBHOOK_PORT: z.coerce.number().int().min(1).max(65535).default(4100),
+  DEMO_WEBHOOK_PORT: wholeNumber(1, 65535).default(4100),
   /** The worker's own HTTP server: /metrics, /healthz, /readyz (0 = any free port, for tests). */
-  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  WORKER_METRICS_PORT: wholeNumber(0, 65535).default(9464),
   /** On SIGTERM, how long the worker lets running activities finish before cancelling them. */
   WORKER_SHUTDOWN_GRACE: duration.default(10_000),
   // Worker tuning (docs/maintenance.md "Scaling and tuning"; measured in bench/webhook-latency).
   /** Workflows the worker keeps in memory (0 turns the cache and sticky queues off; 1 is not allowed by the SDK). */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .refine((n) => n !== 1, 'must be 0 (no cache) or at least 2')
+    .number({ error: CACHE_RULE })
+    .int({ error: CACHE_RULE })
+    .min(0, { error: CACHE_RULE })
+    .refine((n) => n !== 1, CACHE_RULE)
     .default(1000),
   /** Workflow tasks the worker runs at once (at most WORKER_MAX_CACHED_WORKFLOWS when the cache is on). */
-  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(100),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: wholeNumber(2).default(100),
   /** Activities (webhook deliveries, refresh pages) the worker runs at once. */
-  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(200),
+  WORKER_MAX_CONCURRENT_ACTIVITIES: wholeNumber(1).default(200),
   /** Local activities (the projection write) the worker runs at once. */
-  WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: z.coerce.number().int().min(1).default(100),
+  WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: wholeNumber(1).default(100),
   /** Concurrent workflow task polls, sticky and normal queue together (at least 2 with the cache on). */
-  WORKER_WORKFLOW_TASK_POLLERS: z.coerce.number().int().min(2).default(10),
+  WORKER_WORKFLOW_TASK_POLLERS: wholeNumber(2).default(10),
   /** Concurrent activity task polls. */
-  WORKER_ACTIVITY_TASK_POLLERS: z.coerce.number().int().min(1).default(10),
+  WORKER_ACTIVITY_TASK_POLLERS: wholeNumber(1).default(10),
   /** Share of the workflow task polls that go to the task queue shared by all workers rather than this worker's sticky queue. */
-  WORKER_NONSTICKY_POLL_RATIO: z.coerce.number().gt(0).max(1).default(0.2),
+  WORKER_NONSTICKY_POLL_RATIO: z.coerce
+    .number({ error: RATIO_RULE })
+    .gt(0, { error: RATIO_RULE })
+    .max(1, { error: RATIO_RULE })
+    .default(0.2),
   /** How long a workflow task waits on this worker's sticky queue before any worker may take it with the full history. */
   WORKER_STICKY_QUEUE_TIMEOUT: duration.default(10_000),
   /** Threads that run workflow code (the SDK's workflowThreadPoolSize): replays after a restart or a cache miss run there. */
-  WORKER_WORKFLOW_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  WORKER_WORKFLOW_THREADS: wholeNumber(1, 16).default(1),
   /** Postgres connections each worker process may hold. */
-  WORKER_DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(20),
+  WORKER_DATABASE_POOL_MAX: wholeNumber(1, 1000).default(20),
   /** Postgres connections each API process may hold. */
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  DATABASE_POOL_MAX: wholeNumber(1, 1000).default(10),
   /**
    * On SIGTERM, how long an API process keeps accepting new connections after /readyz turned 503,
    * so a load balancer sees it before the listener closes (in-flight requests always finish).
    */
   API_DRAIN_DELAY: duration.default(0),
   /** How long an API process may trust a cached API-key lookup; revocation takes effect within it. */
-  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
+  API_KEY_CACHE_TTL_MS: wholeNumber(0, 5000).default(2000),
   /** How long a delivered dispatch's workflow stays open for late carrier events before completing. */
   DELIVERED_RETENTION: duration.default(7 * 86_400_000),
   /**
@@ -172,15 +196,15 @@ const envSchema = z.object({
    * Where browsers reach the dashboard (set-password links, Secure cookies when https). Unset: the
    * API's own http://localhost:PORT.
    */
-  DASHBOARD_BASE_URL: z.url().optional(),
+  DASHBOARD_BASE_URL: z.url({ error: URL_RULE }).optional(),
   /**
    * The origin of the cardholder's tracking links, `{PUBLIC_BASE_URL}/t/{token}` (docs/tracking-page.md "Links"). Unset:
    * the API's own http://localhost:PORT. Never taken from a request's Host header, so a link an
    * issuer e-mails cannot be pointed elsewhere by whoever made the API call.
    */
-  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   /** Tracking page requests (GET and POST /t/…) per client IP a minute; past it a 429 page (the stylesheet does not count). */
-  TRACKING_PAGE_RATE_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  TRACKING_PAGE_RATE_PER_MINUTE: wholeNumber(1).default(60),
   /**
    * Retention (docs/privacy.md): a completed dispatch is erased this long after its last change (its
    * last carrier event), a settled webhook event's payload cleared, a transit history row deleted.
@@ -193,9 +217,9 @@ const envSchema = z.object({
    * the database most of the time (bench/retention). At most 30 s: the sweep heartbeats once a batch
    * and its heartbeat timeout is a minute.
    */
-  RETENTION_BATCH_PAUSE: duration.default(500).refine((ms) => ms <= 30_000, 'at most 30s'),
+  RETENTION_BATCH_PAUSE: duration.default(500).refine((ms) => ms <= 30_000, 'must be at most 30s'),
   /** Inbound tracking-feed requests (POST /v1/inbound/{feed_id}) per feed a minute; past it 429 with Retry-After. */
-  FEED_RATE_PER_MINUTE: z.coerce.number().int().positive().default(6000),
+  FEED_RATE_PER_MINUTE: wholeNumber(1).default(6000),
   /** A dashboard session ends after this long without a request… */
   DASHBOARD_SESSION_IDLE: duration.default(30 * 60_000),
   /** …and this long after sign-in, however active. */
@@ -203,6 +227,9 @@ const envSchema = z.object({
 });
 
 export type Config = Readonly<z.infer<typeof envSchema>>;
+
+/** Every variable the configuration reads (platform/config.ts; docs/configuration.md lists each). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 /** The dashboard's public base URL, without a trailing slash. */
 export function dashboardBaseUrl(config: Config): string {
@@ -214,18 +241,66 @@ export function publicBaseUrl(config: Config): string {
   return (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
 }
 
-export class ConfigError extends Error {}
+/** A variable's value may be a secret: its value is never shown in a message (it could reach a log). */
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'TEMPORAL_API_KEY']);
+/** Characters of a bad value shown at most. */
+const VALUE_SHOWN = 100;
+
+export interface ConfigProblem {
+  variable: string;
+  problem: string;
+}
+
+/**
+ * A failure whose message is the one line an operator should read, nothing more (no stack): a bad
+ * variable, a port another process holds. Entry points write it to stderr and exit 1 (exitOnStartupError).
+ */
+export class StartupError extends Error {}
+
+/** Bad configuration: `invalid configuration: VARIABLE: problem, got "value"; …` on one line. */
+export class ConfigError extends StartupError {
+  readonly problems: readonly ConfigProblem[];
+  constructor(problems: ConfigProblem | readonly ConfigProblem[], env: NodeJS.ProcessEnv = {}) {
+    const list = Array.isArray(problems) ? (problems as readonly ConfigProblem[]) : [problems as ConfigProblem];
+    super(`invalid configuration: ${list.map((p) => `${p.variable}: ${p.problem}${shownValue(p.variable, env[p.variable])}`).join('; ')}`);
+    this.problems = list;
+  }
+}
+
+/** `, got "abc"` (JSON-quoted: one line whatever it holds), or nothing for an unset variable; a secret is not shown. */
+function shownValue(variable: string, value: string | undefined): string {
+  if (value === undefined) return '';
+  // A URL with user information (`https://user:password@host`) is treated as a secret too.
+  if (SECRET_VARIABLES.has(variable) || (variable.endsWith('_URL') && value.includes('@'))) return ' (its value is not shown)';
+  return `, got ${JSON.stringify(value.length > VALUE_SHOWN ? `${value.slice(0, VALUE_SHOWN)}…` : value)}`;
+}
+
+/**
+ * How an entry point ends on a StartupError: its one line on stderr and exit code 1. Returns for any
+ * other error, which the entry point reports its own way.
+ */
+export function exitOnStartupError(error: unknown): void {
+  if (!(error instanceof StartupError)) return;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({ variable: issue.path.map(String).join('.'), problem: issue.message })),
+      env,
+    );
   }
   const config = parsed.data;
   if (config.WORKER_MAX_CACHED_WORKFLOWS > 0 && config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS > config.WORKER_MAX_CACHED_WORKFLOWS) {
     throw new ConfigError(
-      `invalid configuration:\n  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: must not exceed WORKER_MAX_CACHED_WORKFLOWS (${config.WORKER_MAX_CACHED_WORKFLOWS})`,
+      {
+        variable: 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS',
+        problem: `must not exceed WORKER_MAX_CACHED_WORKFLOWS (${config.WORKER_MAX_CACHED_WORKFLOWS})`,
+      },
+      env,
     );
   }
   const [cert, key] = [config.TEMPORAL_TLS_CLIENT_CERT_PATH, config.TEMPORAL_TLS_CLIENT_KEY_PATH];
@@ -233,10 +308,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const [missing, given] = cert
       ? ['TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_TLS_CLIENT_CERT_PATH']
       : ['TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH'];
-    throw new ConfigError(`invalid configuration:\n  ${missing}: required with ${given} (mTLS needs the certificate and its key)`);
+    throw new ConfigError({ variable: missing, problem: `is required with ${given} (mTLS needs the certificate and its key)` }, env);
   }
   if (config.TEMPORAL_TLS === false && temporalTlsImplied(config)) {
-    throw new ConfigError(`invalid configuration:\n  TEMPORAL_TLS: false, yet ${temporalTlsImplied(config)} is set (it needs TLS)`);
+    throw new ConfigError(
+      { variable: 'TEMPORAL_TLS', problem: `must not be false when ${temporalTlsImplied(config)} is set (it needs TLS)` },
+      env,
+    );
   }
   return Object.freeze(config);
 }

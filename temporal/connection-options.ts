@@ -33,9 +33,7 @@ export function temporalConnectionOptions(address: string, config: TlsVariables)
     try {
       return readFileSync(path);
     } catch (error) {
-      throw new ConfigError(
-        `invalid configuration:\n  ${variable}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      );
+      throw new ConfigError({ variable, problem: `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})` });
     }
   };
   const crt = read('TEMPORAL_TLS_CLIENT_CERT_PATH', config.TEMPORAL_TLS_CLIENT_CERT_PATH);

@@ -4,9 +4,10 @@
 // serves /metrics (ours and the Temporal SDK's), /healthz and /readyz.
 // Draining (docs/operations.md "Draining"): on SIGTERM the SDK's runtime stops the worker polling
 // (/readyz answers 503 from then on), running activities get WORKER_SHUTDOWN_GRACE to finish, then
-// the metrics server and connections close and the process exits 0.
+// the metrics server and connections close and the process exits 0. A bad variable or a port in use
+// stops start-up with one line on stderr naming the variable, and exit code 1 (docs/configuration.md "When a process does not start").
 import v8 from 'node:v8';
-import { loadConfig } from '../platform/config.js';
+import { ConfigError, exitOnStartupError, loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { startTracing, stopTracing } from '../platform/tracing.js';
 import { createTemporalClient } from '../temporal/client.js';
@@ -19,15 +20,17 @@ import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule, ensur
 await startTracing('card-delivery-worker');
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
-if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
-  logger.fatal('the worker needs DATABASE_URL and TEMPORAL_ADDRESS (for a local all-in-one run use `npm start`)');
-  process.exit(1);
-}
 // The SDK's Prometheus exporter listens on a free local port; the metrics server merges it.
 const sdkMetricsAddress = `127.0.0.1:${await freeLocalPort()}`;
 // The activities' and workflows' own lines at LOG_LEVEL (`webhook delivered` at debug).
 installTemporalRuntime(logger, sdkLogLevel(config.LOG_LEVEL), { sdkMetricsAddress });
-const { worker, connection, pool, close } = await openWorker(config, { applicationName: 'card-delivery-worker', logger });
+const { worker, connection, pool, close } = await openWorker(config, { applicationName: 'card-delivery-worker', logger }).catch(
+  (error: unknown) => {
+    logger.flush();
+    exitOnStartupError(error); // a TEMPORAL_TLS_* file that cannot be read
+    throw error;
+  },
+);
 const metrics = await startWorkerMetricsServer({
   port: config.WORKER_METRICS_PORT,
   host: config.HOST,
@@ -35,6 +38,10 @@ const metrics = await startWorkerMetricsServer({
   logger,
   ready: () => worker.getState() === 'RUNNING',
   sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics`,
+}).catch((error: unknown) => {
+  logger.flush();
+  exitOnStartupError(error); // WORKER_METRICS_PORT in use
+  throw error;
 });
 logger.info({ url: metrics.url }, 'worker metrics listening');
 const client = createTemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE });
@@ -70,11 +77,19 @@ await close();
 await stopTracing();
 logger.info('worker stopped');
 
+/** The configuration, with DATABASE_URL and TEMPORAL_ADDRESS; else one line on stderr and exit 1. */
 function loadConfigOrExit() {
   try {
-    return loadConfig();
+    const loaded = loadConfig();
+    const { DATABASE_URL, TEMPORAL_ADDRESS } = loaded;
+    if (DATABASE_URL && TEMPORAL_ADDRESS) return { ...loaded, DATABASE_URL, TEMPORAL_ADDRESS };
+    const problem = 'is required for a standalone worker (npm start sets it up)';
+    throw new ConfigError([
+      ...(DATABASE_URL ? [] : [{ variable: 'DATABASE_URL', problem }]),
+      ...(TEMPORAL_ADDRESS ? [] : [{ variable: 'TEMPORAL_ADDRESS', problem }]),
+    ]);
   } catch (error) {
-    console.error((error as Error).message);
-    process.exit(1);
+    exitOnStartupError(error);
+    throw error;
   }
 }

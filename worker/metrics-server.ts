@@ -11,6 +11,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { countPendingDeliveriesByAge } from '../db/delivery-backlog.js';
 import type { Pool } from '../db/pool.js';
+import { listenOn } from '../platform/listen.js';
 import type { Logger } from '../platform/logger.js';
 import { METRICS_CONTENT_TYPE, metricsText, observePendingDeliveries } from '../platform/metrics.js';
 
@@ -72,13 +73,7 @@ export async function startWorkerMetricsServer(options: {
     }
     send(404, 'application/json', JSON.stringify({ error: 'not_found' }));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOn(server, { port: options.port, host: options.host, variable: 'WORKER_METRICS_PORT', hostVariable: 'HOST' });
   const { port } = server.address() as AddressInfo;
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
   return {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../db/issuers.js';
 import { SCOPES } from '../../domain/api-keys.js';
 import type { DashboardDeps } from '../deps.js';
+import { FIELD_ERRORS, formError } from '../form-errors.js';
 import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute, type DashboardContext, type Tenant } from '../tenancy.js';
 
@@ -36,8 +37,8 @@ export function apiKeyRoutes(router: Router, { pool }: DashboardDeps): void {
   router.post(
     '/api-keys',
     tenantRoute(async (ctx, tenant) => {
-      const form = createForm.safeParse(ctx.request.body ?? {});
-      if (!form.success) return listPage(ctx, tenant, { error: form.error.issues[0].message }, 400);
+      const form = createForm.safeParse(ctx.request.body ?? {}, FIELD_ERRORS);
+      if (!form.success) return listPage(ctx, tenant, { error: formError(form.error) }, 400);
       const key = ownedOr404(await createApiKey(pool, { issuerId: tenant.issuerId, scopes: form.data.scopes, mode: form.data.mode }));
       renderPage(ctx, 'api-key-created', { title: 'API key created', key });
     }),

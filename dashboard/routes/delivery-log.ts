@@ -14,7 +14,8 @@ import { findEndpoint } from '../../db/webhook-endpoints.js';
 import type { DashboardDeps } from '../deps.js';
 import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute } from '../tenancy.js';
-import { firstIssue, logQuery, rangeForm, utcInputValue } from '../webhook-forms.js';
+import { FIELD_ERRORS, formError } from '../form-errors.js';
+import { logQuery, rangeForm, utcInputValue } from '../webhook-forms.js';
 
 export const LOG_PAGE_SIZE = 50;
 
@@ -105,9 +106,9 @@ export function deliveryLogRoutes(router: Router, { pool, config, temporal }: Da
     '/webhooks/:id/replay',
     tenantRoute(async (ctx, tenant) => {
       const endpoint = ownedOr404(await findEndpoint(pool, tenant.issuerId, ctx.params.id));
-      const form = rangeForm.safeParse(ctx.request.body ?? {});
+      const form = rangeForm.safeParse(ctx.request.body ?? {}, FIELD_ERRORS);
       if (!form.success) {
-        const error = firstIssue(form.error);
+        const error = formError(form.error);
         return renderPage(ctx, 'error', { title: 'Replay not started', message: error }, 400);
       }
       const replay = await replayDeliveries(redelivery, { endpointId: endpoint.id, ...form.data });

@@ -8,6 +8,7 @@ import type { DashboardDeps } from '../deps.js';
 import { PageError } from '../errors.js';
 import { HOME } from '../nav.js';
 import { hashPassword, PASSWORD_MIN_LENGTH, passwordSchema, verifyPassword } from '../passwords.js';
+import { FIELD_ERRORS, firstProblem } from '../form-errors.js';
 import { renderPage } from '../render.js';
 import { signIn, signOut } from '../session.js';
 import { SignInLimiter } from '../sign-in-limiter.js';
@@ -35,7 +36,7 @@ export function signInRoutes(router: Router, deps: DashboardDeps): void {
   });
 
   router.post('/sign-in', async (ctx) => {
-    const form = signInForm.parse(ctx.request.body ?? {});
+    const form = signInForm.parse(ctx.request.body ?? {}, FIELD_ERRORS);
     // Counted before the password is verified, so parallel attempts cannot all slip past the limits.
     const waitSeconds = await limiter.admit(form.email, ctx.ip);
     if (waitSeconds > 0) {
@@ -67,7 +68,7 @@ export function signInRoutes(router: Router, deps: DashboardDeps): void {
   });
 
   router.post('/set-password', async (ctx) => {
-    const form = setPasswordForm.parse(ctx.request.body ?? {});
+    const form = setPasswordForm.parse(ctx.request.body ?? {}, FIELD_ERRORS);
     const user = form.token ? await findUserByPasswordToken(pool, form.token) : undefined;
     if (!user) throw invalidLink();
     const again = (error: string) =>
@@ -77,8 +78,8 @@ export function signInRoutes(router: Router, deps: DashboardDeps): void {
         { title: 'Set your password', email: user.email, token: form.token, minLength: PASSWORD_MIN_LENGTH, error },
         400,
       );
-    const password = passwordSchema.safeParse(form.password);
-    if (!password.success) return again(password.error.issues[0].message);
+    const password = passwordSchema.safeParse(form.password, FIELD_ERRORS);
+    if (!password.success) return again(firstProblem(password.error));
     if (form.password !== form.confirm) return again('The two passwords differ.');
     // Consumed atomically: of two racing submissions only one sets the password.
     if (!(await setPasswordWithToken(pool, form.token, await hashPassword(password.data)))) throw invalidLink();

@@ -22,6 +22,7 @@ import { BEARER_SECRET, shownCheckpointTime } from '../../domain/tracking-feed-s
 import { FEED_PROVIDER_MODULES, FEED_PROVIDERS, type CheckpointTime, type FeedProvider } from '../../domain/tracking-feeds/index.js';
 import { publicBaseUrl } from '../../platform/config.js';
 import type { DashboardDeps } from '../deps.js';
+import { FIELD_ERRORS, firstProblem, formErrors } from '../form-errors.js';
 import { pageNotFound } from '../errors.js';
 import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute } from '../tenancy.js';
@@ -76,13 +77,11 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
     '/settings/tracking-feeds',
     tenantRoute(async (ctx, tenant) => {
       const body = (ctx.request.body ?? {}) as Record<string, string | undefined>;
-      const form = createForm.safeParse(body);
-      const errors: Record<string, string> = form.success
-        ? {}
-        : Object.fromEntries(form.error.issues.map((i) => [String(i.path[0]), i.message]));
+      const form = createForm.safeParse(body, FIELD_ERRORS);
+      const errors: Record<string, string> = form.success ? {} : formErrors(form.error);
       const needsSecret = form.success && FEED_PROVIDER_MODULES[form.data.provider].secret === 'provider';
-      const secret = needsSecret ? secretField(form.data.provider).safeParse(body.secret ?? '') : undefined;
-      if (secret && !secret.success) errors.secret = secret.error.issues[0].message;
+      const secret = needsSecret ? secretField(form.data.provider).safeParse(body.secret ?? '', FIELD_ERRORS) : undefined;
+      if (secret && !secret.success) errors.secret = firstProblem(secret.error);
       if (!form.success || Object.keys(errors).length > 0) {
         return listPage(ctx, tenant.issuerId, { errors, values: { provider: body.provider ?? '', mode: body.mode ?? 'live', description: body.description ?? '' } }, 400); // prettier-ignore
       }
@@ -144,9 +143,9 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
     tenantRoute(async (ctx, tenant) => {
       const feed = ownedOr404(await findIssuerFeed(pool, tenant.issuerId, ctx.params.id));
       if (FEED_PROVIDER_MODULES[feed.provider as (typeof FEED_PROVIDERS)[number]].secret !== 'provider') throw pageNotFound();
-      const secret = secretField(feed.provider as FeedProvider).safeParse((ctx.request.body as Record<string, string> | undefined)?.secret ?? ''); // prettier-ignore
+      const secret = secretField(feed.provider as FeedProvider).safeParse((ctx.request.body as Record<string, string> | undefined)?.secret ?? '', FIELD_ERRORS); // prettier-ignore
       if (!secret.success) {
-        return renderPage(ctx, 'tracking-feed', feedView(feed, { created: false, url: urlOf(feed.id), unmatched: [], ignored: [], secretError: secret.error.issues[0].message }), 400); // prettier-ignore
+        return renderPage(ctx, 'tracking-feed', feedView(feed, { created: false, url: urlOf(feed.id), unmatched: [], ignored: [], secretError: firstProblem(secret.error) }), 400); // prettier-ignore
       }
       await updateFeed(pool, tenant.issuerId, feed.mode, feed.id, { secret: secret.data });
       ctx.status = 303;

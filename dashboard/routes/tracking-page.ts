@@ -19,6 +19,7 @@ import {
 } from '../../domain/tracking-links.js';
 import { publicBaseUrl } from '../../platform/config.js';
 import type { DashboardDeps } from '../deps.js';
+import { FIELD_ERRORS, formErrors } from '../form-errors.js';
 import { pageNotFound } from '../errors.js';
 import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute, type DashboardContext, type Tenant } from '../tenancy.js';
@@ -56,11 +57,11 @@ export function trackingPageRoutes(router: Router, { pool, config }: DashboardDe
   router.post(
     '/settings/tracking-page',
     tenantRoute(async (ctx, tenant) => {
-      const form = brandingForm.parse(ctx.request.body ?? {});
+      const form = brandingForm.parse(ctx.request.body ?? {}, FIELD_ERRORS);
       const patch = Object.fromEntries(BRANDING_FIELDS.map((field) => [field, form[field]?.trim() ? form[field]!.trim() : null]));
-      const parsed = trackingPageBrandingPatch.safeParse(patch);
+      const parsed = trackingPageBrandingPatch.safeParse(patch, FIELD_ERRORS);
       if (!parsed.success) {
-        const errors = Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]));
+        const errors = formErrors(parsed.error);
         const values = Object.fromEntries(BRANDING_FIELDS.map((field) => [field, form[field] ?? '']));
         return renderPage(ctx, 'tracking-page-settings', { title: 'Tracking page', values, errors, saved: false }, 400);
       }
@@ -113,9 +114,9 @@ export function trackingPageRoutes(router: Router, { pool, config }: DashboardDe
     tenantRoute(async (ctx, tenant) => {
       const dispatch = await ownDispatch(ctx, tenant);
       const body = (ctx.request.body ?? {}) as Record<string, string | undefined>;
-      const form = linkForm.safeParse(body);
+      const form = linkForm.safeParse(body, FIELD_ERRORS);
       if (!form.success) {
-        const errors = Object.fromEntries(form.error.issues.map((issue) => [String(issue.path[0]), issue.message]));
+        const errors = formErrors(form.error);
         const values = { expires_in_days: body.expires_in_days ?? '', locale: body.locale ?? '', require_postal_code: body.require_postal_code === 'on' }; // prettier-ignore
         return linksPage(ctx, tenant, { errors, values }, 400);
       }

@@ -20,7 +20,8 @@ import type { DashboardDeps } from '../deps.js';
 import { PageError } from '../errors.js';
 import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute, type DashboardContext } from '../tenancy.js';
-import { eventsForm, firstIssue, rotateForm, testEventForm } from '../webhook-forms.js';
+import { FIELD_ERRORS, formError } from '../form-errors.js';
+import { eventsForm, rotateForm, testEventForm } from '../webhook-forms.js';
 
 const endpointPath = (id: string) => `/dashboard/webhooks/${encodeURIComponent(id)}`;
 
@@ -34,8 +35,8 @@ export function webhookActionRoutes(router: Router, { pool, config, temporal }: 
     '/webhooks/:id/events',
     tenantRoute(async (ctx, tenant) => {
       const endpoint = ownedOr404(await findEndpoint(pool, tenant.issuerId, ctx.params.id));
-      const form = eventsForm.safeParse(ctx.request.body ?? {});
-      if (!form.success) throw new PageError(400, 'Events not saved', firstIssue(form.error));
+      const form = eventsForm.safeParse(ctx.request.body ?? {}, FIELD_ERRORS);
+      if (!form.success) throw new PageError(400, 'Events not saved', formError(form.error));
       ownedOr404((await setEndpointEvents(pool, tenant.issuerId, endpoint.id, form.data.events)) || undefined);
       redirect(ctx, `${endpointPath(endpoint.id)}?done=events`);
     }),
@@ -82,8 +83,8 @@ export function webhookActionRoutes(router: Router, { pool, config, temporal }: 
     '/webhooks/:id/rotate',
     tenantRoute(async (ctx, tenant) => {
       const endpoint = ownedOr404(await findEndpoint(pool, tenant.issuerId, ctx.params.id));
-      const form = rotateForm.safeParse(ctx.request.body ?? {});
-      if (!form.success) return rotatePage(ctx, tenant.issuerId, firstIssue(form.error), 400);
+      const form = rotateForm.safeParse(ctx.request.body ?? {}, FIELD_ERRORS);
+      if (!form.success) return rotatePage(ctx, tenant.issuerId, formError(form.error), 400);
       const rotated = ownedOr404(await rotateWebhookSecret(pool, endpoint.id, form.data));
       renderPage(ctx, 'webhook-rotated', { title: 'Secret rotated', endpoint, rotated });
     }),
@@ -93,8 +94,8 @@ export function webhookActionRoutes(router: Router, { pool, config, temporal }: 
     '/webhooks/:id/test',
     tenantRoute(async (ctx, tenant) => {
       const endpoint = ownedOr404(await findEndpoint(pool, tenant.issuerId, ctx.params.id));
-      const form = testEventForm.safeParse(ctx.request.body ?? {});
-      if (!form.success) throw new PageError(400, 'Test event not sent', firstIssue(form.error));
+      const form = testEventForm.safeParse(ctx.request.body ?? {}, FIELD_ERRORS);
+      if (!form.success) throw new PageError(400, 'Test event not sent', formError(form.error));
       if (endpoint.pausedAt) throw new PageError(409, 'Test event not sent', 'This endpoint is disabled. Enable it to send a test event.');
       if (!endpoint.events.includes(form.data.event))
         throw new PageError(400, 'Test event not sent', `This endpoint is not subscribed to ${form.data.event}.`);

@@ -11,7 +11,8 @@ import { deliveriesChart, latencyChart } from '../charts.js';
 import type { DashboardDeps } from '../deps.js';
 import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute, type DashboardContext, type Tenant } from '../tenancy.js';
-import { addForm, firstIssue, utcInputValue } from '../webhook-forms.js';
+import { FIELD_ERRORS, formError } from '../form-errors.js';
+import { addForm, utcInputValue } from '../webhook-forms.js';
 
 /** What a notice query parameter (`?done=…`) on the endpoint page says happened. */
 export const ENDPOINT_NOTICES: Record<string, string> = {
@@ -68,8 +69,8 @@ export function webhookRoutes(router: Router, { pool, config }: DashboardDeps): 
         events: [body.events ?? []].flat().map(String),
         mode: String(body.mode ?? 'live'),
       };
-      const form = addForm.safeParse(body);
-      if (!form.success) return listPage(ctx, tenant, { ...echo, error: firstIssue(form.error) }, 400);
+      const form = addForm.safeParse(body, FIELD_ERRORS);
+      if (!form.success) return listPage(ctx, tenant, { ...echo, error: formError(form.error) }, 400);
       try {
         await checkWebhookUrl(form.data.url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
       } catch (error) {

@@ -223,9 +223,7 @@ describe('the demo receiver and delivery to it', () => {
     try {
       await expect(
         startDemoReceiver({ port: held, pool, endpoint: { issuerId: demo.issuerId, endpointId: demo.webhook!.endpointId } }),
-      ).rejects.toThrow(
-        `DEMO_WEBHOOK_PORT=${held}: 127.0.0.1:${held} is in use by another process; stop it, or give DEMO_WEBHOOK_PORT a free port`,
-      );
+      ).rejects.toThrow(`DEMO_WEBHOOK_PORT ${held} is already in use: stop the other process or set DEMO_WEBHOOK_PORT`);
     } finally {
       holder.close();
     }

@@ -333,7 +333,7 @@ describe('npm start when a part cannot start', () => {
       child.stderr.on('data', (chunk) => (stderr += chunk));
       expect(await exitedWithOutput(child)).toBe(1);
       expect(stderr).toBe(
-        `npm start: could not start: DEMO_WEBHOOK_PORT=${held}: 127.0.0.1:${held} is in use by another process; stop it, or give DEMO_WEBHOOK_PORT a free port\n`,
+        `npm start: could not start: DEMO_WEBHOOK_PORT ${held} is already in use: stop the other process or set DEMO_WEBHOOK_PORT\n`,
       );
       expect(stdout).not.toContain('Press Ctrl-C to stop.');
     } finally {
@@ -378,8 +378,7 @@ describe('npm start when a part cannot start', () => {
         const code = await exitedWithOutput(child);
         expect(code).toBe(1);
         expect(stderr).toBe(
-          `npm start: could not start: ${variable}=${heldPort}: 127.0.0.1:${heldPort} is in use by another process; ` +
-            'stop it, or give TEMPORAL_DEV_SERVER_PORT and TEMPORAL_DEV_SERVER_UI_PORT free ports\n',
+          `npm start: could not start: ${variable} ${heldPort} is already in use: stop the other process or set ${variable}\n`,
         );
       } finally {
         holder.close();

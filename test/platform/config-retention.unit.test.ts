@@ -31,14 +31,14 @@ describe('retention windows', () => {
     (name) => {
       expect(loadConfig({ [name]: '36500d' })[name]).toBe(36_500 * DAY);
       for (const value of ['36501d', '10000000d', '999999999999999h']) {
-        expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: at most 36500d .*never keeps forever`));
+        expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: must be at most 36500d .*never keeps forever`));
       }
     },
   );
 
   it.each(NAMES)('%s that is neither a duration nor never stops start-up naming it', (name) => {
     for (const value of ['', '180', 'forever', '-1d', '1y']) {
-      expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: not a duration.*or never`));
+      expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: must be a duration.*or never`));
     }
   });
 });
@@ -52,9 +52,9 @@ describe('RETENTION_BATCH_PAUSE', () => {
   });
 
   it('longer than 30 s (the sweep heartbeats once a batch, its timeout a minute) or not a duration stops start-up naming it', () => {
-    expect(() => loadConfig({ RETENTION_BATCH_PAUSE: '31s' })).toThrow(/RETENTION_BATCH_PAUSE: at most 30s/);
+    expect(() => loadConfig({ RETENTION_BATCH_PAUSE: '31s' })).toThrow(/RETENTION_BATCH_PAUSE: must be at most 30s/);
     for (const value of ['', '250', 'never', '-1s']) {
-      expect(() => loadConfig({ RETENTION_BATCH_PAUSE: value })).toThrow(/RETENTION_BATCH_PAUSE: not a duration/);
+      expect(() => loadConfig({ RETENTION_BATCH_PAUSE: value })).toThrow(/RETENTION_BATCH_PAUSE: must be a duration/);
     }
   });
 });

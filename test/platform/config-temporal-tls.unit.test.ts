@@ -17,16 +17,18 @@ describe('Temporal TLS configuration', () => {
 
   it('refuses a client certificate without its key, and a key without its certificate, naming the one missing', () => {
     expect(() => loadConfig({ TEMPORAL_TLS_CLIENT_CERT_PATH: '/c.pem' })).toThrow(
-      /TEMPORAL_TLS_CLIENT_KEY_PATH: required with TEMPORAL_TLS_CLIENT_CERT_PATH/,
+      /TEMPORAL_TLS_CLIENT_KEY_PATH: is required with TEMPORAL_TLS_CLIENT_CERT_PATH/,
     );
     expect(() => loadConfig({ TEMPORAL_TLS_CLIENT_KEY_PATH: '/c.key' })).toThrow(
-      /TEMPORAL_TLS_CLIENT_CERT_PATH: required with TEMPORAL_TLS_CLIENT_KEY_PATH/,
+      /TEMPORAL_TLS_CLIENT_CERT_PATH: is required with TEMPORAL_TLS_CLIENT_KEY_PATH/,
     );
   });
 
   it('refuses a TEMPORAL_TLS that is not a boolean, and TLS turned off beside a setting that needs it', () => {
     expect(() => loadConfig({ TEMPORAL_TLS: 'yes' })).toThrow(/TEMPORAL_TLS/);
-    expect(() => loadConfig({ TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' })).toThrow(/TEMPORAL_TLS: false, yet TEMPORAL_API_KEY is set/);
+    expect(() => loadConfig({ TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' })).toThrow(
+      /TEMPORAL_TLS: must not be false when TEMPORAL_API_KEY is set/,
+    );
   });
 
   it('names the variable whose file cannot be read', () => {

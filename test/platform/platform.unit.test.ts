@@ -74,7 +74,9 @@ describe('configuration', () => {
 
   it('stops on a bad value with a message naming the variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
-    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1m,soon' })).toThrow(/WEBHOOK_RETRY_SCHEDULE: not a duration: "soon"/);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1m,soon' })).toThrow(
+      'invalid configuration: WEBHOOK_RETRY_SCHEDULE: must be durations separated by commas, e.g. 1m,5m,30m,2h,8h (units ms, s, m, h, d), got "1m,soon"',
+    );
     expect(() => loadConfig({ API_KEY_CACHE_TTL_MS: '60000' })).toThrow(/API_KEY_CACHE_TTL_MS/);
   });
 

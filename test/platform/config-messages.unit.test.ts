@@ -1,0 +1,65 @@
+// How bad configuration reads (docs/configuration.md "When a process does not start"):
+// whatever variable is bad and whatever it holds, one line `invalid configuration: VARIABLE: problem`,
+// in the service's words (`must be …`, `is required …`), never zod's ("Invalid input", "expected
+// number"), and never the value of a secret.
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../platform/config.js';
+
+/** What loadConfig throws for `env`, or undefined when the environment is accepted. */
+function failure(env: NodeJS.ProcessEnv): ConfigError | undefined {
+  try {
+    loadConfig(env);
+    return undefined;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+}
+
+const ZOD_WORDING = /Invalid|expected|received|Too (big|small)|NaN/;
+
+describe('configuration messages', () => {
+  it('name the variable on one line in the service’s words, for every variable and any value refused', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...CONFIG_VARIABLES),
+        fc.oneof(fc.string(), fc.constantFrom('', 'abc', '-1', '1.5', '1e9', '70000', 'yes', 'http//x', '1m,soon', '0', '1')),
+        (variable, value) => {
+          const error = failure({ [variable]: value });
+          if (!error) return;
+          expect(error.message).not.toContain('\n');
+          // The variable itself, or the one it needs (a TLS certificate without its key names the key).
+          expect(error.message).toMatch(/^invalid configuration: [A-Z_]+: (must|is) /);
+          expect(error.message).toContain(variable);
+          expect(error.message).not.toMatch(ZOD_WORDING);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('show the value refused, quoted and cut to 100 characters', () => {
+    expect(failure({ PORT: 'abc' })!.message).toBe('invalid configuration: PORT: must be a whole number 0–65535, got "abc"');
+    expect(failure({ PORT: '1\n2' })!.message).toBe('invalid configuration: PORT: must be a whole number 0–65535, got "1\\n2"');
+    expect(failure({ LOG_LEVEL: 'x'.repeat(150) })!.message).toContain(`got "${'x'.repeat(100)}…"`);
+  });
+
+  it('never show the value of DATABASE_URL, TEMPORAL_API_KEY or a URL with a password', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9]{8,30}$/), (secret) => {
+        for (const env of [
+          { DATABASE_URL: `postgres://cds:${secret}@db host/cds` },
+          { DATABASE_URL: `${secret}@db` },
+          { TEMPORAL_API_KEY: secret, TEMPORAL_TLS: 'false' },
+          { PUBLIC_BASE_URL: `ftp://user:${secret}@cards.example.com` },
+        ]) {
+          const error = failure(env);
+          expect(error).toBeDefined();
+          expect(error!.message).not.toContain(secret);
+          expect(error!.message).toMatch(/^invalid configuration: \w+: /);
+        }
+      }),
+    );
+  });
+});
