@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { relocatedClusterDir } from '../../devtools/postgres.js';
 import { freeLauncherPorts, launcherEnv, whenReady, type Started } from '../support/processes.js';
+import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const UNUSUAL = `my cards/Zoë's "copy" (#2) & co; $HOME 100%41`;
@@ -36,7 +37,7 @@ describe('npm start in a fresh clone under a folder with spaces, non-ASCII lette
   });
 
   afterAll(async () => {
-    if (started && started.child.exitCode === null) {
+    if (started && started.child.exitCode === null && started.child.signalCode === null) {
       process.kill(-started.child.pid!, 'SIGINT');
       await started.exited;
     }
@@ -71,7 +72,19 @@ describe('npm start in a fresh clone under a folder with spaces, non-ASCII lette
     expect(readdirSync(path.join(work, 'my cards'))).toEqual([path.basename(path.dirname(clone))]);
     expect(readdirSync(path.dirname(clone))).toEqual(['card-delivery']);
 
+    // Ctrl-C: npm ends by the signal as it always does; the launcher stops what it started.
     process.kill(-child.pid!, 'SIGINT');
-    expect(await started.exited).toBe(0);
+    await started.exited;
+    const groupGone = () => {
+      try {
+        process.kill(-child.pid!, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    await until(groupGone, 'the launcher to exit after Ctrl-C');
+    expect(existsSync(path.join(clone, '.data', 'temporal.sqlite.pid'))).toBe(false); // removed once the dev server exited
+    expect(existsSync(path.join(clone, '.data', 'postgres', 'postmaster.pid'))).toBe(false); // a clean shutdown removes it
   }, 240_000);
 });
