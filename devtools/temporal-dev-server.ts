@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { stopLeftover } from './tool-cache.js';
@@ -37,7 +38,12 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'warn'];
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
-  if (options.dbFilename) args.push('--db-filename', options.dbFilename);
+  // The server opens SQLite through a `file:` URI built from this name, unescaped: a `#` in the
+  // path cuts it there (the history lands in a file of that shorter name, outside our folder), a
+  // `?` starts its query and `%xx` is decoded. So the server runs in the file's folder and is given
+  // the bare file name, which is ours and holds none of them.
+  const cwd = options.dbFilename ? path.dirname(path.resolve(options.dbFilename)) : undefined;
+  if (options.dbFilename) args.push('--db-filename', path.basename(options.dbFilename));
   if (options.namespace && options.namespace !== 'default') args.push('--namespace', options.namespace);
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   // The dev server keeps SQLite on one connection; WAL without fsync keeps it from being the bottleneck.
@@ -65,7 +71,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   }
   // Its own process group: a terminal's Ctrl-C reaches only our launcher, which stops the worker
   // before the server it talks to.
-  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(options.cliPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const output: string[] = [];
   let head = '';
   const keep = (chunk: Buffer) => {

@@ -55,7 +55,8 @@ export function resolveTestServer(logger?: Logger): string {
   if (!resolved.ok || !existsSync(classpathFile)) {
     throw new MissingComponentError(`mvn dependency:build-classpath failed for temporal-test-server:\n${resolved.output.slice(-1500)}`);
   }
-  const script = `#!/bin/sh\n# Starts the Temporal time-skipping test server on the port given as the only argument.\nexec "${java}" -cp "$(cat "${classpathFile}")" io.temporal.testserver.TestServer "$@"\n`;
+  // Single-quoted: the tool cache's path (under $HOME) may hold quotes, `$` or backquotes.
+  const script = `#!/bin/sh\n# Starts the Temporal time-skipping test server on the port given as the only argument.\nexec ${shellQuote(java)} -cp "$(cat ${shellQuote(classpathFile)})" io.temporal.testserver.TestServer "$@"\n`;
   writeFileSync(`${wrapper}.partial`, script, { mode: 0o755 });
   renameSync(`${wrapper}.partial`, wrapper);
   logger?.info({ path: wrapper, source: 'maven' }, 'using Temporal test server');
@@ -68,4 +69,9 @@ function classpathStillThere(classpathFile: string): boolean {
     .trim()
     .split(path.delimiter)
     .every((jar) => existsSync(jar));
+}
+
+/** `value` as one sh word, whatever it holds. */
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
 }
