@@ -137,14 +137,15 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
         eventId: checkpoint.eventId,
         status: checkpoint.original.status,
         substatus: checkpoint.original.substatus ?? null,
-        originalTime: checkpoint.time?.original ?? null,
+        originalTime: checkpoint.time?.original ?? checkpoint.unreadableTime ?? null,
         reason,
         message,
       });
     };
     const mapped = tracking.checkpoints.filter(isActionable);
     for (const checkpoint of tracking.checkpoints) {
-      if (checkpoint.time === null) ignore(checkpoint, 'no_time', IGNORED_MESSAGES.no_time);
+      if (checkpoint.time === null)
+        ignore(checkpoint, 'no_time', checkpoint.unreadableTime === undefined ? IGNORED_MESSAGES.no_time : IGNORED_MESSAGES.unreadable_time); // prettier-ignore
       else if (checkpoint.mapped === null) ignore(checkpoint, 'no_status_mapping', IGNORED_MESSAGES.no_status_mapping);
     }
     if (mapped.length === 0) return results;
@@ -207,6 +208,7 @@ export type FeedIngest = ReturnType<typeof createFeedIngest>;
 /** The words beside the codes that need no detail (docs/tracking-feeds.md "Ignored checkpoints"). */
 const IGNORED_MESSAGES = {
   no_time: 'the checkpoint has no time: the provider sent none',
+  unreadable_time: "the checkpoint's time cannot be read: it is not an ISO 8601 date or date-time",
   no_status_mapping: "the provider's status says nothing about where the card is",
 } as const;
 

@@ -44,6 +44,11 @@ export interface ProviderCheckpoint {
    * ignored (`mapped` is null too), not refused, since every later webhook would resend it.
    */
   time: CheckpointTime | null;
+  /**
+   * The time as sent when there was one the service could not read (`time` is then null, the
+   * checkpoint ignored with it listed), control characters made spaces, at most 100 characters.
+   */
+  unreadableTime?: string;
   /** Plain text, ≤ 200 characters. */
   location?: string;
 }

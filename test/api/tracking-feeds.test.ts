@@ -227,6 +227,43 @@ describe('the inbound endpoint', () => {
     expect(times).toEqual([`${day}T23:59:59.999Z`, `${lastHour}.000Z`]);
   });
 
+  it('reads a checkpoint at 24:00 (ISO 8601 end of day) as 00:00 of the next day, keeping the time as sent on the carrier event', async () => {
+    const number = trackingNumber();
+    const id = await register(key, { tracking_number: number, carrier: 'usps', dispatch_date: ago(96 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const day = ago(72 * HOUR).slice(0, 10);
+    const next = new Date(Date.parse(`${day}T00:00:00Z`) + 24 * HOUR).toISOString();
+    const res = await postInbound(h.baseUrl, 'easypost', feed, easyPostBody(number, [{ status: 'in_transit', datetime: `${day}T24:00:00Z` }])); // prettier-ignore
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: 1, applied: 1, duplicate: 0, unmatched: 0, ignored: 0 });
+    await until(async () => (await statusOf(id)) === 'in_transit', 'the card in transit', 20_000);
+    expect(await eventsOf(id)).toEqual([expect.objectContaining({ occurred_at: next, original: expect.objectContaining({ time: `${day}T24:00:00Z` }) })]); // prettier-ignore
+  });
+
+  it("ignores, and lists with why, a checkpoint whose time cannot be read or whose status is empty or not storable text, and takes the body's others", async () => {
+    const number = trackingNumber();
+    const id = await register(key, { tracking_number: number, carrier: 'usps', dispatch_date: ago(72 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(number, [
+      { status: 'in_transit', datetime: 'yesterday\u0000' },
+      { status: '', datetime: ago(3 * HOUR) },
+      { status: 'new\u0000status', datetime: ago(2 * HOUR) },
+      { status: 'out_for_delivery', datetime: ago(HOUR), status_detail: 'out\u0000for_delivery' },
+    ]);
+    const res = await postInbound(h.baseUrl, 'easypost', feed, raw);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: 4, applied: 1, duplicate: 0, unmatched: 0, ignored: 3 });
+    await until(async () => (await statusOf(id)) === 'out_for_delivery', 'the card out for delivery', 20_000);
+    const listed = (await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/ignored`, { headers: bearer(key) })).body.data;
+    const rows = listed.map((row: Record<string, unknown>) => [row.reason, row.status, row.time, row.message]).sort();
+    expect(rows).toEqual([
+      ['no_status_mapping', '', expect.any(String), expect.any(String)],
+      ['no_status_mapping', 'new status', expect.any(String), expect.any(String)],
+      ['no_time', 'in_transit', 'yesterday ', expect.stringMatching(/cannot be read/)],
+    ]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toEqual({ received: 4, applied: 0, duplicate: 1, unmatched: 0, ignored: 3 }); // prettier-ignore
+  });
+
   it('answers 413 to a body over 2 MiB', async () => {
     const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
     const res = await postInbound(h.baseUrl, 'ship24', feed, JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }));
