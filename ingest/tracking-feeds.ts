@@ -6,7 +6,8 @@
 // decides which dispatch a checkpoint belongs to and what it counts as:
 // - `ignored`: the provider's status says nothing about the card (no mapping), or it has no time, or
 //   its time lies outside the dispatch's bounds, or the dispatch is closed (counted and listed with
-//   why, kept 30 days, never applied; not refused: the provider cannot correct it), or the dispatch
+//   why, kept 30 days; not refused: the provider cannot correct it; one sent again in a usable form
+//   under the same event id is applied then and leaves the list), or the dispatch
 //   is erased (counted only: nothing of it is kept). All of a request's are kept in one statement,
 //   made only when there are some;
 // - `duplicate`: its carrier event is logged and its workflow has recorded what it did with it
