@@ -82,10 +82,16 @@ export interface FeedProviderModule {
   setupHint: string;
 }
 
-/** A tracking number as matching compares it: upper-case, no whitespace. */
+/**
+ * A tracking number as matching compares it: upper-case, no whitespace and no control characters (a
+ * registered one has none; a provider's might, and Postgres text cannot hold U+0000).
+ */
 export function normaliseTrackingNumber(s: string): string {
-  return s.replace(/\s+/g, '').toUpperCase();
+  return s.replace(NOT_IN_TRACKING_NUMBERS, '').toUpperCase();
 }
+
+const WHITESPACE_AND_CONTROLS = '[\\s\\u0000-\\u001f\\u007f-\\u009f]+';
+const NOT_IN_TRACKING_NUMBERS = new RegExp(WHITESPACE_AND_CONTROLS, 'gu');
 
 /** A carrier name or code as a slug: lower-case, runs of anything but letters and digits become one `-`. */
 export function normaliseCarrier(s: string): string {

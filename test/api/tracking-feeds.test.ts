@@ -264,6 +264,13 @@ describe('the inbound endpoint', () => {
     expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toEqual({ received: 4, applied: 0, duplicate: 1, unmatched: 0, ignored: 3 }); // prettier-ignore
   });
 
+  it('takes a tracking number with a control character in it (Postgres text cannot hold U+0000: a 500 the provider would retry for days)', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const res = await postInbound(h.baseUrl, 'easypost', feed, easyPostBody(`CTL\u0000${Math.floor(Math.random() * 1e9)}`, [{ status: 'in_transit', datetime: ago(HOUR) }])); // prettier-ignore
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ received: 1, unmatched: 1 });
+  });
+
   it('answers 413 to a body over 2 MiB', async () => {
     const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
     const res = await postInbound(h.baseUrl, 'ship24', feed, JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }));
