@@ -160,7 +160,8 @@ export async function pageUnmatched(
 
 /**
  * The kept checkpoints a dispatch just registered may take: of its issuer and mode, naming its id in
- * a reference field or carrying its tracking number (normalised), received within 30 days.
+ * a reference field or carrying its tracking number (normalised; a dispatch without one takes none
+ * by number, not even those whose number was blank), received within 30 days.
  */
 export async function unmatchedFor(
   pool: Pool,
@@ -169,7 +170,7 @@ export async function unmatchedFor(
   const { rows } = await pool.query(
     `SELECT * FROM feed_unmatched_checkpoints
       WHERE issuer_id = $1 AND mode = $2 AND received_at > now() - make_interval(days => $5)
-        AND (references_ @> ARRAY[$3::text] OR tracking_number = $4)
+        AND (references_ @> ARRAY[$3::text] OR ($4 <> '' AND tracking_number = $4))
       ORDER BY received_at, event_id`,
     [dispatch.issuerId, dispatch.mode, dispatch.id, dispatch.trackingNumber ?? '', UNMATCHED_KEPT_DAYS],
   );

@@ -451,6 +451,16 @@ describe('matching a tracking to a dispatch', () => {
     expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
   });
 
+  it('never applies a kept checkpoint whose tracking number is blank to a dispatch registered without one', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const res = await postInbound(h.baseUrl, 'easypost', feed, easyPostBody(' \u0000 ', [{ status: 'delivered', datetime: ago(HOUR) }]));
+    expect(res.body).toMatchObject({ received: 1, unmatched: 1 });
+    const id = await register(key, { dispatch_date: ago(48 * HOUR) });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await eventsOf(id)).toEqual([]);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toHaveLength(1);
+  });
+
   it('applies to the one dispatch with the tracking number a checkpoint a few hours before its dispatch date (§6: within the bounds, it counts)', async () => {
     // An acceptance scan at 08:00, the issuer's batch registers the card at 10:00 with dispatch_date
     // = now: one dispatch has the number, so the dispatch-date rule among several does not apply.
