@@ -103,7 +103,12 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowOptions: dispatchWorkflowOptions(config),
   });
-  const feedIngest = createFeedIngest({ pool, ingest });
+  const feedCounter = new FeedCounter(pool, logger);
+  const feedIngest = createFeedIngest({
+    pool,
+    ingest,
+    countIgnored: (feedId, count) => feedCounter.add(feedId, { ignored: count }, false),
+  });
   const feeds = new FeedCache(pool, config.API_KEY_CACHE_TTL_MS);
   dispatchRoutes(v1, { ...deps, ingest, feedIngest });
   carrierEventRoutes(v1, { ingest, pool });
@@ -116,7 +121,6 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   trackingLinkRoutes(v1, deps);
   erasureRoutes(v1, deps);
   trackingFeedRoutes(v1, { pool, config, feeds });
-  const feedCounter = new FeedCounter(pool, logger);
   const inbound = inboundRouter({ feeds, feedIngest, counter: feedCounter, limiter: feedLimiter });
 
   const app = new Koa();

@@ -160,7 +160,8 @@ export async function pageUnmatched(
 
 /**
  * The kept checkpoints a dispatch just registered may take: of its issuer and mode, naming its id in
- * a reference field or carrying its tracking number (normalised), received within 30 days.
+ * a reference field or carrying its tracking number (normalised; a dispatch without one takes none
+ * by number, not even those whose number was blank), received within 30 days.
  */
 export async function unmatchedFor(
   pool: Pool,
@@ -169,7 +170,7 @@ export async function unmatchedFor(
   const { rows } = await pool.query(
     `SELECT * FROM feed_unmatched_checkpoints
       WHERE issuer_id = $1 AND mode = $2 AND received_at > now() - make_interval(days => $5)
-        AND (references_ @> ARRAY[$3::text] OR tracking_number = $4)
+        AND (references_ @> ARRAY[$3::text] OR ($4 <> '' AND tracking_number = $4))
       ORDER BY received_at, event_id`,
     [dispatch.issuerId, dispatch.mode, dispatch.id, dispatch.trackingNumber ?? '', UNMATCHED_KEPT_DAYS],
   );
@@ -245,16 +246,18 @@ export interface IgnoredCheckpoint {
 }
 
 /**
- * Keeps the ignored checkpoints of one inbound request, in one statement (a repeat of one already
- * kept is a no-op): none of an erased dispatch (docs/privacy.md "Erasure"), whether named by the
+ * Keeps the ignored checkpoints of one inbound request (or one registration's kept checkpoints), in
+ * one statement (a repeat of one already kept is a no-op), and answers how many rows each feed got
+ * (repeats and erased dispatches' not counted): none of an erased dispatch (docs/privacy.md "Erasure"), whether named by the
  * dispatch it matched or by a reference; the matched dispatch's row is share-locked, so an erasure
  * running meanwhile either waits for this row and removes it, or has removed the dispatch first
  * and this row is not written.
  */
-export async function keepIgnored(pool: Pool, checkpoints: readonly IgnoredCheckpoint[]): Promise<void> {
-  if (checkpoints.length === 0) return;
-  await pool.query({
-    name: 'feed-ignored-keep-v1',
+export async function keepIgnored(pool: Pool, checkpoints: readonly IgnoredCheckpoint[]): Promise<Map<string, number>> {
+  const added = new Map<string, number>();
+  if (checkpoints.length === 0) return added;
+  const { rows } = await pool.query({
+    name: 'feed-ignored-keep-v2',
     text: `INSERT INTO feed_ignored_checkpoints
              (feed_id, issuer_id, mode, tracking_number, carrier, references_, dispatch_id, event_id, status, substatus, original_time, reason, message)
            SELECT c.feed_id, c.issuer_id, c.mode, c.tracking_number, c.carrier, ARRAY(SELECT jsonb_array_elements_text(c.refs)),
@@ -266,7 +269,8 @@ export async function keepIgnored(pool: Pool, checkpoints: readonly IgnoredCheck
                                   OR (e.dispatch_id = ANY (ARRAY(SELECT jsonb_array_elements_text(c.refs))::uuid[])
                                       AND e.issuer_id = c.issuer_id AND e.mode = c.mode))
               AND (c.dispatch_id IS NULL OR EXISTS (SELECT 1 FROM dispatches d WHERE d.id = c.dispatch_id FOR KEY SHARE))
-           ON CONFLICT (feed_id, tracking_number, event_id) DO NOTHING`,
+           ON CONFLICT (feed_id, tracking_number, event_id) DO NOTHING
+           RETURNING feed_id`,
     values: [
       JSON.stringify(
         checkpoints.map((c) => ({
@@ -286,6 +290,27 @@ export async function keepIgnored(pool: Pool, checkpoints: readonly IgnoredCheck
         })),
       ),
     ],
+  });
+  for (const row of rows) added.set(row.feed_id, (added.get(row.feed_id) ?? 0) + 1);
+  return added;
+}
+
+/**
+ * Takes off the ignored list the checkpoints that have since become carrier events (one ignored for
+ * having no time, sent again with one under the same provider id; one outside the bounds then, inside
+ * them now): the list shows what the cards do not have. One statement.
+ */
+export async function dropIgnored(
+  pool: Pool,
+  applied: ReadonlyArray<Pick<IgnoredCheckpoint, 'feedId' | 'trackingNumber' | 'eventId'>>,
+): Promise<void> {
+  if (applied.length === 0) return;
+  await pool.query({
+    name: 'feed-ignored-drop-v1',
+    text: `DELETE FROM feed_ignored_checkpoints f
+            USING jsonb_to_recordset($1::jsonb) AS k(feed_id text, tracking_number text, event_id text)
+            WHERE f.feed_id = k.feed_id AND f.tracking_number = k.tracking_number AND f.event_id = k.event_id`,
+    values: [JSON.stringify(applied.map((a) => ({ feed_id: a.feedId, tracking_number: a.trackingNumber, event_id: a.eventId })))],
   });
 }
 

@@ -138,10 +138,13 @@ export const ignoredCheckpoint = z
       .meta({ description: 'the dispatch it matched (`out_of_bounds`, `dispatch_closed`); null when it was ignored before matching' }),
     status: z.string().meta({ description: "the provider's own status, as sent" }),
     substatus: z.string().nullable().meta({ description: "the provider's own sub-status, as sent" }),
-    time: z.string().nullable().meta({ description: "the checkpoint's time exactly as the provider wrote it; null when it gave none" }),
+    time: z.string().nullable().meta({
+      description:
+        "the checkpoint's time as the provider wrote it (one that cannot be read: control characters as spaces, at most 100 characters); null when it gave none",
+    }),
     reason: z.enum(IGNORE_REASONS).meta({
       description:
-        '`no_status_mapping`: the status says nothing about where the card is; `no_time`: the checkpoint has no time; ' +
+        '`no_status_mapping`: the status says nothing about where the card is (or is empty); `no_time`: the checkpoint has no time, or one that cannot be read (`time` shows it); ' +
         "`out_of_bounds`: its time lies outside the dispatch's time bounds; `dispatch_closed`: the dispatch's workflow was terminated or failed undelivered",
     }),
     message: z.string().meta({ description: 'the reason in words' }),

@@ -6,7 +6,8 @@
 // decides which dispatch a checkpoint belongs to and what it counts as:
 // - `ignored`: the provider's status says nothing about the card (no mapping), or it has no time, or
 //   its time lies outside the dispatch's bounds, or the dispatch is closed (counted and listed with
-//   why, kept 30 days, never applied; not refused: the provider cannot correct it), or the dispatch
+//   why, kept 30 days; not refused: the provider cannot correct it; one sent again in a usable form
+//   under the same event id is applied then and leaves the list), or the dispatch
 //   is erased (counted only: nothing of it is kept). All of a request's are kept in one statement,
 //   made only when there are some;
 // - `duplicate`: its carrier event is logged and its workflow has recorded what it did with it
@@ -18,6 +19,7 @@
 //   is registered (`applyUnmatched`, called by api/registration.ts);
 // - `applied`: a new carrier event, logged and signalled.
 import {
+  dropIgnored,
   dropUnmatched,
   keepIgnored,
   keepUnmatched,
@@ -63,17 +65,30 @@ export interface RegisteredDispatch {
   trackingNumber?: string | null;
 }
 
-export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIngest, 'ingest'> }) {
+/** A checkpoint as the ignored list names it. */
+type ListedKey = Pick<IgnoredCheckpoint, 'feedId' | 'trackingNumber' | 'eventId'>;
+
+export function createFeedIngest(deps: {
+  pool: Pool;
+  ingest: Pick<CarrierEventIngest, 'ingest'>;
+  /**
+   * Told how many checkpoints a registration's kept ones added to a feed's ignored list (its
+   * `ignored` count, api/feed-counts.ts); an inbound request's are counted by its receipt.
+   */
+  countIgnored?: (feedId: string, count: number) => void;
+}) {
   return {
     /** Takes every checkpoint of an authenticated, parsed body; resolves once each is durable. */
     async receive(feed: Pick<InboundFeed, 'id' | 'issuerId' | 'mode'>, trackings: readonly ProviderTracking[]): Promise<FeedReceipt> {
       const receipt: FeedReceipt = { received: 0, applied: 0, duplicate: 0, unmatched: 0, ignored: 0 };
       const ignored: IgnoredCheckpoint[] = [];
+      const applied: ListedKey[] = [];
       for (const tracking of trackings) {
         receipt.received += tracking.checkpoints.length;
-        for (const result of await receiveTracking(feed, tracking, ignored)) receipt[result] += 1;
+        for (const result of await receiveTracking(feed, tracking, ignored, applied)) receipt[result] += 1;
       }
       await keepIgnored(deps.pool, ignored);
+      await dropIgnored(deps.pool, applied);
       return receipt;
     },
 
@@ -82,7 +97,9 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
 
   /**
    * Applies the checkpoints kept for a dispatch just registered (its webhooks fire then) and
-   * deletes them; returns how many became its carrier events.
+   * deletes them; one its bounds or its closed workflow refuses is listed as ignored (and counted,
+   * once: a repeat of the registration, or of this step after a crash, finds it listed already).
+   * Returns how many became its carrier events.
    */
   async function applyUnmatched(dispatch: RegisteredDispatch): Promise<number> {
     const tracking = dispatch.trackingNumber ? normaliseTrackingNumber(dispatch.trackingNumber) : null;
@@ -102,17 +119,28 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
     const numbered = tracking && byNumber ? await matchCandidates(deps.pool, { issuerId: dispatch.issuerId, mode: dispatch.mode, references: [], trackingNumber: tracking, dedupeKeys: [] }) : []; // prettier-ignore
     const sharing = numbered.some((other) => other.id === dispatch.id) ? numbered : [candidate, ...numbered];
     const taken: KeptCheckpoint[] = [];
+    const ignored: IgnoredCheckpoint[] = [];
+    const applied: KeptCheckpoint[] = [];
     for (const checkpoint of kept) {
       const byReference = checkpoint.references.includes(dispatch.id);
       const match = byReference ? candidate : pickByTrackingNumber(sharing, checkpoint.carrier ?? undefined, checkpoint.time as CheckpointTime); // prettier-ignore
       if (match?.id !== dispatch.id) continue;
       const occurredAt = resolveCheckpointTime(checkpoint.time as CheckpointTime, match.countryCode);
-      await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, status: checkpoint.status as DispatchStatus, reason: checkpoint.reason as ExceptionReason | null }, occurredAt)); // prettier-ignore
+      const outcome = await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, status: checkpoint.status as DispatchStatus, reason: checkpoint.reason as ExceptionReason | null }, occurredAt)); // prettier-ignore
       taken.push(checkpoint);
+      // Erased meanwhile: nothing of it is kept (docs/privacy.md "Erasure").
+      if (outcome.outcome === 'out_of_bounds')
+        ignored.push(keptIgnored(checkpoint, dispatch.id, 'out_of_bounds', `outside the time bounds: occurred_at ${outcome.problem}`)); // prettier-ignore
+      else if (outcome.outcome === 'closed') ignored.push(keptIgnored(checkpoint, dispatch.id, 'dispatch_closed', outcome.message));
+      else if (outcome.outcome !== 'erased') applied.push(checkpoint);
     }
-    // Deleted only once their carrier events are logged: a crash in between applies them again, as duplicates.
+    // Listed, then deleted only once their carrier events are logged: a crash in between applies them
+    // again, as duplicates, and lists them again, as repeats (neither counted twice).
+    const added = await keepIgnored(deps.pool, ignored);
+    for (const [feedId, count] of added) deps.countIgnored?.(feedId, count);
+    await dropIgnored(deps.pool, applied);
     await dropUnmatched(deps.pool, taken);
-    return taken.length;
+    return applied.length;
   }
 
   /** The results of a tracking's checkpoints; those to list as ignored are pushed onto `ignored`. */
@@ -120,6 +148,7 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
     feed: Pick<InboundFeed, 'id' | 'issuerId' | 'mode'>,
     tracking: ProviderTracking,
     ignored: IgnoredCheckpoint[],
+    applied: ListedKey[],
   ): Promise<CheckpointResult[]> {
     const results: CheckpointResult[] = [];
     const trackingNumber = normaliseTrackingNumber(tracking.trackingNumber);
@@ -137,14 +166,15 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
         eventId: checkpoint.eventId,
         status: checkpoint.original.status,
         substatus: checkpoint.original.substatus ?? null,
-        originalTime: checkpoint.time?.original ?? null,
+        originalTime: checkpoint.time?.original ?? checkpoint.unreadableTime ?? null,
         reason,
         message,
       });
     };
     const mapped = tracking.checkpoints.filter(isActionable);
     for (const checkpoint of tracking.checkpoints) {
-      if (checkpoint.time === null) ignore(checkpoint, 'no_time', IGNORED_MESSAGES.no_time);
+      if (checkpoint.time === null)
+        ignore(checkpoint, 'no_time', checkpoint.unreadableTime === undefined ? IGNORED_MESSAGES.no_time : IGNORED_MESSAGES.unreadable_time); // prettier-ignore
       else if (checkpoint.mapped === null) ignore(checkpoint, 'no_status_mapping', IGNORED_MESSAGES.no_status_mapping);
     }
     if (mapped.length === 0) return results;
@@ -186,7 +216,10 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
       else if (outcome.outcome === 'out_of_bounds')
         ignore(checkpoint, 'out_of_bounds', `outside the time bounds: occurred_at ${outcome.problem}`, match.id); // prettier-ignore
       else if (outcome.outcome === 'closed') ignore(checkpoint, 'dispatch_closed', outcome.message, match.id);
-      else results.push(outcome.duplicate ? 'duplicate' : 'applied');
+      else {
+        results.push(outcome.duplicate ? 'duplicate' : 'applied');
+        if (!outcome.duplicate) applied.push({ feedId: feed.id, trackingNumber, eventId: checkpoint.eventId });
+      }
     }
     if (unmatched.length > 0) {
       await keepUnmatched(deps.pool, unmatched);
@@ -204,9 +237,30 @@ export function createFeedIngest(deps: { pool: Pool; ingest: Pick<CarrierEventIn
 
 export type FeedIngest = ReturnType<typeof createFeedIngest>;
 
+/** A kept checkpoint its dispatch refused, as the ignored list keeps it. */
+function keptIgnored(checkpoint: KeptCheckpoint, dispatchId: string, reason: IgnoreReason, message: string): IgnoredCheckpoint {
+  const original = checkpoint.original as ProviderCheckpoint['original'];
+  return {
+    feedId: checkpoint.feedId,
+    issuerId: checkpoint.issuerId,
+    mode: checkpoint.mode,
+    trackingNumber: checkpoint.trackingNumber,
+    carrier: checkpoint.carrier,
+    references: checkpoint.references,
+    dispatchId,
+    eventId: checkpoint.eventId,
+    status: original.status,
+    substatus: original.substatus ?? null,
+    originalTime: (checkpoint.time as CheckpointTime).original,
+    reason,
+    message,
+  };
+}
+
 /** The words beside the codes that need no detail (docs/tracking-feeds.md "Ignored checkpoints"). */
 const IGNORED_MESSAGES = {
   no_time: 'the checkpoint has no time: the provider sent none',
+  unreadable_time: "the checkpoint's time cannot be read: it is not an ISO 8601 date or date-time",
   no_status_mapping: "the provider's status says nothing about where the card is",
 } as const;
 

@@ -7,19 +7,21 @@
 // `country_region` / `destination_country_region`, and both are read.
 import { z } from 'zod';
 import {
-  checkedTime,
   checkpointHash,
+  checkpointTime,
   constantTimeEqual,
   failure,
   headerValue,
   hmacSha256,
   locationText,
+  originalStatus,
   optionalTimeString,
   providerEventId,
 } from './common.js';
 import { FIELD_ERRORS } from '../field-errors.js';
 import { normaliseCarrier, type FeedProviderModule, type MappedCheckpointStatus, type ProviderTracking } from './provider.js';
 import { referencesFrom } from './references.js';
+import { readCheckpointTime } from './times.js';
 
 /** AfterShip's delivery statuses (the SDK's `Tag` enum). */
 export const AFTERSHIP_TAGS = [
@@ -149,13 +151,14 @@ export const aftership: FeedProviderModule = {
         const location = c.location ? locationText(c.location) : locationText(c.city, c.state, c.country_region_name ?? c.country_name);
         const substatus = c.subtag ?? undefined;
         const tag = c.tag ?? '';
+        const time = checkpointTime(c.checkpoint_time, (text) => readCheckpointTime(text, country));
         return {
           eventId: providerEventId(c.hash, () =>
             checkpointHash('aftership', t.id, c.checkpoint_time ?? '', [tag, substatus ?? ''].join('/'), location),
           ),
-          mapped: c.checkpoint_time ? mapAfterShipTag(tag, substatus) : null,
-          original: { vocabulary: 'aftership', status: tag, ...(substatus ? { substatus } : {}) },
-          time: c.checkpoint_time ? checkedTime(c.checkpoint_time, country) : null,
+          mapped: time.time ? mapAfterShipTag(tag, substatus) : null,
+          original: originalStatus('aftership', tag, substatus),
+          ...time,
           ...(location ? { location } : {}),
         };
       }),

@@ -5,7 +5,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { fieldProblems } from '../field-errors.js';
-import type { CheckpointTime, FeedProvider, InboundRequest, ParseResult } from './provider.js';
+import type { CheckpointTime, FeedProvider, InboundRequest, ParseResult, ProviderCheckpoint } from './provider.js';
 import { readCheckpointTime } from './times.js';
 
 /** A header's single value (lower-case name, as Node gives it); a repeated header counts as absent. */
@@ -75,27 +75,40 @@ export function failure(error: z.ZodError, prefix: string[] = []): Extract<Parse
   return { ok: false, field, message: `${field}: ${problem}` };
 }
 
-/** A checkpoint time the schema already checked (timeString below); the non-null assertion is safe for that reason. */
-export function checkedTime(original: string, countryCode?: string | null): CheckpointTime {
-  return readCheckpointTime(original, countryCode)!;
-}
-
-/** For a zod refinement: whether a string is an ISO 8601 date or date-time, with or without an offset. */
-export function isTimeString(value: string): boolean {
-  return readCheckpointTime(value) !== undefined;
-}
-
-export const TIME_MESSAGE = 'must be an ISO 8601 date or date-time (with or without an offset)';
-
 /**
- * A checkpoint time the provider's types make optional: absent, null or blank is no time (the
- * checkpoint is then ignored, not refused); anything else must be a time.
+ * A checkpoint's time as `read` makes it (by default readCheckpointTime, in the checkpoint's country),
+ * or null when it is absent, blank or text the service cannot read: the checkpoint is then ignored,
+ * not refused (DESIGN §10: the provider resends it with every later webhook, so a 400 would block the
+ * tracking for good). `unreadableTime` keeps unreadable text for the ignored list.
  */
+export function checkpointTime(
+  text: string | null | undefined,
+  read: (text: string) => CheckpointTime | undefined = (value) => readCheckpointTime(value),
+): Pick<ProviderCheckpoint, 'time' | 'unreadableTime'> {
+  if (!text?.trim()) return { time: null };
+  const time = read(text);
+  return time ? { time } : { time: null, unreadableTime: [...text.replace(CONTROLS, ' ')].slice(0, 100).join('') };
+}
+
+/** A checkpoint time a provider's types may leave out (absent, null or blank: no time); the text is read by checkpointTime. */
 export const optionalTimeString = z
   .string()
-  .refine((value) => value.trim() === '' || isTimeString(value), TIME_MESSAGE)
   .nullish()
   .transform((value) => (value?.trim() ? value : undefined));
+
+/**
+ * The provider's own status and sub-status as kept on the carrier event and the ignored list: as sent,
+ * but control characters made spaces (Postgres text cannot hold U+0000, and a write that fails would
+ * refuse a body the provider resends for days) and at most 200 characters; an empty sub-status is none.
+ */
+export function originalStatus(
+  vocabulary: FeedProvider,
+  status: string,
+  substatus: string | null | undefined,
+): ProviderCheckpoint['original'] {
+  const plain = (text: string) => [...text.replace(CONTROLS, ' ')].slice(0, 200).join('');
+  return { vocabulary, status: plain(status), ...(substatus ? { substatus: plain(substatus) } : {}) };
+}
 
 /** Plain location text from its parts (city, state, country…), ≤ 200 characters, or undefined when there is none. */
 export function locationText(...parts: (string | null | undefined)[]): string | undefined {

@@ -7,17 +7,17 @@
 import { z } from 'zod';
 import { VOCABULARY_TABLE } from '../carrier-vocabularies.js';
 import {
-  checkedTime,
   checkpointHash,
+  checkpointTime,
   constantTimeEqual,
   failure,
   headerValue,
   hmacSha256,
-  isTimeString,
   locationText,
-  TIME_MESSAGE,
+  originalStatus,
 } from './common.js';
 import { FIELD_ERRORS } from '../field-errors.js';
+import { readCheckpointTime } from './times.js';
 import { normaliseCarrier, type FeedProviderModule, type MappedCheckpointStatus, type ProviderTracking } from './provider.js';
 
 /** EasyPost's `status_detail` values (ITrackerStatusDetail). */
@@ -111,9 +111,10 @@ const trackingLocation = z
 const trackingDetail = z.object({
   message: z.string().nullish(),
   description: z.string().nullish(),
-  status: z.string().min(1),
+  // Text that says nothing usable (an empty status, a time that cannot be read) makes the checkpoint ignored, not the body refused.
+  status: z.string(),
   status_detail: z.string().nullish(),
-  datetime: z.string().refine(isTimeString, TIME_MESSAGE),
+  datetime: z.string(),
   source: z.string().nullish(),
   carrier_code: z.string().nullish(),
   tracking_location: trackingLocation,
@@ -173,11 +174,12 @@ export const easypost: FeedProviderModule = {
         const place = detail.tracking_location;
         const location = locationText(place?.city, place?.state, place?.country);
         const substatus = detail.status_detail ?? undefined;
+        const time = checkpointTime(detail.datetime, (text) => readCheckpointTime(text, place?.country));
         return {
           eventId: checkpointHash('easypost', t.id, detail.datetime, [detail.status, substatus ?? ''].join('/'), location),
-          mapped: mapEasyPostStatus(detail.status, substatus),
-          original: { vocabulary: 'easypost', status: detail.status, ...(substatus ? { substatus } : {}) },
-          time: checkedTime(detail.datetime, place?.country),
+          mapped: time.time ? mapEasyPostStatus(detail.status, substatus) : null,
+          original: originalStatus('easypost', detail.status, substatus),
+          ...time,
           ...(location ? { location } : {}),
         };
       }),

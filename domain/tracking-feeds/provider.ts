@@ -44,6 +44,11 @@ export interface ProviderCheckpoint {
    * ignored (`mapped` is null too), not refused, since every later webhook would resend it.
    */
   time: CheckpointTime | null;
+  /**
+   * The time as sent when there was one the service could not read (`time` is then null, the
+   * checkpoint ignored with it listed), control characters made spaces, at most 100 characters.
+   */
+  unreadableTime?: string;
   /** Plain text, ≤ 200 characters. */
   location?: string;
 }
@@ -77,10 +82,16 @@ export interface FeedProviderModule {
   setupHint: string;
 }
 
-/** A tracking number as matching compares it: upper-case, no whitespace. */
+/**
+ * A tracking number as matching compares it: upper-case, no whitespace and no control characters (a
+ * registered one has none; a provider's might, and Postgres text cannot hold U+0000).
+ */
 export function normaliseTrackingNumber(s: string): string {
-  return s.replace(/\s+/g, '').toUpperCase();
+  return s.replace(NOT_IN_TRACKING_NUMBERS, '').toUpperCase();
 }
+
+const WHITESPACE_AND_CONTROLS = '[\\s\\u0000-\\u001f\\u007f-\\u009f]+';
+const NOT_IN_TRACKING_NUMBERS = new RegExp(WHITESPACE_AND_CONTROLS, 'gu');
 
 /** A carrier name or code as a slug: lower-case, runs of anything but letters and digits become one `-`. */
 export function normaliseCarrier(s: string): string {

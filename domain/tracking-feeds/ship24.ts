@@ -6,12 +6,13 @@
 // shipment, event) and its status list (docs.ship24.com/status).
 import { z } from 'zod';
 import {
-  checkedTime,
   checkpointHash,
+  checkpointTime,
   constantTimeEqual,
   failure,
   headerValue,
   locationText,
+  originalStatus,
   optionalTimeString,
   providerEventId,
 } from './common.js';
@@ -108,9 +109,9 @@ export function mapShip24Milestone(milestone: string, statusCode: string | null 
  * an offset. Where it has none but the (deprecated) `utcOffset` says the offset, that wins. The
  * deprecated `datetime` is not read: it is the local time written with a `Z`, not the instant.
  */
-function ship24Time(occurrence: string, utcOffset: string | null | undefined): CheckpointTime {
-  const time = checkedTime(occurrence);
-  if (time.kind === 'instant' || !utcOffset || time.local.length === 10) return time;
+function ship24Time(occurrence: string, utcOffset: string | null | undefined): CheckpointTime | undefined {
+  const time = readCheckpointTime(occurrence);
+  if (!time || time.kind === 'instant' || !utcOffset || time.local.length === 10) return time;
   const withOffset = readCheckpointTime(`${time.local}${utcOffset}`);
   return withOffset?.kind === 'instant' ? { ...withOffset, original: occurrence } : time;
 }
@@ -176,13 +177,14 @@ export const ship24: FeedProviderModule = {
         checkpoints: events.map((e) => {
           const location = locationText(e.location);
           const milestone = e.statusMilestone ?? '';
+          const time = checkpointTime(e.occurrenceDatetime, (text) => ship24Time(text, e.utcOffset));
           return {
             eventId: providerEventId(e.eventId, () =>
               checkpointHash('ship24', tracker.trackerId, e.occurrenceDatetime ?? '', [milestone, e.statusCode ?? ''].join('/'), location),
             ),
-            mapped: e.occurrenceDatetime ? mapShip24Milestone(milestone, e.statusCode) : null,
-            original: { vocabulary: 'ship24', status: milestone, ...(e.statusCode ? { substatus: e.statusCode } : {}) },
-            time: e.occurrenceDatetime ? ship24Time(e.occurrenceDatetime, e.utcOffset) : null,
+            mapped: time.time ? mapShip24Milestone(milestone, e.statusCode) : null,
+            original: originalStatus('ship24', milestone, e.statusCode),
+            ...time,
             ...(location ? { location } : {}),
           };
         }),

@@ -6,7 +6,17 @@
 // trackingstatusenum.d.ts, trackingstatussubstatus.d.ts, webhookpayloadtrack.d.ts; the SDK renames
 // them camelCase, its track.js / trackingstatus.js give the wire names).
 import { z } from 'zod';
-import { checkpointHash, constantTimeEqual, failure, locationText, optionalTimeString, providerEventId, queryValue } from './common.js';
+import {
+  checkpointHash,
+  checkpointTime,
+  constantTimeEqual,
+  failure,
+  locationText,
+  originalStatus,
+  optionalTimeString,
+  providerEventId,
+  queryValue,
+} from './common.js';
 import { FIELD_ERRORS } from '../field-errors.js';
 import {
   normaliseCarrier,
@@ -107,9 +117,9 @@ export function mapShippoStatus(status: string, substatus: string | null | undef
  * Shippo gives one time per event, `status_date`, "displayed in UTC": one without an offset is read
  * as UTC, as Shippo documents it, rather than in the checkpoint's zone.
  */
-function shippoTime(original: string): CheckpointTime {
-  const time = readCheckpointTime(original)!;
-  if (time.kind === 'instant') return time;
+function shippoTime(original: string): CheckpointTime | undefined {
+  const time = readCheckpointTime(original);
+  if (!time || time.kind === 'instant') return time;
   const local = time.local.length === 10 ? `${time.local}T12:00:00` : time.local;
   return { kind: 'instant', iso: new Date(`${local}Z`).toISOString(), original };
 }
@@ -118,7 +128,7 @@ const text = z.string().nullish();
 
 const trackingStatus = z.object({
   object_id: text,
-  status: z.string().min(1),
+  status: z.string(), // empty: says nothing (ignored), not a refused body
   substatus: z.object({ code: z.string(), text: text, action_required: z.boolean().nullish() }).nullish(),
   status_details: text,
   status_date: optionalTimeString, // optional in the SDK's TrackingStatus: without it, ignored
@@ -168,13 +178,14 @@ export const shippo: FeedProviderModule = {
       checkpoints: t.tracking_history.map((s) => {
         const location = locationText(s.location?.city, s.location?.state, s.location?.country);
         const substatus = s.substatus?.code || undefined;
+        const time = checkpointTime(s.status_date, shippoTime);
         return {
           eventId: providerEventId(s.object_id, () =>
             checkpointHash('shippo', trackingId, s.status_date ?? '', [s.status, substatus ?? ''].join('/'), location),
           ),
-          mapped: s.status_date ? mapShippoStatus(s.status, substatus) : null,
-          original: { vocabulary: 'shippo', status: s.status, ...(substatus ? { substatus } : {}) },
-          time: s.status_date ? shippoTime(s.status_date) : null,
+          mapped: time.time ? mapShippoStatus(s.status, substatus) : null,
+          original: originalStatus('shippo', s.status, substatus),
+          ...time,
           ...(location ? { location } : {}),
         };
       }),

@@ -4,9 +4,11 @@
 // caller's fallback country (the dispatch's destination), each country's most populous zone
 // (country-zones.ts). A bare date is noon of that date in that zone, the least wrong hour whatever
 // the scan's real time was. A leap second (:60) is the last millisecond of the minute it ends, so the
-// scan keeps the date the carrier wrote; "t" and "z" may be lower-case (RFC 3339 §5.6). A time the
-// service cannot read refuses the whole body, which the provider resends with every later webhook,
-// so every form ISO 8601 and RFC 3339 allow is read. The original string always travels with the
+// scan keeps the date the carrier wrote; "t" and "z" may be lower-case (RFC 3339 §5.6); `24:00` (ISO
+// 8601's end of day, seen in carrier feeds) is 00:00 of the next day; the seconds' fraction may follow
+// a comma (ISO 8601's preferred sign). A time the service cannot read makes its checkpoint `ignored`
+// (the provider resends it with every later webhook, so it must not refuse the body), so every
+// extended form ISO 8601 and RFC 3339 allow is read. The original string always travels with the
 // time, so the carrier event keeps what the provider said.
 import type { CheckpointTime } from './provider.js';
 import { countryAlpha2, countryZone } from './country-zones.js';
@@ -30,7 +32,8 @@ interface WallClock {
  * happened, when the body says; it is kept only for local times, which need it.
  */
 export function readCheckpointTime(original: string, countryCode?: string | null): CheckpointTime | undefined {
-  const text = original.trim();
+  const text = endOfDayAsNextDay(original.trim().replace(/(:\d{2}),(\d)/, '$1.$2'));
+  if (text === undefined) return undefined;
   const withOffset = WITH_OFFSET.exec(text);
   if (withOffset) {
     const [, date, time, offset] = withOffset;
@@ -55,6 +58,25 @@ export function resolveCheckpointTime(time: CheckpointTime, fallbackCountry: str
   if (!clock) throw new Error(`not a local date or date-time: ${time.local}`);
   const zone = countryZone(time.countryCode) ?? countryZone(fallbackCountry) ?? 'UTC';
   return new Date(zonedWallClockToEpoch(clock, zone)).toISOString();
+}
+
+const END_OF_DAY = /^(\d{4})-(\d{2})-(\d{2})([Tt ])24:00(?::00(?:\.0{1,9})?)?(?=$|[Zz+-])/;
+
+/**
+ * `…T24:00`, `…T24:00:00`, `…T24:00:00.000` (ISO 8601: the end of that day, the same instant as 00:00
+ * of the next) written as 00:00:00 of the next day, the rest (an offset) kept; undefined when the date
+ * is not a real one; any other text as it is.
+ */
+function endOfDayAsNextDay(text: string): string | undefined {
+  const m = END_OF_DAY.exec(text);
+  if (!m) return text;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(2000, month - 1, day));
+  date.setUTCFullYear(year);
+  if (month < 1 || month > 12 || date.getUTCDate() !== day || date.getUTCMonth() !== month - 1) return undefined;
+  date.setUTCDate(day + 1);
+  const next = `${String(date.getUTCFullYear()).padStart(4, '0')}-${String(date.getUTCMonth() + 1).padStart(2, '0')}-${String(date.getUTCDate()).padStart(2, '0')}`; // prettier-ignore
+  return next.length === 10 ? `${next}${m[4] === ' ' ? 'T' : m[4]}00:00:00${text.slice(m[0].length)}` : undefined;
 }
 
 /** `Z`, `+01:00`, `+0100` or `+01` as minutes east of UTC; undefined beyond ±23:59. */

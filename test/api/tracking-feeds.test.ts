@@ -227,6 +227,50 @@ describe('the inbound endpoint', () => {
     expect(times).toEqual([`${day}T23:59:59.999Z`, `${lastHour}.000Z`]);
   });
 
+  it('reads a checkpoint at 24:00 (ISO 8601 end of day) as 00:00 of the next day, keeping the time as sent on the carrier event', async () => {
+    const number = trackingNumber();
+    const id = await register(key, { tracking_number: number, carrier: 'usps', dispatch_date: ago(96 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const day = ago(72 * HOUR).slice(0, 10);
+    const next = new Date(Date.parse(`${day}T00:00:00Z`) + 24 * HOUR).toISOString();
+    const res = await postInbound(h.baseUrl, 'easypost', feed, easyPostBody(number, [{ status: 'in_transit', datetime: `${day}T24:00:00Z` }])); // prettier-ignore
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: 1, applied: 1, duplicate: 0, unmatched: 0, ignored: 0 });
+    await until(async () => (await statusOf(id)) === 'in_transit', 'the card in transit', 20_000);
+    expect(await eventsOf(id)).toEqual([expect.objectContaining({ occurred_at: next, original: expect.objectContaining({ time: `${day}T24:00:00Z` }) })]); // prettier-ignore
+  });
+
+  it("ignores, and lists with why, a checkpoint whose time cannot be read or whose status is empty or not storable text, and takes the body's others", async () => {
+    const number = trackingNumber();
+    const id = await register(key, { tracking_number: number, carrier: 'usps', dispatch_date: ago(72 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(number, [
+      { status: 'in_transit', datetime: 'yesterday\u0000' },
+      { status: '', datetime: ago(3 * HOUR) },
+      { status: 'new\u0000status', datetime: ago(2 * HOUR) },
+      { status: 'out_for_delivery', datetime: ago(HOUR), status_detail: 'out\u0000for_delivery' },
+    ]);
+    const res = await postInbound(h.baseUrl, 'easypost', feed, raw);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: 4, applied: 1, duplicate: 0, unmatched: 0, ignored: 3 });
+    await until(async () => (await statusOf(id)) === 'out_for_delivery', 'the card out for delivery', 20_000);
+    const listed = (await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/ignored`, { headers: bearer(key) })).body.data;
+    const rows = listed.map((row: Record<string, unknown>) => [row.reason, row.status, row.time, row.message]).sort();
+    expect(rows).toEqual([
+      ['no_status_mapping', '', expect.any(String), expect.any(String)],
+      ['no_status_mapping', 'new status', expect.any(String), expect.any(String)],
+      ['no_time', 'in_transit', 'yesterday ', expect.stringMatching(/cannot be read/)],
+    ]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toEqual({ received: 4, applied: 0, duplicate: 1, unmatched: 0, ignored: 3 }); // prettier-ignore
+  });
+
+  it('takes a tracking number with a control character in it (Postgres text cannot hold U+0000: a 500 the provider would retry for days)', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const res = await postInbound(h.baseUrl, 'easypost', feed, easyPostBody(`CTL\u0000${Math.floor(Math.random() * 1e9)}`, [{ status: 'in_transit', datetime: ago(HOUR) }])); // prettier-ignore
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ received: 1, unmatched: 1 });
+  });
+
   it('answers 413 to a body over 2 MiB', async () => {
     const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
     const res = await postInbound(h.baseUrl, 'ship24', feed, JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }));
@@ -407,6 +451,16 @@ describe('matching a tracking to a dispatch', () => {
     expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
   });
 
+  it('never applies a kept checkpoint whose tracking number is blank to a dispatch registered without one', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const res = await postInbound(h.baseUrl, 'easypost', feed, easyPostBody(' \u0000 ', [{ status: 'delivered', datetime: ago(HOUR) }]));
+    expect(res.body).toMatchObject({ received: 1, unmatched: 1 });
+    const id = await register(key, { dispatch_date: ago(48 * HOUR) });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await eventsOf(id)).toEqual([]);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toHaveLength(1);
+  });
+
   it('applies to the one dispatch with the tracking number a checkpoint a few hours before its dispatch date (§6: within the bounds, it counts)', async () => {
     // An acceptance scan at 08:00, the issuer's batch registers the card at 10:00 with dispatch_date
     // = now: one dispatch has the number, so the dispatch-date rule among several does not apply.
@@ -436,6 +490,69 @@ describe('matching a tracking to a dispatch', () => {
     const raw = easyPostBody(number, [{ status: 'in_transit', datetime: ago(8 * 24 * HOUR) }]);
     expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toEqual({ received: 1, applied: 0, duplicate: 0, unmatched: 0, ignored: 1 }); // prettier-ignore
     expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+  });
+
+  it('lists as ignored, and counts, a kept checkpoint that lies outside the time bounds of the dispatch registered for it; a repeated registration lists and counts it once', async () => {
+    // Kept as unmatched (no dispatch yet), then registered with a dispatch_date 8 days after it:
+    // outside the bounds, it was dropped from the unmatched list and shown nowhere.
+    const number = trackingNumber();
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const old = ago(9 * 24 * HOUR);
+    const raw = easyPostBody(number, [
+      { status: 'in_transit', datetime: old },
+      { status: 'out_for_delivery', datetime: ago(HOUR) },
+    ]);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toMatchObject({ unmatched: 2, ignored: 0 });
+    const id = randomUUID();
+    const body = { id, tracking_number: number, dispatch_date: ago(2 * HOUR), destination: { postal_code: '62701', country_code: 'US' } };
+    expect((await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body })).status).toBe(201);
+    await until(async () => (await statusOf(id)) === 'out_for_delivery', 'the kept checkpoint in bounds applied', 20_000);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+    const ignoredRows = async () => (await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/ignored`, { headers: bearer(key) })).body.data;
+    expect(await ignoredRows()).toEqual([
+      expect.objectContaining({ tracking_number: number.replace(/\s/g, ''), dispatch_id: id, status: 'in_transit', reason: 'out_of_bounds', message: expect.stringMatching(/time bounds/) }), // prettier-ignore
+    ]);
+    await until(async () => (await feedOf(feed)).counts.ignored === 1, 'the ignored checkpoint counted', 10_000);
+    // The issuer retries the registration (as after a lost answer), and, as if the API had died
+    // before the kept checkpoints were deleted, they are kept again: applied and listed once each.
+    const { rows } = await h.pool.query('SELECT * FROM feed_ignored_checkpoints WHERE feed_id = $1', [feed.id]);
+    expect(rows).toHaveLength(1);
+    expect((await postInbound(h.baseUrl, 'easypost', feed, easyPostBody(number, [{ status: 'in_transit', datetime: old }]))).body).toMatchObject({ ignored: 1 }); // prettier-ignore
+    await h.pool.query(
+      `INSERT INTO feed_unmatched_checkpoints (feed_id, issuer_id, mode, tracking_number, carrier, references_, event_id, status, reason, location, time, original)
+       SELECT feed_id, issuer_id, mode, tracking_number, carrier, references_, event_id, 'in_transit', NULL, NULL,
+              jsonb_build_object('kind', 'instant', 'iso', original_time, 'original', original_time),
+              jsonb_build_object('vocabulary', 'easypost', 'status', status)
+         FROM feed_ignored_checkpoints WHERE feed_id = $1`,
+      [feed.id],
+    );
+    expect((await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body })).status).toBe(200);
+    expect(await ignoredRows()).toHaveLength(1);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The second inbound request's own ignored checkpoint counts (it is counted per request); the retry adds nothing.
+    expect((await feedOf(feed)).counts.ignored).toBe(2);
+  });
+
+  it('takes an ignored checkpoint off the ignored list once it applies (its time came later, under the same provider id)', async () => {
+    const number = `S24${Math.floor(Math.random() * 1e12)}`;
+    const id = await register(key, { tracking_number: number, carrier: 'usps', dispatch_date: ago(48 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    const body = (occurrenceDatetime?: string) =>
+      JSON.stringify({
+        trackings: [
+          {
+            tracker: { trackerId: `tr-${number}`, trackingNumber: number, courierCode: ['usps'] },
+            events: [{ eventId: `ev-${number}`, statusMilestone: 'in_transit', ...(occurrenceDatetime ? { occurrenceDatetime } : {}) }],
+          },
+        ],
+      });
+    expect((await postInbound(h.baseUrl, 'ship24', feed, body())).body).toMatchObject({ ignored: 1 });
+    const ignoredRows = async () => (await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/ignored`, { headers: bearer(key) })).body.data;
+    expect(await ignoredRows()).toEqual([expect.objectContaining({ reason: 'no_time', time: null })]);
+    expect((await postInbound(h.baseUrl, 'ship24', feed, body(ago(HOUR)))).body).toMatchObject({ applied: 1, ignored: 0 });
+    await until(async () => (await statusOf(id)) === 'in_transit', 'the card in transit', 20_000);
+    expect(await ignoredRows()).toEqual([]);
   });
 
   it('gives a recycled tracking number to the most recent dispatch whose dispatch date is not after the checkpoint', async () => {

@@ -1375,10 +1375,10 @@ export interface components {
       status: string;
       /** @description the provider's own sub-status, as sent */
       substatus: string | null;
-      /** @description the checkpoint's time exactly as the provider wrote it; null when it gave none */
+      /** @description the checkpoint's time as the provider wrote it (one that cannot be read: control characters as spaces, at most 100 characters); null when it gave none */
       time: string | null;
       /**
-       * @description `no_status_mapping`: the status says nothing about where the card is; `no_time`: the checkpoint has no time; `out_of_bounds`: its time lies outside the dispatch's time bounds; `dispatch_closed`: the dispatch's workflow was terminated or failed undelivered
+       * @description `no_status_mapping`: the status says nothing about where the card is (or is empty); `no_time`: the checkpoint has no time, or one that cannot be read (`time` shows it); `out_of_bounds`: its time lies outside the dispatch's time bounds; `dispatch_closed`: the dispatch's workflow was terminated or failed undelivered
        * @enum {string}
        */
       reason: 'no_status_mapping' | 'no_time' | 'out_of_bounds' | 'dispatch_closed';

@@ -26,18 +26,12 @@ describe('a body not in the provider shape', () => {
     ],
     [
       'easypost',
-      'a checkpoint time that is not a time',
-      (b) => ((b.result.tracking_details[2].datetime = 'yesterday'), b),
+      'a checkpoint time that is not text',
+      (b) => ((b.result.tracking_details[2].datetime = 1763647500), b),
       'result.tracking_details.2.datetime',
     ],
     ['aftership', 'no event', (b) => ({ msg: b.msg }), 'event'],
     ['aftership', 'a tag that is not text', (b) => ((b.msg.checkpoints[0].tag = 7), b), 'msg.checkpoints.0.tag'],
-    [
-      'aftership',
-      'a checkpoint time that is not a time',
-      (b) => ((b.msg.checkpoints[4].checkpoint_time = '20.11.2026'), b),
-      'msg.checkpoints.4.checkpoint_time',
-    ],
     ['aftership', 'checkpoints that are not a list', (b) => ((b.msg.checkpoints = {}), b), 'msg.checkpoints'],
     ['shippo', 'no data tracking number', (b) => (delete b.data.tracking_number, b), 'data.tracking_number'],
     [
@@ -83,6 +77,28 @@ describe('a checkpoint without what the provider may leave out (its time, or its
     const checkpoints = trackingsOf(parse(provider, change(fixtureBody(provider))))[0].checkpoints;
     expect(checkpoints).toHaveLength(before.length);
     expect(checkpoints[4].mapped).toBeNull();
+  });
+});
+
+describe('a checkpoint whose time or status is text that says nothing usable', () => {
+  // Refused with 400 before: the provider resends the checkpoint with every later webhook of the
+  // tracking, so one such checkpoint blocked the tracking for good (DESIGN §10: ignored, not refused).
+  const cases: [FeedProvider, string, (body: any) => unknown, string | undefined][] = [
+    ['easypost', 'a datetime that is not a time', (b) => ((b.result.tracking_details[4].datetime = 'yesterday'), b), 'yesterday'],
+    ['easypost', 'an empty status', (b) => ((b.result.tracking_details[4].status = ''), b), undefined],
+    ['aftership', 'a checkpoint_time that is not a time', (b) => ((b.msg.checkpoints[4].checkpoint_time = '20.11.2026'), b), '20.11.2026'],
+    ['shippo', 'a status_date that is not a time', (b) => ((b.data.tracking_history[4].status_date = 'N/A'), b), 'N/A'],
+    ['shippo', 'an empty status', (b) => ((b.data.tracking_history[4].status = ''), b), undefined],
+    ['ship24', 'an occurrenceDatetime that is not a time', (b) => ((b.trackings[0].events[4].occurrenceDatetime = '2026-11-20T14:05:00+25:00'), b), '2026-11-20T14:05:00+25:00'], // prettier-ignore
+  ];
+  it.each(cases)('%s: %s → that checkpoint is ignored (mapped null), the others read as before', (provider, _what, change, unreadable) => {
+    const before = trackingsOf(parse(provider, fixtureBody(provider)))[0].checkpoints;
+    expect(before[4].mapped).not.toBeNull();
+    const after = trackingsOf(parse(provider, change(fixtureBody(provider))))[0].checkpoints;
+    expect(after).toHaveLength(before.length);
+    expect(after[4].mapped).toBeNull();
+    if (unreadable !== undefined) expect(after[4]).toMatchObject({ time: null, unreadableTime: unreadable });
+    expect(after.filter((_, k) => k !== 4)).toEqual(before.filter((_, k) => k !== 4));
   });
 });
 

@@ -135,6 +135,21 @@ describe('checkpoint times', () => {
     expect(resolve('2026-11-20t14:05:00', 'FR')).toBe('2026-11-20T13:05:00.000Z');
   });
 
+  it('reads 24:00 (ISO 8601 end of day, seen in carrier feeds) as 00:00 of the next day, keeping the string as sent', () => {
+    // Refused before: the whole body got a 400, which the provider resends with every later webhook.
+    expect(resolve('2026-11-20T24:00:00Z')).toBe('2026-11-21T00:00:00.000Z');
+    expect(resolve('2026-12-31T24:00:00+01:00')).toBe('2026-12-31T23:00:00.000Z');
+    expect(resolve('2026-02-28T24:00')).toBe('2026-03-01T00:00:00.000Z');
+    expect(resolve('2026-11-20T24:00:00.000', 'FR')).toBe('2026-11-20T23:00:00.000Z');
+    expect(resolve('2026-11-20 24:00:00', 'US')).toBe('2026-11-21T05:00:00.000Z');
+    expect(readCheckpointTime('2026-11-20T24:00:00', 'FR')).toEqual({ kind: 'local', local: '2026-11-21T00:00:00', countryCode: 'FR', original: '2026-11-20T24:00:00' }); // prettier-ignore
+  });
+
+  it('reads a decimal comma in the seconds, as ISO 8601 allows', () => {
+    expect(resolve('2026-11-20T14:05:00,5Z')).toBe('2026-11-20T14:05:00.500Z');
+    expect(resolve('2026-11-20T14:05:00,25', 'GB')).toBe('2026-11-20T14:05:00.250Z');
+  });
+
   it('refuses what is not an ISO 8601 date or date-time, or not a real date', () => {
     for (const text of [
       '',
@@ -142,7 +157,9 @@ describe('checkpoint times', () => {
       '20/11/2026',
       '2026-02-30',
       '2026-13-01T00:00:00',
-      '2026-11-20T24:00:00',
+      '2026-11-20T24:00:01',
+      '2026-11-20T24:01',
+      '2026-11-20T24:00:00.001Z',
       '2026-11-20T14:58:61Z',
       '2026-11-20T14:05:00+23:60',
       '2026-11-20T14:05:00+25',
