@@ -18,7 +18,10 @@ import { startHarness, type Harness } from '../support/harness.js';
 const SCHEMATHESIS_VERSION = '4.32.5';
 /** Test cases per operation and phase; with the time budget, keeps the run to a couple of minutes. */
 const MAX_EXAMPLES = 40;
-const MAX_TIME_SECONDS = 100;
+// The phases share this budget; a phase that finds it spent is skipped, and the last one is the
+// stateful phase the operation count below requires: 100 s was all used by 35 operations on a loaded
+// machine (coverage 44 s, fuzzing 28 s, stateful cut at 21 s), so 36 got room.
+const MAX_TIME_SECONDS = 150;
 const SEED = 20261124;
 
 const hooksDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'support', 'fuzz');
