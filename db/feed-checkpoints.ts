@@ -135,15 +135,20 @@ export interface UnmatchedCursor {
   eventId: string;
 }
 
-/** One feed's kept checkpoints of the last 30 days, newest first, a page at a time. */
-export async function pageUnmatched(
+/**
+ * One page of a feed's rows of the last 30 days in one of its two lists (kept unmatched, ignored),
+ * newest first, by (received_at, tracking_number, event_id).
+ */
+async function pageFeedRows(
   pool: Pool,
+  table: 'feed_unmatched_checkpoints' | 'feed_ignored_checkpoints',
   feedId: string,
   page: { limit: number; after?: UnmatchedCursor },
-): Promise<{ items: KeptCheckpoint[]; next?: UnmatchedCursor }> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the table's rows, typed by each list's mapping
+): Promise<{ rows: Record<string, any>[]; next?: UnmatchedCursor }> {
   const { rows } = await pool.query(
     `SELECT *, ${utcMicroseconds('received_at')} AS cursor_at
-       FROM feed_unmatched_checkpoints
+       FROM ${table}
       WHERE feed_id = $1 AND received_at > now() - make_interval(days => $2)
         AND ($3::timestamptz IS NULL OR (received_at, tracking_number, event_id) < ($3, $4, $5))
       ORDER BY received_at DESC, tracking_number DESC, event_id DESC
@@ -153,9 +158,19 @@ export async function pageUnmatched(
   const items = rows.slice(0, page.limit);
   const last = items.at(-1);
   return {
-    items: items.map(toKept),
+    rows: items,
     next: rows.length > page.limit && last ? { receivedAt: last.cursor_at, trackingNumber: last.tracking_number, eventId: last.event_id } : undefined, // prettier-ignore
   };
+}
+
+/** One feed's kept checkpoints of the last 30 days, newest first, a page at a time. */
+export async function pageUnmatched(
+  pool: Pool,
+  feedId: string,
+  page: { limit: number; after?: UnmatchedCursor },
+): Promise<{ items: KeptCheckpoint[]; next?: UnmatchedCursor }> {
+  const { rows, next } = await pageFeedRows(pool, 'feed_unmatched_checkpoints', feedId, page);
+  return { items: rows.map(toKept), next };
 }
 
 /**
@@ -324,19 +339,9 @@ export async function pageIgnored(
   feedId: string,
   page: { limit: number; after?: UnmatchedCursor },
 ): Promise<{ items: KeptIgnored[]; next?: UnmatchedCursor }> {
-  const { rows } = await pool.query(
-    `SELECT *, ${utcMicroseconds('received_at')} AS cursor_at
-       FROM feed_ignored_checkpoints
-      WHERE feed_id = $1 AND received_at > now() - make_interval(days => $2)
-        AND ($3::timestamptz IS NULL OR (received_at, tracking_number, event_id) < ($3, $4, $5))
-      ORDER BY received_at DESC, tracking_number DESC, event_id DESC
-      LIMIT $6`,
-    [feedId, UNMATCHED_KEPT_DAYS, page.after?.receivedAt ?? null, page.after?.trackingNumber ?? null, page.after?.eventId ?? null, page.limit + 1], // prettier-ignore
-  );
-  const items = rows.slice(0, page.limit);
-  const last = items.at(-1);
+  const { rows, next } = await pageFeedRows(pool, 'feed_ignored_checkpoints', feedId, page);
   return {
-    items: items.map((row) => ({
+    items: rows.map((row) => ({
       feedId: row.feed_id,
       issuerId: row.issuer_id,
       mode: row.mode,
@@ -352,7 +357,7 @@ export async function pageIgnored(
       message: row.message,
       receivedAt: row.received_at,
     })),
-    next: rows.length > page.limit && last ? { receivedAt: last.cursor_at, trackingNumber: last.tracking_number, eventId: last.event_id } : undefined, // prettier-ignore
+    next,
   };
 }
 
