@@ -68,10 +68,13 @@ export function idempotencyRequestHash(method: string, path: string, body: unkno
 /** The id a registration without `id` gets under an Idempotency-Key: a UUID v4 derived from the key and request. */
 export function idempotentDispatchId(ctx: Context, index = 0): string | undefined {
   const held = ctx.state.idempotency;
-  if (!held) return undefined;
-  const { issuerId, mode, key } = held.scope;
+  return held && derivedDispatchId(held.scope, held.hash, index);
+}
+
+/** The id derived for item `index` of the request with hash `requestHash` under the key of `scope`. */
+export function derivedDispatchId({ issuerId, mode, key }: IdempotencyScope, requestHash: string, index = 0): string {
   const bytes = createHash('sha256')
-    .update([issuerId, mode, key, held.hash, String(index)].join('\0'))
+    .update([issuerId, mode, key, requestHash, String(index)].join('\0'))
     .digest()
     .subarray(0, 16);
   bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
