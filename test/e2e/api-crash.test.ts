@@ -197,3 +197,101 @@ describe('the API killed with SIGKILL during a registration, then the same reque
     expect(fresh.every((r) => r.result === 'created' && !ids.includes(r.id))).toBe(true);
   }, 120_000);
 });
+
+describe('the API killed with SIGKILL between the workflow start and the 201', () => {
+  it('POST /v1/dispatches with an Idempotency-Key and no id: the retry gets the same dispatch, made once, its webhook once', async () => {
+    // No worker yet: the workflow starts and waits for one, so the registration cannot be answered.
+    const body = { destination: { postal_code: '1010', country_code: 'AT' }, reference: randomId('crash-single') };
+    const idempotencyKey = randomId('single-key');
+    const id = derivedDispatchId({ issuerId, mode: 'live', key: idempotencyKey }, idempotencyRequestHash('POST', '/v1/dispatches', body));
+    const first = await startApi();
+    const interrupted = doomed(first.url, '/v1/dispatches', body, { 'idempotency-key': idempotencyKey });
+    await until(
+      () => h.temporal.workflow.getHandle(id).describe().then(() => true, () => false), // prettier-ignore
+      'the workflow to be started',
+      30_000,
+    );
+    await kill(first.child);
+    expect(await interrupted).not.toHaveProperty('status');
+
+    await startWorker();
+    const second = await startApi();
+    const retried = await request(second.url, '/v1/dispatches', { headers: { ...bearer(key), 'idempotency-key': idempotencyKey }, body });
+    expect([retried.status, retried.body.id]).toEqual([201, id]);
+    expect(retried.headers.location).toBe(`/v1/status/${id}`);
+    const replayed = await request(second.url, '/v1/dispatches', { headers: { ...bearer(key), 'idempotency-key': idempotencyKey }, body });
+    expect([replayed.status, replayed.headers['idempotent-replayed'], replayed.text]).toEqual([201, 'true', retried.text]);
+
+    const { rows } = await h.pool.query('SELECT id::text FROM dispatches WHERE reference = $1', [body.reference]);
+    expect(rows).toEqual([{ id }]);
+    await until(() => webhooksFor(id).length >= 1, 'the delivery.predicted webhook');
+    await webhooksSettled();
+    expect(webhooksFor(id)).toEqual(['delivery.predicted:dispatched']);
+    expect(await webhookEventCounts([id])).toEqual(new Map([[id, { 'delivery.predicted': 1 }]]));
+  }, 60_000);
+});
+
+describe('the API killed with SIGKILL during POST /v1/dispatches/{id}/events, then the same event again', () => {
+  async function registered(): Promise<string> {
+    const id = randomUUID();
+    const res = await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body: registrationFor(id) });
+    expect(res.status).toBe(201);
+    return id;
+  }
+
+  /** Expects the dispatch to be in transit by exactly one applied event, with one status.updated made and sent. */
+  async function appliedOnce(id: string): Promise<void> {
+    await until(() => webhooksFor(id).includes('status.updated:in_transit'), 'the status.updated webhook');
+    await webhooksSettled();
+    expect(webhooksFor(id).filter((w) => w.startsWith('status.updated'))).toEqual(['status.updated:in_transit']);
+    expect((await webhookEventCounts([id])).get(id)).toMatchObject({ 'status.updated': 1 });
+    const { rows } = await h.pool.query('SELECT status, effect FROM carrier_events WHERE dispatch_id = $1', [id]);
+    expect(rows).toEqual([{ status: 'in_transit', effect: 'applied' }]);
+    expect((await request(h.baseUrl, `/v1/status/${id}`, { headers: bearer(key) })).body.status).toBe('in_transit');
+  }
+
+  for (const withEventId of [true, false]) {
+    it(`killed after the event's log insert, before its signal (${withEventId ? 'with' : 'without'} event_id): the retry applies it once, one webhook`, async () => {
+      await startWorker();
+      const id = await registered();
+      const event = { status: 'in_transit', occurred_at: new Date().toISOString(), ...(withEventId ? { event_id: randomId('scan') } : {}) };
+      const proxy = await startTcpProxy(h.config.TEMPORAL_ADDRESS!);
+      proxies.push(proxy);
+      const first = await startApi(proxy.address);
+      proxy.hold(); // the signal will not reach Temporal
+      const interrupted = doomed(first.url, `/v1/dispatches/${id}/events`, event);
+      await until(async () => {
+        const { rows } = await h.pool.query('SELECT 1 FROM carrier_events WHERE dispatch_id = $1', [id]);
+        return rows.length === 1;
+      }, 'the event to be logged');
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the process now waits on the held signal
+      await kill(first.child);
+      expect(await interrupted).not.toHaveProperty('status');
+      // Logged, never signalled: not applied.
+      expect((await h.pool.query('SELECT effect FROM carrier_events WHERE dispatch_id = $1', [id])).rows).toEqual([{ effect: null }]);
+
+      const retried = await request(h.baseUrl, `/v1/dispatches/${id}/events`, { headers: bearer(key), body: event });
+      expect(retried.status).toBe(202);
+      expect(retried.body).toEqual({ accepted: true, duplicate: true });
+      await appliedOnce(id);
+    }, 60_000);
+  }
+
+  it('killed at a random point of the request, three times: each retry ends with its event applied once, one webhook', async () => {
+    await startWorker();
+    for (let round = 0; round < 3; round++) {
+      const id = await registered();
+      const event = { status: 'in_transit', occurred_at: new Date().toISOString(), event_id: randomId('scan') };
+      const first = await startApi();
+      const interrupted = doomed(first.url, `/v1/dispatches/${id}/events`, event);
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 60)));
+      await kill(first.child);
+      const answer = await interrupted;
+      const retried = await request(h.baseUrl, `/v1/dispatches/${id}/events`, { headers: bearer(key), body: event });
+      expect(retried.status).toBe(202);
+      // A first request that was answered, or got as far as the log, makes the retry a duplicate.
+      if ((answer as TestResponse).status === 202) expect(retried.body.duplicate).toBe(true);
+      await appliedOnce(id);
+    }
+  }, 90_000);
+});
