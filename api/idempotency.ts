@@ -25,12 +25,15 @@ import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   deleteExpiredIdempotencyKeys,
+  IDEMPOTENCY_LOCK_MS,
+  IDEMPOTENCY_RENEW_MS,
   releaseIdempotencyKey,
+  renewIdempotencyClaims,
   type IdempotencyScope,
 } from '../db/idempotency-keys.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../platform/logger.js';
-import { asApiError, badRequest, conflict } from './errors.js';
+import { ApiError, asApiError, badRequest, conflict } from './errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -95,6 +98,7 @@ export function markNotReplayable(ctx: Context): void {
 
 /** The middleware; after the key's scope check and the JSON body parser, before the route. */
 export function idempotent(pool: Pool, logger: Logger): Middleware {
+  const claims = claimRenewal(pool, logger);
   let lastCleanup = 0;
   const cleanup = () => {
     if (Date.now() - lastCleanup < CLEANUP_EVERY_MS) return;
@@ -125,7 +129,10 @@ export function idempotent(pool: Pool, logger: Logger): Middleware {
       );
     }
     if (claim.outcome === 'in_flight') {
-      throw conflict(`${IDEMPOTENCY_HEADER}: a request with this key is still in progress; retry later`);
+      const seconds = String(Math.ceil(IDEMPOTENCY_LOCK_MS / 1000));
+      throw new ApiError(409, 'conflict', `${IDEMPOTENCY_HEADER}: a request with this key is still in progress; retry later`, {
+        'Retry-After': seconds,
+      });
     }
     if (claim.outcome === 'replay') {
       ctx.status = claim.response.statusCode;
@@ -138,6 +145,16 @@ export function idempotent(pool: Pool, logger: Logger): Middleware {
 
     const held: Held = { scope, hash, replayable: true, executing: false };
     ctx.state.idempotency = held;
+    const unhold = claims.hold({ scope, requestHash: hash });
+    try {
+      await answer(ctx, next, held);
+    } finally {
+      unhold();
+    }
+  };
+
+  async function answer(ctx: Context, next: () => Promise<unknown>, held: Held): Promise<void> {
+    const { scope, hash } = held;
     try {
       await next();
     } catch (error) {
@@ -170,6 +187,42 @@ export function idempotent(pool: Pool, logger: Logger): Middleware {
       // then takes it over and, with the same derived ids, creates nothing twice.
       logger.warn({ err: error, request_id: ctx.state.requestId }, 'idempotency key response not stored');
     }
+  }
+}
+
+/**
+ * The claims of this process's requests still running, renewed together every
+ * IDEMPOTENCY_RENEW_MS while there are any: a live request keeps its key however long it runs, and
+ * the key of a request whose process died is free again within IDEMPOTENCY_LOCK_MS.
+ */
+function claimRenewal(pool: Pool, logger: Logger) {
+  const running = new Set<{ scope: IdempotencyScope; requestHash: string }>();
+  let timer: NodeJS.Timeout | undefined;
+  let renewing = false;
+  const renew = async () => {
+    if (renewing || running.size === 0) return;
+    renewing = true;
+    try {
+      await renewIdempotencyClaims(pool, [...running]);
+    } catch (error) {
+      logger.warn({ err: error }, 'idempotency key claims not renewed');
+    } finally {
+      renewing = false;
+    }
+  };
+  return {
+    /** Holds the claim until the returned function is called. */
+    hold(claim: { scope: IdempotencyScope; requestHash: string }): () => void {
+      running.add(claim);
+      timer ??= setInterval(() => void renew(), IDEMPOTENCY_RENEW_MS).unref();
+      return () => {
+        running.delete(claim);
+        if (running.size === 0 && timer) {
+          clearInterval(timer);
+          timer = undefined;
+        }
+      };
+    },
   };
 }
 
