@@ -15,6 +15,11 @@
 // workflow per id), whereas a kept 503 would push the client to a new key and, for a registration
 // without `id`, a new id: the second dispatch the key exists to prevent (docs/http-contract.md).
 //
+// A running request renews its claim every IDEMPOTENCY_RENEW_MS (`claimRenewal`), so no other process
+// takes its key over however long it runs; the claim of a process that was killed lapses within
+// IDEMPOTENCY_LOCK_MS, and the client's retry then runs (docs/design.md "What a killed API process
+// keeps"). Meanwhile the retry gets the 409 "still in progress", with Retry-After.
+//
 // A registration without `id` sent with a key gets an id derived from the key and the request
 // (`idempotentDispatchId`), not a random one: even when a retry takes over a key whose first
 // request died mid-way (db/idempotency-keys.ts IDEMPOTENCY_LOCK_MS), it registers the same id and so

@@ -1,7 +1,6 @@
 // "Nothing accepted is ever lost, a 2xx promises action" (DESIGN §6) when the API process itself is
 // killed with SIGKILL in the middle of a request, and the client, which got no answer, sends the
-// same request again (docs/http-contract.md "Idempotency-Key", docs/carrier-events.md "After a
-// crash"). The API is a real process (api/main.ts), the worker too (test/support/worker-process.ts);
+// same request again (docs/design.md "What a killed API process keeps"). The API is a real process (api/main.ts), the worker too (test/support/worker-process.ts);
 // each kill is timed from outside: by the projection (a batch part-way through), by Temporal (a
 // registration's workflow started, its worker not yet running), by the carrier-event log with the
 // process's way to Temporal held (an event logged, its signal not sent), and at random points.
