@@ -15,6 +15,11 @@
 // workflow per id), whereas a kept 503 would push the client to a new key and, for a registration
 // without `id`, a new id: the second dispatch the key exists to prevent (docs/http-contract.md).
 //
+// A running request renews its claim every IDEMPOTENCY_RENEW_MS (`claimRenewal`), so no other process
+// takes its key over however long it runs; the claim of a process that was killed lapses within
+// IDEMPOTENCY_LOCK_MS, and the client's retry then runs (docs/design.md "What a killed API process
+// keeps"). Meanwhile the retry gets the 409 "still in progress", with Retry-After.
+//
 // A registration without `id` sent with a key gets an id derived from the key and the request
 // (`idempotentDispatchId`), not a random one: even when a retry takes over a key whose first
 // request died mid-way (db/idempotency-keys.ts IDEMPOTENCY_LOCK_MS), it registers the same id and so
@@ -25,12 +30,15 @@ import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   deleteExpiredIdempotencyKeys,
+  IDEMPOTENCY_LOCK_MS,
+  IDEMPOTENCY_RENEW_MS,
   releaseIdempotencyKey,
+  renewIdempotencyClaims,
   type IdempotencyScope,
 } from '../db/idempotency-keys.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../platform/logger.js';
-import { asApiError, badRequest, conflict } from './errors.js';
+import { ApiError, asApiError, badRequest, conflict } from './errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -68,10 +76,13 @@ export function idempotencyRequestHash(method: string, path: string, body: unkno
 /** The id a registration without `id` gets under an Idempotency-Key: a UUID v4 derived from the key and request. */
 export function idempotentDispatchId(ctx: Context, index = 0): string | undefined {
   const held = ctx.state.idempotency;
-  if (!held) return undefined;
-  const { issuerId, mode, key } = held.scope;
+  return held && derivedDispatchId(held.scope, held.hash, index);
+}
+
+/** The id derived for item `index` of the request with hash `requestHash` under the key of `scope`. */
+export function derivedDispatchId({ issuerId, mode, key }: IdempotencyScope, requestHash: string, index = 0): string {
   const bytes = createHash('sha256')
-    .update([issuerId, mode, key, held.hash, String(index)].join('\0'))
+    .update([issuerId, mode, key, requestHash, String(index)].join('\0'))
     .digest()
     .subarray(0, 16);
   bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
@@ -92,6 +103,7 @@ export function markNotReplayable(ctx: Context): void {
 
 /** The middleware; after the key's scope check and the JSON body parser, before the route. */
 export function idempotent(pool: Pool, logger: Logger): Middleware {
+  const claims = claimRenewal(pool, logger);
   let lastCleanup = 0;
   const cleanup = () => {
     if (Date.now() - lastCleanup < CLEANUP_EVERY_MS) return;
@@ -122,7 +134,10 @@ export function idempotent(pool: Pool, logger: Logger): Middleware {
       );
     }
     if (claim.outcome === 'in_flight') {
-      throw conflict(`${IDEMPOTENCY_HEADER}: a request with this key is still in progress; retry later`);
+      const seconds = String(Math.ceil(IDEMPOTENCY_LOCK_MS / 1000));
+      throw new ApiError(409, 'conflict', `${IDEMPOTENCY_HEADER}: a request with this key is still in progress; retry later`, {
+        'Retry-After': seconds,
+      });
     }
     if (claim.outcome === 'replay') {
       ctx.status = claim.response.statusCode;
@@ -135,6 +150,16 @@ export function idempotent(pool: Pool, logger: Logger): Middleware {
 
     const held: Held = { scope, hash, replayable: true, executing: false };
     ctx.state.idempotency = held;
+    const unhold = claims.hold({ scope, requestHash: hash });
+    try {
+      await answer(ctx, next, held);
+    } finally {
+      unhold();
+    }
+  };
+
+  async function answer(ctx: Context, next: () => Promise<unknown>, held: Held): Promise<void> {
+    const { scope, hash } = held;
     try {
       await next();
     } catch (error) {
@@ -167,6 +192,42 @@ export function idempotent(pool: Pool, logger: Logger): Middleware {
       // then takes it over and, with the same derived ids, creates nothing twice.
       logger.warn({ err: error, request_id: ctx.state.requestId }, 'idempotency key response not stored');
     }
+  }
+}
+
+/**
+ * The claims of this process's requests still running, renewed together every
+ * IDEMPOTENCY_RENEW_MS while there are any: a live request keeps its key however long it runs, and
+ * the key of a request whose process died is free again within IDEMPOTENCY_LOCK_MS.
+ */
+function claimRenewal(pool: Pool, logger: Logger) {
+  const running = new Set<{ scope: IdempotencyScope; requestHash: string }>();
+  let timer: NodeJS.Timeout | undefined;
+  let renewing = false;
+  const renew = async () => {
+    if (renewing || running.size === 0) return;
+    renewing = true;
+    try {
+      await renewIdempotencyClaims(pool, [...running]);
+    } catch (error) {
+      logger.warn({ err: error }, 'idempotency key claims not renewed');
+    } finally {
+      renewing = false;
+    }
+  };
+  return {
+    /** Holds the claim until the returned function is called. */
+    hold(claim: { scope: IdempotencyScope; requestHash: string }): () => void {
+      running.add(claim);
+      timer ??= setInterval(() => void renew(), IDEMPOTENCY_RENEW_MS).unref();
+      return () => {
+        running.delete(claim);
+        if (running.size === 0 && timer) {
+          clearInterval(timer);
+          timer = undefined;
+        }
+      };
+    },
   };
 }
 

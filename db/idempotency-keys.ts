@@ -8,11 +8,15 @@ import type { Pool } from './pool.js';
 /** How long a key keeps its response (Stripe's 24 hours). */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
 /**
- * How long a claim holds while its request runs. Past it, a process that died mid-request no longer
- * blocks the key: a retry with the same body takes it over (its registrations keep the ids the
- * first one derived, api/idempotency.ts, so it creates nothing twice).
+ * How long a claim holds without news from its request. The process running it renews the claims
+ * it holds every `IDEMPOTENCY_RENEW_MS` (api/idempotency.ts), so a request of any length keeps its
+ * key; a process that died mid-request (SIGKILL, a lost machine) stops renewing, and within this
+ * lease a retry with the same body takes the key over (its registrations keep the ids the first
+ * one derived, api/idempotency.ts, so it creates nothing twice; test/e2e/api-crash.test.ts).
  */
-export const IDEMPOTENCY_LOCK_MS = 5 * 60_000;
+export const IDEMPOTENCY_LOCK_MS = 10_000;
+/** How often a process renews the claims of its requests still running: several times per lease. */
+export const IDEMPOTENCY_RENEW_MS = 2_000;
 
 export interface IdempotencyScope {
   issuerId: string;
@@ -84,6 +88,23 @@ export async function completeIdempotencyKey(
     text: `UPDATE idempotency_keys SET status_code = $5, headers = $6, body = $7
             WHERE issuer_id = $1 AND mode = $2 AND key = $3 AND request_hash = $4 AND status_code IS NULL`,
     values: [scope.issuerId, scope.mode, scope.key, requestHash, response.statusCode, response.headers, response.body],
+  });
+}
+
+/** Renews the claims of requests still running (one statement for all of a process's claims). */
+export async function renewIdempotencyClaims(pool: Pool, claims: Array<{ scope: IdempotencyScope; requestHash: string }>): Promise<void> {
+  await pool.query({
+    name: 'idempotency-renew',
+    text: `UPDATE idempotency_keys k SET locked_at = now()
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS c(issuer_id, mode, key, request_hash)
+            WHERE k.issuer_id = c.issuer_id AND k.mode = c.mode AND k.key = c.key AND k.request_hash = c.request_hash
+              AND k.status_code IS NULL`,
+    values: [
+      claims.map((c) => c.scope.issuerId),
+      claims.map((c) => c.scope.mode),
+      claims.map((c) => c.scope.key),
+      claims.map((c) => c.requestHash),
+    ],
   });
 }
 

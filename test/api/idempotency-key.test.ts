@@ -89,6 +89,7 @@ describe('Idempotency-Key on POST /v1/dispatches', () => {
     const res = await post(h.baseUrl, '/v1/dispatches', key, 'order-4', FR);
     expect(res.status).toBe(409);
     expect(res.body.message).toMatch(/^Idempotency-Key: .*still in progress; retry later/);
+    expect(res.headers['retry-after']).toBe('10'); // the claim's lease: a dead process's key is free by then
     expect(await dispatchCount(key)).toBe(0);
   });
 
