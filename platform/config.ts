@@ -27,9 +27,16 @@ const duration = z.string().transform((text, ctx) => {
 /** A whole number in [min, max] (or at least min), one rule whatever check fails: the operator reads what to write. */
 function wholeNumber(min: number, max?: number) {
   const error = max === undefined ? `must be a whole number, at least ${min}` : `must be a whole number ${min}–${max}`;
-  const atLeast = z.coerce.number({ error }).int({ error }).min(min, { error });
-  return max === undefined ? atLeast : atLeast.max(max, { error });
+  const atLeast = z.number({ error }).int({ error }).min(min, { error });
+  return digits(/^[0-9]+$/, error).pipe(max === undefined ? atLeast : atLeast.max(max, { error }));
 }
+
+/**
+ * A number written out in decimal digits (`pattern`): not JavaScript's Number(), which reads an empty
+ * or blank variable as 0 (PORT="" a random port, WORKER_MAX_CACHED_WORKFLOWS="" the cache off) and
+ * `1e3` or `0x10` as numbers nobody meant.
+ */
+const digits = (pattern: RegExp, error: string) => z.string({ error }).regex(pattern, { error }).transform(Number);
 
 /** Not empty (an empty variable is a mistake, not "unset"). */
 const nonEmpty = z.string().min(1, { error: 'must not be empty' });
@@ -148,11 +155,8 @@ const envSchema = z.object({
   WORKER_SHUTDOWN_GRACE: duration.default(10_000),
   // Worker tuning (docs/maintenance.md "Scaling and tuning"; measured in bench/webhook-latency).
   /** Workflows the worker keeps in memory (0 turns the cache and sticky queues off; 1 is not allowed by the SDK). */
-  WORKER_MAX_CACHED_WORKFLOWS: z.coerce
-    .number({ error: CACHE_RULE })
-    .int({ error: CACHE_RULE })
-    .min(0, { error: CACHE_RULE })
-    .refine((n) => n !== 1, CACHE_RULE)
+  WORKER_MAX_CACHED_WORKFLOWS: digits(/^[0-9]+$/, CACHE_RULE)
+    .pipe(z.number().refine((n) => n !== 1, CACHE_RULE))
     .default(1000),
   /** Workflow tasks the worker runs at once (at most WORKER_MAX_CACHED_WORKFLOWS when the cache is on). */
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: wholeNumber(2).default(100),
@@ -165,10 +169,8 @@ const envSchema = z.object({
   /** Concurrent activity task polls. */
   WORKER_ACTIVITY_TASK_POLLERS: wholeNumber(1).default(10),
   /** Share of the workflow task polls that go to the task queue shared by all workers rather than this worker's sticky queue. */
-  WORKER_NONSTICKY_POLL_RATIO: z.coerce
-    .number({ error: RATIO_RULE })
-    .gt(0, { error: RATIO_RULE })
-    .max(1, { error: RATIO_RULE })
+  WORKER_NONSTICKY_POLL_RATIO: digits(/^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/, RATIO_RULE)
+    .pipe(z.number().gt(0, { error: RATIO_RULE }).max(1, { error: RATIO_RULE }))
     .default(0.2),
   /** How long a workflow task waits on this worker's sticky queue before any worker may take it with the full history. */
   WORKER_STICKY_QUEUE_TIMEOUT: duration.default(10_000),

@@ -45,6 +45,23 @@ describe('configuration messages', () => {
     expect(failure({ LOG_LEVEL: 'x'.repeat(150) })!.message).toContain(`got "${'x'.repeat(100)}…"`);
   });
 
+  it('refuse a number variable that is empty or not written in decimal digits, rather than reading "" as 0 (a random port) or 1e3 as 1000', () => {
+    for (const value of ['', ' ', '1e3', '0x10', '3000 ', '+3000', '3_000']) {
+      expect(failure({ PORT: value })?.message).toBe(
+        `invalid configuration: PORT: must be a whole number 0–65535, got ${JSON.stringify(value)}`,
+      );
+    }
+    expect(loadConfig({ PORT: '0' }).PORT).toBe(0);
+    expect(loadConfig({ PORT: '08080' }).PORT).toBe(8080);
+    for (const variable of ['WORKER_MAX_CACHED_WORKFLOWS', 'WORKER_NONSTICKY_POLL_RATIO', 'WORKER_METRICS_PORT']) {
+      for (const value of ['', ' ', '1e3', '0x10'])
+        expect(failure({ [variable]: value })?.message).toMatch(new RegExp(`^invalid configuration: ${variable}: must `));
+    }
+    expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '0' }).WORKER_MAX_CACHED_WORKFLOWS).toBe(0);
+    expect(loadConfig({ WORKER_NONSTICKY_POLL_RATIO: '.5' }).WORKER_NONSTICKY_POLL_RATIO).toBe(0.5);
+    expect(loadConfig({ WORKER_NONSTICKY_POLL_RATIO: '1' }).WORKER_NONSTICKY_POLL_RATIO).toBe(1);
+  });
+
   it('never show the value of DATABASE_URL, TEMPORAL_API_KEY or a URL with a password', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[A-Za-z0-9]{8,30}$/), (secret) => {
