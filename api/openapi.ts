@@ -67,7 +67,16 @@ const replayed = {
   [REPLAYED_HEADER]: z.literal('true').optional().meta({ description: 'present on a response replayed for an `Idempotency-Key`' }),
 };
 const idempotencyConflict =
-  'the `Idempotency-Key` was used in the last 24 hours with another body, or a request with it is still in progress (`conflict`)';
+  'the `Idempotency-Key` was used in the last 24 hours with another body, or a request with it is still in progress (`conflict`; then with `Retry-After`)';
+const conflictHeaders = rateLimitHeaders.extend({
+  'Retry-After': z
+    .string()
+    .optional()
+    .meta({
+      description: 'on a request still in progress under the same `Idempotency-Key`: whole seconds after which to retry',
+      example: '10',
+    }),
+});
 const dispatchId = z.object({
   id: uuidV4.meta({ description: 'dispatch id, a UUID v4', example: '7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }),
 });
@@ -141,7 +150,10 @@ const register: ZodOpenApiOperationObject = {
         'the message names the field (`bad_request`)',
     ),
     '403': error('the key lacks `dispatches:write` (`forbidden`)'),
-    '409': error(`the id was registered with a different body, or by another issuer, or was erased; or ${idempotencyConflict}`),
+    '409': error(
+      `the id was registered with a different body, or by another issuer, or was erased; or ${idempotencyConflict}`,
+      conflictHeaders,
+    ),
     '503': error('the workflow service is unreachable (`service_unavailable`)'),
     ...commonErrors,
   },
@@ -180,7 +192,7 @@ const registerBatch: ZodOpenApiOperationObject = {
     ...bodyErrors(BATCH_BODY_LIMIT),
     '400': error(`not \`{ "dispatches": [...] }\` with 1–${BATCH_MAX_ITEMS} items (\`bad_request\`); an invalid item is reported in its result`), // prettier-ignore
     '403': error('the key lacks `dispatches:write` (`forbidden`)'),
-    '409': error(idempotencyConflict),
+    '409': error(idempotencyConflict, conflictHeaders),
     ...commonErrors,
   },
 };

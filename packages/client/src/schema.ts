@@ -1802,7 +1802,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description the id was registered with a different body, or by another issuer, or was erased; or the `Idempotency-Key` was used in the last 24 hours with another body, or a request with it is still in progress (`conflict`) */
+      /** @description the id was registered with a different body, or by another issuer, or was erased; or the `Idempotency-Key` was used in the last 24 hours with another body, or a request with it is still in progress (`conflict`; then with `Retry-After`) */
       409: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -1813,6 +1813,8 @@ export interface operations {
           'X-RateLimit-Reset': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
+          /** @description on a request still in progress under the same `Idempotency-Key`: whole seconds after which to retry */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1994,7 +1996,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description the `Idempotency-Key` was used in the last 24 hours with another body, or a request with it is still in progress (`conflict`) */
+      /** @description the `Idempotency-Key` was used in the last 24 hours with another body, or a request with it is still in progress (`conflict`; then with `Retry-After`) */
       409: {
         headers: {
           /** @description requests allowed per one-minute window for the key */
@@ -2005,6 +2007,8 @@ export interface operations {
           'X-RateLimit-Reset': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
+          /** @description on a request still in progress under the same `Idempotency-Key`: whole seconds after which to retry */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
