@@ -227,7 +227,13 @@ function malformedTracking(raw: unknown, problem: { field: string; message: stri
       })
     : [
         {
-          eventId: checkpointHash('ship24', trackerId || trackingNumber, '', 'malformed', wholeTrackingKey(raw, trackerId || trackingNumber)),
+          eventId: checkpointHash(
+            'ship24',
+            trackerId || trackingNumber,
+            '',
+            'malformed',
+            wholeTrackingKey(raw, trackerId || trackingNumber),
+          ),
           mapped: null,
           original: originalStatus('ship24', '', undefined),
           time: null,
