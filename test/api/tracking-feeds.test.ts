@@ -6,7 +6,10 @@
 // recent dispatch that can have it). Bodies are EasyPost's (test/support/tracking-feeds.ts); each
 // provider's own long history is test/api/tracking-feed-providers.test.ts.
 import { createHmac, randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { pino } from 'pino';
+import { startApi } from '../../api/server.js';
 import { dispatchFootprint } from '../../db/erasure.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { createCarrierEventIngest } from '../../ingest/carrier-events.js';
@@ -673,6 +676,25 @@ describe('the ignored checkpoints list', () => {
     // The envelope itself not Ship24's shape is still refused, naming the field.
     const envelope = await postInbound(h.baseUrl, 'ship24', groupFeed, JSON.stringify({ trackings: {} }));
     expect([envelope.status, envelope.body.message]).toEqual([400, expect.stringMatching(/^trackings: /)]);
+  });
+
+  it("logs which field of the tracking was not Ship24's shape, and nothing of the body", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString('utf8')), done()) });
+    const api = await startApi({ config: h.config, pool: h.pool, temporal: h.temporal, logger: pino({ level: 'trace' }, sink), port: 0, host: '127.0.0.1' }); // prettier-ignore
+    const number = `S24LOG${Math.floor(Math.random() * 1e12)}`;
+    const body = JSON.parse(ship24Body([{ number, events: [{ statusMilestone: 'in_transit', occurrenceDatetime: ago(HOUR), location: 'SECRET-STREET' }] }])); // prettier-ignore
+    body.trackings[0].tracker.clientTrackerId = 42;
+    const logFeed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    try {
+      const res = await postInbound(api.url, 'ship24', logFeed, JSON.stringify(body));
+      expect([res.status, res.body.ignored]).toEqual([200, 1]);
+    } finally {
+      await api.close();
+    }
+    const warned = lines.map((line) => JSON.parse(line)).filter((line) => line.field !== undefined);
+    expect(warned).toEqual([expect.objectContaining({ level: 40, feed_id: logFeed.id, provider: 'ship24', field: 'trackings.0.tracker.clientTrackerId' })]); // prettier-ignore
+    expect(lines.join('')).not.toMatch(new RegExp(`${number}|SECRET-STREET|${SECRET}`));
   });
 
   it("answers 404 to another issuer's key and to the issuer's test key", async () => {
