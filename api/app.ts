@@ -14,6 +14,7 @@ import { createFeedIngest } from '../ingest/tracking-feeds.js';
 import { dispatchWorkflowOptions } from '../temporal/client.js';
 import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
+import { feedCheckpoints } from '../platform/metrics.js';
 import { createFastStatus } from './fast-status.js';
 import { FeedCache } from './feed-cache.js';
 import { FeedCounter } from './feed-counts.js';
@@ -107,7 +108,10 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   const feedIngest = createFeedIngest({
     pool,
     ingest,
-    countIgnored: (feedId, count) => feedCounter.add(feedId, { ignored: count }, false),
+    countIgnored: (feed, count) => {
+      feedCounter.add(feed.id, { ignored: count }, false);
+      feedCheckpoints.inc({ provider: feed.provider, result: 'ignored' }, count);
+    },
   });
   const feeds = new FeedCache(pool, config.API_KEY_CACHE_TTL_MS);
   dispatchRoutes(v1, { ...deps, ingest, feedIngest });
@@ -121,7 +125,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   trackingLinkRoutes(v1, deps);
   erasureRoutes(v1, deps);
   trackingFeedRoutes(v1, { pool, config, feeds });
-  const inbound = inboundRouter({ feeds, feedIngest, counter: feedCounter, limiter: feedLimiter });
+  const inbound = inboundRouter({ feeds, feedIngest, counter: feedCounter, limiter: feedLimiter, logger });
 
   const app = new Koa();
   // Behind a proxy, ctx.ip is the client's address from its header (docs/security.md); otherwise

@@ -250,7 +250,7 @@ export interface IgnoredCheckpoint {
   trackingNumber: string;
   carrier: string | null;
   references: string[];
-  /** The dispatch it matched (out_of_bounds, dispatch_closed); null when ignored before matching. */
+  /** The dispatch it matched (out_of_bounds, dispatch_closed); null when ignored before matching (and for `malformed`). */
   dispatchId: string | null;
   eventId: string;
   status: string;
@@ -262,17 +262,21 @@ export interface IgnoredCheckpoint {
 
 /**
  * Keeps the ignored checkpoints of one inbound request (or one registration's kept checkpoints), in
- * one statement (a repeat of one already kept is a no-op), and answers how many rows each feed got
- * (repeats and erased dispatches' not counted): none of an erased dispatch (docs/privacy.md "Erasure"), whether named by the
+ * one statement (a repeat of one already kept is a no-op), and answers how many rows each feed got,
+ * with the feed's provider (read from the feed's row by that same statement, for the metric
+ * `cds_feed_checkpoints_total`; repeats and erased dispatches' not counted): none of an erased dispatch (docs/privacy.md "Erasure"), whether named by the
  * dispatch it matched or by a reference; the matched dispatch's row is share-locked, so an erasure
  * running meanwhile either waits for this row and removes it, or has removed the dispatch first
  * and this row is not written.
  */
-export async function keepIgnored(pool: Pool, checkpoints: readonly IgnoredCheckpoint[]): Promise<Map<string, number>> {
-  const added = new Map<string, number>();
+export async function keepIgnored(
+  pool: Pool,
+  checkpoints: readonly IgnoredCheckpoint[],
+): Promise<Map<string, { provider: string; count: number }>> {
+  const added = new Map<string, { provider: string; count: number }>();
   if (checkpoints.length === 0) return added;
   const { rows } = await pool.query({
-    name: 'feed-ignored-keep-v2',
+    name: 'feed-ignored-keep-v3',
     text: `INSERT INTO feed_ignored_checkpoints
              (feed_id, issuer_id, mode, tracking_number, carrier, references_, dispatch_id, event_id, status, substatus, original_time, reason, message)
            SELECT c.feed_id, c.issuer_id, c.mode, c.tracking_number, c.carrier, ARRAY(SELECT jsonb_array_elements_text(c.refs)),
@@ -285,7 +289,7 @@ export async function keepIgnored(pool: Pool, checkpoints: readonly IgnoredCheck
                                       AND e.issuer_id = c.issuer_id AND e.mode = c.mode))
               AND (c.dispatch_id IS NULL OR EXISTS (SELECT 1 FROM dispatches d WHERE d.id = c.dispatch_id FOR KEY SHARE))
            ON CONFLICT (feed_id, tracking_number, event_id) DO NOTHING
-           RETURNING feed_id`,
+           RETURNING feed_id, (SELECT f.provider FROM tracking_feeds f WHERE f.id = feed_id) AS provider`,
     values: [
       JSON.stringify(
         checkpoints.map((c) => ({
@@ -306,7 +310,7 @@ export async function keepIgnored(pool: Pool, checkpoints: readonly IgnoredCheck
       ),
     ],
   });
-  for (const row of rows) added.set(row.feed_id, (added.get(row.feed_id) ?? 0) + 1);
+  for (const row of rows) added.set(row.feed_id, { provider: row.provider, count: (added.get(row.feed_id)?.count ?? 0) + 1 });
   return added;
 }
 

@@ -125,7 +125,7 @@ export const unmatchedList = z
   .meta({ id: 'UnmatchedCheckpointList' });
 
 /** Why a feed's checkpoint changed nothing (docs/tracking-feeds.md "Ignored checkpoints"): stable codes. */
-export const IGNORE_REASONS = ['no_status_mapping', 'no_time', 'out_of_bounds', 'dispatch_closed'] as const;
+export const IGNORE_REASONS = ['no_status_mapping', 'no_time', 'malformed', 'out_of_bounds', 'dispatch_closed'] as const;
 export type IgnoreReason = (typeof IGNORE_REASONS)[number];
 
 export const ignoredCheckpoint = z
@@ -145,6 +145,7 @@ export const ignoredCheckpoint = z
     reason: z.enum(IGNORE_REASONS).meta({
       description:
         '`no_status_mapping`: the status says nothing about where the card is (or is empty); `no_time`: the checkpoint has no time, or one that cannot be read (`time` shows it); ' +
+        "`malformed`: its tracking is not the provider's shape though the body around it is (Ship24's `trackings`; `message` names the field; the body's other trackings still apply); " +
         "`out_of_bounds`: its time lies outside the dispatch's time bounds; `dispatch_closed`: the dispatch's workflow was terminated or failed undelivered",
     }),
     message: z.string().meta({ description: 'the reason in words' }),

@@ -5,7 +5,8 @@
 // in (bounds, dedupe key, the log before the signal, the closed-dispatch answer); this module only
 // decides which dispatch a checkpoint belongs to and what it counts as:
 // - `ignored`: the provider's status says nothing about the card (no mapping), or it has no time, or
-//   its time lies outside the dispatch's bounds, or the dispatch is closed (counted and listed with
+//   its tracking is not in the provider's shape (one of a Ship24 group: `malformed`, the others still
+//   apply), or its time lies outside the dispatch's bounds, or the dispatch is closed (counted and listed with
 //   why, kept 30 days; not refused: the provider cannot correct it; one sent again in a usable form
 //   under the same event id is applied then and leaves the list), or the dispatch
 //   is erased (counted only: nothing of it is kept). All of a request's are kept in one statement,
@@ -73,9 +74,10 @@ export function createFeedIngest(deps: {
   ingest: Pick<CarrierEventIngest, 'ingest'>;
   /**
    * Told how many checkpoints a registration's kept ones added to a feed's ignored list (its
-   * `ignored` count, api/feed-counts.ts); an inbound request's are counted by its receipt.
+   * `ignored` count, api/feed-counts.ts, and the metric under the feed's provider); an inbound
+   * request's are counted by its receipt.
    */
-  countIgnored?: (feedId: string, count: number) => void;
+  countIgnored?: (feed: { id: string; provider: string }, count: number) => void;
 }) {
   return {
     /** Takes every checkpoint of an authenticated, parsed body; resolves once each is durable. */
@@ -137,7 +139,7 @@ export function createFeedIngest(deps: {
     // Listed, then deleted only once their carrier events are logged: a crash in between applies them
     // again, as duplicates, and lists them again, as repeats (neither counted twice).
     const added = await keepIgnored(deps.pool, ignored);
-    for (const [feedId, count] of added) deps.countIgnored?.(feedId, count);
+    for (const [id, { provider, count }] of added) deps.countIgnored?.({ id, provider }, count);
     await dropIgnored(deps.pool, applied);
     await dropUnmatched(deps.pool, taken);
     return applied.length;
@@ -171,6 +173,11 @@ export function createFeedIngest(deps: {
         message,
       });
     };
+    // A tracking not in the provider's shape (inside a body that is): each of its checkpoints listed, none applied.
+    if (tracking.malformed) {
+      for (const checkpoint of tracking.checkpoints) ignore(checkpoint, 'malformed', `${IGNORED_MESSAGES.malformed}: ${tracking.malformed.message}`); // prettier-ignore
+      return results;
+    }
     const mapped = tracking.checkpoints.filter(isActionable);
     for (const checkpoint of tracking.checkpoints) {
       if (checkpoint.time === null)
@@ -262,6 +269,7 @@ const IGNORED_MESSAGES = {
   no_time: 'the checkpoint has no time: the provider sent none',
   unreadable_time: "the checkpoint's time cannot be read: it is not an ISO 8601 date or date-time",
   no_status_mapping: "the provider's status says nothing about where the card is",
+  malformed: "its tracking is not in the provider's shape, so none of its checkpoints can be read",
 } as const;
 
 /** A checkpoint that can become a carrier event: its status says where the card is, and it has a time. */

@@ -130,7 +130,7 @@ export const feedRequests = new Counter({
 
 export const feedCheckpoints = new Counter({
   name: 'cds_feed_checkpoints_total',
-  help: 'Checkpoints of inbound tracking-feed requests answered 200, by provider and result: applied, duplicate, unmatched, ignored',
+  help: 'Checkpoints of inbound tracking-feed requests answered 200, by provider and result: applied, duplicate, unmatched, ignored (also the kept checkpoints a registration lists as ignored)',
   labelNames: ['provider', 'result'] as const,
   registers,
 });

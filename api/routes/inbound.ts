@@ -4,7 +4,8 @@
 // read) → 413 over 2 MiB → 401 unless the provider's module authenticates the raw bytes (in constant
 // time, before any parsing; counted, nothing stored), or 429 past FEED_RATE_PER_MINUTE such requests
 // → 429 past FEED_RATE_PER_MINUTE signed requests for the feed (Retry-After; providers retry) → 400
-// unless the body is the provider's shape (naming the field) → every checkpoint through
+// unless the body is the provider's shape (naming the field; one tracking of a Ship24 group that is
+// not is only logged, by field, and its checkpoints ignored as `malformed`) → every checkpoint through
 // ingest/tracking-feeds.ts → 200
 // `{ received, applied, duplicate, unmatched, ignored }` only once each is durable (anything else
 // makes the provider retry, and a retry is answered the same). HEAD → 200 (Ship24 checks the URL).
@@ -19,6 +20,7 @@ import { feedId } from '../../domain/tracking-feed-schemas.js';
 import { FEED_PROVIDER_MODULES } from '../../domain/tracking-feeds/index.js';
 import type { FeedProvider } from '../../domain/tracking-feeds/provider.js';
 import type { FeedIngest } from '../../ingest/tracking-feeds.js';
+import type { Logger } from '../../platform/logger.js';
 import { feedCheckpoints, feedRequests, type FeedRequestOutcome } from '../../platform/metrics.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import type { FeedCache } from '../feed-cache.js';
@@ -35,6 +37,7 @@ export interface InboundDeps {
   counter: FeedCounter;
   /** Per feed, FEED_RATE_PER_MINUTE. */
   limiter: RateLimiter;
+  logger: Pick<Logger, 'warn'>;
 }
 
 export function inboundRouter(deps: InboundDeps): Router {
@@ -85,6 +88,12 @@ export function inboundRouter(deps: InboundDeps): Router {
     if (!parsed.ok) {
       outcome('bad_body');
       throw badRequest(parsed.message); // already `field: problem` (domain/tracking-feeds/common.ts failure)
+    }
+    // A tracking not in the provider's shape inside a body that is: its checkpoints are ignored (listed
+    // as `malformed`); the operator's log names the field, never the body.
+    for (const tracking of parsed.trackings) {
+      if (tracking.malformed)
+        deps.logger.warn({ feed_id: feed.id, provider, field: tracking.malformed.field }, 'inbound tracking not in the provider shape: its checkpoints ignored (malformed)'); // prettier-ignore
     }
     const receipt = await deps.feedIngest.receive(feed, parsed.trackings);
     deps.counter.add(feed.id, receipt, true);

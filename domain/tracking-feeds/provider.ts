@@ -66,6 +66,14 @@ export interface ProviderTracking {
    */
   references: string[];
   checkpoints: ProviderCheckpoint[];
+  /**
+   * Set when this tracking, inside a body whose envelope is the provider's shape (Ship24's grouped
+   * `trackings`), is not: the first failing field (dotted, from the body's root) and `field:
+   * problem`. Its checkpoints (one per element of its events list, or one for the whole tracking when
+   * there is no list) are then ignored with reason `malformed`, read only as far as they can be (event
+   * ids as a well-formed resend will have them), so the other trackings of the body still apply.
+   */
+  malformed?: { field: string; message: string };
 }
 
 export type ParseResult = { ok: true; trackings: ProviderTracking[] } | { ok: false; field: string; message: string };

@@ -22,6 +22,7 @@ import {
   type CheckpointTime,
   type FeedProviderModule,
   type MappedCheckpointStatus,
+  type ProviderCheckpoint,
   type ProviderTracking,
 } from './provider.js';
 import { referencesFrom } from './references.js';
@@ -162,34 +163,98 @@ export const ship24: FeedProviderModule = {
   parse(body) {
     const outer = webhook.safeParse(body, FIELD_ERRORS);
     if (!outer.success) return failure(outer.error);
-    const trackings: ProviderTracking[] = [];
-    for (const [index, raw] of outer.data.trackings.entries()) {
+    const trackings = outer.data.trackings.map((raw, index): ProviderTracking => {
       const parsed = tracking.safeParse(raw, FIELD_ERRORS);
-      if (!parsed.success) return failure(parsed.error, ['trackings', String(index)]);
+      // One tracking not in Ship24's shape inside a group that is: its checkpoints are ignored (listed
+      // as `malformed`), not the whole body refused, which Ship24 would retry for days while the
+      // other trackings of the group never applied (docs/tracking-feed-providers.md "Ship24").
+      if (!parsed.success) return malformedTracking(raw, failure(parsed.error, ['trackings', String(index)]));
       const { tracker, events = [] } = parsed.data;
       const courier = Array.isArray(tracker.courierCode) ? tracker.courierCode[0] : tracker.courierCode;
       const carrier = courier ?? events.find((e) => e.courierCode)?.courierCode;
-      trackings.push({
+      return {
         trackingNumber: tracker.trackingNumber,
         ...(carrier ? { carrier: normaliseCarrier(carrier) } : {}),
         providerTrackingId: tracker.trackerId,
         references: referencesFrom(tracker.clientTrackerId, tracker.shipmentReference),
-        checkpoints: events.map((e) => {
-          const location = locationText(e.location);
-          const milestone = e.statusMilestone ?? '';
-          const time = checkpointTime(e.occurrenceDatetime, (text) => ship24Time(text, e.utcOffset));
-          return {
-            eventId: providerEventId(e.eventId, () =>
-              checkpointHash('ship24', tracker.trackerId, e.occurrenceDatetime ?? '', [milestone, e.statusCode ?? ''].join('/'), location),
-            ),
-            mapped: time.time ? mapShip24Milestone(milestone, e.statusCode) : null,
-            original: originalStatus('ship24', milestone, e.statusCode),
-            ...time,
-            ...(location ? { location } : {}),
-          };
-        }),
-      });
-    }
+        checkpoints: events.map((e) => eventCheckpoint(tracker.trackerId, e)),
+      };
+    });
     return { ok: true, trackings };
   },
 };
+
+type EventFields = Partial<Record<keyof z.output<typeof event>, string | null>>;
+
+/** One Ship24 event as a checkpoint. */
+function eventCheckpoint(trackerId: string, e: EventFields): ProviderCheckpoint {
+  const location = locationText(e.location);
+  const milestone = e.statusMilestone ?? '';
+  const occurrence = e.occurrenceDatetime?.trim() ? e.occurrenceDatetime : undefined;
+  const time = checkpointTime(occurrence, (text) => ship24Time(text, e.utcOffset));
+  return {
+    eventId: providerEventId(e.eventId, () =>
+      checkpointHash('ship24', trackerId, occurrence ?? '', [milestone, e.statusCode ?? ''].join('/'), location),
+    ),
+    mapped: time.time ? mapShip24Milestone(milestone, e.statusCode) : null,
+    original: originalStatus('ship24', milestone, e.statusCode),
+    ...time,
+    ...(location ? { location } : {}),
+  };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const textOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * A tracking that is not Ship24's shape, read as far as it can be: its text fields where they are
+ * text, one checkpoint (never applied: `mapped` null) per element of its `events` list under the
+ * event id a well-formed resend will give it (so that it then leaves the ignored list), or one for the
+ * whole tracking when it has no list.
+ */
+function malformedTracking(raw: unknown, problem: { field: string; message: string }): ProviderTracking {
+  const object = isRecord(raw) ? raw : {};
+  const tracker = isRecord(object.tracker) ? object.tracker : {};
+  const trackerId = textOf(tracker.trackerId) ?? '';
+  const trackingNumber = textOf(tracker.trackingNumber) ?? '';
+  const courier = Array.isArray(tracker.courierCode) ? textOf(tracker.courierCode[0]) : textOf(tracker.courierCode);
+  const events = Array.isArray(object.events) ? object.events : undefined;
+  const checkpoints = events
+    ? events.map((e, index) => {
+        const fields = isRecord(e) ? Object.fromEntries(Object.keys(event.shape).map((key) => [key, textOf(e[key])])) : {};
+        const read = eventCheckpoint(trackerId, isRecord(e) ? fields : { eventId: checkpointHash('ship24', trackerId, '', `malformed/${index}`, undefined) }); // prettier-ignore
+        return { ...read, mapped: null };
+      })
+    : [
+        {
+          eventId: checkpointHash(
+            'ship24',
+            trackerId || trackingNumber,
+            '',
+            'malformed',
+            wholeTrackingKey(raw, trackerId || trackingNumber),
+          ),
+          mapped: null,
+          original: originalStatus('ship24', '', undefined),
+          time: null,
+        },
+      ];
+  return {
+    trackingNumber,
+    ...(courier ? { carrier: normaliseCarrier(courier) } : {}),
+    ...(trackerId ? { providerTrackingId: trackerId } : {}),
+    references: referencesFrom(textOf(tracker.clientTrackerId), textOf(tracker.shipmentReference)),
+    checkpoints,
+    malformed: { field: problem.field, message: problem.message },
+  };
+}
+
+/** What names a tracking with no events list: its tracker's id or number, else its whole text (the same each time it is resent). */
+function wholeTrackingKey(raw: unknown, name: string): string | undefined {
+  if (name) return undefined;
+  try {
+    return JSON.stringify(raw) ?? String(raw);
+  } catch {
+    return String(raw);
+  }
+}

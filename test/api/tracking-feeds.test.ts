@@ -6,13 +6,17 @@
 // recent dispatch that can have it). Bodies are EasyPost's (test/support/tracking-feeds.ts); each
 // provider's own long history is test/api/tracking-feed-providers.test.ts.
 import { createHmac, randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { pino } from 'pino';
+import { startApi } from '../../api/server.js';
 import { dispatchFootprint } from '../../db/erasure.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { createCarrierEventIngest } from '../../ingest/carrier-events.js';
 import { createFeedIngest } from '../../ingest/tracking-feeds.js';
 import { dispatchWorkflowOptions } from '../../temporal/client.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { scrape, valueOf } from '../support/prometheus.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { fixtureText } from '../fixtures/tracking-feeds/load.js';
 import { createFeed, easyPostBody, postInbound, signed, type CreatedFeed } from '../support/tracking-feeds.js';
@@ -505,8 +509,12 @@ describe('matching a tracking to a dispatch', () => {
     expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toMatchObject({ unmatched: 2, ignored: 0 });
     const id = randomUUID();
     const body = { id, tracking_number: number, dispatch_date: ago(2 * HOUR), destination: { postal_code: '62701', country_code: 'US' } };
+    const ignoredMetric = async () => valueOf(await scrape(`${h.baseUrl}/metrics`), 'cds_feed_checkpoints_total', { provider: 'easypost', result: 'ignored' }); // prettier-ignore
+    const before = await ignoredMetric();
     expect((await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body })).status).toBe(201);
     await until(async () => (await statusOf(id)) === 'out_for_delivery', 'the kept checkpoint in bounds applied', 20_000);
+    // Counted in the metric too, under the feed's provider (the registration path knows it from the row it keeps).
+    expect(await ignoredMetric()).toBe(before + 1);
     expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
     const ignoredRows = async () => (await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/ignored`, { headers: bearer(key) })).body.data;
     expect(await ignoredRows()).toEqual([
@@ -637,6 +645,56 @@ describe('the ignored checkpoints list', () => {
     // The closed dispatch's checkpoint is logged (effect workflow_closed): seen again, it is a duplicate.
     expect((await postInbound(h.baseUrl, 'ship24', feed, raw)).body).toMatchObject({ received: 4, ignored: 3, duplicate: 1 });
     expect((await ignoredOf(feed)).body.data).toHaveLength(4);
+  });
+
+  it("applies the other trackings of a grouped body when one is not Ship24's shape, and lists that one's checkpoints as malformed", async () => {
+    // Before: the whole body was refused with 400 naming the bad tracking's field, so Ship24 retried it
+    // for days and the well-formed tracking beside it never applied.
+    const good = `S24G${Math.floor(Math.random() * 1e12)}`;
+    const badNumber = `S24B${Math.floor(Math.random() * 1e12)}`;
+    const id = await register(key, { tracking_number: good, carrier: 'usps', dispatch_date: ago(48 * HOUR) });
+    const grouped = JSON.parse(
+      ship24Body([
+        { number: badNumber, events: [{ statusMilestone: 'in_transit', occurrenceDatetime: ago(3 * HOUR) }, { statusMilestone: 'delivered', occurrenceDatetime: ago(2 * HOUR) }] }, // prettier-ignore
+        { number: good, events: [{ statusMilestone: 'in_transit', occurrenceDatetime: ago(HOUR) }] },
+      ]),
+    );
+    delete grouped.trackings[0].tracker.trackerId;
+    const groupFeed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    const res = await postInbound(h.baseUrl, 'ship24', groupFeed, JSON.stringify(grouped));
+    expect([res.status, res.body]).toEqual([200, { received: 3, applied: 1, duplicate: 0, unmatched: 0, ignored: 2 }]);
+    await until(async () => (await statusOf(id)) === 'in_transit', 'the well-formed tracking applied', 20_000);
+    const listed = (await ignoredOf(groupFeed)).body.data;
+    expect(listed).toEqual([
+      expect.objectContaining({ tracking_number: badNumber, dispatch_id: null, reason: 'malformed', message: expect.stringMatching(/trackings\.0\.tracker\.trackerId: is required/) }), // prettier-ignore
+      expect.objectContaining({ tracking_number: badNumber, dispatch_id: null, reason: 'malformed' }),
+    ]);
+    // Sent again (providers retry and resend): listed once, the good checkpoint a duplicate.
+    expect((await postInbound(h.baseUrl, 'ship24', groupFeed, JSON.stringify(grouped))).body).toMatchObject({ duplicate: 1, ignored: 2 });
+    expect((await ignoredOf(groupFeed)).body.data).toHaveLength(2);
+    await until(async () => (await feedOf(groupFeed)).counts.ignored === 4, 'the malformed checkpoints counted', 10_000);
+    // The envelope itself not Ship24's shape is still refused, naming the field.
+    const envelope = await postInbound(h.baseUrl, 'ship24', groupFeed, JSON.stringify({ trackings: {} }));
+    expect([envelope.status, envelope.body.message]).toEqual([400, expect.stringMatching(/^trackings: /)]);
+  });
+
+  it("logs which field of the tracking was not Ship24's shape, and nothing of the body", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString('utf8')), done()) });
+    const api = await startApi({ config: h.config, pool: h.pool, temporal: h.temporal, logger: pino({ level: 'trace' }, sink), port: 0, host: '127.0.0.1' }); // prettier-ignore
+    const number = `S24LOG${Math.floor(Math.random() * 1e12)}`;
+    const body = JSON.parse(ship24Body([{ number, events: [{ statusMilestone: 'in_transit', occurrenceDatetime: ago(HOUR), location: 'SECRET-STREET' }] }])); // prettier-ignore
+    body.trackings[0].tracker.clientTrackerId = 42;
+    const logFeed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    try {
+      const res = await postInbound(api.url, 'ship24', logFeed, JSON.stringify(body));
+      expect([res.status, res.body.ignored]).toEqual([200, 1]);
+    } finally {
+      await api.close();
+    }
+    const warned = lines.map((line) => JSON.parse(line)).filter((line) => line.field !== undefined);
+    expect(warned).toEqual([expect.objectContaining({ level: 40, feed_id: logFeed.id, provider: 'ship24', field: 'trackings.0.tracker.clientTrackerId' })]); // prettier-ignore
+    expect(lines.join('')).not.toMatch(new RegExp(`${number}|SECRET-STREET|${SECRET}`));
   });
 
   it("answers 404 to another issuer's key and to the issuer's test key", async () => {

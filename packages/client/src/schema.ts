@@ -1378,10 +1378,10 @@ export interface components {
       /** @description the checkpoint's time as the provider wrote it (one that cannot be read: control characters as spaces, at most 100 characters); null when it gave none */
       time: string | null;
       /**
-       * @description `no_status_mapping`: the status says nothing about where the card is (or is empty); `no_time`: the checkpoint has no time, or one that cannot be read (`time` shows it); `out_of_bounds`: its time lies outside the dispatch's time bounds; `dispatch_closed`: the dispatch's workflow was terminated or failed undelivered
+       * @description `no_status_mapping`: the status says nothing about where the card is (or is empty); `no_time`: the checkpoint has no time, or one that cannot be read (`time` shows it); `malformed`: its tracking is not the provider's shape though the body around it is (Ship24's `trackings`; `message` names the field; the body's other trackings still apply); `out_of_bounds`: its time lies outside the dispatch's time bounds; `dispatch_closed`: the dispatch's workflow was terminated or failed undelivered
        * @enum {string}
        */
-      reason: 'no_status_mapping' | 'no_time' | 'out_of_bounds' | 'dispatch_closed';
+      reason: 'no_status_mapping' | 'no_time' | 'malformed' | 'out_of_bounds' | 'dispatch_closed';
       /** @description the reason in words */
       message: string;
       /** Format: date-time */

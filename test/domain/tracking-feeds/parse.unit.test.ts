@@ -41,13 +41,7 @@ describe('a body not in the provider shape', () => {
       'data.tracking_history.1.status_date',
     ],
     ['ship24', 'trackings that are not a list', () => ({ trackings: 'all' }), 'trackings'],
-    [
-      'ship24',
-      'a milestone that is not text',
-      (b) => ((b.trackings[0].events[3].statusMilestone = ['delivered']), b),
-      'trackings.0.events.3.statusMilestone',
-    ],
-    ['ship24', 'a tracking without its tracker', (b) => (delete b.trackings[0].tracker, b), 'trackings.0.tracker'],
+    ['ship24', 'no trackings', () => ({ data: [] }), 'trackings'],
   ];
   it.each(cases.map(([provider, what, change, field]) => [provider, what, field, change] as const))(
     '%s: %s → names %s',
@@ -60,6 +54,63 @@ describe('a body not in the provider shape', () => {
       );
     },
   );
+});
+
+describe("a Ship24 group with one tracking not in Ship24's shape", () => {
+  // The envelope `{ trackings: [...] }` is Ship24's shape (a 400 otherwise, above); one tracking in it
+  // that is not must not block the others: it comes back flagged `malformed` (naming the field), each
+  // of its events one checkpoint that says nothing usable (ignored and listed by ingest), under the
+  // event id it would have had, so that a corrected resend takes it off the ignored list.
+  const grouped = (change: (bad: any) => unknown) => {
+    const body = fixtureBody('ship24');
+    const good = structuredClone(body.trackings[0]);
+    good.tracker.trackingNumber = '6A21874356099';
+    const bad = structuredClone(body.trackings[0]);
+    body.trackings = [change(bad) ?? bad, good];
+    return { body, good };
+  };
+  const EVENTS = fixtureBody('ship24').trackings[0].events.length;
+  const cases: [string, (bad: any) => unknown, string, number][] = [
+    ['a milestone that is not text', (t) => void (t.events[3].statusMilestone = ['delivered']), 'trackings.0.events.3.statusMilestone', EVENTS], // prettier-ignore
+    ['a tracking without its tracker', (t) => void delete t.tracker, 'trackings.0.tracker', EVENTS],
+    ['a tracker without its trackerId', (t) => void (t.tracker.trackerId = 7), 'trackings.0.tracker.trackerId', EVENTS],
+    ['events that are not a list', (t) => void (t.events = 'all'), 'trackings.0.events', 1],
+    ['a tracking that is not an object', () => 42, 'trackings.0', 1],
+  ];
+  it.each(cases.map(([what, change, field, count]) => [what, field, change, count] as const))(
+    '%s: flagged naming %s, the others read',
+    (_what, field, change, count) => {
+      const { body, good } = grouped(change);
+      const [bad, read] = trackingsOf(parse('ship24', body));
+      expect(bad.malformed).toEqual({ field, message: expect.stringMatching(new RegExp(`^${field.replace(/\./g, '\\.')}: `)) });
+      expect(bad.checkpoints).toHaveLength(count);
+      expect(bad.checkpoints.every((c) => c.mapped === null)).toBe(true);
+      expect(read).toEqual(trackingsOf(parse('ship24', { trackings: [good] }))[0]);
+      expect(read.malformed).toBeUndefined();
+    },
+  );
+
+  it('keeps the event ids (and the tracking number) a corrected resend will have', () => {
+    const { body } = grouped((t) => void (t.events[3].statusMilestone = ['delivered']));
+    const corrected = fixtureBody('ship24');
+    const [bad] = trackingsOf(parse('ship24', body));
+    const [fixed] = trackingsOf(parse('ship24', corrected));
+    expect(bad.checkpoints.map((c) => c.eventId)).toEqual(fixed.checkpoints.map((c) => c.eventId));
+    expect(bad.trackingNumber).toBe(fixed.trackingNumber);
+  });
+
+  it('holds for any value put in place of any field of a tracking: the body is read, the other tracking intact', () => {
+    const fields = ['tracker', 'events', 'metadata'];
+    fc.assert(
+      fc.property(fc.constantFrom(...fields), fc.anything(), (name, value) => {
+        const { body, good } = grouped((t) => void (t[name] = value));
+        const result = parse('ship24', body);
+        expect(result.ok).toBe(true);
+        const trackings = trackingsOf(result);
+        expect(trackings[1]).toEqual(trackingsOf(parse('ship24', { trackings: [good] }))[0]);
+      }),
+    );
+  });
 });
 
 describe('a checkpoint without what the provider may leave out (its time, or its status where optional)', () => {
