@@ -180,6 +180,9 @@ export const ship24: FeedProviderModule = {
         checkpoints: events.map((e) => eventCheckpoint(tracker.trackerId, e)),
       };
     });
+    // Not one tracking in Ship24's shape: the body is not Ship24's (DESIGN §10), a 400 naming the field.
+    const firstProblem = trackings[0]?.malformed;
+    if (firstProblem && trackings.every((t) => t.malformed)) return { ok: false, ...firstProblem };
     return { ok: true, trackings };
   },
 };

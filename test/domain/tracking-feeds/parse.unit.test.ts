@@ -42,6 +42,9 @@ describe('a body not in the provider shape', () => {
     ],
     ['ship24', 'trackings that are not a list', () => ({ trackings: 'all' }), 'trackings'],
     ['ship24', 'no trackings', () => ({ data: [] }), 'trackings'],
+    // No tracking of the body in Ship24's shape: the body is not Ship24's (DESIGN §10), as before groups.
+    ['ship24', 'its only tracking without its tracker', (b) => (delete b.trackings[0].tracker, b), 'trackings.0.tracker'],
+    ['ship24', 'every tracking not an object', () => ({ trackings: [42, 'x'] }), 'trackings.0'],
   ];
   it.each(cases.map(([provider, what, change, field]) => [provider, what, field, change] as const))(
     '%s: %s → names %s',
