@@ -683,12 +683,22 @@ describe('the ignored checkpoints list', () => {
     const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString('utf8')), done()) });
     const api = await startApi({ config: h.config, pool: h.pool, temporal: h.temporal, logger: pino({ level: 'trace' }, sink), port: 0, host: '127.0.0.1' }); // prettier-ignore
     const number = `S24LOG${Math.floor(Math.random() * 1e12)}`;
-    const body = JSON.parse(ship24Body([{ number, events: [{ statusMilestone: 'in_transit', occurrenceDatetime: ago(HOUR), location: 'SECRET-STREET' }] }])); // prettier-ignore
+    const events = [{ statusMilestone: 'in_transit', occurrenceDatetime: ago(HOUR), location: 'SECRET-STREET' }];
+    const body = JSON.parse(
+      ship24Body([
+        { number, events },
+        { number: `${number}B`, events },
+      ]),
+    );
     body.trackings[0].tracker.clientTrackerId = 42;
     const logFeed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
     try {
       const res = await postInbound(api.url, 'ship24', logFeed, JSON.stringify(body));
       expect([res.status, res.body.ignored]).toEqual([200, 1]);
+      // Its only tracking not Ship24's shape, the body is not Ship24's: a 400 naming the field, nothing logged of it.
+      const alone = { trackings: [body.trackings[0]] };
+      const refused = await postInbound(api.url, 'ship24', logFeed, JSON.stringify(alone));
+      expect([refused.status, refused.body.message]).toEqual([400, expect.stringMatching(/^trackings\.0\.tracker\.clientTrackerId: /)]);
     } finally {
       await api.close();
     }
