@@ -69,13 +69,10 @@ const replayed = {
 const idempotencyConflict =
   'the `Idempotency-Key` was used in the last 24 hours with another body, or a request with it is still in progress (`conflict`; then with `Retry-After`)';
 const conflictHeaders = rateLimitHeaders.extend({
-  'Retry-After': z
-    .string()
-    .optional()
-    .meta({
-      description: 'on a request still in progress under the same `Idempotency-Key`: whole seconds after which to retry',
-      example: '10',
-    }),
+  'Retry-After': z.string().optional().meta({
+    description: 'on a request still in progress under the same `Idempotency-Key`: whole seconds after which to retry',
+    example: '10',
+  }),
 });
 const dispatchId = z.object({
   id: uuidV4.meta({ description: 'dispatch id, a UUID v4', example: '7d3c1a52-1f3e-4c55-9a57-0f6a9c1d2b11' }),
