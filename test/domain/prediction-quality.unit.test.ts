@@ -52,6 +52,16 @@ describe('summariseOutcomes', () => {
     expect(summary).toMatchObject({ dispatches: 5, inside: 3, early: 1, late: 1, coverage: 0.6, medianWindowDays: 3 });
   });
 
+  it('compares calendar dates, not business days: the Saturday after a window ending on Friday is late, the Sunday before one starting on Monday early', () => {
+    const friday = { min: '2026-11-25', max: '2026-11-27' };
+    const monday = { min: '2026-11-23', max: '2026-11-25' };
+    expect(summariseOutcomes([outcome('2026-11-28', { window: friday }), outcome('2026-11-22', { window: monday })])).toMatchObject({
+      inside: 0,
+      early: 1,
+      late: 1,
+    });
+  });
+
   it('has no coverage, interval or width without outcomes', () => {
     expect(summariseOutcomes([])).toEqual({
       dispatches: 0,

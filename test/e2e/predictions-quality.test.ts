@@ -322,6 +322,63 @@ describe('predictions quality', () => {
     );
   }, 180_000);
 
+  it('judges a delivery on the UTC date of its delivered event, the date its status record shows, whatever the offset it was sent with', async () => {
+    const { issuerId, key } = await newIssuerKey();
+    const on = predictedOn();
+    const [lateEvening, afterMidnightEast, lateEveningWest] = [await register(key, '811 01', 'SK', on), await register(key, '811 01', 'SK', on), await register(key, '811 01', 'SK', on)]; // prettier-ignore
+    // 23:30 UTC on the window's last day: inside. 00:30 in Bratislava (UTC+2) the day after it is
+    // 22:30 UTC on its last day: inside. 23:30 at UTC−2 on its last day is 01:30 UTC the day after: late.
+    const sent: Array<[Registered, string, string]> = [
+      [lateEvening, `${lateEvening.window.max}T23:30:00Z`, lateEvening.window.max],
+      [afterMidnightEast, `${dayAfter(afterMidnightEast.window.max)}T00:30:00+02:00`, afterMidnightEast.window.max],
+      [lateEveningWest, `${lateEveningWest.window.max}T23:30:00-02:00`, dayAfter(lateEveningWest.window.max)],
+    ];
+    for (const [dispatch, occurredAt] of sent) await deliverOn(key, dispatch.id, occurredAt);
+    for (const [dispatch, , deliveredOn] of sent) {
+      const status = await request(h.baseUrl, `/v1/status/${dispatch.id}`, { headers: bearer(key) });
+      expect(status.body.prediction).toMatchObject({ delivery_window: { min: deliveredOn, max: deliveredOn } });
+    }
+    const { data, dispatches } = await report(['--issuer', issuerId]);
+    expect(dispatches).toBe(3);
+    expect(data[2]).toMatchObject({ confidence_level: 'Low', dispatches: 3, inside: 2, early: 0, late: 1 });
+  }, 90_000);
+
+  it('counts each delivered live dispatch once, on its first delivered event: not a second one, not a return after it, never a test-mode delivery', async () => {
+    const { issuerId, key } = await newIssuerKey();
+    const testKey = (await h.createKey(issuerId, { mode: 'test' })).key;
+    const on = predictedOn();
+    const live = await register(key, '811 01', 'SK', on);
+    await deliverOn(key, live.id, live.window.min);
+    // A second delivered scan, days after the window, and the card returned to its sender after it.
+    await carrierEvent(key, live.id, 'delivered', dayAfter(dayAfter(live.window.max)));
+    const returned = await request(h.baseUrl, `/v1/dispatches/${live.id}/events`, {
+      headers: bearer(key),
+      body: { status: 'exception', reason: 'returned', occurred_at: `${dayAfter(dayAfter(dayAfter(live.window.max)))}T10:00:00Z` },
+    });
+    expect(returned.status).toBe(202);
+    // A test-mode card delivered now, weeks after its window, by the test helper and by a carrier event.
+    const helped = await register(testKey, '811 01', 'SK', on);
+    expect((await request(h.baseUrl, `/v1/test_helpers/dispatches/${helped.id}/deliver`, { headers: bearer(testKey), body: {} })).status).toBe(200); // prettier-ignore
+    const scanned = await register(testKey, '811 01', 'SK', on);
+    await deliverOn(testKey, scanned.id, new Date().toISOString());
+    await projected(helped.id, 'delivered');
+    // The later events have been folded (each recorded with its effect) before the report is read.
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const { rows } = await h.pool.query<{ effect: string | null }>('SELECT effect FROM carrier_events WHERE dispatch_id = $1', [live.id]); // prettier-ignore
+      if (rows.length === 3 && rows.every((row) => row.effect !== null)) {
+        expect(rows.map((row) => row.effect).sort()).toEqual(['after_delivery', 'after_delivery', 'applied']);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`the events after delivery were not recorded: ${JSON.stringify(rows)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const { data, dispatches, not_learned } = await report(['--issuer', issuerId]);
+    expect(dispatches).toBe(1);
+    expect(data[2]).toMatchObject({ confidence_level: 'Low', dispatches: 1, inside: 1, early: 0, late: 0 });
+    expect(not_learned.dispatches).toBe(1);
+  }, 90_000);
+
   it('says there is nothing to compare yet on a database without deliveries', async () => {
     const empty = await createScratchDatabase('cds_quality_empty', { migrate: true, serverUrl: h.config.DATABASE_URL });
     try {
