@@ -7,6 +7,16 @@ import { businessDaysBetween, isBusinessDay } from './calendar.js';
 import { TARGET_COVERAGE } from './prediction-levels.js';
 import { NOT_LEARNED_REASONS, type ConfidenceLevel, type NotLearnedReason } from './vocabulary.js';
 
+/**
+ * Which day a delivery is judged on, as `predictions quality` and the dashboard's Prediction quality
+ * page both state it (docs/prediction-quality.md "Quality"): the UTC date of the first delivered
+ * event's `occurred_at`, whatever offset it was sent with, which is also the date the status record
+ * shows once the card is delivered (domain/prediction.ts); calendar dates are compared, so a
+ * Saturday delivery after a window that ends on a Friday is late.
+ */
+export const DELIVERED_ON_RULE =
+  'Delivered on: the UTC date of the card’s first delivered event, the date its status shows; inside when from the window’s first date to its last, both included.';
+
 /** One dispatch: the window predicted when it was registered and the day it was delivered. */
 export interface PredictionOutcome {
   countryCode: string;

@@ -9,7 +9,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadRegistrationOutcomes } from '../../db/predictions.js';
-import { notLearnedSummary, publishedShare, qualityByConfidence, targetVerdict, type ConfidenceQuality, type NotLearnedSummary } from '../../domain/prediction-quality.js'; // prettier-ignore
+import { DELIVERED_ON_RULE, notLearnedSummary, publishedShare, qualityByConfidence, targetVerdict, type ConfidenceQuality, type NotLearnedSummary } from '../../domain/prediction-quality.js'; // prettier-ignore
 import { NOT_LEARNED_REASONS } from '../../domain/vocabulary.js';
 import { isoDate } from '../../domain/field-schemas.js';
 import { issuerExists } from '../../db/issuers.js';
@@ -78,6 +78,7 @@ function describe(rows: ConfidenceQuality[], total: number, since: string | unde
         r.medianWindowDays === null ? '-' : `${r.medianWindowDays} business days`,
       ]),
     ),
+    DELIVERED_ON_RULE,
     'Width: business days of the destination country in the window, both ends counted.',
     describeNotLearned(notLearned, total),
   ].join('\n');

@@ -6,7 +6,13 @@
 // docs/prediction-quality.md "Quality"), always scoped by the tenant's issuer id.
 import type Router from '@koa/router';
 import { loadRegistrationOutcomes } from '../../db/predictions.js';
-import { notLearnedSummary, publishedShare, qualityByConfidence, targetVerdict } from '../../domain/prediction-quality.js';
+import {
+  DELIVERED_ON_RULE,
+  notLearnedSummary,
+  publishedShare,
+  qualityByConfidence,
+  targetVerdict,
+} from '../../domain/prediction-quality.js';
 import { NOT_LEARNED_REASONS, type NotLearnedReason } from '../../domain/vocabulary.js';
 import { hitRateChart } from '../charts.js';
 import type { DashboardDeps } from '../deps.js';
@@ -71,6 +77,7 @@ export function predictionQualityRoutes(router: Router, { pool }: DashboardDeps)
       }));
       renderPage(ctx, 'prediction-quality', {
         title: 'Prediction quality',
+        deliveredOnRule: DELIVERED_ON_RULE,
         total: outcomes.length,
         rows,
         chart,

@@ -193,6 +193,10 @@ describe('the published accuracy in the CLI’s --json, its human output and the
         expect(d['Median width (business days)']).toBe(String(row.median_window_days));
       }
     }
+    // Both say which day a delivery is judged on, in the same words (docs/prediction-quality.md).
+    const rule = 'Delivered on: the UTC date of the card’s first delivered event, the date its status shows; inside when from the window’s first date to its last, both included.'; // prettier-ignore
+    expect(cli.text).toContain(rule);
+    expect(page.text).toContain(rule);
     expect(cli.text).toContain('8 delivered dispatches');
     expect(cli.text).toContain('Counted all the same, 2 of them taught the model nothing (late registration 1, late report 1, implausible 1).'); // prettier-ignore
     expect(page.text).toContain('8 delivered dispatches');
