@@ -15,7 +15,7 @@ import { NOT_LEARNED_REASONS, type ConfidenceLevel, type NotLearnedReason } from
  * Saturday delivery after a window that ends on a Friday is late.
  */
 export const DELIVERED_ON_RULE =
-  'Delivered on: the UTC date of the card’s first delivered event, the date its status shows; inside when from the window’s first date to its last, both included.';
+  'Delivered on: the UTC date of the first delivered event the service received for the card, the date its status shows; inside when from the window’s first date to its last, both included.';
 
 /** One dispatch: the window predicted when it was registered and the day it was delivered. */
 export interface PredictionOutcome {

@@ -194,7 +194,7 @@ describe('the published accuracy in the CLI’s --json, its human output and the
       }
     }
     // Both say which day a delivery is judged on, in the same words (docs/prediction-quality.md).
-    const rule = 'Delivered on: the UTC date of the card’s first delivered event, the date its status shows; inside when from the window’s first date to its last, both included.'; // prettier-ignore
+    const rule = 'Delivered on: the UTC date of the first delivered event the service received for the card, the date its status shows; inside when from the window’s first date to its last, both included.'; // prettier-ignore
     expect(cli.text).toContain(rule);
     expect(page.text).toContain(rule);
     expect(cli.text).toContain('8 delivered dispatches');

@@ -348,9 +348,10 @@ describe('predictions quality', () => {
     const testKey = (await h.createKey(issuerId, { mode: 'test' })).key;
     const on = predictedOn();
     const live = await register(key, '811 01', 'SK', on);
-    await deliverOn(key, live.id, live.window.min);
-    // A second delivered scan, days after the window, and the card returned to its sender after it.
-    await carrierEvent(key, live.id, 'delivered', dayAfter(dayAfter(live.window.max)));
+    await deliverOn(key, live.id, live.window.max);
+    // A second delivered scan, received later but dated before the window (the first received one
+    // stands: delivered is terminal), and the card returned to its sender after the window.
+    await carrierEvent(key, live.id, 'delivered', dayBefore(live.window.min));
     const returned = await request(h.baseUrl, `/v1/dispatches/${live.id}/events`, {
       headers: bearer(key),
       body: { status: 'exception', reason: 'returned', occurred_at: `${dayAfter(dayAfter(dayAfter(live.window.max)))}T10:00:00Z` },
