@@ -9,7 +9,8 @@
 // its tracking number. The interleaving is forced, not waited for: the ingest is given the real
 // Temporal client, whose signal first has the erasure requested through the API and waits until it
 // has deleted the dispatch's run. WEBHOOK_TIMEOUT_MS of 20 s keeps the erasure pending (its wait is
-// WEBHOOK_TIMEOUT_MS + 5 s) while the event is answered.
+// WEBHOOK_TIMEOUT_MS + 5 s) while the event is answered. Also: DELETE sent several times at once
+// records one erasure, and every answer names it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
@@ -154,6 +155,30 @@ describe("a tracking feed's checkpoint whose signal finds the run its erasure de
     expect(rows[0].n).toBe(0);
     expect((await call('GET', `/v1/erasures/${erasureId}`)).body.status).toBe('pending');
   });
+});
+
+describe('DELETE of one dispatch sent five times at once', () => {
+  it('answers every one 202 with the same erasure, which completes with the one workflow run removed', async () => {
+    const other = (await h.createKey(await h.createIssuer('Erasure Concurrent Deletes'))).key;
+    const id = randomUUID();
+    const as = (method: string, path: string, body?: unknown) => request(h.baseUrl, path, { method, headers: bearer(other), body });
+    expect((await as('POST', '/v1/dispatches', registrationFor(id))).status).toBe(201);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => as('DELETE', `/v1/dispatches/${id}`)));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    expect((await h.pool.query('SELECT count(*)::int AS n FROM erasures WHERE dispatch_id = $1', [id])).rows[0].n).toBe(1);
+    const erasureId = answers[0].body.id as string;
+    const done = await until(
+      async () => {
+        const res = await as('GET', `/v1/erasures/${erasureId}`);
+        return res.body.status === 'completed' ? res.body : undefined;
+      },
+      'the erasure completed',
+      90_000,
+    );
+    expect(done.removed.workflow_runs).toBe(1);
+    expect(await countDispatchRuns(h.temporal, id)).toBe(0);
+  }, 120_000);
 });
 
 describe('once both erasures complete', () => {
