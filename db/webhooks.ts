@@ -1,12 +1,14 @@
 // Step 8, the last, of a carrier event's path (docs/architecture.md "The path of one carrier
 // event"): the SQL of activities/webhook-delivery.ts (step 7).
 // Tables: webhook_deliveries, delivery_attempts (the writes), and webhook_endpoints' failing streak
-// ended by a success. A dispatch's events and deliveries are created with its change
-// (db/dispatch-changes.ts); here a delivery is claimed, each attempt recorded and the delivery
-// settled (docs/webhooks.md). Beside it: the throttle's slots (db/endpoint-throttle.ts), endpoint
-// health (db/endpoint-health.ts); the reads for people in db/delivery-log.ts and
-// db/delivery-summaries.ts; endpoints in db/webhook-endpoints.ts; replays in db/webhook-replays.ts.
+// ended by a success; erasures read (a delivery of a dispatch being erased is not claimed). A
+// dispatch's events and deliveries are created with its change (db/dispatch-changes.ts); here a
+// delivery is claimed, each attempt recorded and the delivery settled (docs/webhooks.md). Beside
+// it: the throttle's slots (db/endpoint-throttle.ts), endpoint health (db/endpoint-health.ts); the
+// reads for people in db/delivery-log.ts and db/delivery-summaries.ts; endpoints in
+// db/webhook-endpoints.ts; replays in db/webhook-replays.ts.
 import type { WebhookEventType } from '../domain/vocabulary.js';
+import { notErased } from './dispatches.js';
 import type { Pool, PoolClient } from './pool.js';
 import type { EndpointSecrets } from '../domain/signing.js';
 
@@ -58,7 +60,9 @@ export const DRIVER_RUN_BUDGET_MS = 2 * 60_000;
 
 /**
  * Claims the delivery for `claim.driver` and loads what one attempt needs, in one statement.
- * `superseded`: another driver holds it; undefined: no such delivery.
+ * `superseded`: another driver holds it; undefined: no such delivery, or one of a dispatch whose
+ * erasure was requested (its body holds the card's record: from the request on nothing sends it,
+ * docs/privacy.md "Erasure", though its rows stay until the erasure's workflow removes them).
  */
 export async function claimDelivery(
   db: Db,
@@ -67,7 +71,7 @@ export async function claimDelivery(
   claim: DriverClaim,
 ): Promise<DeliveryToSend | 'superseded' | undefined> {
   const { rows } = await db.query({
-    name: 'webhook-delivery-claim-v4',
+    name: 'webhook-delivery-claim-v5',
     text: `WITH claimed AS (
        UPDATE webhook_deliveries d
           SET driver = $3, driver_due_at = now() + $5 * interval '1 millisecond',
@@ -75,6 +79,7 @@ export async function claimDelivery(
               attempts = CASE WHEN $4 AND d.driver IS DISTINCT FROM $3 AND d.state <> 'pending' THEN 0 ELSE d.attempts END,
               skipped_reason = CASE WHEN $4 AND d.driver IS DISTINCT FROM $3 AND d.state <> 'pending' THEN NULL ELSE d.skipped_reason END
         WHERE d.event_id = $1 AND d.endpoint_id = $2 AND ($4 OR d.driver IS NULL OR d.driver = $3)
+          AND NOT EXISTS (SELECT 1 FROM webhook_events ev JOIN erasures x ON x.dispatch_id = ev.dispatch_id WHERE ev.id = d.event_id)
         RETURNING d.state, d.attempts
      )
      SELECT ev.type, ev.body, ev.payload_expired_at IS NOT NULL AS payload_expired, c.state, c.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
@@ -88,7 +93,11 @@ export async function claimDelivery(
   });
   const row = rows[0];
   if (!row) {
-    const exists = await db.query('SELECT 1 FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2', [eventId, endpointId]);
+    const exists = await db.query(
+      `SELECT 1 FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+        WHERE d.event_id = $1 AND d.endpoint_id = $2 AND ${notErased('ev.dispatch_id')}`,
+      [eventId, endpointId],
+    );
     return exists.rowCount ? 'superseded' : undefined;
   }
   return deliveryToSend(eventId, endpointId, row);

@@ -111,9 +111,10 @@ export function createCarrierEventIngest(deps: IngestDeps) {
 
   async function closedAnswer(dispatchId: string, event: CarrierEventInput, duplicate: boolean): Promise<IngestOutcome> {
     const dedupe = event.dedupeKey;
+    // Erased since the event was recorded (the erasure requested, its rows perhaps not yet gone: the
+    // run the signal missed is the one it deleted): nothing is kept, whatever the projection says.
+    if (await findTombstone(deps.pool, dispatchId)) return erasedAnswer(dispatchId);
     const projected = await findProjectedDispatch(deps.pool, dispatchId);
-    // Erased since the event was recorded: nothing is kept.
-    if (!projected && (await findTombstone(deps.pool, dispatchId))) return erasedAnswer(dispatchId);
     if (projected?.record.status === 'delivered') {
       await setCarrierEventEffect(deps.pool, dispatchId, dedupe, 'after_delivery');
       return { outcome: 'accepted', duplicate, dedupeKey: dedupe };
