@@ -352,6 +352,26 @@ describe('the inbound endpoint', () => {
     expect(await listed('ignored')).toBe(3 * 750);
   }, 120_000);
 
+  it('takes the same webhook delivered twice at once: both 200, each checkpoint applied by one of them, each change one webhook', async () => {
+    const number = trackingNumber();
+    const id = await register(key, { tracking_number: number, carrier: 'usps', dispatch_date: ago(4 * 24 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const first = Date.now() - 3 * 24 * HOUR;
+    const scans = Array.from({ length: 200 }, (_, i) => ({ status: 'in_transit', datetime: new Date(first + i * 60_000).toISOString() }));
+    const raw = easyPostBody(number, [{ status: 'pre_transit', datetime: ago(3.5 * 24 * HOUR) }, ...scans, { status: 'delivered', datetime: ago(HOUR) }]); // prettier-ignore
+    const answers = await Promise.all([postInbound(h.baseUrl, 'easypost', feed, raw), postInbound(h.baseUrl, 'easypost', feed, raw)]);
+    expect(answers.map((res) => res.status)).toEqual([200, 200]);
+    for (const res of answers) expect(res.body.applied + res.body.duplicate).toBe(202);
+    expect(answers[0].body.applied + answers[1].body.applied).toBe(202);
+    await until(async () => (await statusOf(id)) === 'delivered', 'the card delivered', 30_000);
+    await until(() => webhooksOf(id).some((w) => w.data.status === 'delivered'), 'the delivered webhook', 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const statuses = webhooksOf(id).map((w) => w.data.status);
+    expect(new Set(statuses).size).toBe(statuses.length);
+    await until(async () => (await feedOf(feed)).counts.applied === 202, 'the counts written', 5_000);
+    expect((await feedOf(feed)).counts).toMatchObject({ received: 404, applied: 202, duplicate: 202 });
+  }, 60_000);
+
   it('answers 429 with Retry-After past FEED_RATE_PER_MINUTE for the feed', async () => {
     const limited = await h.startExtraApi({ FEED_RATE_PER_MINUTE: '2' });
     const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
