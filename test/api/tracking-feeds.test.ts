@@ -372,6 +372,57 @@ describe('the inbound endpoint', () => {
     expect((await feedOf(feed)).counts).toMatchObject({ received: 404, applied: 202, duplicate: 202 });
   }, 60_000);
 
+  it('takes one tracking of 5,000 checkpoints, a body near 2 MiB, in one request: each applied once, each change one webhook', async () => {
+    const number = trackingNumber();
+    const id = await register(key, { tracking_number: number, carrier: 'usps', dispatch_date: ago(6 * 24 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const first = Date.now() - 5 * 24 * HOUR;
+    const scans = Array.from({ length: 4999 }, (_, i) => ({ status: 'in_transit', datetime: new Date(first + i * 60_000).toISOString() }));
+    const raw = easyPostBody(number, [...scans, { status: 'delivered', datetime: ago(HOUR) }]);
+    expect(raw.length).toBeGreaterThan(1.25 * 1024 * 1024);
+    expect(raw.length).toBeLessThan(2 * 1024 * 1024);
+    // 78 s on the shared 2-core test machine under load (docs/tracking-feeds.md "Inbound").
+    const res = await postInbound(h.baseUrl, 'easypost', feed, raw);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: 5000, applied: 5000, duplicate: 0, unmatched: 0, ignored: 0 });
+    await until(async () => (await statusOf(id)) === 'delivered', 'the card delivered', 60_000);
+    await until(() => webhooksOf(id).some((w) => w.data.status === 'delivered'), 'the delivered webhook', 20_000);
+    const statuses = webhooksOf(id).map((w) => w.data.status);
+    expect(new Set(statuses).size).toBe(statuses.length);
+    expect(statuses.at(-1)).toBe('delivered');
+    expect((await postInbound(h.baseUrl, 'easypost', feed, raw)).body).toEqual({ received: 5000, applied: 0, duplicate: 5000, unmatched: 0, ignored: 0 }); // prettier-ignore
+  }, 180_000);
+
+  it('refuses the old secret and takes the new one on every API process within API_KEY_CACHE_TTL_MS of a PATCH, and answers 404 as soon after a DELETE', async () => {
+    const other = await h.startExtraApi({});
+    const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    const NEW = 'whsec-feeds-rotated-9876543210';
+    const send = (baseUrl: string, secret: string) =>
+      request(baseUrl, `/v1/inbound/${feed.id}`, { headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: '{"trackings":[]}' }); // prettier-ignore
+    // Both processes hold the feed with its first secret.
+    expect((await send(h.baseUrl, SECRET)).status).toBe(200);
+    expect((await send(other.baseUrl, SECRET)).status).toBe(200);
+    const bound = h.config.API_KEY_CACHE_TTL_MS + 1000;
+
+    const patched = Date.now();
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}`, { method: 'PATCH', headers: bearer(key), body: { secret: NEW } })).status).toBe(200); // prettier-ignore
+    expect((await send(h.baseUrl, SECRET)).status).toBe(401);
+    expect((await send(h.baseUrl, NEW)).status).toBe(200);
+    await until(
+      async () => (await send(other.baseUrl, NEW)).status === 200 || undefined,
+      'the new secret taken by the other process',
+      bound,
+    );
+    expect((await send(other.baseUrl, SECRET)).status).toBe(401);
+    expect(Date.now() - patched).toBeLessThan(bound);
+
+    const revoked = Date.now();
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}`, { method: 'DELETE', headers: bearer(key) })).status).toBe(204);
+    expect((await send(h.baseUrl, NEW)).status).toBe(404);
+    await until(async () => (await send(other.baseUrl, NEW)).status === 404 || undefined, 'the other process answering 404', bound);
+    expect(Date.now() - revoked).toBeLessThan(bound);
+  });
+
   it('answers 429 with Retry-After past FEED_RATE_PER_MINUTE for the feed', async () => {
     const limited = await h.startExtraApi({ FEED_RATE_PER_MINUTE: '2' });
     const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
