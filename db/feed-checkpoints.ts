@@ -75,17 +75,22 @@ export interface UnmatchedCheckpoint {
   original: unknown;
 }
 
-/** Keeps the checkpoints (a repeat of one already kept is a no-op), in one statement. */
+/**
+ * Keeps the checkpoints (a repeat of one already kept is a no-op), in one statement, in key order: two
+ * requests keeping the same checkpoints at once (a provider's webhook sent twice, its history in
+ * another order) then wait for each other row by row instead of deadlocking (one would answer 500).
+ */
 export async function keepUnmatched(pool: Pool, checkpoints: readonly UnmatchedCheckpoint[]): Promise<void> {
   if (checkpoints.length === 0) return;
   await pool.query({
-    name: 'feed-unmatched-keep-v1',
+    name: 'feed-unmatched-keep-v2',
     text: `INSERT INTO feed_unmatched_checkpoints
              (feed_id, issuer_id, mode, tracking_number, carrier, references_, event_id, status, reason, location, time, original)
            SELECT c.feed_id, c.issuer_id, c.mode, c.tracking_number, c.carrier,
                   ARRAY(SELECT jsonb_array_elements_text(c.refs)), c.event_id, c.status, c.reason, c.location, c.time, c.original
              FROM jsonb_to_recordset($1::jsonb) AS c(feed_id text, issuer_id text, mode text, tracking_number text, carrier text,
                   refs jsonb, event_id text, status text, reason text, location text, time jsonb, original jsonb)
+            ORDER BY c.feed_id, c.tracking_number, c.event_id
            ON CONFLICT (feed_id, tracking_number, event_id) DO NOTHING`,
     values: [
       JSON.stringify(
@@ -262,7 +267,7 @@ export interface IgnoredCheckpoint {
 
 /**
  * Keeps the ignored checkpoints of one inbound request (or one registration's kept checkpoints), in
- * one statement (a repeat of one already kept is a no-op), and answers how many rows each feed got,
+ * one statement in key order (a repeat of one already kept is a no-op; see keepUnmatched), and answers how many rows each feed got,
  * with the feed's provider (read from the feed's row by that same statement, for the metric
  * `cds_feed_checkpoints_total`; repeats and erased dispatches' not counted): none of an erased dispatch (docs/privacy.md "Erasure"), whether named by the
  * dispatch it matched or by a reference; the matched dispatch's row is share-locked, so an erasure
@@ -276,7 +281,7 @@ export async function keepIgnored(
   const added = new Map<string, { provider: string; count: number }>();
   if (checkpoints.length === 0) return added;
   const { rows } = await pool.query({
-    name: 'feed-ignored-keep-v3',
+    name: 'feed-ignored-keep-v4',
     text: `INSERT INTO feed_ignored_checkpoints
              (feed_id, issuer_id, mode, tracking_number, carrier, references_, dispatch_id, event_id, status, substatus, original_time, reason, message)
            SELECT c.feed_id, c.issuer_id, c.mode, c.tracking_number, c.carrier, ARRAY(SELECT jsonb_array_elements_text(c.refs)),
@@ -288,6 +293,7 @@ export async function keepIgnored(
                                   OR (e.dispatch_id = ANY (ARRAY(SELECT jsonb_array_elements_text(c.refs))::uuid[])
                                       AND e.issuer_id = c.issuer_id AND e.mode = c.mode))
               AND (c.dispatch_id IS NULL OR EXISTS (SELECT 1 FROM dispatches d WHERE d.id = c.dispatch_id FOR KEY SHARE))
+            ORDER BY c.feed_id, c.tracking_number, c.event_id
            ON CONFLICT (feed_id, tracking_number, event_id) DO NOTHING
            RETURNING feed_id, (SELECT f.provider FROM tracking_feeds f WHERE f.id = feed_id) AS provider`,
     values: [

@@ -6,15 +6,16 @@
 // the scan's real time was. A leap second (:60) is the last millisecond of the minute it ends, so the
 // scan keeps the date the carrier wrote; "t" and "z" may be lower-case (RFC 3339 §5.6); `24:00` (ISO
 // 8601's end of day, seen in carrier feeds) is 00:00 of the next day; the seconds' fraction may follow
-// a comma (ISO 8601's preferred sign). A time the service cannot read makes its checkpoint `ignored`
+// a comma (ISO 8601's preferred sign) and have any number of digits (RFC 3339 `1*DIGIT`), read to the
+// millisecond. A time the service cannot read makes its checkpoint `ignored`
 // (the provider resends it with every later webhook, so it must not refuse the body), so every
 // extended form ISO 8601 and RFC 3339 allow is read. The original string always travels with the
 // time, so the carrier event keeps what the provider said.
 import type { CheckpointTime } from './provider.js';
 import { countryAlpha2, countryZone } from './country-zones.js';
 
-const LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?$/;
-const WITH_OFFSET = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|z|[+-]\d{2}(?::?\d{2})?)$/;
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?$/;
+const WITH_OFFSET = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|z|[+-]\d{2}(?::?\d{2})?)$/;
 
 interface WallClock {
   year: number;
@@ -60,7 +61,7 @@ export function resolveCheckpointTime(time: CheckpointTime, fallbackCountry: str
   return new Date(zonedWallClockToEpoch(clock, zone)).toISOString();
 }
 
-const END_OF_DAY = /^(\d{4})-(\d{2})-(\d{2})([Tt ])24:00(?::00(?:\.0{1,9})?)?(?=$|[Zz+-])/;
+const END_OF_DAY = /^(\d{4})-(\d{2})-(\d{2})([Tt ])24:00(?::00(?:\.0+)?)?(?=$|[Zz+-])/;
 
 /**
  * `…T24:00`, `…T24:00:00`, `…T24:00:00.000` (ISO 8601: the end of that day, the same instant as 00:00

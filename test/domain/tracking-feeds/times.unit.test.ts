@@ -150,6 +150,28 @@ describe('checkpoint times', () => {
     expect(resolve('2026-11-20T14:05:00,25', 'GB')).toBe('2026-11-20T14:05:00.250Z');
   });
 
+  it('reads a fraction of the seconds of any length (RFC 3339 time-secfrac is 1*DIGIT), with any offset form or none, to the millisecond', () => {
+    // Ten or more digits made the checkpoint `ignored` (no_time): the card never had it.
+    fc.assert(
+      fc.property(
+        instant,
+        fc.stringMatching(/^[0-9]{1,30}$/),
+        fc.constantFrom(['Z', 0], ['z', 0], ['+05:30', 330], ['+0530', 330], ['-08', -480], ['-03:00', -180], ['', 60]),
+        (at, fraction, [offset, minutes]) => {
+          const local = new Date(at.getTime() + (minutes as number) * 60_000).toISOString().slice(0, 19);
+          const millis = Number(fraction.padEnd(3, '0').slice(0, 3));
+          // No offset: read in the fallback country's zone (FR: +01:00 in winter, so only January instants).
+          const when = offset === '' ? new Date(Date.UTC(at.getUTCFullYear(), 0, 15, 12, 0, 0)) : at;
+          const text = offset === '' ? `${new Date(when.getTime() + 3_600_000).toISOString().slice(0, 19)}.${fraction}` : `${local}.${fraction}${offset}`; // prettier-ignore
+          const expected = new Date(when.getTime() + millis).toISOString();
+          return resolve(text, undefined, 'FR') === expected && resolve(text.replace('.', ','), undefined, 'FR') === expected;
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(resolve('2026-11-20T24:00:00.0000000000Z')).toBe('2026-11-21T00:00:00.000Z');
+  });
+
   it('refuses what is not an ISO 8601 date or date-time, or not a real date', () => {
     for (const text of [
       '',
