@@ -39,6 +39,11 @@ RUN npm pkg set "scripts.start:api=node dist/api/main.js" "scripts.start:worker=
       "scripts.migrate=node dist/db/migrate-cli.js" "scripts.admin=node dist/cli/admin.js" \
   && npm pkg delete scripts.start
 
+# The project's .npmrc (loglevel=silent), after the install so that its output stays: without it npm
+# prints its "> script" banner on stdout before every `npm run`, and its own error lines after a
+# failed one, so `npm run admin -- … --json` would not print exactly one JSON document (docs/admin-cli.md).
+COPY .npmrc ./
+
 # The code stays owned by root and read-only to the app.
 COPY --from=build /app/dist ./dist
 USER node

@@ -6,13 +6,13 @@ import { z } from 'zod';
 import { clearCarrierConditions, listCarrierConditions, setCarrierCondition, type CarrierCondition } from '../../db/conditions.js';
 import { normalisePostalCode, postalPrefixOf } from '../../domain/prediction-model.js';
 import { countryCode, isoDate } from '../../domain/field-schemas.js';
-import { CliError, iso, output, parseOptions, table, withDatabase } from './context.js';
+import { CliError, iso, output, parseOptions, table, wholeNumberOption, withDatabase } from './context.js';
 
 const setOptions = z
   .object({
     country: countryCode,
     postalPrefix: z.string().trim().min(1, 'must not be empty').optional(),
-    delayDays: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(60, 'must be at most 60'),
+    delayDays: wholeNumberOption(1, 60),
     // The model applies a delay through its last day (domain/prediction-model.ts): an earlier one
     // would be stored and listed, yet never move a window.
     until: isoDate

@@ -104,6 +104,20 @@ export function output(command: Command, json: unknown, human: () => string): vo
   process.stdout.write(wantsJson(command) ? `${JSON.stringify(json, null, 2)}\n` : `${human()}\n`);
 }
 
+/**
+ * A whole-number option in [min, max], written in decimal digits: not `z.coerce.number()`, which
+ * reads `abc` as NaN (and says so), a blank value as 0 and `1e1` as 10. One rule whatever is wrong,
+ * so the operator reads what to write (as platform/config.ts words a number variable).
+ */
+export function wholeNumberOption(min: number, max: number) {
+  const error = `must be a whole number ${min}–${max}`;
+  return z
+    .string({ error })
+    .regex(/^[0-9]+$/, { error })
+    .transform(Number)
+    .pipe(z.number().int({ error }).min(min, { error }).max(max, { error }));
+}
+
 /** Parses a command's options with a zod schema; a bad value becomes a one-line CliError, worded as the API words it (domain/field-errors.ts). */
 export function parseOptions<S extends z.ZodType>(schema: S, options: unknown): z.infer<S> {
   const parsed = schema.safeParse(options, FIELD_ERRORS);

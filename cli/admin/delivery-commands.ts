@@ -11,12 +11,12 @@ import { eventDeliveries, getReplay, webhookEventExists, type ReplayFilter, type
 import { listDeliveries } from '../../db/delivery-summaries.js';
 import { endpointExists } from '../../db/webhook-endpoints.js';
 import { loadConfig } from '../../platform/config.js';
-import { CliError, iso, output, parseOptions, resolveTemporalConnection, table, withDatabase } from './context.js';
+import { CliError, iso, output, parseOptions, resolveTemporalConnection, table, wholeNumberOption, withDatabase } from './context.js';
 
 const listOptions = z.object({
   undeliverable: z.boolean().optional(),
   endpoint: z.string().trim().min(1, 'must not be empty').optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  limit: wholeNumberOption(1, 1000).default(100),
 });
 
 /** The options of `deliveries replay` (exported for test/cli/replay-range.unit.test.ts). */

@@ -7,9 +7,9 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadConfig } from '../../platform/config.js';
 import { runRetentionSweep } from '../../temporal/client.js';
-import { output, parseOptions, requireWorker, resolveTemporalConnection } from './context.js';
+import { output, parseOptions, requireWorker, resolveTemporalConnection, wholeNumberOption } from './context.js';
 
-const runOptions = z.object({ batchSize: z.coerce.number().int().min(1).max(10_000).optional() });
+const runOptions = z.object({ batchSize: wholeNumberOption(1, 10_000).optional() });
 
 export function registerRetentionCommands(program: Command): void {
   const retention = program.command('retention').description('apply the retention windows (RETENTION_*)');

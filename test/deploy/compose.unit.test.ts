@@ -3,7 +3,8 @@
 // find Postgres and Temporal, the start-up order, and the image's Node version and user.
 import { describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -198,6 +199,44 @@ describe('Dockerfile', () => {
       .split('\n')
       .map((line) => line.trim());
     expect(ignored).toEqual(expect.arrayContaining(['node_modules', '.data', '.git', '.env']));
+  });
+
+  it('gives the image’s `npm run admin -- … --json` exactly one JSON document on stdout, and a failure one line on stderr (DESIGN §4)', () => {
+    // The final stage's /app as far as npm sees it: the files it copies from the build context
+    // (not those .dockerignore keeps out), its own `npm pkg set` of the scripts, and a stand-in for
+    // the compiled CLI that prints one JSON document, or fails with one line.
+    const final = dockerfile.split(/^FROM /m)[2];
+    const ignored = new Set(
+      readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')
+        .split('\n')
+        .map((line) => line.trim()),
+    );
+    const copied = [...final.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1].split(/\s+/));
+    const app = mkdtempSync(path.join(tmpdir(), 'cds-image-npm-'));
+    try {
+      for (const file of copied.filter((f) => !ignored.has(f) && existsSync(path.join(ROOT, f))))
+        copyFileSync(path.join(ROOT, file), path.join(app, path.basename(file)));
+      const scripts = /^RUN (npm pkg set (?:.*\\\n)*.*)$/m.exec(final)![1].replace(/\\\n/g, ' ');
+      // Only the image's own configuration: not the npm_config_* variables npx and npm pass to this test.
+      const env = { PATH: process.env.PATH ?? '', HOME: app };
+      expect(spawnSync('sh', ['-c', scripts], { cwd: app, env }).status).toBe(0);
+      mkdirSync(path.join(app, 'dist/cli'), { recursive: true });
+      writeFileSync(
+        path.join(app, 'dist/cli/admin.js'),
+        `if (process.argv.includes('--fail')) { process.stderr.write('error: unknown issuer: iss_x\\n'); process.exit(1); }\n` +
+          `process.stdout.write(JSON.stringify({ data: [] }, null, 2) + '\\n');\n`,
+      );
+      const ok = spawnSync('npm', ['run', 'admin', '--', 'issuer', 'list', '--json'], { cwd: app, env, encoding: 'utf8' });
+      expect({ status: ok.status, stdout: ok.stdout }).toEqual({ status: 0, stdout: '{\n  "data": []\n}\n' });
+      const failed = spawnSync('npm', ['run', 'admin', '--', 'issuer', 'list', '--fail'], { cwd: app, env, encoding: 'utf8' });
+      expect({ status: failed.status, stdout: failed.stdout, stderr: failed.stderr }).toEqual({
+        status: 1,
+        stdout: '',
+        stderr: 'error: unknown issuer: iss_x\n',
+      });
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   });
 
   it('limits glibc to two malloc arenas (the worker’s native memory, bench/scale)', () => {

@@ -156,6 +156,41 @@ describe('the runbook, docs/runbook.md', () => {
     expect(lines.flatMap((line) => commandProblems(program, line).map((problem) => `${line}: ${problem}`))).toEqual([]);
   });
 
+  it('has every operator command DESIGN.md names, spelled and flagged exactly as there, each listed by --help', async () => {
+    const { program } = await adminProgram();
+    // DESIGN.md §4, §6 (--allow-errors), §3 "The published accuracy" and §11, optional parts unbracketed.
+    const design = [
+      'issuer create --name NAME',
+      'key create --issuer ID --scopes a,b --test',
+      'key revoke --key-id ID',
+      'user create --issuer ID --email E',
+      'webhook add --issuer ID --url URL --events e1,e2',
+      'webhook list',
+      'webhook remove --id ID',
+      'history import FILE.csv --allow-errors',
+      'conditions set --country CC --postal-prefix P --delay-days N',
+      'deliveries list --undeliverable --json',
+      'deliveries replay --event-id ID',
+      'predictions quality',
+      'retention run --json',
+      'dispatch erase --id ID',
+      'issuer erase --issuer ID --confirm',
+      'dispatch footprint --id ID --json',
+    ];
+    expect(design.flatMap((line) => commandProblems(program, line).map((problem) => `${line}: ${problem}`))).toEqual([]);
+    const unlisted = design.flatMap((line) => {
+      const [group, name, ...rest] = line.split(' ');
+      const command = program.commands.find((c) => c.name() === group)!;
+      const help = command.commands.find((c) => c.name() === name)!.helpInformation();
+      const flags = rest.filter((token) => token.startsWith('--') && token !== '--json');
+      return [
+        ...(command.helpInformation().includes(`  ${name} `) ? [] : [`${group} --help lacks ${name}`]),
+        ...flags.filter((flag) => !help.includes(flag)).map((flag) => `${group} ${name} --help lacks ${flag}`),
+      ];
+    });
+    expect(unlisted).toEqual([]);
+  });
+
   it('names only cds_ metrics that the service serves, in every page', () => {
     const declared = servedServiceMetrics();
     // cds_live_ and cds_test_ are API key prefixes, cds_tracking_pass the tracking page's cookie: not metrics.

@@ -269,6 +269,21 @@ describe('mistyped commands and options', () => {
     expectOneLineFailure(await runCli(['issuer', 'crate', '--name', 'X']), /^error: unknown command 'crate' \(Did you mean create\?\)$/);
     expectOneLineFailure(await runCli(['issuer', 'list', '--jsn']), /^error: unknown option '--jsn' \(Did you mean --json\?\)$/);
   });
+
+  it('refuses a number option that is not written in decimal digits, naming it and its range, before reaching the database', async () => {
+    const commands: Array<[string[], string, string]> = [
+      [['deliveries', 'list'], '--limit', 'must be a whole number 1–1000'],
+      [['retention', 'run'], '--batch-size', 'must be a whole number 1–10000'],
+      [['conditions', 'set', '--country', 'FR'], '--delay-days', 'must be a whole number 1–60'],
+    ];
+    const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+    for (const [command, option, rule] of commands) {
+      // Not NaN's wording for `abc`, not 0 for a blank value, not 10 for `1e1`: what to write instead.
+      for (const value of ['abc', '', ' ', '1e1', '0x10', '2.5', '-3', '0']) {
+        expectOneLineFailure(await runCli([...command, option, value], {}), exactly(`error: invalid ${option}: ${rule}`));
+      }
+    }
+  }, 120_000);
 });
 
 describe('which database', () => {
