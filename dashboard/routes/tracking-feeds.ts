@@ -25,6 +25,7 @@ import type { DashboardDeps } from '../deps.js';
 import { FIELD_ERRORS, firstProblem, formErrors } from '../form-errors.js';
 import { pageNotFound } from '../errors.js';
 import { renderPage } from '../render.js';
+import { submitOnce, takeReveal } from '../submit-once.js';
 import { ownedOr404, tenantRoute } from '../tenancy.js';
 
 export const TRACKING_FEEDS_PATH = '/dashboard/settings/tracking-feeds';
@@ -85,19 +86,20 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
       if (!form.success || Object.keys(errors).length > 0) {
         return listPage(ctx, tenant.issuerId, { errors, values: { provider: body.provider ?? '', mode: body.mode ?? 'live', description: body.description ?? '' } }, 400); // prettier-ignore
       }
-      const token = needsSecret ? undefined : randomBytes(24).toString('base64url');
-      const feed = await createFeed(pool, {
-        issuerId: tenant.issuerId,
-        mode: form.data.mode,
-        provider: form.data.provider,
-        secret: secret?.success ? secret.data : token!,
-        description: form.data.description || null,
+      // Once per form sent (a double click makes one feed); the feed's page shows the URL with
+      // Shippo's token once, and a reload of it no more (submit-once.ts).
+      return submitOnce(ctx, pool, async () => {
+        const token = needsSecret ? undefined : randomBytes(24).toString('base64url');
+        const feed = await createFeed(pool, {
+          issuerId: tenant.issuerId,
+          mode: form.data.mode,
+          provider: form.data.provider,
+          secret: secret?.success ? secret.data : token!,
+          description: form.data.description || null,
+        });
+        const url = token ? `${urlOf(feed.id)}?token=${token}` : urlOf(feed.id);
+        return { path: `${TRACKING_FEEDS_PATH}/${feed.id}`, reveal: { feedId: feed.id, url } };
       });
-      renderPage(
-        ctx,
-        'tracking-feed',
-        feedView(feed, { created: true, url: token ? `${urlOf(feed.id)}?token=${token}` : urlOf(feed.id), unmatched: [], ignored: [] }),
-      );
     }),
   );
 
@@ -105,6 +107,10 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
     '/settings/tracking-feeds/:id',
     tenantRoute(async (ctx, tenant) => {
       const feed = ownedOr404(await findIssuerFeed(pool, tenant.issuerId, ctx.params.id));
+      const reveal = await takeReveal(ctx, pool);
+      if (reveal?.feedId === feed.id) {
+        return renderPage(ctx, 'tracking-feed', feedView(feed, { created: true, url: reveal.url, unmatched: [], ignored: [] }));
+      }
       // A page of the unmatched checkpoints and one of the ignored, each newest first: `cursor` and
       // `ignored_cursor` (from each list's "Older checkpoints" link, which keeps the other's)
       // continue after the last one shown; one edited or made up shows the newest, saying so.
