@@ -2,7 +2,7 @@
 // modes with their last 24 hours' counts, a new feed (the URL to paste with the provider's own words
 // for where; Shippo's token shown once, on the response page only, as the API answers it once), a
 // feed's page (its URL, setting its secret, its unmatched checkpoints and those it ignored, with
-// why) and revoking one. The same
+// why) and revoking one, after a confirmation page. The same
 // rules and tables as /v1/tracking_feeds (api/routes/tracking-feeds.ts); the secret is never shown.
 // Everything is scoped by the tenant's issuer; another issuer's feed is the 404 page (tenancy.ts).
 import { randomBytes } from 'node:crypto';
@@ -156,6 +156,14 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
       await updateFeed(pool, tenant.issuerId, feed.mode, feed.id, { secret: secret.data });
       ctx.status = 303;
       ctx.redirect(`${TRACKING_FEEDS_PATH}/${feed.id}?saved=1`);
+    }),
+  );
+
+  router.get(
+    '/settings/tracking-feeds/:id/revoke',
+    tenantRoute(async (ctx, tenant) => {
+      const feed = ownedOr404(await findIssuerFeed(pool, tenant.issuerId, ctx.params.id));
+      renderPage(ctx, 'tracking-feed-revoke', { title: 'Revoke tracking feed', feed });
     }),
   );
 
