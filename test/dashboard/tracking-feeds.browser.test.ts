@@ -236,6 +236,6 @@ describe('Settings → Tracking feeds, as an issuer uses it', () => {
     expect(await page.locator('#injected, main b').count()).toBe(0);
     expect(await ignored.locator('tbody tr td').first().textContent()).toBe(tracking);
     await page.setViewportSize({ width: 1024, height: 800 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+    expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
   });
 });
