@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import type { ParameterizedContext } from 'koa';
 import { NAV } from './nav.js';
+import { newFormNonce } from './submit-once.js';
 
 const eta = new Eta({
   views: fileURLToPath(new URL('./views', import.meta.url)),
@@ -34,6 +35,8 @@ export function renderPage(ctx: ParameterizedContext, view: string, data: PageDa
     ...data,
     ...helpers,
     csrfToken: ctx.state.csrfToken,
+    // The `_once` value of the page's creating forms (submit-once.ts).
+    formNonce: newFormNonce(),
     tenant: session && { issuerName: session.issuerName, email: session.email },
     nav: NAV.map((item) => ({ ...item, current: ctx.path === item.href || ctx.path.startsWith(`${item.href}/`) })),
   });

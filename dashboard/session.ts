@@ -4,9 +4,10 @@
 // the session's own token, or, before sign-in (sign-in and set-password forms), the token of a
 // short-lived SameSite=Strict cookie, so a cross-site form can neither act as the user nor sign the
 // browser into an attacker's account.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { createSession, deleteSession, resumeSession, type ActiveSession, type SessionLifetime } from '../db/dashboard.js';
+import { hashToken } from '../domain/opaque-tokens.js';
 import type { Pool } from '../db/pool.js';
 import { csrfRejected } from './errors.js';
 
@@ -16,6 +17,8 @@ declare module 'koa' {
     session?: ActiveSession;
     /** The token the page's forms must send back as `_csrf`. */
     csrfToken?: string;
+    /** The signed-in session's hash (as stored) and a key derived from its cookie value (never stored): submit-once.ts. */
+    sessionSeal?: { hash: Buffer; key: Buffer };
   }
 }
 
@@ -38,6 +41,7 @@ export function loadSession(pool: Pool, policy: CookiePolicy, lifetime: SessionL
     const id = ctx.cookies.get(names(policy).session);
     if (id) {
       ctx.state.session = await resumeSession(pool, id, lifetime);
+      if (ctx.state.session) ctx.state.sessionSeal = { hash: hashToken(id), key: Buffer.from(hkdfSync('sha256', id, '', 'cds dashboard form results', 32)) }; // prettier-ignore
       if (!ctx.state.session) ctx.cookies.set(names(policy).session, null, cookieOptions(ctx, policy, 'lax'));
     }
     await next();

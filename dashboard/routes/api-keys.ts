@@ -8,6 +8,7 @@ import { SCOPES } from '../../domain/api-keys.js';
 import type { DashboardDeps } from '../deps.js';
 import { FIELD_ERRORS, formError } from '../form-errors.js';
 import { renderPage } from '../render.js';
+import { submitOnce, takeReveal } from '../submit-once.js';
 import { ownedOr404, tenantRoute, type DashboardContext, type Tenant } from '../tenancy.js';
 
 const createForm = z.object({
@@ -29,9 +30,11 @@ export function apiKeyRoutes(router: Router, { pool }: DashboardDeps): void {
 
   router.get(
     '/api-keys',
-    tenantRoute((ctx, tenant) =>
-      listPage(ctx, tenant, { revokedId: typeof ctx.query.revoked === 'string' ? ctx.query.revoked : undefined }),
-    ),
+    tenantRoute(async (ctx, tenant) => {
+      const reveal = await takeReveal(ctx, pool);
+      if (reveal) return renderPage(ctx, 'api-key-created', { title: 'API key created', key: reveal.key });
+      return listPage(ctx, tenant, { revokedId: typeof ctx.query.revoked === 'string' ? ctx.query.revoked : undefined });
+    }),
   );
 
   router.post(
@@ -39,8 +42,11 @@ export function apiKeyRoutes(router: Router, { pool }: DashboardDeps): void {
     tenantRoute(async (ctx, tenant) => {
       const form = createForm.safeParse(ctx.request.body ?? {}, FIELD_ERRORS);
       if (!form.success) return listPage(ctx, tenant, { error: formError(form.error) }, 400);
-      const key = ownedOr404(await createApiKey(pool, { issuerId: tenant.issuerId, scopes: form.data.scopes, mode: form.data.mode }));
-      renderPage(ctx, 'api-key-created', { title: 'API key created', key });
+      // Once per form sent (a double click makes one key), shown once on the page it leads to (submit-once.ts).
+      return submitOnce(ctx, pool, async () => {
+        const key = ownedOr404(await createApiKey(pool, { issuerId: tenant.issuerId, scopes: form.data.scopes, mode: form.data.mode }));
+        return { path: '/dashboard/api-keys', reveal: { key: { key: key.key, mode: key.mode, scopes: key.scopes } } };
+      });
     }),
   );
 

@@ -2,7 +2,7 @@
 // modes with their last 24 hours' counts, a new feed (the URL to paste with the provider's own words
 // for where; Shippo's token shown once, on the response page only, as the API answers it once), a
 // feed's page (its URL, setting its secret, its unmatched checkpoints and those it ignored, with
-// why) and revoking one. The same
+// why) and revoking one, after a confirmation page. The same
 // rules and tables as /v1/tracking_feeds (api/routes/tracking-feeds.ts); the secret is never shown.
 // Everything is scoped by the tenant's issuer; another issuer's feed is the 404 page (tenancy.ts).
 import { randomBytes } from 'node:crypto';
@@ -25,6 +25,7 @@ import type { DashboardDeps } from '../deps.js';
 import { FIELD_ERRORS, firstProblem, formErrors } from '../form-errors.js';
 import { pageNotFound } from '../errors.js';
 import { renderPage } from '../render.js';
+import { submitOnce, takeReveal } from '../submit-once.js';
 import { ownedOr404, tenantRoute } from '../tenancy.js';
 
 export const TRACKING_FEEDS_PATH = '/dashboard/settings/tracking-feeds';
@@ -85,19 +86,20 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
       if (!form.success || Object.keys(errors).length > 0) {
         return listPage(ctx, tenant.issuerId, { errors, values: { provider: body.provider ?? '', mode: body.mode ?? 'live', description: body.description ?? '' } }, 400); // prettier-ignore
       }
-      const token = needsSecret ? undefined : randomBytes(24).toString('base64url');
-      const feed = await createFeed(pool, {
-        issuerId: tenant.issuerId,
-        mode: form.data.mode,
-        provider: form.data.provider,
-        secret: secret?.success ? secret.data : token!,
-        description: form.data.description || null,
+      // Once per form sent (a double click makes one feed); the feed's page shows the URL with
+      // Shippo's token once, and a reload of it no more (submit-once.ts).
+      return submitOnce(ctx, pool, async () => {
+        const token = needsSecret ? undefined : randomBytes(24).toString('base64url');
+        const feed = await createFeed(pool, {
+          issuerId: tenant.issuerId,
+          mode: form.data.mode,
+          provider: form.data.provider,
+          secret: secret?.success ? secret.data : token!,
+          description: form.data.description || null,
+        });
+        const url = token ? `${urlOf(feed.id)}?token=${token}` : urlOf(feed.id);
+        return { path: `${TRACKING_FEEDS_PATH}/${feed.id}`, reveal: { feedId: feed.id, url } };
       });
-      renderPage(
-        ctx,
-        'tracking-feed',
-        feedView(feed, { created: true, url: token ? `${urlOf(feed.id)}?token=${token}` : urlOf(feed.id), unmatched: [], ignored: [] }),
-      );
     }),
   );
 
@@ -105,6 +107,10 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
     '/settings/tracking-feeds/:id',
     tenantRoute(async (ctx, tenant) => {
       const feed = ownedOr404(await findIssuerFeed(pool, tenant.issuerId, ctx.params.id));
+      const reveal = await takeReveal(ctx, pool);
+      if (reveal?.feedId === feed.id) {
+        return renderPage(ctx, 'tracking-feed', feedView(feed, { created: true, url: reveal.url, unmatched: [], ignored: [] }));
+      }
       // A page of the unmatched checkpoints and one of the ignored, each newest first: `cursor` and
       // `ignored_cursor` (from each list's "Older checkpoints" link, which keeps the other's)
       // continue after the last one shown; one edited or made up shows the newest, saying so.
@@ -150,6 +156,14 @@ export function trackingFeedRoutes(router: Router, { pool, config }: DashboardDe
       await updateFeed(pool, tenant.issuerId, feed.mode, feed.id, { secret: secret.data });
       ctx.status = 303;
       ctx.redirect(`${TRACKING_FEEDS_PATH}/${feed.id}?saved=1`);
+    }),
+  );
+
+  router.get(
+    '/settings/tracking-feeds/:id/revoke',
+    tenantRoute(async (ctx, tenant) => {
+      const feed = ownedOr404(await findIssuerFeed(pool, tenant.issuerId, ctx.params.id));
+      renderPage(ctx, 'tracking-feed-revoke', { title: 'Revoke tracking feed', feed });
     }),
   );
 

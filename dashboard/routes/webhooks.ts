@@ -13,6 +13,7 @@ import { renderPage } from '../render.js';
 import { ownedOr404, tenantRoute, type DashboardContext, type Tenant } from '../tenancy.js';
 import { FIELD_ERRORS, formError } from '../form-errors.js';
 import { addForm, utcInputValue } from '../webhook-forms.js';
+import { submitOnce, takeReveal } from '../submit-once.js';
 
 /** What a notice query parameter (`?done=…`) on the endpoint page says happened. */
 export const ENDPOINT_NOTICES: Record<string, string> = {
@@ -78,12 +79,15 @@ export function webhookRoutes(router: Router, { pool, config }: DashboardDeps): 
         return listPage(ctx, tenant, { ...echo, error: `This URL cannot receive webhooks: ${error.reason}.` }, 400);
       }
       const max = config.WEBHOOK_MAX_ENDPOINTS_PER_ISSUER;
-      const created = await createWebhookEndpoint(pool, { issuerId: tenant.issuerId, ...form.data }, max);
-      if (!created.ok) {
-        const error = `You already have ${max} endpoints, the maximum. Remove one first.`;
-        return listPage(ctx, tenant, { ...echo, error }, created.reason === 'limit_reached' ? 409 : 404);
-      }
-      renderPage(ctx, 'webhook-created', { title: 'Webhook endpoint added', endpoint: created.endpoint, secret: created.secret });
+      // Once per form sent (a double click adds one endpoint); its page shows the secret (submit-once.ts).
+      return submitOnce(ctx, pool, async () => {
+        const created = await createWebhookEndpoint(pool, { issuerId: tenant.issuerId, ...form.data }, max);
+        if (!created.ok) {
+          const error = `You already have ${max} endpoints, the maximum. Remove one first.`;
+          return listPage(ctx, tenant, { ...echo, error }, created.reason === 'limit_reached' ? 409 : 404).then(() => undefined);
+        }
+        return { path: `/dashboard/webhooks/${created.endpoint.id}`, reveal: { endpointId: created.endpoint.id, secret: created.secret } };
+      });
     }),
   );
 
@@ -91,6 +95,10 @@ export function webhookRoutes(router: Router, { pool, config }: DashboardDeps): 
     '/webhooks/:id',
     tenantRoute(async (ctx, tenant) => {
       const endpoint = ownedOr404((await listEndpointsWithHealth(pool, tenant.issuerId)).find((e) => e.id === ctx.params.id));
+      const reveal = await takeReveal(ctx, pool);
+      if (reveal?.endpointId === endpoint.id) {
+        return renderPage(ctx, 'webhook-created', { title: 'Webhook endpoint added', endpoint, secret: reveal.secret });
+      }
       const notice = typeof ctx.query.done === 'string' ? ENDPOINT_NOTICES[ctx.query.done] : undefined;
       // After "Enable endpoint": what it missed while disabled, offered as a replay of that range (the
       // replay form's minutes: the start rounded down, the end up).

@@ -59,6 +59,7 @@ const ROUTES: Array<{ method: 'GET' | 'POST'; path: (other: OtherIssuer) => stri
   { method: 'POST', path: (o) => `/dashboard/webhooks/${o.endpointId}/replay`, form: { since: '2020-01-01T00:00', until: '2100-01-01T00:00' } }, // prettier-ignore
   { method: 'GET', path: (o) => `/dashboard/settings/tracking-feeds/${o.feedId}` },
   { method: 'POST', path: (o) => `/dashboard/settings/tracking-feeds/${o.feedId}/secret`, form: { secret: 'a new secret of mine' } },
+  { method: 'GET', path: (o) => `/dashboard/settings/tracking-feeds/${o.feedId}/revoke` },
   { method: 'POST', path: (o) => `/dashboard/settings/tracking-feeds/${o.feedId}/revoke` },
   { method: 'GET', path: (o) => `/dashboard/dispatches/${o.dispatchId}/tracking-links` },
   { method: 'POST', path: (o) => `/dashboard/dispatches/${o.dispatchId}/tracking-links`, form: { expires_in_days: '30', locale: '' } },

@@ -9,7 +9,16 @@ import type { Page } from 'playwright-core';
 import { FLUSH_MS } from '../../api/feed-counts.js';
 import { request } from '../api/http.js';
 import { easyPostBody } from '../support/tracking-feeds.js';
-import { expectAccessible, saveScreenshot, signIn, startBrowserHarness, type BrowserHarness, type DashboardUser } from './support.js';
+import {
+  csrfTokenOf,
+  expectAccessible,
+  postForm,
+  saveScreenshot,
+  signIn,
+  startBrowserHarness,
+  type BrowserHarness,
+  type DashboardUser,
+} from './support.js';
 
 let h: BrowserHarness;
 let user: DashboardUser;
@@ -56,7 +65,8 @@ describe('Settings → Tracking feeds', () => {
     await expectAccessible(page);
     await saveScreenshot(page, 'tracking-feed');
 
-    await page.getByRole('button', { name: 'Revoke this feed' }).click();
+    await page.getByRole('link', { name: 'Revoke this feed' }).click();
+    await page.getByRole('button', { name: 'Revoke feed' }).click();
     expect(await page.getByRole('status').textContent()).toContain('revoked');
     await new Promise((resolve) => setTimeout(resolve, h.config.API_KEY_CACHE_TTL_MS + 100)); // the API's feed cache
     expect((await request(h.baseUrl, new URL(url).pathname, { method: 'HEAD' })).status).toBe(404);
@@ -158,4 +168,74 @@ describe('Settings → Tracking feeds', () => {
     expect(response?.status()).toBe(400);
     expect(await ignored.getByRole('alert').textContent()).toContain('This page link is not valid any more');
   }, 120_000);
+});
+
+describe('Settings → Tracking feeds, as an issuer uses it', () => {
+  it('says what to do next when the issuer has no feed yet', async () => {
+    const fresh = await h.newPage();
+    await signIn(fresh, await h.createUser({ issuerName: 'No Feeds Yet Bank' }));
+    await fresh.goto('/dashboard/settings/tracking-feeds');
+    const feeds = fresh.getByRole('region', { name: 'Feeds' });
+    expect(await feeds.textContent()).toMatch(/No feeds yet\. Create one below/);
+    await expectAccessible(fresh);
+  });
+
+  it('asks before revoking a feed: cancelling keeps it, confirming revokes it', async () => {
+    await page.goto(`${h.baseUrl}/dashboard/settings/tracking-feeds`);
+    await page.getByLabel('Provider').selectOption('ship24');
+    await page.getByLabel('Webhook secret').fill(SECRET);
+    await page.getByRole('button', { name: 'Create feed' }).click();
+    const feedId = new URL(await page.getByLabel('URL to paste').inputValue()).pathname.split('/').at(-1)!;
+    await page.goto(`${h.baseUrl}/dashboard/settings/tracking-feeds/${feedId}`);
+
+    await page.getByRole('link', { name: 'Revoke this feed' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Revoke tracking feed');
+    expect(await page.locator('main').textContent()).toContain('cannot be undone');
+    await expectAccessible(page);
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/settings/tracking-feeds/${feedId}`);
+    expect((await request(h.baseUrl, `/v1/inbound/${feedId}`, { method: 'HEAD' })).status).toBe(200);
+
+    await page.getByRole('link', { name: 'Revoke this feed' }).click();
+    await page.getByRole('button', { name: 'Revoke feed' }).click();
+    expect(await page.getByRole('status').textContent()).toContain(`Feed ${feedId} revoked`);
+  });
+
+  it('shows a refused description beside its field, named, with the field marked invalid', async () => {
+    await page.goto(`${h.baseUrl}/dashboard/settings/tracking-feeds`);
+    const response = await postForm(page, '/dashboard/settings/tracking-feeds', {
+      _csrf: await csrfTokenOf(page),
+      _once: 'a'.repeat(24),
+      provider: 'easypost',
+      mode: 'live',
+      secret: SECRET,
+      description: 'd'.repeat(201),
+    });
+    expect(response.status).toBe(400);
+    await page.setContent(response.text);
+    expect(await page.locator('#description-error').textContent()).toBe('At most 200 characters.');
+    expect(await page.getByLabel('Description').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Description').getAttribute('aria-describedby')).toContain('description-error');
+  });
+
+  it('shows a provider’s status text and a long tracking number as text, never as markup', async () => {
+    await page.goto(`${h.baseUrl}/dashboard/settings/tracking-feeds`);
+    await page.getByLabel('Provider').selectOption('easypost');
+    await page.getByLabel('Webhook secret').fill(SECRET);
+    await page.getByRole('button', { name: 'Create feed' }).click();
+    const url = await page.getByLabel('URL to paste').inputValue();
+    const markup = '<img src=x id=injected><b>bold</b>';
+    const tracking = `LONG${'9'.repeat(60)}`;
+    const raw = easyPostBody(tracking, [{ status: markup, datetime: new Date(Date.now() - 3_600_000).toISOString() }]);
+    const signature = `hmac-sha256-hex=${createHmac('sha256', SECRET).update(raw).digest('hex')}`;
+    const inbound = await request(h.baseUrl, new URL(url).pathname, { headers: { 'content-type': 'application/json', 'x-hmac-signature': signature }, body: raw }); // prettier-ignore
+    expect(inbound.status).toBe(200);
+    await page.goto(`${h.baseUrl}/dashboard/settings/tracking-feeds/${url.split('/').at(-1)}`);
+    const ignored = page.getByRole('region', { name: 'Ignored checkpoints' });
+    expect(await ignored.locator('tbody tr td').nth(2).textContent()).toContain(markup);
+    expect(await page.locator('#injected, main b').count()).toBe(0);
+    expect(await ignored.locator('tbody tr td').first().textContent()).toBe(tracking);
+    await page.setViewportSize({ width: 1024, height: 800 });
+    expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+  });
 });
