@@ -85,6 +85,8 @@ export function fieldErrorMap(issue: RawIssue): string {
     case 'invalid_type':
       if (issue.input === undefined) return 'is required';
       if (issue.expected === 'int') return 'must be a whole number';
+      // Text coerced to a number (the admin CLI's numeric options): NaN is zod's, not what was typed.
+      if (Number.isNaN(issue.input)) return `must be ${typeName(issue.expected)}`;
       return `must be ${typeName(issue.expected)}, not ${received(issue.input)}`;
     case 'invalid_value':
       if (issue.input === undefined) return 'is required';

@@ -28,4 +28,10 @@ describe('parseOptions', () => {
   it('says the bound of a number out of range', () => {
     expect(failure(z.object({ delayDays: z.number().int().max(60) }), { delayDays: 61 })).toBe('invalid --delay-days: must be at most 60');
   });
+
+  it('says a coerced number option given text must be a number, not what zod coerced it to (NaN)', () => {
+    expect(failure(z.object({ batchSize: z.coerce.number().int().min(1) }), { batchSize: 'abc' })).toBe(
+      'invalid --batch-size: must be a number',
+    );
+  });
 });
