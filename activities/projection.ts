@@ -15,6 +15,9 @@
 // wrote. It answers the prediction and the deliveries; the status record only when asked (the
 // registration's answer). `recordEffects` records the effects of carrier events that changed nothing.
 // All are retried until they succeed, except for an error no retry fixes (PROJECTION_REJECTED).
+// A dispatch whose erasure was requested gets nothing written (db/dispatch-changes.ts): projectChange
+// then answers `{ erased: true }`, which is final, and the workflow ends its run; recordEffects
+// writes nothing and answers as usual (its events' rows leave with the erasure).
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Pool } from '../db/pool.js';
 import { carrierEvents } from '../platform/metrics.js';
@@ -83,6 +86,11 @@ export interface ChangeResult {
   record?: StatusRecord;
 }
 
+/** The answer for a dispatch whose erasure was requested: nothing was written, nothing is to be sent. */
+export interface ErasedChange {
+  erased: true;
+}
+
 export function createProjectionActivities(deps: {
   pool: Pool;
   now?: () => Date;
@@ -95,7 +103,7 @@ export function createProjectionActivities(deps: {
   const now = deps.now ?? (() => new Date());
   const countryStatistics = deps.countryStatistics ?? new CountryStatisticsCache(deps.pool);
   return {
-    async projectChange(input: ChangeInput): Promise<ChangeResult> {
+    async projectChange(input: ChangeInput): Promise<ChangeResult | ErasedChange> {
       try {
         return await projectChange(input);
       } catch (error) {
@@ -112,11 +120,12 @@ export function createProjectionActivities(deps: {
     },
   };
 
-  async function projectChange(input: ChangeInput): Promise<ChangeResult> {
+  async function projectChange(input: ChangeInput): Promise<ChangeResult | ErasedChange> {
     const { dispatch, version, state, previous, statisticsAsOf } = input;
     const prepared = await prepare({ registration: dispatch, state, ...(statisticsAsOf === undefined ? {} : { statisticsAsOf }) });
     const events = webhookEventsOf(previous, { state, prediction: prepared.prediction });
     const result = await write(dispatch, input.registration, input.effects, { version, state, ...prepared, events, timestamp: input.timestamp }); // prettier-ignore
+    if (result.erased) return { erased: true };
     // A retry after a committed attempt: that attempt's version is what the API reads and what fired.
     const shown =
       result.current?.version === version
@@ -235,6 +244,7 @@ export function createProjectionActivities(deps: {
       version: change?.version,
       status: change?.state.status,
       written: result.written,
+      ...(result.erased && { erased: true }),
       webhookEvents: change?.events ?? [],
       // Each carrier event this write records, with what it did (the workflow logs none itself).
       effects: effects.map(({ dedupeKey, effect }) => ({ dedupeKey, effect })),

@@ -81,7 +81,8 @@ export function createRetentionActivities(deps: RetentionDeps) {
    * Erases the batch's dispatches whose workflow is not running (a late carrier event may have started
    * it again): every Temporal run of each first, then all their rows in one transaction. One
    * visibility query finds which have runs at all; a run Temporal forgot (the namespace's retention
-   * deleted it) is complete, as the projection says the card rests.
+   * deleted it) is complete, as the projection says the card rests. Answers how many it erased:
+   * a dispatch a concurrent sweep (the CLI's beside the Schedule's) erased first is not counted.
    */
   async function eraseBatch(ids: string[]): Promise<number> {
     const runs = await dispatchRunStates(deps.temporal, ids);
@@ -90,9 +91,9 @@ export function createRetentionActivities(deps: RetentionDeps) {
       deps.temporal,
       completed.filter((id) => runs.has(id)),
     );
-    await eraseDispatchRows(deps.pool, completed);
+    const { dispatches } = await eraseDispatchRows(deps.pool, completed);
     await deleteLateRuns(deps.temporal, completed);
-    return completed.length;
+    return dispatches;
   }
 
   return {

@@ -15,6 +15,10 @@
 // later ones update the row. A write of an older version than the row holds changes no row.
 // New pending deliveries are born claimed by the dispatch's driver, with what their first attempt
 // needs read in the same statement (activities/webhook-delivery.ts HandedDeliveries).
+// A dispatch whose erasure was requested is refused in the same statement (db/dispatches.ts
+// notErased): from the request on nothing is written for it, no version, no effect, no webhook event
+// (its deliveries' first attempts would go out unclaimed), even while its erasure's workflow has not
+// run yet; the answer says `erased`.
 // The version that delivers the dispatch also keeps its outcome for the published accuracy
 // (docs/prediction-quality.md): the window logged at registration beside the delivered date, in a
 // row that names no dispatch, so it is idempotent through this write rather than through a key.
@@ -83,8 +87,10 @@ export interface DispatchChange {
 }
 
 export interface DispatchChangeResult {
-  /** False when the row already held this version or a newer one (a retry, or a late write). */
+  /** False when the row already held this version or a newer one (a retry, or a late write), or when erased. */
   written: boolean;
+  /** The dispatch's erasure was requested: nothing was written, and no delivery is answered. */
+  erased: boolean;
   /** Every pending delivery of this version's events, in the events' order then by endpoint. */
   deliveries: Array<{ eventId: string; endpointId: string }>;
   /**
@@ -95,12 +101,14 @@ export interface DispatchChangeResult {
 }
 
 const WRITE_CHANGE = `
-WITH inserted AS (
+WITH erased AS (
+  SELECT 1 FROM erasures WHERE dispatch_id = $1
+), inserted AS (
   INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, locale,
                           carrier, tracking_number, reference, registration, window_min, window_max,
                           confidence_level, exception_reason, record, area_code, area_prefix, tracking_key)
   SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18::json, $32, $33, $34
-   WHERE $4::bigint IS NOT NULL AND $13::jsonb IS NOT NULL
+   WHERE $4::bigint IS NOT NULL AND $13::jsonb IS NOT NULL AND NOT EXISTS (SELECT 1 FROM erased)
   ON CONFLICT (id) DO UPDATE SET
     version = EXCLUDED.version, status = EXCLUDED.status, window_min = EXCLUDED.window_min,
     window_max = EXCLUDED.window_max, confidence_level = EXCLUDED.confidence_level,
@@ -111,7 +119,7 @@ WITH inserted AS (
   -- a later version, written without the registration: the row is there since the first
   UPDATE dispatches SET version = $4, status = $5, window_min = $14, window_max = $15, confidence_level = $16,
                         exception_reason = $17, record = $18::json, updated_at = now()
-   WHERE id = $1 AND $4::bigint IS NOT NULL AND $13::jsonb IS NULL AND version < $4
+   WHERE id = $1 AND $4::bigint IS NOT NULL AND $13::jsonb IS NULL AND version < $4 AND NOT EXISTS (SELECT 1 FROM erased)
   RETURNING 1
 ), projected AS (
   SELECT 1 FROM inserted UNION ALL SELECT 1 FROM updated
@@ -132,6 +140,7 @@ WITH inserted AS (
   UPDATE carrier_events AS e SET effect = v.effect
     FROM unnest($19::text[], $20::text[]) AS v (dedupe_key, effect)
    WHERE e.dispatch_id = $1 AND e.dedupe_key = v.dedupe_key AND e.effect IS DISTINCT FROM v.effect
+     AND NOT EXISTS (SELECT 1 FROM erased)
 ), input AS (
   SELECT * FROM unnest($21::text[], $22::text[], $23::text[], $24::bytea[]) WITH ORDINALITY AS i (id, type, idempotency_key, body, ord)
 ), created AS (
@@ -165,8 +174,9 @@ WITH inserted AS (
   SELECT d.event_id, d.endpoint_id, w.type
     FROM webhook_events w JOIN webhook_deliveries d ON d.event_id = w.id
    WHERE w.dispatch_id = $1 AND starts_with(w.idempotency_key, $31::text) AND d.state = 'pending'
+     AND NOT EXISTS (SELECT 1 FROM erased)
 )
-SELECT (SELECT count(*) FROM projected)::int AS written,
+SELECT (SELECT count(*) FROM projected)::int AS written, EXISTS (SELECT 1 FROM erased) AS erased,
        coalesce((SELECT json_agg(json_build_object('eventId', p.event_id, 'endpointId', p.endpoint_id)
                                  ORDER BY array_position($22::text[], p.type), p.endpoint_id)
                    FROM pending p), '[]') AS deliveries,
@@ -174,7 +184,7 @@ SELECT (SELECT count(*) FROM projected)::int AS written,
        -- the row as this statement found it: when nothing was written, what an earlier attempt wrote
        (SELECT json_build_object('version', version, 'windowMin', window_min, 'windowMax', window_max,
                                  'confidenceLevel', confidence_level, 'record', record)
-          FROM dispatches WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM projected)) AS current`;
+          FROM dispatches WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM projected) AND NOT EXISTS (SELECT 1 FROM erased)) AS current`;
 
 /**
  * Writes one change of a dispatch in one transaction (see the header). Its new pending deliveries
@@ -191,11 +201,12 @@ export async function writeDispatchChange(
   const keys = events.map((event) => webhookEventKey(d.id, p!.version, event.type));
   const { rows } = await db.query<{
     written: number;
+    erased: boolean;
     deliveries: Array<{ eventId: string; endpointId: string }>;
     handed: Array<Record<string, unknown>>;
     current: DispatchChangeResult['current'] | null;
   }>({
-    name: 'dispatch-change-write',
+    name: 'dispatch-change-write-v2',
     text: WRITE_CHANGE,
     values: [
       d.id,
@@ -261,8 +272,8 @@ export async function writeDispatchChange(
       rateLimit: (h.rate_limit as number | null) ?? null,
     },
   }));
-  const { written, deliveries, current } = rows[0];
-  return { written: written === 1, deliveries, handed, ...(written === 1 || current === null ? {} : { current }) };
+  const { written, erased, deliveries, current } = rows[0];
+  return { written: written === 1, erased, deliveries, handed, ...(written === 1 || current === null ? {} : { current }) };
 }
 
 /** The idempotency key of a dispatch version's event of one type. */

@@ -56,20 +56,22 @@ export type Footprint = Record<FootprintTable, number>;
  * Erases every Postgres row that names these dispatches, in one transaction for the batch, leaving
  * the tombstone (id, issuer, mode, erased_at: a completed erasure is recorded for a dispatch whose
  * erasure nobody requested, e.g. retention's) and unlinking transit history (dispatch id set to NULL).
- * Idempotent: a dispatch already erased counts 0 rows. `completeRequested`: the batch's erasures
- * already recorded complete in the same transaction.
+ * Idempotent: a dispatch already erased counts 0 rows. `dispatches`: how many projection rows this
+ * transaction deleted, i.e. the dispatches it erased (one erased meanwhile by another, a concurrent
+ * sweep's, is not counted: its rows were locked, then gone). `completeRequested`: the batch's
+ * erasures already recorded complete in the same transaction.
  */
 export async function eraseDispatchRows(
   pool: Pool,
   dispatchIds: readonly string[],
   options: { completeRequested?: boolean } = {},
-): Promise<{ rows: number }> {
-  if (dispatchIds.length === 0) return { rows: 0 };
+): Promise<{ rows: number; dispatches: number }> {
+  if (dispatchIds.length === 0) return { rows: 0, dispatches: 0 };
   const ids = [...new Set(dispatchIds.map((id) => id.toLowerCase()))];
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const rows = await eraseInTransaction(client, ids);
+    const erased = await eraseInTransaction(client, ids);
     // The erasures recorded for the batch by its caller (ingest/erasure.ts eraseAtOnce), not by a
     // workflow of their own that records what it removed: complete with the rows.
     if (options.completeRequested) {
@@ -79,7 +81,7 @@ export async function eraseDispatchRows(
       );
     }
     await client.query('COMMIT');
-    return { rows };
+    return erased;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
@@ -88,7 +90,7 @@ export async function eraseDispatchRows(
   }
 }
 
-async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<number> {
+async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<{ rows: number; dispatches: number }> {
   // The projection rows first, locked: a projection write waiting on them finds them gone.
   const { rows: owners } = await client.query<{ id: string; issuer_id: string; mode: string }>(
     `SELECT id, issuer_id, mode FROM dispatches WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
@@ -151,8 +153,8 @@ async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<nu
     [ids, ids],
   );
   await client.query('UPDATE transit_history SET dispatch_id = NULL WHERE dispatch_id = ANY($1::uuid[])', [ids]);
-  rows += await count('DELETE FROM dispatches WHERE id = ANY($1::uuid[])', [ids]);
-  return rows;
+  const dispatches = await count('DELETE FROM dispatches WHERE id = ANY($1::uuid[])', [ids]);
+  return { rows: rows + dispatches, dispatches };
 }
 
 /**

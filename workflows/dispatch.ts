@@ -11,7 +11,9 @@
 // rewrites its prediction when the hourly refresh signals that it changed, and shows operators the
 // status in the Temporal UI. A card that rests, delivered or in exception, with no carrier event for
 // its retention period completes; a later event starts it again from the projection
-// (ingest/carrier-events.ts, docs/states.md "Closed dispatches").
+// (ingest/carrier-events.ts, docs/states.md "Closed dispatches"). A change refused because the
+// dispatch's erasure was requested (activities/projection.ts `erased`) ends the run: nothing more is
+// written or sent for it, and its erasure's workflow deletes the run (docs/privacy.md "Erasure").
 //
 // Shape (after temporalio/samples-typescript safe-message-handlers): state lives in one small
 // class; handlers are registered first; the main loop waits on a condition, folds pending carrier
@@ -108,6 +110,8 @@ class Dispatch {
   readonly deliveries = new Deliveries();
   /** Why the first projection was refused for good; the run then ends (docs/states.md "Failures that no retry fixes"). */
   rejected?: string;
+  /** Its erasure was requested: a change's write refused it, and the run ends without writing again. */
+  erased = false;
   /** The last carrier event whose change could not be projected, shown to operators. */
   lastRejection?: string;
   /** The status last shown in the DispatchStatus search attribute. */
@@ -188,7 +192,7 @@ class Dispatch {
    * The next version: prepared (prediction and record), decided here (the webhook events it fires),
    * written in one transaction with the effects of the events folded into it. Throws the
    * projection's refusal; the version moves only once the write is durable, so the snapshot query
-   * never runs ahead of what the API can read.
+   * never runs ahead of what the API can read. Refused as erased: marks the run `erased`, nothing moves.
    */
   async project(state: DispatchState, effects: Array<{ dedupeKey: string; effect: EventEffect }>, statisticsAsOf?: string): Promise<void> {
     const version = this.version + 1;
@@ -205,6 +209,11 @@ class Dispatch {
       ...(statisticsAsOf === undefined ? {} : { statisticsAsOf }),
       ...(first && { withRecord: true }),
     });
+    if ('erased' in result) {
+      log.info('change refused: the dispatch is being erased', { version });
+      this.erased = true;
+      return;
+    }
     this.state = state;
     this.version = version;
     this.prediction = result.prediction;
@@ -217,7 +226,7 @@ class Dispatch {
   /** Folds every queued carrier event, in arrival order; a change is written with the effects before it. */
   async processPending(): Promise<void> {
     let effects: Array<{ dedupeKey: string; effect: EventEffect }> = [];
-    while (this.pending.length > 0) {
+    while (this.pending.length > 0 && !this.erased) {
       const event = this.pending.shift()!;
       // Logged by the activity that records it (activities/projection.ts 'projection written': each
       // event's dedupe key and effect, the status it led to), not here: see deliveries.ts.
@@ -240,7 +249,8 @@ class Dispatch {
       this.lastRejection = `${event.dedupeKey}: ${reason}`;
       this.publish();
     }
-    if (effects.length === 0) return;
+    if (this.erased) this.pending.length = 0;
+    if (effects.length === 0 || this.erased) return;
     await recordEffects({ dispatch: this.facts, effects });
   }
 
@@ -331,6 +341,7 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
 
   if (!dispatch.projected) {
     dispatch.rejected = await refusedForGood(() => dispatch.project(dispatch.state, []));
+    if (dispatch.erased) dispatch.rejected = 'this dispatch was erased';
     if (dispatch.rejected !== undefined) {
       // Nothing was projected, so nothing can follow: answer the registration and end the run.
       log.error('registration rejected: its first projection cannot be written', { reason: dispatch.rejected });
@@ -355,12 +366,13 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
     eventTrace = undefined;
     await otel.context.with(trace, () => dispatch.processPending());
     // Awaited only when asked for: every promise in the sandbox costs the SDK a captured stack.
-    if (dispatch.refreshRequested !== undefined) await dispatch.processRefresh();
+    if (dispatch.refreshRequested !== undefined && !dispatch.erased) await dispatch.processRefresh();
+    if (dispatch.erased) break;
     if (dispatch.pending.length === 0 && dispatch.refreshRequested === undefined && canContinueAsNew()) {
       log.info('continuing as new', { historyLength: workflowInfo().historyLength, version: dispatch.version });
       await continueAsNew<typeof dispatchWorkflow>({ ...input, carried: dispatch.carry() });
     }
   }
   await condition(() => dispatch.deliveries.inFlight === 0 && allHandlersFinished());
-  return { status: dispatch.state.status, version: dispatch.version };
+  return { status: dispatch.erased ? 'erased' : dispatch.state.status, version: dispatch.version };
 }

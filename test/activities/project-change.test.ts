@@ -31,7 +31,8 @@ describe('a change projected by one local activity', () => {
     // Its predictions made as of one day: the second change's would differ from the first's after
     // midnight UTC (a passed window starts on today's business day) and add a delivery.predicted.
     const { projectChange } = createProjectionActivities({ pool, now: () => new Date('2026-11-24T12:00:00Z') });
-    const run = (input: ChangeInput): Promise<ChangeResult> => new MockActivityEnvironment({}, { logger: quiet }).run(projectChange, input);
+    const run = (input: ChangeInput): Promise<ChangeResult> =>
+      new MockActivityEnvironment({}, { logger: quiet }).run(projectChange, input).then((r) => r as ChangeResult);
     const dispatch = { id, issuerId, mode, dispatchDate, destination };
     const dispatched = { status: 'dispatched' as const, statusSince: dispatchDate };
     const first = await run({ dispatch, registration: { carrier, trackingNumber, reference, fingerprint }, version: 1, state: dispatched, effects: [], timestamp: dispatchDate, withRecord: true }); // prettier-ignore

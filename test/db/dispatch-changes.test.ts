@@ -4,10 +4,12 @@
 // uninterrupted write, and returns the same deliveries to start (fast-check over sequences of
 // changes and interruptions); and a late write of an older version changes nothing. The version that
 // delivers a dispatch keeps its outcome for the published accuracy once, in a row naming no dispatch.
+// A dispatch whose erasure was requested gets nothing written, and no delivery to start.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { writeDispatchChange, type DispatchChange } from '../../db/dispatch-changes.js';
+import { requestErasures } from '../../db/erasure-records.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import type { StatusRecord } from '../../domain/dispatch-schemas.js';
@@ -268,5 +270,22 @@ describe('a dispatch change written in one transaction', () => {
     const late = await writeDispatchChange(pool, changeOf(id, 1, step), DRIVER);
     expect(late.written).toBe(false);
     expect((await outcome(id)).projection).toEqual([{ version: 2, status: 'in_transit' }]);
+  });
+
+  it('writes nothing for a dispatch whose erasure was requested, answers erased and no delivery, a retry of a committed write included', async () => {
+    const id = randomUUID();
+    const step = { events: ['status.updated'] as WebhookEventType[], effects: ['applied'] as EventEffect[], interruption: 'none' as const, effectsOnly: false }; // prettier-ignore
+    const first = changeOf(id, 1, step);
+    await logEvents(id, first);
+    expect((await writeDispatchChange(pool, first, DRIVER)).erased).toBe(false);
+    await requestErasures(pool, [id]);
+    const before = await outcome(id);
+    const retry = await writeDispatchChange(pool, first, DRIVER);
+    expect(retry).toMatchObject({ written: false, erased: true, deliveries: [], handed: [] });
+    expect(retry.current).toBeUndefined();
+    const second = changeOf(id, 2, { ...step, effects: ['stale'] });
+    const { registration: _, ...facts } = second.dispatch;
+    expect(await writeDispatchChange(pool, { ...second, dispatch: facts }, DRIVER)).toMatchObject({ written: false, erased: true, deliveries: [], handed: [] }); // prettier-ignore
+    expect(await outcome(id)).toEqual(before);
   });
 });

@@ -214,7 +214,9 @@ describe('a projection write the prediction refresh asked for', () => {
         timestamp: new Date().toISOString(),
         ...(statisticsAsOf === undefined ? {} : { statisticsAsOf }),
       };
-      const { prediction } = (await new MockActivityEnvironment({}, { logger: quiet }).run(projectChange, input)) as ChangeResult;
+      const { prediction } = await new MockActivityEnvironment({}, { logger: quiet })
+        .run(projectChange, input)
+        .then((r) => r as ChangeResult);
       shown = prediction;
       return { prediction };
     };
