@@ -103,7 +103,7 @@ async function firstAttempt(url: string) {
           dispatch_date: new Date().toISOString(),
           destination: { postal_code: '75011', country_code: 'FR' },
           prediction: { delivery_window: { min: '2026-11-20', max: '2026-11-21' }, confidence_level: 'High' },
-          ui_suggestion: { locale: 'fr-FR', recommended_message: 'Votre carte est en route.', recommended_action: 'Wait' },
+          ui_suggestion: { locale: 'fr-FR', recommended_message: 'Votre carte est en route.', recommended_action: 'None' },
         },
       },
     ],
