@@ -148,6 +148,28 @@ describe('an endpoint that answers in odd ways', () => {
     expect(second.logged).toMatchObject({ status_code: 429, error: 'HTTP 429' });
   });
 
+  it('a 301 or 307: failed, not followed, and the log says so and where it pointed (public or metadata address alike)', async () => {
+    const moved = await rawReceiver((socket) =>
+      socket.end('HTTP/1.1 301 Moved Permanently\r\nLocation: https://hooks.example.com/v2\r\nContent-Length: 0\r\n\r\n'),
+    );
+    const inward = await rawReceiver((socket) =>
+      socket.end('HTTP/1.1 307 Temporary Redirect\r\nLocation: http://169.254.169.254/latest/meta-data/\r\nContent-Length: 0\r\n\r\n'),
+    );
+    const first = await firstAttempt(`${moved.base}/moved`);
+    expectRetryInOneMinute(first.result);
+    expect(first.logged).toMatchObject({
+      status_code: 301,
+      error: 'HTTP 301: redirects are not followed; the endpoint’s URL must answer 2xx itself (Location: https://hooks.example.com/v2)',
+    });
+    const second = await firstAttempt(`${inward.base}/inward`);
+    expectRetryInOneMinute(second.result);
+    expect(second.logged).toMatchObject({
+      status_code: 307,
+      error:
+        'HTTP 307: redirects are not followed; the endpoint’s URL must answer 2xx itself (Location: http://169.254.169.254/latest/meta-data/)',
+    });
+  });
+
   it('a connection closed without an answer: the log says the receiver closed it without answering', async () => {
     const receiver = await rawReceiver((socket) => socket.end());
     const { result, logged } = await firstAttempt(`${receiver.base}/hang-up`);
