@@ -169,6 +169,8 @@ export interface PinnedResponse {
   statusCode: number;
   /** The first `headBytes` bytes of the response body. */
   head: Buffer;
+  /** A redirect's `Location` header, as sent (not followed). */
+  location?: string;
 }
 
 /**
@@ -347,7 +349,8 @@ export function postToCheckedAddress(
         statusCode = res.statusCode;
         const chunks: Buffer[] = [];
         let size = 0;
-        const answer = () => settle(() => resolve({ statusCode: res.statusCode ?? 0, head: Buffer.concat(chunks).subarray(0, headBytes) }));
+        const head = () => Buffer.concat(chunks).subarray(0, headBytes);
+        const answer = () => settle(() => resolve({ statusCode: res.statusCode ?? 0, head: head(), location: res.headers.location }));
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (!settled) chunks.push(chunk);
