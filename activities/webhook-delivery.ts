@@ -35,7 +35,7 @@ import { claimDelivery, markDeliverySkipped, recordDeliveryAttempt } from '../db
 import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';
 import { webhookAttemptDuration, webhookAttempts, webhookUndeliverable } from '../platform/metrics.js';
-import { checkWebhookUrl, postToCheckedAddress, type HostLookup } from '../platform/ssrf-guard.js';
+import { AttemptFailed, checkWebhookUrl, postToCheckedAddress, type HostLookup } from '../platform/ssrf-guard.js';
 import { withTraceContext } from '../platform/tracing.js';
 import { startRedelivery } from '../temporal/client.js';
 import type { HandedDeliveries } from './handed-deliveries.js';
@@ -204,15 +204,19 @@ export function createWebhookDeliveryActivities(deps: {
       const response = await postToCheckedAddress(checked, { headers: sent, body: delivery.body, timeoutMs, limitMs });
       statusCode = response.statusCode;
       responseHead = response.head;
-      if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
+      if (statusCode >= 300 && statusCode <= 399) error = notFollowed(statusCode, response.location);
+      else if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
     } catch (failure) {
       error = (failure as Error).message || String(failure);
+      // A status that came before the failure (a 500 whose connection was then reset) stays in the log.
+      if (failure instanceof AttemptFailed) statusCode = failure.statusCode;
     } finally {
       clearInterval(heartbeat);
     }
     const durationMs = performance.now() - started;
     const delivered = error === undefined;
-    const outcome = delivered ? 'success' : statusCode === undefined ? 'network_error' : 'http_error';
+    // A 2xx whose answer then broke off is a network error, not an HTTP one.
+    const outcome = delivered ? 'success' : statusCode === undefined || (statusCode >= 200 && statusCode <= 299) ? 'network_error' : 'http_error'; // prettier-ignore
     webhookAttempts.inc({ outcome });
     webhookAttemptDuration.observe({ outcome }, durationMs / 1000);
     const retriesLeft = attempt <= schedule.length;
@@ -296,6 +300,15 @@ export function createWebhookDeliveryActivities(deps: {
       return Promise.all(input.deliveries.map((delivery) => attemptDelivery({ ...delivery, driver: input.driver }, input.driver)));
     },
   };
+}
+
+/** The longest part of a redirect's Location the delivery log keeps. */
+const LOCATION_LOGGED_CHARS = 300;
+
+/** A redirect's words for the delivery log: it is not followed (docs/webhooks.md), and where it pointed. */
+function notFollowed(statusCode: number, location: string | undefined): string {
+  const where = location ? ` (Location: ${location.slice(0, LOCATION_LOGGED_CHARS)})` : '';
+  return `HTTP ${statusCode}: redirects are not followed; the endpoint’s URL must answer 2xx itself${where}`;
 }
 
 export type WebhookDeliveryActivities = ReturnType<typeof createWebhookDeliveryActivities>;

@@ -169,6 +169,8 @@ export interface PinnedResponse {
   statusCode: number;
   /** The first `headBytes` bytes of the response body. */
   head: Buffer;
+  /** A redirect's `Location` header, as sent (not followed). */
+  location?: string;
 }
 
 /**
@@ -231,17 +233,61 @@ function poolFor(checked: CheckedUrl): http.Agent {
 }
 
 /**
- * node's error when no address accepted the connection is an AggregateError with an empty message
- * (its `errors` one per address): this one names each address and why, for the delivery log.
+ * A failed attempt in words an endpoint's owner can act on (the delivery log shows it), with the
+ * status the receiver sent when the failure came after it (`statusCode`, kept in the log).
  */
-function namingEachAddress(error: Error, port: number): Error {
+export class AttemptFailed extends Error {
+  constructor(
+    message: string,
+    readonly statusCode?: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+type NodeNetError = NodeJS.ErrnoException & { address?: unknown; reason?: unknown; host?: unknown; cert?: { subjectaltname?: unknown } };
+
+/**
+ * What node's error says happened, in plain words: which addresses refused the connection (node's
+ * error when none accepted it is an AggregateError with an empty message, its `errors` one per
+ * address), a connection closed or reset before or during the answer, an answer that is not HTTP or
+ * whose headers are too large, a certificate that does not name the host. `statusCode` is the status
+ * the receiver had sent when it happened, if any: the words start with it.
+ */
+function explained(error: NodeNetError, port: number, statusCode: number | undefined): AttemptFailed {
+  const code = typeof error.code === 'string' ? error.code : undefined;
+  const after = statusCode !== undefined;
+  let what: string;
   // Not `instanceof AggregateError`: node's own realm made it, which need not be the caller's (jest's vm).
   const { errors } = error as { errors?: unknown };
-  if (!Array.isArray(errors)) return error;
-  const failures = (errors as Array<NodeJS.ErrnoException & { address?: unknown }>).map(({ address, code, message }) =>
-    typeof address === 'string' ? `${address} (${code ?? message})` : message,
-  );
-  return new Error(`cannot connect to port ${port} at ${failures.join(', ')}`, { cause: error });
+  if (Array.isArray(errors)) {
+    const failures = (errors as NodeNetError[]).map(({ address, code, message }) =>
+      typeof address === 'string' ? `${address} (${code ?? message})` : message,
+    );
+    what = `cannot connect to port ${port} at ${failures.join(', ')}`;
+  } else if (error.syscall === 'connect' && typeof error.address === 'string') {
+    what = `cannot connect to port ${port} at ${error.address} (${code ?? error.message})`;
+  } else if (code === 'HPE_HEADER_OVERFLOW') {
+    what = `the answer's headers are larger than ${http.maxHeaderSize / 1024} KiB (${code})`;
+  } else if (code?.startsWith('HPE_')) {
+    what = `the answer is not valid HTTP: ${typeof error.reason === 'string' ? error.reason : error.message} (${code})`;
+  } else if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    const names = typeof error.cert?.subjectaltname === 'string' ? error.cert.subjectaltname : 'no host name';
+    what = `the TLS certificate does not name ${String(error.host)}: it names ${names} (${code})`;
+  } else if (code !== undefined && /CERT|SELF_SIGNED|UNABLE_TO_/.test(code)) {
+    what = `the TLS certificate is not trusted: ${error.message} (${code})`;
+  } else if (error.message === 'socket hang up' || error.message === 'aborted') {
+    // The receiver ended the connection (a FIN): node says `socket hang up` before an answer, `aborted` during one.
+    what = after ? "the receiver closed the connection before the answer's end" : 'the receiver closed the connection without answering';
+  } else if (code === 'ECONNRESET' || code === 'EPIPE') {
+    what = after
+      ? `the receiver reset the connection before the answer's end (${code})`
+      : `the receiver reset the connection without answering (${code})`;
+  } else {
+    what = code !== undefined && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
+  }
+  return new AttemptFailed(after ? `HTTP ${statusCode} received, then ${what}` : what, statusCode, { cause: error });
 }
 
 /**
@@ -260,7 +306,8 @@ const droppedOnReuse = (error: NodeJS.ErrnoException) => error.code === 'ECONNRE
  * fails at the limit, it is not waited for. `limitMs` is the limit the error names when the caller
  * spent part of it already (resolving the host). Redirects are answers like any other status (not
  * followed). A request that a reused connection drops before any answer goes out once more on a new
- * connection, within the same limit. Rejects on a network error or the timeout.
+ * connection, within the same limit. Rejects on a network error or the timeout with an
+ * AttemptFailed saying what happened in plain words, and the status when the receiver had sent one.
  */
 export function postToCheckedAddress(
   checked: CheckedUrl,
@@ -283,9 +330,13 @@ export function postToCheckedAddress(
       outcome();
     };
     let current: http.ClientRequest;
+    /** The status line's code once the receiver has sent it (the failures after it name it). */
+    let statusCode: number | undefined;
     // Bounds the answer, then what is left of the body: a connection still busy at the limit is dropped.
     const timer = setTimeout(() => {
-      settle(() => reject(new Error(`no complete answer within ${request.limitMs ?? request.timeoutMs} ms`)));
+      const limit = `no complete answer within ${request.limitMs ?? request.timeoutMs} ms`;
+      const awaited = statusCode === undefined ? '' : ` (HTTP ${statusCode} received, the rest of its answer was still awaited)`;
+      settle(() => reject(new AttemptFailed(`${limit}${awaited}`, statusCode)));
       current.destroy();
     }, request.timeoutMs);
 
@@ -295,9 +346,11 @@ export function postToCheckedAddress(
       const options: http.RequestOptions & Pick<TcpSocketConnectOpts, 'autoSelectFamily' | 'autoSelectFamilyAttemptTimeout'> = { method: 'POST', lookup: pinnedLookup, autoSelectFamily: true, autoSelectFamilyAttemptTimeout: NEXT_ADDRESS_AFTER_MS, agent, headers }; // prettier-ignore
       const req = transport.request(checked.url, options, (res) => {
         answered = true;
+        statusCode = res.statusCode;
         const chunks: Buffer[] = [];
         let size = 0;
-        const answer = () => settle(() => resolve({ statusCode: res.statusCode ?? 0, head: Buffer.concat(chunks).subarray(0, headBytes) }));
+        const head = () => Buffer.concat(chunks).subarray(0, headBytes);
+        const answer = () => settle(() => resolve({ statusCode: res.statusCode ?? 0, head: head(), location: res.headers.location }));
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (!settled) chunks.push(chunk);
@@ -305,7 +358,7 @@ export function postToCheckedAddress(
           if (size > DRAINED_BYTES) req.destroy();
         });
         res.on('end', answer);
-        res.on('error', (error) => settle(() => reject(error)));
+        res.on('error', (error) => settle(() => reject(explained(error, port, statusCode))));
       });
       current = req;
       req.once('socket', () => {
@@ -313,7 +366,7 @@ export function postToCheckedAddress(
       });
       req.on('error', (error: NodeJS.ErrnoException) => {
         if (!settled && !answered && req.reusedSocket && droppedOnReuse(error)) send(false);
-        else settle(() => reject(namingEachAddress(error, port)));
+        else settle(() => reject(explained(error, port, answered ? statusCode : undefined)));
       });
       // Done with this request: its answer read (its connection back in the pool) or its connection gone.
       req.on('close', () => {

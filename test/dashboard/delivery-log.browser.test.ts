@@ -134,6 +134,30 @@ describe('delivery log', () => {
     expect(JSON.parse(missed.body.toString()).event).toBe('delivery.predicted');
   });
 
+  it('shows why an attempt failed although its receiver sent 200, in the log and on the event page', async () => {
+    const other = await createWebhookEndpoint(h.pool, { issuerId: user.issuerId, url: receiver.url, events: ['status.updated'], mode: 'test' }); // prettier-ignore
+    if (!other.ok) throw new Error(other.reason);
+    const events = [{ type: 'status.updated' as const, timestamp: new Date().toISOString(), data: sampleStatusRecord('status.updated', new Date()) }]; // prettier-ignore
+    const [pair] = await createWebhookEvents(h.pool, { dispatchId: randomUUID(), issuerId: user.issuerId, mode: 'test', events });
+    // What the activity records when a receiver sends `200 OK` and closes the connection mid-body.
+    const error = "HTTP 200 received, then the receiver closed the connection before the answer's end";
+    await recordDeliveryAttempt(h.pool, {
+      ...pair,
+      attempt: 1,
+      startedAt: new Date(),
+      durationMs: 7,
+      statusCode: 200,
+      error,
+      state: 'pending',
+    });
+
+    await page.goto(`/dashboard/webhooks/${other.endpoint.id}/deliveries`);
+    const [, , , result] = await page.locator('tbody tr').first().getByRole('cell').allTextContents();
+    expect(result).toBe(`failed${error}`);
+    await page.goto(`/dashboard/webhooks/${other.endpoint.id}/deliveries/${pair.eventId}`);
+    expect(await page.locator('.attempt dd').first().textContent()).toBe(`${error} in 7 ms`);
+  });
+
   it(`pages through the attempts, ${LOG_PAGE_SIZE} at a time`, async () => {
     const other = await createWebhookEndpoint(h.pool, { issuerId: user.issuerId, url: receiver.url, events: ['status.updated'], mode: 'test' }); // prettier-ignore
     if (!other.ok) throw new Error(other.reason);
