@@ -266,10 +266,14 @@ describe('an endpoint that answers in odd ways', () => {
 
 describe('an endpoint over TLS', () => {
   let port: number;
+  // The process's trusted CAs as they were: restored after, since a jest worker runs other files next
+  // (two certificates of the same subject trusted at once make OpenSSL pick the wrong one).
+  const defaultCAs = tls.getCACertificates('default');
+  afterAll(() => tls.setDefaultCACertificates(defaultCAs));
   beforeAll(async () => {
     // Trusted like a public CA's certificate (verification stays on), for `hooks.invalid` only.
     const pems = await selfSignedCertificate('hooks.invalid');
-    tls.setDefaultCACertificates([...tls.getCACertificates('default'), pems.cert]);
+    tls.setDefaultCACertificates([...defaultCAs, pems.cert]);
     const server = https.createServer(pems, (_req, res) => res.end('ok'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as net.AddressInfo).port;

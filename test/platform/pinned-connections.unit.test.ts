@@ -240,14 +240,20 @@ describe('webhook attempts to a host name with several checked addresses', () =>
 describe('webhook attempts over TLS', () => {
   let server: https.Server;
   let receiver: Receiver;
+  // The process's trusted CAs as they were: restored after, since a jest worker runs other files next
+  // (two certificates of the same subject trusted at once make OpenSSL pick the wrong one).
+  const defaultCAs = tls.getCACertificates('default');
   beforeAll(async () => {
     const pems = await selfSignedCertificate('hooks.invalid');
     // The receiver's self-signed certificate is trusted like a public CA's: verification stays on.
-    tls.setDefaultCACertificates([...tls.getCACertificates('default'), pems.cert]);
+    tls.setDefaultCACertificates([...defaultCAs, pems.cert]);
     server = https.createServer(pems);
     receiver = await listen(server, '127.0.0.1', 0, ok);
   });
-  afterAll(() => receiver.close());
+  afterAll(async () => {
+    tls.setDefaultCACertificates(defaultCAs);
+    await receiver.close();
+  });
 
   it('make one handshake for successive attempts, verifying the certificate of the URL’s host name', async () => {
     for (let i = 0; i < 3; i += 1) expect((await post(pinned('https', '127.0.0.1', receiver.port))).statusCode).toBe(200);
