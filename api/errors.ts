@@ -28,7 +28,13 @@ export const unauthorized = (message = 'a valid API key is required: send "Autho
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
-export const serviceUnavailable = (message: string) => new ApiError(503, 'service_unavailable', message);
+/**
+ * Seconds a 503 asks the client to wait before retrying (`Retry-After`): a Postgres restart or a
+ * failover, and a Temporal frontend coming back, take seconds; a pool reconnects on the next request.
+ */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
+export const serviceUnavailable = (message: string) =>
+  new ApiError(503, 'service_unavailable', message, { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_S) });
 
 /** The ApiError an error stands for: itself, 503 for Temporal or Postgres unavailable; undefined when unexpected. */
 export function asApiError(error: unknown): ApiError | undefined {

@@ -6,7 +6,7 @@
 import type http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
-import { createPool } from '../db/pool.js';
+import { createPool, DatabaseReachability } from '../db/pool.js';
 import { ConfigError, exitOnStartupError, loadConfig, type ConfigProblem } from '../platform/config.js';
 import { createLogger, type Logger } from '../platform/logger.js';
 import { startTracing, stopTracing } from '../platform/tracing.js';
@@ -32,8 +32,12 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'api' });
   apiLogger = logger;
 
-  const pool = createPool(config.DATABASE_URL, { applicationName: 'card-delivery-api', max: config.DATABASE_POOL_MAX });
-  pool.on('error', (error) => logger.error({ err: error }, 'idle Postgres client failed'));
+  const pool = createPool(config.DATABASE_URL, {
+    applicationName: 'card-delivery-api',
+    max: config.DATABASE_POOL_MAX,
+    reachability: new DatabaseReachability(logger, 'requests that need it answer 503 until it is back'),
+    onIdleError: (error) => logger.error({ err: error }, 'idle Postgres client failed'),
+  });
   // Lazy: a process started while Temporal is down (a pod rescheduled in an outage) still serves the
   // reads, which need only Postgres; what needs Temporal answers 503 until it answers, and /readyz
   // says `degraded` meanwhile (docs/runbook.md "Temporal unreachable").

@@ -13,7 +13,7 @@
 // A refused request is never counted. Once a window is known to be full this process refuses
 // without asking Postgres (counts only grow within a window).
 import { addToWindow, deleteWindowsBefore } from '../db/rate-limit.js';
-import type { Pool } from '../db/pool.js';
+import { isDatabaseUnavailable, type Pool } from '../db/pool.js';
 import type { Logger } from '../platform/logger.js';
 
 export interface Admission {
@@ -103,7 +103,7 @@ export class RateLimiter {
       const granted = after - before;
       return { granted, admission: { admitted: granted === count, limit: this.limit, remaining: this.limit - after, resetAt } };
     } catch (error) {
-      this.logger.error({ err: error, subject: subjectKey }, 'rate-limit counter unavailable; admitting');
+      this.logFailure(error, subjectKey);
       return { granted: count, admission: { admitted: true, limit: this.limit, remaining: this.limit, resetAt } };
     }
   }
@@ -133,6 +133,11 @@ export class RateLimiter {
     this.cleanupTimer = undefined;
   }
 
+  /** A failed count, logged unless it is the database being unreachable: the pool says that once (db/pool.ts). */
+  private logFailure(error: unknown, subjectKey: string): void {
+    if (!isDatabaseUnavailable(error)) this.logger.error({ err: error, subject: subjectKey }, 'rate-limit counter unavailable; admitting');
+  }
+
   private async write(subjectKey: string, subject: Subject): Promise<void> {
     subject.writing = true;
     const batch = subject.waiting;
@@ -160,7 +165,7 @@ export class RateLimiter {
       subject.slotsWindow = windowStart;
     } catch (error) {
       // Without the shared counter, serve rather than refuse: the database outage shows elsewhere.
-      this.logger.error({ err: error, subject: subjectKey }, 'rate-limit counter unavailable; admitting');
+      this.logFailure(error, subjectKey);
       for (const resolve of batch) resolve({ admitted: true, limit: this.limit, remaining: this.limit, resetAt });
     } finally {
       subject.writing = false;

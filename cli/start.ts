@@ -13,7 +13,7 @@ import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { startApi } from '../api/server.js';
 import { migrate } from '../db/migrate.js';
-import { createPool } from '../db/pool.js';
+import { createPool, DatabaseReachability } from '../db/pool.js';
 import { dashboardBaseUrl, exitOnStartupError, loadConfig, StartupError, type Config } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { freePort, startPostgres, type RunningPostgres } from '../devtools/postgres.js';
@@ -201,6 +201,7 @@ async function main(): Promise<void> {
     applicationName: 'card-delivery',
     // One process runs the worker and the API on one pool: the worker's size (docs/operations.md).
     max: config.WORKER_DATABASE_POOL_MAX,
+    reachability: new DatabaseReachability(logger, 'requests that need it answer 503 and activities are retried until it is back'),
     onIdleError: (error) => {
       if (!stopping) logger.warn({ err: error }, 'idle database connection lost');
     },

@@ -4,9 +4,13 @@
 // named, so each connection parses them once: bench/webhook-latency measured Postgres at 3.3–3.5 ms
 // of CPU per delivered webhook with unnamed statements, 2.3 ms with named ones.
 import pg from 'pg';
+import { isDatabaseUnavailable } from '../platform/database-unavailable.js';
+
+export { isDatabaseUnavailable };
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
+type ConnectCallback = (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
 
 // `date` columns come back as the ISO string Postgres prints (YYYY-MM-DD), never as a JS Date
 // shifted into the process's time zone.
@@ -16,29 +20,54 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
-/**
- * Postgres SQLSTATE classes and codes that say "the database cannot serve now" rather than "this
- * statement is wrong": connection exceptions (08), the server shutting down or starting (57P01–57P03),
- * too many connections (53300).
- */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
-const UNAVAILABLE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']); // prettier-ignore
+/** The lines a process logs about its database (a pino logger, or anything with the same two methods). */
+export interface ReachabilityLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+  info(fields: Record<string, unknown>, message: string): void;
+}
 
-/** True when `error` means Postgres is unreachable, shutting down or too slow to connect to. */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  // Duck-typed: a socket error comes from Node's own realm, where `instanceof Error` of another
-  // realm (a test runner's VM context) is false.
-  if (typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_NETWORK_CODES.has(code)))
+/**
+ * Says once that this process cannot reach the database, and once that it can again (docs/runbook.md
+ * "Postgres unreachable"): one line for an outage, not a stack per request, attempt or reconnect.
+ * `consequence` ends the first line: what the process does meanwhile.
+ */
+export class DatabaseReachability {
+  private since: number | undefined;
+
+  constructor(
+    private readonly log: ReachabilityLog,
+    private readonly consequence: string,
+  ) {}
+
+  /** Notes a failure: true when it means the database is unreachable (said once an outage), false for any other error. */
+  failed(error: unknown): boolean {
+    if (!isDatabaseUnavailable(error)) return false;
+    if (this.since === undefined) {
+      this.since = Date.now();
+      const { code, message } = error as { code?: unknown; message?: unknown };
+      this.log.warn({ reason: String(message), ...(typeof code === 'string' && { code }) }, `database unreachable: ${this.consequence}`);
+    }
     return true;
-  // pg-pool's connect timeout and a connection lost mid-query carry no code.
-  return typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated/.test(message);
+  }
+
+  /** Notes a connection made: the line that the outage is over, if there was one. */
+  reached(): void {
+    if (this.since === undefined) return;
+    const unreachableMs = Date.now() - this.since;
+    this.since = undefined;
+    this.log.info({ unreachable_ms: unreachableMs }, 'database reachable again');
+  }
 }
 
 export function createPool(
   databaseUrl: string,
-  options: { max?: number; applicationName?: string; onIdleError?: (error: Error) => void } = {},
+  options: {
+    max?: number;
+    applicationName?: string;
+    /** An idle connection's error that does not just say the database is unreachable (that goes to `reachability`). */
+    onIdleError?: (error: Error) => void;
+    reachability?: DatabaseReachability;
+  } = {},
 ): pg.Pool {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
@@ -56,6 +85,27 @@ export function createPool(
   });
   // An idle connection dropped by the server (restart, failover) must not crash the process: the
   // pool discards it and the next query opens a new one.
-  pool.on('error', (error) => options.onIdleError?.(error));
+  const { reachability } = options;
+  pool.on('error', (error) => {
+    if (!reachability?.failed(error)) options.onIdleError?.(error);
+  });
+  if (reachability) {
+    // Every query takes a connection first (pool.query calls connect with a callback): a new one
+    // that opens ends an outage, one that cannot open starts or continues it.
+    pool.on('connect', () => reachability.reached());
+    const connect = pool.connect.bind(pool) as (callback?: ConnectCallback) => Promise<pg.PoolClient> | undefined;
+    pool.connect = ((callback?: ConnectCallback) => {
+      if (callback) {
+        return connect((error, client, done) => {
+          if (error) reachability.failed(error);
+          callback(error, client, done);
+        });
+      }
+      return connect()!.catch((error: unknown) => {
+        reachability.failed(error);
+        throw error;
+      });
+    }) as typeof pool.connect;
+  }
   return pool;
 }

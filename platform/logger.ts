@@ -4,6 +4,7 @@
 // the failing row or statement (docs/privacy.md: ids only in the logs, never a postal code, tracking
 // number, reference, location or message).
 import { pino, type Logger } from 'pino';
+import { isDatabaseUnavailable } from './database-unavailable.js';
 import { currentTraceId, tracingConfigured } from './tracing.js';
 
 export type { Logger };
@@ -48,9 +49,14 @@ function isError(value: unknown): value is Error {
   return value instanceof Error;
 }
 
-/** An error as pino serializes it (with its causes' messages), minus the row data, at any depth. */
+/**
+ * An error as pino serializes it (with its causes' messages), minus the row data, at any depth. One
+ * that says the database is unreachable loses its stack too: in an outage every request and activity
+ * attempt fails with it, and its stack says nothing the message does not (docs/runbook.md "Postgres unreachable").
+ */
 function serializeError(error: Error): Record<string, unknown> {
   const serialized = { ...(pino.stdSerializers.err(error) as unknown as Record<string, unknown>) };
+  if (isDatabaseUnavailable(error)) delete serialized.stack;
   return scrub(serialized, 0);
 }
 

@@ -4,7 +4,7 @@
 import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { AreaStatisticsCache } from '../db/area-statistics-cache.js';
-import { createPool, type Pool } from '../db/pool.js';
+import { createPool, DatabaseReachability, type Pool } from '../db/pool.js';
 import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
 import { temporalWorkerTracing } from '../platform/tracing.js';
@@ -113,15 +113,19 @@ export async function openWorker(
   options: { applicationName: string; logger: Logger; workflowBundle?: WorkflowBundleOption },
 ): Promise<OpenedWorker> {
   if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) throw new Error('a worker process needs DATABASE_URL and TEMPORAL_ADDRESS');
+  const reachability = new DatabaseReachability(options.logger, 'activities fail and Temporal retries them until it is back');
   const pool = createPool(config.DATABASE_URL, {
     applicationName: options.applicationName,
     max: config.WORKER_DATABASE_POOL_MAX,
+    reachability,
     onIdleError: (error) => options.logger.warn({ err: error }, 'idle database connection lost'),
   });
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.TEMPORAL_ADDRESS, config));
-  const areaStatistics = new AreaStatisticsCache(pool, config.DATABASE_URL, (error) =>
-    options.logger.warn({ err: error }, 'area statistics listener lost; predictions read every time until it is back'),
-  );
+  // Its reconnects fail once a second in an outage: the pool's one line says so.
+  const areaStatistics = new AreaStatisticsCache(pool, config.DATABASE_URL, (error) => {
+    if (!reachability.failed(error))
+      options.logger.warn({ err: error }, 'area statistics listener lost; predictions read every time until it is back');
+  });
   await areaStatistics.start();
   const worker = await createWorker({
     connection,

@@ -45,6 +45,11 @@ describe('Postgres unavailable', () => {
     expect(asApiError(error)).toMatchObject({ status: 503, code: 'service_unavailable' });
   });
 
+  it('asks the client to retry after a few seconds (Retry-After, whole seconds)', async () => {
+    const error = await errorOf(closedPort);
+    expect(asApiError(error)?.headers['Retry-After']).toMatch(/^[1-9][0-9]*$/);
+  });
+
   it('is 503 service_unavailable when the server drops the connection', async () => {
     const error = await errorOf(silentPort);
     expect(isDatabaseUnavailable(error)).toBe(true);
