@@ -172,11 +172,8 @@ export function createCarrierEventIngest(deps: IngestDeps) {
     chunk: ReadonlyArray<{ index: number; record: CarrierEventRecord; signalled: CarrierEventInput }>,
     outcomes: IngestOutcome[],
   ): Promise<IngestOutcome | undefined> {
-    const recorded = await recordCarrierEvents(
-      deps.pool,
-      dispatchId,
-      chunk.map((entry) => entry.record),
-    );
+    const records = chunk.map((entry) => entry.record);
+    const recorded = await recordCarrierEvents(deps.pool, dispatchId, records);
     if (recorded === 'erased') {
       const answer = await erasedAnswer(dispatchId);
       for (const { index } of chunk) outcomes[index] = answer;
@@ -186,21 +183,21 @@ export function createCarrierEventIngest(deps: IngestDeps) {
       for (let i = from; i < chunk.length; i += 1)
         outcomes[chunk[i]!.index] = { outcome: 'accepted', duplicate: recorded[i] !== 'inserted', dedupeKey: chunk[i]!.record.dedupeKey };
     };
-    if (await signalChunk(dispatchId, chunk.map((entry) => entry.signalled))) {
+    const signalled = chunk.map((entry) => entry.signalled);
+    if (await signalChunk(dispatchId, signalled)) {
       accepted(0);
       return undefined;
     }
     // No workflow runs: each event's closed-dispatch answer, in order; once one has started the
     // workflow again, the rest of the chunk is signalled to it.
     for (let i = 0; i < chunk.length; i += 1) {
-      const { index, signalled } = chunk[i]!;
-      const { outcome, restarted } = await closedAnswer(dispatchId, signalled, recorded[i] !== 'inserted');
-      outcomes[index] = outcome;
+      const { outcome, restarted } = await closedAnswer(dispatchId, signalled[i]!, recorded[i] !== 'inserted');
+      outcomes[chunk[i]!.index] = outcome;
       if (outcome.outcome === 'erased') {
         for (const rest of chunk.slice(i + 1)) outcomes[rest.index] = outcome;
         return outcome;
       }
-      if (restarted && i + 1 < chunk.length && (await signalChunk(dispatchId, chunk.slice(i + 1).map((entry) => entry.signalled)))) {
+      if (restarted && i + 1 < chunk.length && (await signalChunk(dispatchId, signalled.slice(i + 1)))) {
         accepted(i + 1);
         return undefined;
       }

@@ -131,7 +131,8 @@ export function createFeedIngest(deps: {
       const occurredAt = resolveCheckpointTime(checkpoint.time as CheckpointTime, match.countryCode);
       mine.push({ checkpoint, event: toCarrierEvent({ ...checkpoint, status: checkpoint.status as DispatchStatus, reason: checkpoint.reason as ExceptionReason | null }, occurredAt) }); // prettier-ignore
     }
-    const outcomes = await deps.ingest.ingestMany(candidate, mine.map(({ event }) => event));
+    const events = mine.map(({ event }) => event);
+    const outcomes = await deps.ingest.ingestMany(candidate, events);
     for (const [i, outcome] of outcomes.entries()) {
       const { checkpoint } = mine[i]!;
       taken.push(checkpoint);
