@@ -23,46 +23,78 @@ export interface VocabularyStatus {
   time?: string;
 }
 
+/** One event to record: its dedupe key, the event in the service's vocabulary, and what the carrier sent. */
+export interface CarrierEventRecord {
+  dedupeKey: string;
+  event: Omit<CarrierEventBody, 'reason'> & { reason?: ExceptionReason };
+  original?: VocabularyStatus;
+}
+
 /**
- * Records the event: `inserted`, `duplicate` when an event with the same dedupe key was already
- * recorded, or `erased` when the dispatch has a tombstone (its erasure requested or done): then
- * nothing is recorded, whatever facts an API process still holds (ingest/carrier-events.ts). The
- * service's own events (the prediction refresh's `overdue`) are logged here too. `status` and
- * `reason` are the service's (what the workflow acts on); `original` keeps a carrier vocabulary's
- * status as it was sent.
+ * Records several events of one dispatch in ONE statement (a multi-row insert), in the order given:
+ * for each, `inserted`, or `duplicate` when an event with the same dedupe key was already recorded
+ * (before, or earlier in the same list); or `erased`, for all of them, when the dispatch has a
+ * tombstone (its erasure requested or done): then nothing is recorded, whatever facts an API
+ * process still holds (ingest/carrier-events.ts). The service's own events (the prediction
+ * refresh's `overdue`) are logged here too. `status` and `reason` are the service's (what the
+ * workflow acts on); `original` keeps a carrier vocabulary's status as it was sent. The rows of one
+ * statement share its transaction's now(): each row's received_at is it plus its position in
+ * microseconds, so that the log's arrival order (received_at, then dedupe key) stays the list's.
  */
+export async function recordCarrierEvents(
+  pool: Pool,
+  dispatchId: string,
+  events: readonly CarrierEventRecord[],
+): Promise<'erased' | Array<'inserted' | 'duplicate'>> {
+  if (events.length === 0) return [];
+  const column = <T>(pick: (record: CarrierEventRecord) => T | undefined) => events.map((record) => pick(record) ?? null);
+  const { rows } = await pool.query<{ erased: boolean; inserted: string[] }>({
+    name: 'carrier-events-insert-v5',
+    text: `WITH erased AS (SELECT 1 FROM erasures WHERE dispatch_id = $1::uuid),
+                given AS (
+                  SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[],
+                                       $9::text[], $10::text[], $11::text[]) WITH ORDINALITY
+                           AS g(dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status,
+                                vocabulary_substatus, original_time, position)),
+                inserted AS (
+                  INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status,
+                                              vocabulary_substatus, original_time, received_at)
+                  SELECT $1::uuid, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status,
+                         vocabulary_substatus, original_time, now() + (position - 1) * interval '1 microsecond'
+                    FROM given WHERE NOT EXISTS (SELECT 1 FROM erased) ORDER BY position
+                  ON CONFLICT (dispatch_id, dedupe_key) DO NOTHING
+                  RETURNING dedupe_key)
+           SELECT EXISTS (SELECT 1 FROM erased) AS erased, ARRAY(SELECT dedupe_key FROM inserted) AS inserted`,
+    values: [
+      dispatchId,
+      column((r) => r.dedupeKey),
+      column((r) => r.event.event_id),
+      column((r) => r.event.status),
+      column((r) => r.event.occurred_at),
+      column((r) => r.event.reason),
+      column((r) => r.event.location),
+      column((r) => r.original?.vocabulary),
+      column((r) => r.original?.status),
+      column((r) => r.original?.substatus),
+      column((r) => r.original?.time),
+    ],
+  });
+  if (rows[0]!.erased) return 'erased';
+  // A key listed twice is inserted by its first row only (ON CONFLICT skips the second).
+  const fresh = new Set(rows[0]!.inserted);
+  return events.map(({ dedupeKey }) => (fresh.delete(dedupeKey) ? 'inserted' : 'duplicate'));
+}
+
+/** Records one event (`recordCarrierEvents` of one): `inserted`, `duplicate` or `erased`. */
 export async function recordCarrierEvent(
   pool: Pool,
   dispatchId: string,
   dedupeKey: string,
-  event: Omit<CarrierEventBody, 'reason'> & { reason?: ExceptionReason },
+  event: CarrierEventRecord['event'],
   original?: VocabularyStatus,
 ): Promise<'inserted' | 'duplicate' | 'erased'> {
-  const { rows } = await pool.query<{ erased: boolean; inserted: boolean }>({
-    name: 'carrier-event-insert-v4',
-    text: `WITH erased AS (SELECT 1 FROM erasures WHERE dispatch_id = $1::uuid),
-                inserted AS (
-                  INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, reason, location, vocabulary, vocabulary_status,
-                                              vocabulary_substatus, original_time)
-                  SELECT $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9, $10, $11 WHERE NOT EXISTS (SELECT 1 FROM erased)
-                  ON CONFLICT (dispatch_id, dedupe_key) DO NOTHING
-                  RETURNING 1)
-           SELECT EXISTS (SELECT 1 FROM erased) AS erased, EXISTS (SELECT 1 FROM inserted) AS inserted`,
-    values: [
-      dispatchId,
-      dedupeKey,
-      event.event_id ?? null,
-      event.status,
-      event.occurred_at,
-      event.reason ?? null,
-      event.location ?? null,
-      original?.vocabulary ?? null,
-      original?.status ?? null,
-      original?.substatus ?? null,
-      original?.time ?? null,
-    ],
-  });
-  return rows[0]!.erased ? 'erased' : rows[0]!.inserted ? 'inserted' : 'duplicate';
+  const recorded = await recordCarrierEvents(pool, dispatchId, [{ dedupeKey, event, ...(original ? { original } : {}) }]);
+  return recorded === 'erased' ? 'erased' : recorded[0]!;
 }
 
 /** `recordCarrierEvent`, true when the event was recorded now. */

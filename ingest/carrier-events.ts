@@ -9,7 +9,9 @@
 //    answered `duplicate`), before anything else, so that a crash after it loses nothing; for an
 //    erased dispatch (its erasure requested or done) nothing is recorded, and the answer is `erased`;
 // 4. the signal to the workflow (temporal/client.ts), always, even for a repeat: the workflow
-//    dedupes too, and a crash between the log and the signal is mended by the sender's retry;
+//    dedupes too, and a crash between the log and the signal is mended by the sender's retry.
+//    Several events of one dispatch (a tracking feed's history, `ingestMany`) go a chunk at a time:
+//    each chunk logged in one statement and sent in one `carrierEvents` signal, in order;
 // 5. the closed-dispatch answer, when no workflow runs (docs/states.md "Closed dispatches"):
 //    delivered → kept with effect `after_delivery`; completed while resting in exception (or its
 //    closed run since deleted from Temporal) → its workflow starts again from the projection's state
@@ -19,7 +21,13 @@
 // Effects are otherwise written by the worker, in the transaction of the change (db/dispatch-changes.ts).
 import type { Client } from '@temporalio/client';
 import { LRUCache } from 'lru-cache';
-import { foldedCarrierEvents, recordCarrierEvent, setCarrierEventEffect, type VocabularyStatus } from '../db/carrier-events.js';
+import {
+  foldedCarrierEvents,
+  recordCarrierEvents,
+  setCarrierEventEffect,
+  type CarrierEventRecord,
+  type VocabularyStatus,
+} from '../db/carrier-events.js';
 import { findDispatch, findProjectedDispatch, type DispatchRow } from '../db/dispatches.js';
 import { findTombstone } from '../db/erasure-records.js';
 import type { Pool } from '../db/pool.js';
@@ -29,7 +37,7 @@ import type { CarrierEventBody } from '../domain/carrier-event-schemas.js';
 import { toUtc } from '../domain/field-schemas.js';
 import { applyCarrierEvent, dedupeKey, initialState, type DispatchState } from '../domain/state-machine.js';
 import type { ExceptionReason } from '../domain/vocabulary.js';
-import { dispatchWorkflowEnd, restartDispatch, signalCarrierEvent } from '../temporal/client.js';
+import { dispatchWorkflowEnd, restartDispatch, signalCarrierEvent, signalCarrierEvents } from '../temporal/client.js';
 import { deleteDispatchRuns } from '../temporal/erasure.js';
 import { erasedMessage } from './erasure.js';
 import type { CarrierEventInput, DispatchWorkflowInput } from '../temporal/contract.js';
@@ -60,6 +68,17 @@ export type IngestOutcome =
   /** The dispatch was erased (docs/http-contract.md "Erasure"): nothing was recorded. */
   | { outcome: 'erased'; message: string };
 
+/** The dispatch an event is ingested for: its id, and its dispatch date for the bounds. */
+export type IngestDispatch = Pick<DispatchFacts, 'id'> & { dispatchDate: Date | string };
+
+/**
+ * The most events one signal carries (ingestMany), and the most bytes of them: a signal's payload
+ * stays far below Temporal's 2 MB limit on a blob (and under its 512 KB warning), and a chunk's log
+ * statement stays small.
+ */
+export const SIGNAL_CHUNK_EVENTS = 200;
+export const SIGNAL_CHUNK_BYTES = 512 * 1024;
+
 /** Dispatches whose facts an API process keeps: they never change once registered, so never go stale. */
 const FACTS_CACHED = 100_000;
 
@@ -86,38 +105,126 @@ export function createCarrierEventIngest(deps: IngestDeps) {
       facts.set(dispatch.id, dispatch);
     },
 
-    /** Ingests one carrier event of `dispatch` (steps 1–5 of the header). */
-    async ingest(
-      dispatch: Pick<DispatchFacts, 'id'> & { dispatchDate: Date | string },
-      { event: received, original }: CarrierEventToIngest,
-      now = new Date(),
-    ): Promise<IngestOutcome> {
+    /** Ingests one carrier event of `dispatch` (steps 1–5 of the header): `ingestMany` of one. */
+    async ingest(dispatch: IngestDispatch, event: CarrierEventToIngest, now = new Date()): Promise<IngestOutcome> {
+      return (await ingestMany(dispatch, [event], now))[0]!;
+    },
+
+    ingestMany,
+  };
+
+  /**
+   * Ingests several carrier events of one `dispatch`, in order (steps 1–5 of the header), a chunk at
+   * a time (at most SIGNAL_CHUNK_EVENTS events, SIGNAL_CHUNK_BYTES of signal): each event's bounds
+   * checked here, the chunk's in-bound events logged in one statement, then sent in one signal
+   * (`carrierEvents`; a chunk of one goes on `carrierEvent`, as POST …/events sends it). When no
+   * workflow runs, each event of the chunk gets the closed-dispatch answer in turn, and the events
+   * after one that started the workflow again are signalled to it. One outcome per event, in order.
+   */
+  async function ingestMany(dispatch: IngestDispatch, events: readonly CarrierEventToIngest[], now = new Date()): Promise<IngestOutcome[]> {
+    const outcomes: IngestOutcome[] = new Array(events.length);
+    let chunk: Array<{ index: number; record: CarrierEventRecord; signalled: CarrierEventInput }> = [];
+    let bytes = 0;
+    let erased: IngestOutcome | undefined;
+    const flush = async () => {
+      if (chunk.length === 0) return;
+      const taken = chunk;
+      chunk = [];
+      bytes = 0;
+      // Erased meanwhile: every later chunk would find the tombstone too.
+      erased ??= await ingestChunk(dispatch.id, taken, outcomes);
+    };
+    for (const [index, { event: received, original }] of events.entries()) {
       const problem = occurredAtProblem(received.occurred_at, dispatch.dispatchDate, now);
-      if (problem) return { outcome: 'out_of_bounds', problem };
+      if (problem) {
+        outcomes[index] = { outcome: 'out_of_bounds', problem };
+        continue;
+      }
+      if (erased) {
+        outcomes[index] = erased;
+        continue;
+      }
       // In UTC from here on: Postgres takes no offset beyond ±15:59, RFC 3339 allows ±23:59. An
       // exception sent without reason is `other` (what the state machine acts on), in the log too.
       const reason = received.status === 'exception' ? (received.reason ?? 'other') : received.reason;
       const event = { ...received, occurred_at: toUtc(received.occurred_at), ...(reason ? { reason } : {}) };
       const key = dedupeKey(event);
-      const recorded = await recordCarrierEvent(deps.pool, dispatch.id, key, event, original);
-      if (recorded === 'erased') return erasedAnswer(dispatch.id);
-      const inserted = recorded === 'inserted';
-      const signalled: CarrierEventInput = { ...event, dedupeKey: key } as CarrierEventInput;
-      if (await signalCarrierEvent(deps.temporal, dispatch.id, signalled))
-        return { outcome: 'accepted', duplicate: !inserted, dedupeKey: key };
-      return closedAnswer(dispatch.id, signalled, !inserted);
-    },
-  };
+      const signalled = { ...event, dedupeKey: key } as CarrierEventInput;
+      const size = Buffer.byteLength(JSON.stringify(signalled));
+      if (chunk.length >= SIGNAL_CHUNK_EVENTS || (chunk.length > 0 && bytes + size > SIGNAL_CHUNK_BYTES)) await flush();
+      if (erased) {
+        outcomes[index] = erased;
+        continue;
+      }
+      chunk.push({ index, record: { dedupeKey: key, event, ...(original ? { original } : {}) }, signalled });
+      bytes += size;
+    }
+    await flush();
+    return outcomes;
+  }
 
-  async function closedAnswer(dispatchId: string, event: CarrierEventInput, duplicate: boolean): Promise<IngestOutcome> {
+  /**
+   * Logs one chunk (one statement) and signals it (one signal), writing each event's outcome; the
+   * erased answer when the dispatch has a tombstone (nothing was recorded).
+   */
+  async function ingestChunk(
+    dispatchId: string,
+    chunk: ReadonlyArray<{ index: number; record: CarrierEventRecord; signalled: CarrierEventInput }>,
+    outcomes: IngestOutcome[],
+  ): Promise<IngestOutcome | undefined> {
+    const records = chunk.map((entry) => entry.record);
+    const recorded = await recordCarrierEvents(deps.pool, dispatchId, records);
+    if (recorded === 'erased') {
+      const answer = await erasedAnswer(dispatchId);
+      for (const { index } of chunk) outcomes[index] = answer;
+      return answer;
+    }
+    const accepted = (from: number) => {
+      for (let i = from; i < chunk.length; i += 1)
+        outcomes[chunk[i]!.index] = { outcome: 'accepted', duplicate: recorded[i] !== 'inserted', dedupeKey: chunk[i]!.record.dedupeKey };
+    };
+    const signalled = chunk.map((entry) => entry.signalled);
+    if (await signalChunk(dispatchId, signalled)) {
+      accepted(0);
+      return undefined;
+    }
+    // No workflow runs: each event's closed-dispatch answer, in order; once one has started the
+    // workflow again, the rest of the chunk is signalled to it.
+    for (let i = 0; i < chunk.length; i += 1) {
+      const { outcome, restarted } = await closedAnswer(dispatchId, signalled[i]!, recorded[i] !== 'inserted');
+      outcomes[chunk[i]!.index] = outcome;
+      if (outcome.outcome === 'erased') {
+        for (const rest of chunk.slice(i + 1)) outcomes[rest.index] = outcome;
+        return outcome;
+      }
+      if (restarted && i + 1 < chunk.length && (await signalChunk(dispatchId, signalled.slice(i + 1)))) {
+        accepted(i + 1);
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  /** One signal for the chunk: `carrierEvent` for a single event (as before batches), `carrierEvents` for more. */
+  function signalChunk(dispatchId: string, events: CarrierEventInput[]): Promise<boolean> {
+    return events.length === 1
+      ? signalCarrierEvent(deps.temporal, dispatchId, events[0]!)
+      : signalCarrierEvents(deps.temporal, dispatchId, events);
+  }
+
+  async function closedAnswer(
+    dispatchId: string,
+    event: CarrierEventInput,
+    duplicate: boolean,
+  ): Promise<{ outcome: IngestOutcome; restarted?: boolean }> {
     const dedupe = event.dedupeKey;
     // Erased since the event was recorded (the erasure requested, its rows perhaps not yet gone: the
     // run the signal missed is the one it deleted): nothing is kept, whatever the projection says.
-    if (await findTombstone(deps.pool, dispatchId)) return erasedAnswer(dispatchId);
+    if (await findTombstone(deps.pool, dispatchId)) return { outcome: await erasedAnswer(dispatchId) };
     const projected = await findProjectedDispatch(deps.pool, dispatchId);
     if (projected?.record.status === 'delivered') {
       await setCarrierEventEffect(deps.pool, dispatchId, dedupe, 'after_delivery');
-      return { outcome: 'accepted', duplicate, dedupeKey: dedupe };
+      return { outcome: { outcome: 'accepted', duplicate, dedupeKey: dedupe } };
     }
     if (projected && restartable(projected.record.status, await dispatchWorkflowEnd(deps.temporal, dispatchId))) {
       await restartDispatch(deps.temporal, { taskQueue: deps.taskQueue, input: await restartInput(projected, dedupe), event });
@@ -125,17 +232,19 @@ export function createCarrierEventIngest(deps: IngestDeps) {
       // started: the run that would outlive it, holding the registration, goes too.
       if (await findTombstone(deps.pool, dispatchId)) {
         await deleteDispatchRuns(deps.temporal, dispatchId);
-        return erasedAnswer(dispatchId);
+        return { outcome: await erasedAnswer(dispatchId) };
       }
-      return { outcome: 'accepted', duplicate, dedupeKey: dedupe };
+      return { outcome: { outcome: 'accepted', duplicate, dedupeKey: dedupe }, restarted: true };
     }
     await setCarrierEventEffect(deps.pool, dispatchId, dedupe, 'workflow_closed');
     return {
-      outcome: 'closed',
-      dedupeKey: dedupe,
-      message:
-        `dispatch ${dispatchId} is closed and was not delivered (its workflow was terminated or failed): ` +
-        'the event is recorded but changes nothing',
+      outcome: {
+        outcome: 'closed',
+        dedupeKey: dedupe,
+        message:
+          `dispatch ${dispatchId} is closed and was not delivered (its workflow was terminated or failed): ` +
+          'the event is recorded but changes nothing',
+      },
     };
   }
 

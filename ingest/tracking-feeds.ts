@@ -71,7 +71,7 @@ type ListedKey = Pick<IgnoredCheckpoint, 'feedId' | 'trackingNumber' | 'eventId'
 
 export function createFeedIngest(deps: {
   pool: Pool;
-  ingest: Pick<CarrierEventIngest, 'ingest'>;
+  ingest: Pick<CarrierEventIngest, 'ingestMany'>;
   /**
    * Told how many checkpoints a registration's kept ones added to a feed's ignored list (its
    * `ignored` count, api/feed-counts.ts, and the metric under the feed's provider); an inbound
@@ -123,12 +123,18 @@ export function createFeedIngest(deps: {
     const taken: KeptCheckpoint[] = [];
     const ignored: IgnoredCheckpoint[] = [];
     const applied: KeptCheckpoint[] = [];
+    const mine: Array<{ checkpoint: KeptCheckpoint; event: CarrierEventToIngest }> = [];
     for (const checkpoint of kept) {
       const byReference = checkpoint.references.includes(dispatch.id);
       const match = byReference ? candidate : pickByTrackingNumber(sharing, checkpoint.carrier ?? undefined, checkpoint.time as CheckpointTime); // prettier-ignore
       if (match?.id !== dispatch.id) continue;
       const occurredAt = resolveCheckpointTime(checkpoint.time as CheckpointTime, match.countryCode);
-      const outcome = await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, status: checkpoint.status as DispatchStatus, reason: checkpoint.reason as ExceptionReason | null }, occurredAt)); // prettier-ignore
+      mine.push({ checkpoint, event: toCarrierEvent({ ...checkpoint, status: checkpoint.status as DispatchStatus, reason: checkpoint.reason as ExceptionReason | null }, occurredAt) }); // prettier-ignore
+    }
+    const events = mine.map(({ event }) => event);
+    const outcomes = await deps.ingest.ingestMany(candidate, events);
+    for (const [i, outcome] of outcomes.entries()) {
+      const { checkpoint } = mine[i]!;
       taken.push(checkpoint);
       // Erased meanwhile: nothing of it is kept (docs/privacy.md "Erasure").
       if (outcome.outcome === 'out_of_bounds')
@@ -195,6 +201,8 @@ export function createFeedIngest(deps: {
     });
     const seenInBody = new Set<string>();
     const unmatched: UnmatchedCheckpoint[] = [];
+    // The new checkpoints of each matched dispatch, in the body's order: ingested together below.
+    const toIngest = new Map<string, { match: MatchCandidate; checkpoints: ActionableCheckpoint[]; events: CarrierEventToIngest[] }>();
     let erased: boolean | undefined;
     for (const checkpoint of mapped) {
       const match = candidates.find((c) => c.byReference) ?? pickByTrackingNumber(candidates, tracking.carrier, checkpoint.time);
@@ -217,15 +225,24 @@ export function createFeedIngest(deps: {
       }
       seenInBody.add(once);
       const occurredAt = resolveCheckpointTime(checkpoint.time, match.countryCode);
-      const outcome = await deps.ingest.ingest(match, toCarrierEvent({ ...checkpoint, ...checkpoint.mapped, original: checkpoint.original }, occurredAt)); // prettier-ignore
-      // Erased between the match and the log (docs/http-contract.md "Erasure"): ignored, not stored.
-      if (outcome.outcome === 'erased') results.push('ignored');
-      else if (outcome.outcome === 'out_of_bounds')
-        ignore(checkpoint, 'out_of_bounds', `outside the time bounds: occurred_at ${outcome.problem}`, match.id); // prettier-ignore
-      else if (outcome.outcome === 'closed') ignore(checkpoint, 'dispatch_closed', outcome.message, match.id);
-      else {
-        results.push(outcome.duplicate ? 'duplicate' : 'applied');
-        if (!outcome.duplicate) applied.push({ feedId: feed.id, trackingNumber, eventId: checkpoint.eventId });
+      const group = toIngest.get(match.id) ?? { match, checkpoints: [], events: [] };
+      toIngest.set(match.id, group);
+      group.checkpoints.push(checkpoint);
+      group.events.push(toCarrierEvent({ ...checkpoint, ...checkpoint.mapped, original: checkpoint.original }, occurredAt));
+    }
+    for (const { match, checkpoints, events } of toIngest.values()) {
+      const outcomes = await deps.ingest.ingestMany(match, events);
+      for (const [i, outcome] of outcomes.entries()) {
+        const checkpoint = checkpoints[i]!;
+        // Erased between the match and the log (docs/http-contract.md "Erasure"): ignored, not stored.
+        if (outcome.outcome === 'erased') results.push('ignored');
+        else if (outcome.outcome === 'out_of_bounds')
+          ignore(checkpoint, 'out_of_bounds', `outside the time bounds: occurred_at ${outcome.problem}`, match.id); // prettier-ignore
+        else if (outcome.outcome === 'closed') ignore(checkpoint, 'dispatch_closed', outcome.message, match.id);
+        else {
+          results.push(outcome.duplicate ? 'duplicate' : 'applied');
+          if (!outcome.duplicate) applied.push({ feedId: feed.id, trackingNumber, eventId: checkpoint.eventId });
+        }
       }
     }
     if (unmatched.length > 0) {

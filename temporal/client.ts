@@ -19,6 +19,7 @@ import type { Config } from '../platform/config.js';
 import { temporalClientInterceptors } from '../platform/tracing.js';
 import {
   carrierEventSignal,
+  carrierEventsSignal,
   DISPATCH_WORKFLOW_TYPE,
   ERASURE_WORKFLOW_TYPE,
   erasureWorkflowId,
@@ -120,6 +121,14 @@ export function signalCarrierEvent(
   return signalOpen(temporal, dispatchId, (handle) =>
     handle.signal<[CarrierEventInput | ServiceCarrierEventInput]>(carrierEventSignal.name, event),
   );
+}
+
+/**
+ * Signals several carrier events of one dispatch at once, in order (one `carrierEvents` signal); false
+ * when the workflow has closed. The caller keeps the payload well under Temporal's 2 MB limit.
+ */
+export function signalCarrierEvents(temporal: Client, dispatchId: string, events: CarrierEventInput[]): Promise<boolean> {
+  return signalOpen(temporal, dispatchId, (handle) => handle.signal(carrierEventsSignal, events));
 }
 
 /**

@@ -1,5 +1,5 @@
 // The Temporal contract: the workflows' public surface — the dispatch workflow's input,
-// registration update, carrier-event and prediction-refresh signals and status query, and the other
+// registration update, carrier-event(s) and prediction-refresh signals and status query, and the other
 // workflows' types and inputs. Imported by the workflows themselves and by the one client that
 // calls them (temporal/client.ts), so both sides agree on names and payloads. The registered names
 // must never change: recorded histories replay by them. No Node APIs here: this file is bundled
@@ -93,6 +93,13 @@ export type RegisterOutcome =
 
 export const registerUpdate = defineUpdate<RegisterOutcome, [DispatchRegistration]>('register');
 export const carrierEventSignal = defineSignal<[CarrierEventInput]>('carrierEvent');
+/**
+ * Several carrier events of one dispatch at once, in arrival order: each is taken exactly as if it
+ * came on its own `carrierEvent` signal (a tracking feed's long history, ingest/carrier-events.ts
+ * ingestMany, sends a chunk per signal). `carrierEvent` stays: POST …/events sends it, and recorded
+ * histories replay it.
+ */
+export const carrierEventsSignal = defineSignal<[CarrierEventInput[]]>('carrierEvents');
 
 /**
  * Sent by the hourly prediction refresh to a dispatch whose recomputed window or confidence differs

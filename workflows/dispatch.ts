@@ -1,8 +1,8 @@
 // Step 3 of a carrier event's path (docs/architecture.md "The path of one carrier event"): the
-// carrierEvent signal that ingest/carrier-events.ts (step 2) sends is folded here with
-// domain/state-machine.ts (step 4); a change is prepared and written by activities/projection.ts
-// (step 5) in one local activity, which also decides which webhook events it fires, and each
-// delivery the write returns runs activities/webhook-delivery.ts (step 7).
+// carrierEvent signal (or carrierEvents, a chunk of them) that ingest/carrier-events.ts (step 2)
+// sends is folded here with domain/state-machine.ts (step 4); a change is prepared and written by
+// activities/projection.ts (step 5) in one local activity, which also decides which webhook events
+// it fires, and each delivery the write returns runs activities/webhook-delivery.ts (step 7).
 //
 // The dispatch workflow: one per dispatched card, workflow id = the dispatch UUID. It owns the card's
 // state machine, dedupes carrier events (across continue-as-new), writes each version of the
@@ -43,6 +43,7 @@ import { applyCarrierEvent, initialState, type CurrentStatus, type DispatchState
 import type { EventEffect } from '../domain/vocabulary.js';
 import {
   carrierEventSignal,
+  carrierEventsSignal,
   dispatchDriver,
   predictionRefreshSignal,
   registerUpdate,
@@ -322,6 +323,11 @@ export async function dispatchWorkflow(input: DispatchWorkflowInput): Promise<{ 
   setHandler(carrierEventSignal, (event) => {
     eventTrace ??= otel.context.active();
     dispatch.enqueue(event);
+  });
+  // A chunk of one dispatch's events (a tracking feed's history): each as if it came on its own.
+  setHandler(carrierEventsSignal, (events) => {
+    eventTrace ??= otel.context.active();
+    for (const event of events) dispatch.enqueue(event);
   });
   setHandler(predictionRefreshSignal, (request) => dispatch.requestRefresh(request));
   setHandler(registerUpdate, (candidate) => dispatch.register(candidate));

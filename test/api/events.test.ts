@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { carrierEventEffect, insertCarrierEvent } from '../../db/carrier-events.js';
 import { dedupeKey } from '../../domain/state-machine.js';
+import { createCarrierEventIngest } from '../../ingest/carrier-events.js';
+import { dispatchWorkflowOptions } from '../../temporal/client.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { bearer, registrationFor, request, type TestResponse } from './http.js';
 
@@ -251,6 +253,34 @@ describe('events for a dispatch whose workflow completed resting in exception (d
     expect(res.body.duplicate).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await h.pool.query('SELECT version FROM dispatches WHERE id = $1', [id])).rows[0].version).toBe(version);
+  });
+});
+
+describe("a chunk of events (ingestMany, a tracking feed's history) for a dispatch whose workflow completed resting in exception", () => {
+  it('starts the workflow again with the first event and signals it the rest of the chunk, in order: each accepted, all applied', async () => {
+    const id = await registered();
+    expect((await postEvent(id, { status: 'exception', reason: 'lost', occurred_at: SCAN_AT, event_id: 'chunk-lost' })).status).toBe(202);
+    await statusUntil(id, (r) => r.body.status === 'exception');
+    expect(await workflowClosed(id)).toBe('COMPLETED');
+    const ingest = createCarrierEventIngest({ pool: h.pool, temporal: h.temporal, taskQueue: h.taskQueue, workflowOptions: dispatchWorkflowOptions(h.config) }); // prettier-ignore
+    const events = [
+      { status: 'in_transit', occurred_at: daysAgo(18.5), event_id: 'chunk-found' },
+      { status: 'out_for_delivery', occurred_at: DELIVERED_AT, event_id: 'chunk-out' },
+      { status: 'delivered', occurred_at: LATE_AT, event_id: 'chunk-delivered' },
+    ] as const;
+    const outcomes = await ingest.ingestMany(
+      { id, dispatchDate: DISPATCH_DATE },
+      events.map((event) => ({ event })),
+    );
+    expect(outcomes.map((o) => o.outcome === 'accepted' && o.duplicate)).toEqual([false, false, false]);
+    expect((await statusUntil(id, (r) => r.body.status === 'delivered')).body.status).toBe('delivered');
+    const effects = await h.pool.query('SELECT event_id, effect FROM carrier_events WHERE dispatch_id = $1 ORDER BY received_at', [id]);
+    expect(effects.rows).toEqual([
+      { event_id: 'chunk-lost', effect: 'applied' },
+      { event_id: 'chunk-found', effect: 'applied' },
+      { event_id: 'chunk-out', effect: 'applied' },
+      { event_id: 'chunk-delivered', effect: 'applied' },
+    ]);
   });
 });
 

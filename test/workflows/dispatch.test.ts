@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Pool } from '../../db/pool.js';
 import type { CarrierEventBody } from '../../domain/carrier-event-schemas.js';
+import { dedupeKey } from '../../domain/state-machine.js';
+import { signalCarrierEvents } from '../../temporal/client.js';
 import { snapshotQuery, type DispatchRegistration, type DispatchWorkflowInput } from '../../temporal/contract.js';
 import { maybeRecordHistory } from '../support/histories.js';
 import {
@@ -147,6 +149,22 @@ describe('state machine through the workflow', () => {
     const snapshot = await settled(reg.id, 3, 2);
     expect(snapshot.version).toBe(3);
     expect(snapshot.seenEventKeys).toBe(2);
+  });
+
+  it('takes a carrierEvents chunk as if each of its events came on its own signal: in order, a key already seen dropped', async () => {
+    const reg = registration(issuerId);
+    await register(reg);
+    const keyed = (event: CarrierEventBody) => ({ ...event, dedupeKey: dedupeKey(event) });
+    const transit = { status: 'in_transit', occurred_at: '2026-11-20T12:00:00Z', event_id: 'c1' } as const;
+    await signal(reg.id, transit);
+    const exception = { status: 'exception', occurred_at: '2026-11-21T08:00:00Z', reason: 'failed_attempt', event_id: 'c2' } as const;
+    const out = { status: 'out_for_delivery', occurred_at: '2026-11-22T08:00:00Z', event_id: 'c3' } as const;
+    expect(await signalCarrierEvents(env.client, reg.id, [transit, exception, out, exception].map(keyed))).toBe(true);
+    // In the chunk's order: the exception, then the later out_for_delivery leaving it (reversed,
+    // the older exception would change nothing); the repeats of c1 and c2 changed nothing.
+    const snapshot = await settled(reg.id, 4, 3);
+    expect(snapshot).toMatchObject({ version: 4, seenEventKeys: 3, state: { status: 'out_for_delivery' } });
+    expect(await projection(reg.id)).toMatchObject({ version: 4, status: 'out_for_delivery', exception_reason: null });
   });
 
   it('keeps delivered terminal and completes once the retention after delivery has passed', async () => {
