@@ -50,7 +50,6 @@ export function carrierEventPaths(h: OpenApiHelpers, dispatchId: z.ZodObject): Z
         "the dispatch's workflow has closed without delivery (terminated by an operator, or failed): the event is recorded with effect " +
           '`workflow_closed` but changes nothing (`conflict`)',
       ),
-      '503': error('the workflow service is unreachable (`service_unavailable`)'),
       ...commonErrors,
     },
   };
@@ -80,7 +79,6 @@ export function carrierEventPaths(h: OpenApiHelpers, dispatchId: z.ZodObject): Z
     '403': error("a live key, one without `events:write`, or another issuer's dispatch (`forbidden`)"),
     '404': error('no test-mode dispatch with this id (`not_found`)'),
     '409': error('the state machine would ignore this action, e.g. `deliver` on a delivered dispatch (`conflict`)'),
-    '503': error('the workflow service is unreachable, or slow to apply the event (`service_unavailable`)'),
     ...commonErrors,
   };
 

@@ -136,6 +136,9 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
         'more than FEED_RATE_PER_MINUTE signed (or unsigned) requests this minute for this feed; `Retry-After` says when (`rate_limit_exceeded`)',
       ),
       '500': inboundError('unexpected server error (`internal_error`): the provider retries'),
+      '503': inboundError(
+        'Postgres or the workflow service is unreachable (`service_unavailable`, with `Retry-After`): the provider retries',
+      ),
     },
   };
   const probe: ZodOpenApiOperationObject = {

@@ -163,7 +163,6 @@ export function webhookPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
       '403': writeScope,
       '404': noEndpoint,
       '409': disabled409,
-      '503': error('the workflow service is unreachable (`service_unavailable`)'),
       ...commonErrors,
     },
   };
@@ -187,7 +186,6 @@ export function webhookPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
       '409': error(
         'the endpoint is disabled, or an event of `event_ids` has had its payload cleared by retention (`conflict`, the message says the payload expired)',
       ),
-      '503': error('the workflow service is unreachable (`service_unavailable`)'),
       ...commonErrors,
     },
   };

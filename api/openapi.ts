@@ -37,6 +37,11 @@ const retryAfter = rateLimitHeaders.extend({
   'Retry-After': z.string().meta({ description: 'whole seconds until the window resets', example: '17' }),
 });
 
+const unavailableHeaders = z.object({
+  'Retry-After': z.string().meta({ description: 'whole seconds to wait before retrying', example: '5' }),
+  'X-Request-Id': z.string().meta({ description: 'id of this request; quote it to support' }),
+});
+
 const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 const error = (description: string, headers: z.ZodObject = rateLimitHeaders) => ({ description, headers, content: json(errorBody) });
 
@@ -44,6 +49,11 @@ const commonErrors: ZodOpenApiResponsesObject = {
   '401': error('missing, malformed, unknown or revoked API key (`unauthorized`)'),
   '429': error('more requests this minute than the key may make (`rate_limit_exceeded`); a refused request does not count', retryAfter),
   '500': error('unexpected server error (`internal_error`); the body carries `request_id`'),
+  '503': error(
+    'Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request ' +
+      'again after `Retry-After` seconds',
+    unavailableHeaders,
+  ),
 };
 const bodyErrors = (limit = BODY_LIMIT): ZodOpenApiResponsesObject => ({
   '400': error('invalid JSON or a field that fails validation; the message names the field (`bad_request`)'),
@@ -151,7 +161,6 @@ const register: ZodOpenApiOperationObject = {
       `the id was registered with a different body, or by another issuer, or was erased; or ${idempotencyConflict}`,
       conflictHeaders,
     ),
-    '503': error('the workflow service is unreachable (`service_unavailable`)'),
     ...commonErrors,
   },
 };

@@ -51,7 +51,17 @@ describe('GET /v1/openapi.json document', () => {
     expect(Object.keys(paths['/v1/inbound/{feed_id}']).sort()).toEqual(['head', 'post']);
     expect(paths['/v1/inbound/{feed_id}'].post.security).toEqual([]);
     expect(paths['/v1/status/{id}'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['If-None-Match', 'id', 'locale']);
-    expect(Object.keys(paths['/v1/status/{id}'].get.responses).sort()).toEqual(['200', '304', '400', '401', '403', '404', '429', '500']);
+    expect(Object.keys(paths['/v1/status/{id}'].get.responses).sort()).toEqual([
+      '200',
+      '304',
+      '400',
+      '401',
+      '403',
+      '404',
+      '429',
+      '500',
+      '503',
+    ]);
   });
 
   it('takes the status record and the error body from the zod schemas', () => {
@@ -97,6 +107,21 @@ describe('GET /v1/openapi.json document', () => {
     }
     expect(Object.keys(paths['/v1/dispatches/batch'].post.responses)).toContain('413');
     expect(Object.keys(paths['/v1/test_helpers/dispatches/{id}/{action}'].post.responses)).toEqual(expect.arrayContaining(['403', '404', '409'])); // prettier-ignore
+  });
+
+  it('documents 503 service_unavailable with Retry-After on every operation that takes a key (Postgres or Temporal unreachable)', () => {
+    const { paths } = document();
+    const keyed = Object.entries(paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, { security?: unknown[]; responses: Record<string, { headers?: object; content?: object }> }>)
+        .filter(([, operation]) => (operation.security ?? []).length > 0)
+        .map(([method, operation]) => ({ at: `${method.toUpperCase()} ${path}`, unavailable: operation.responses['503'] })),
+    );
+    expect(keyed.length).toBeGreaterThan(20);
+    for (const { at, unavailable } of keyed) {
+      expect({ at, documented: unavailable !== undefined }).toEqual({ at, documented: true });
+      expect({ at, headers: Object.keys(unavailable.headers ?? {}) }).toEqual({ at, headers: expect.arrayContaining(['Retry-After']) });
+      expect(unavailable.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Error' } } });
+    }
   });
 
   it('takes the list, batch and test-helper shapes from the zod schemas', () => {

@@ -1566,6 +1566,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   listDispatches: {
@@ -1686,6 +1699,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -1891,15 +1917,11 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description the workflow service is unreachable (`service_unavailable`) */
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
       503: {
         headers: {
-          /** @description requests allowed per one-minute window for the key */
-          'X-RateLimit-Limit': string;
-          /** @description requests left in the current window */
-          'X-RateLimit-Remaining': string;
-          /** @description end of the current window, UTC epoch seconds */
-          'X-RateLimit-Reset': string;
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -2085,6 +2107,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   listCarrierEvents: {
@@ -2217,6 +2252,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -2415,15 +2463,11 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description the workflow service is unreachable (`service_unavailable`) */
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
       503: {
         headers: {
-          /** @description requests allowed per one-minute window for the key */
-          'X-RateLimit-Limit': string;
-          /** @description requests left in the current window */
-          'X-RateLimit-Remaining': string;
-          /** @description end of the current window, UTC epoch seconds */
-          'X-RateLimit-Reset': string;
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -2622,15 +2666,11 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description the workflow service is unreachable, or slow to apply the event (`service_unavailable`) */
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
       503: {
         headers: {
-          /** @description requests allowed per one-minute window for the key */
-          'X-RateLimit-Limit': string;
-          /** @description requests left in the current window */
-          'X-RateLimit-Remaining': string;
-          /** @description end of the current window, UTC epoch seconds */
-          'X-RateLimit-Reset': string;
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -2831,15 +2871,11 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description the workflow service is unreachable, or slow to apply the event (`service_unavailable`) */
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
       503: {
         headers: {
-          /** @description requests allowed per one-minute window for the key */
-          'X-RateLimit-Limit': string;
-          /** @description requests left in the current window */
-          'X-RateLimit-Remaining': string;
-          /** @description end of the current window, UTC epoch seconds */
-          'X-RateLimit-Reset': string;
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -2960,6 +2996,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -3138,6 +3187,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getWebhookEndpoint: {
@@ -3273,6 +3335,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   deleteWebhookEndpoint: {
@@ -3400,6 +3475,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -3581,6 +3669,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   rotateWebhookEndpointSecret: {
@@ -3746,6 +3847,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -3944,15 +4058,11 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description the workflow service is unreachable (`service_unavailable`) */
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
       503: {
         headers: {
-          /** @description requests allowed per one-minute window for the key */
-          'X-RateLimit-Limit': string;
-          /** @description requests left in the current window */
-          'X-RateLimit-Remaining': string;
-          /** @description end of the current window, UTC epoch seconds */
-          'X-RateLimit-Reset': string;
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -4151,15 +4261,11 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description the workflow service is unreachable (`service_unavailable`) */
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
       503: {
         headers: {
-          /** @description requests allowed per one-minute window for the key */
-          'X-RateLimit-Limit': string;
-          /** @description requests left in the current window */
-          'X-RateLimit-Remaining': string;
-          /** @description end of the current window, UTC epoch seconds */
-          'X-RateLimit-Reset': string;
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -4286,6 +4392,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -4429,6 +4548,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getWebhookReplay: {
@@ -4556,6 +4688,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -4696,6 +4841,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -4877,6 +5035,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   revokeTrackingLink: {
@@ -5012,6 +5183,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getTrackingPageBranding: {
@@ -5102,6 +5286,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -5263,6 +5460,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getErasure: {
@@ -5390,6 +5600,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -5533,6 +5756,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   listTrackingFeeds: {
@@ -5645,6 +5881,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -5806,6 +6055,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getTrackingFeed: {
@@ -5941,6 +6203,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   revokeTrackingFeed: {
@@ -6066,6 +6341,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -6247,6 +6535,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   listUnmatchedCheckpoints: {
@@ -6379,6 +6680,19 @@ export interface operations {
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -6527,6 +6841,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Postgres or the workflow service is unreachable, or did not answer in time (`service_unavailable`): send the request again after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
+          /** @description id of this request; quote it to support */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   receiveTrackingFeedWebhook: {
@@ -6613,6 +6940,17 @@ export interface operations {
       };
       /** @description unexpected server error (`internal_error`): the provider retries */
       500: {
+        headers: {
+          /** @description id of this request */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Postgres or the workflow service is unreachable (`service_unavailable`, with `Retry-After`): the provider retries */
+      503: {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
