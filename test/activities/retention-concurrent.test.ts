@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import type { Logger } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createRetentionActivities, type RetentionDeps } from '../../activities/retention.js';
+import { createRetentionActivities } from '../../activities/retention.js';
 import { seedCompletedDispatches } from '../../bench/retention/seed.js';
 import { dispatchFootprint } from '../../db/erasure.js';
 import { createIssuer } from '../../db/issuers.js';
@@ -19,6 +19,7 @@ import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { retentionErased } from '../../platform/metrics.js';
 import type { RetentionSummary } from '../../temporal/contract.js';
 import { requireTestEnv } from '../support/env.js';
+import { shortRetentionConfig } from '../support/retention-config.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 
 const quiet: Logger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
@@ -47,15 +48,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const config: RetentionDeps['config'] = {
-  RETENTION_DISPATCH: 1_000,
-  WEBHOOK_TIMEOUT_MS: 5_000,
-  RETENTION_WEBHOOK_PAYLOAD: null,
-  RETENTION_TRANSIT_HISTORY: null,
-  RETENTION_BATCH_PAUSE: 0,
-  DELIVERED_RETENTION: 1_000,
-  EXCEPTION_RETENTION: 1_000,
-};
+const config = shortRetentionConfig();
 
 /** The client, except that a visibility listing answers only once `sweeps` listings have been asked for. */
 function clientListingTogether(sweeps: number): Client {

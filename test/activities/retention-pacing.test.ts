@@ -8,13 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import type { Logger } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createRetentionActivities, type RetentionDeps } from '../../activities/retention.js';
+import { createRetentionActivities } from '../../activities/retention.js';
 import { seedCompletedDispatches } from '../../bench/retention/seed.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import type { RetentionSummary } from '../../temporal/contract.js';
 import { requireTestEnv } from '../support/env.js';
+import { shortRetentionConfig } from '../support/retention-config.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 
 const quiet: Logger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
@@ -44,15 +45,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const config = (pauseMs: number): RetentionDeps['config'] => ({
-  RETENTION_DISPATCH: 1_000,
-  WEBHOOK_TIMEOUT_MS: 5_000,
-  RETENTION_WEBHOOK_PAYLOAD: null,
-  RETENTION_TRANSIT_HISTORY: null,
-  RETENTION_BATCH_PAUSE: pauseMs,
-  DELIVERED_RETENTION: 1_000,
-  EXCEPTION_RETENTION: 1_000,
-});
+const config = shortRetentionConfig;
 
 describe('the retention sweep’s pacing', () => {
   it('erases one batch at a time, RETENTION_BATCH_PAUSE apart', async () => {
