@@ -33,8 +33,6 @@ import { temporalConnectionOptions } from '../temporal/connection-options.js';
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 // CDS_DATA_DIR and the port variables let tests (and a second checkout) run their own instance.
 const DATA_DIR = process.env.CDS_DATA_DIR ?? path.join(PROJECT_ROOT, '.data');
-const DEV_SERVER_PORT = Number(process.env.TEMPORAL_DEV_SERVER_PORT ?? 7233);
-const DEV_SERVER_UI_PORT = Number(process.env.TEMPORAL_DEV_SERVER_UI_PORT ?? 8233);
 
 // First: the worker, the clients and the HTTP server take their tracing hooks when they are made.
 await startTracing('card-delivery');
@@ -181,8 +179,8 @@ async function main(): Promise<void> {
     const startOurDevServer = () =>
       startDevServer({
         cliPath,
-        port: DEV_SERVER_PORT,
-        uiPort: DEV_SERVER_UI_PORT,
+        port: config.TEMPORAL_DEV_SERVER_PORT,
+        uiPort: config.TEMPORAL_DEV_SERVER_UI_PORT,
         dbFilename: path.join(DATA_DIR, 'temporal.sqlite'),
         namespace: config.TEMPORAL_NAMESPACE,
         logger,

@@ -82,6 +82,15 @@ export async function pageTrackingLinks(
   return creationPage(rows, options.limit, toLink);
 }
 
+/** A link of the dispatch, or undefined. */
+export async function findTrackingLink(pool: Pool, dispatchId: string, linkId: string): Promise<TrackingLink | undefined> {
+  const { rows } = await pool.query<LinkRow>(`SELECT ${LINK_COLUMNS} FROM tracking_links WHERE id = $1 AND dispatch_id = $2`, [
+    linkId,
+    dispatchId,
+  ]);
+  return rows[0] && toLink(rows[0]);
+}
+
 /** Revokes a link of the dispatch (already revoked: unchanged); false when the dispatch has no such link. */
 export async function revokeTrackingLink(pool: Pool, dispatchId: string, linkId: string): Promise<boolean> {
   const { rowCount } = await pool.query(

@@ -32,7 +32,6 @@ export interface PageLanguage {
 
 /** Languages written right to left: none of the ten today, but the markup says `dir` from this. */
 const RIGHT_TO_LEFT = new Set(['ar', 'he', 'fa', 'ur']);
-const MAX_ACCEPT_LANGUAGE_ENTRIES = 20;
 
 function fromTag(tag: string): PageLanguage | undefined {
   let parsed: Intl.Locale;
@@ -47,27 +46,92 @@ function fromTag(tag: string): PageLanguage | undefined {
   return { language: matched, locale, dir: RIGHT_TO_LEFT.has(matched) ? 'rtl' : 'ltr' };
 }
 
-/** The tags of an Accept-Language header, most preferred first (q=0 and `*` dropped). */
+/** A member of Accept-Language: a language range (RFC 4647 §2.1) with at most a weight (RFC 9110 §12.4.2, any letter case). */
+const ACCEPT_MEMBER = /^[ \t]*([a-z]{1,8}(?:-[a-z0-9]{1,8})*|\*)[ \t]*(?:;[ \t]*q=(0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?))?[ \t]*$/i;
+const OFFERED: ReadonlySet<string> = new Set(SUPPORTED_LOCALES);
+/** CLDR matching of the ranges no offered language answers: the first this many, each this long at most. */
+const MAX_NEAR_RANGES = 20;
+const MAX_TAG_LENGTH = 35;
+/** Longer candidates (a 10 KB header) are negotiated each time rather than kept. */
+const MAX_CACHED_KEY_LENGTH = 256;
+
+interface AcceptRange {
+  range: string;
+  /** The range's language subtag in lower case (`*` for `*`). */
+  language: string;
+  q: number;
+}
+
+/**
+ * The members of an Accept-Language header, most preferred first (equal weights in the header's
+ * order). A member that is not a language range with at most a valid weight (q=2, q=1.5, q=abc,
+ * another parameter) is ignored: it neither wins nor counts as q=1.
+ */
+function acceptRanges(header: string): AcceptRange[] {
+  const ranges: Array<AcceptRange & { index: number }> = [];
+  for (const member of header.split(',')) {
+    const parsed = ACCEPT_MEMBER.exec(member);
+    if (!parsed) continue;
+    const q = parsed[2] === undefined ? 1 : Number(parsed[2]);
+    ranges.push({ range: parsed[1], language: parsed[1].split('-')[0].toLowerCase(), q, index: ranges.length });
+  }
+  return ranges.sort((a, b) => b.q - a.q || a.index - b.index);
+}
+
+/** The ranges of an Accept-Language header that accept something, most preferred first (q=0, `*` and malformed members dropped). */
 export function acceptedLanguages(header: string | undefined): string[] {
-  if (!header) return [];
-  return header
-    .split(',')
-    .slice(0, MAX_ACCEPT_LANGUAGE_ENTRIES)
-    .map((entry, index) => {
-      const [tag, ...params] = entry.trim().split(';');
-      // RFC 9110 12.4.2: `q` in any letter case (ABNF literals are case-insensitive).
-      const q = params.map((p) => /^\s*q=([01](?:\.[0-9]{0,3})?)\s*$/i.exec(p)).find(Boolean);
-      return { tag: tag.trim(), q: q ? Number(q[1]) : 1, index };
-    })
-    .filter((entry) => entry.tag !== '' && entry.tag !== '*' && entry.q > 0)
-    .sort((a, b) => b.q - a.q || a.index - b.index)
-    .map((entry) => entry.tag);
+  return acceptRanges(header ?? '')
+    .filter((entry) => entry.q > 0 && entry.range !== '*')
+    .map((entry) => entry.range);
+}
+
+/** `language` written with the region `range` names, if any (`fr-CA` → dates as Canada writes them). */
+function withRegion(language: SupportedLocale, range: string): PageLanguage {
+  let region: string | undefined;
+  try {
+    region = range.length <= MAX_TAG_LENGTH ? new Intl.Locale(range).region : undefined;
+  } catch {
+    region = undefined;
+  }
+  return { language, locale: region ? `${language}-${region}` : language, dir: RIGHT_TO_LEFT.has(language) ? 'rtl' : 'ltr' };
+}
+
+/**
+ * RFC 9110 §12.5.4: an offered language's weight is the highest of the ranges naming it (`fr-CA`
+ * names `fr`, as RFC 4647 lookup falls back to it), else that of `*` ("every tag not matched by any
+ * other range"); the page is written in the most preferred acceptable one (q > 0). When none is, a
+ * range CLDR matches to a near language (`nb` → Danish, `br` → French) decides, then English, then
+ * the first offered: never a language the header refuses with q=0, unless it refuses them all.
+ */
+function fromAcceptLanguage(header: string): PageLanguage {
+  const ranges = acceptRanges(header);
+  const named = new Map<string, number>();
+  let any: number | undefined;
+  for (const { language, q } of ranges) {
+    if (language === '*') any = Math.max(any ?? 0, q);
+    else if (OFFERED.has(language)) named.set(language, Math.max(named.get(language) ?? 0, q));
+  }
+  for (const { range, language, q } of ranges) {
+    if (q === 0) break; // most preferred first: the rest refuse
+    if (OFFERED.has(language)) return withRegion(language as SupportedLocale, range);
+    const unnamed = language === '*' ? SUPPORTED_LOCALES.find((offered) => !named.has(offered)) : undefined;
+    if (unnamed) return withRegion(unnamed, unnamed);
+  }
+  const refused = (language: SupportedLocale) => (named.get(language) ?? any) === 0;
+  const near = ranges.filter((entry) => entry.q > 0 && entry.language !== '*' && entry.range.length <= MAX_TAG_LENGTH);
+  for (const { range } of near.slice(0, MAX_NEAR_RANGES)) {
+    const found = fromTag(range);
+    if (found && !refused(found.language)) return found;
+  }
+  const fallback = [DEFAULT_LOCALE, ...SUPPORTED_LOCALES].find((language) => !refused(language)) ?? DEFAULT_LOCALE;
+  return withRegion(fallback, fallback);
 }
 
 /** docs/tracking-page.md "The page": the first supported of `?lang=`, the link's locale, Accept-Language, English. */
 export function pageLanguage(candidates: { lang?: string; linkLocale?: string | null; acceptLanguage?: string }): PageLanguage {
   // CLDR matching costs tens of µs and the same few combinations come again and again (bench/tracking-page).
   const key = `${candidates.lang ?? ''}\u0000${candidates.linkLocale ?? ''}\u0000${candidates.acceptLanguage ?? ''}`;
+  if (key.length > MAX_CACHED_KEY_LENGTH) return negotiatePageLanguage(candidates);
   let language = languages.get(key);
   if (!language) {
     language = negotiatePageLanguage(candidates);
@@ -79,13 +143,12 @@ export function pageLanguage(candidates: { lang?: string; linkLocale?: string | 
 const languages = new LRUCache<string, PageLanguage>({ max: 10_000 });
 
 function negotiatePageLanguage(candidates: { lang?: string; linkLocale?: string | null; acceptLanguage?: string }): PageLanguage {
-  const tags = [candidates.lang, candidates.linkLocale ?? undefined, ...acceptedLanguages(candidates.acceptLanguage)];
-  for (const tag of tags) {
-    if (tag === undefined || tag.length > 35) continue;
+  for (const tag of [candidates.lang, candidates.linkLocale ?? undefined]) {
+    if (tag === undefined || tag.length > MAX_TAG_LENGTH) continue;
     const found = fromTag(tag);
     if (found) return found;
   }
-  return { language: DEFAULT_LOCALE, locale: DEFAULT_LOCALE, dir: 'ltr' };
+  return fromAcceptLanguage(candidates.acceptLanguage ?? '');
 }
 
 // ---------- text ----------

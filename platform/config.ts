@@ -1,6 +1,6 @@
 // Reads and checks the environment once at start-up into a typed, frozen object (docs/configuration.md "Configuration").
 // Bad configuration stops start-up with one line that names each bad variable, what it must be and
-// what it was (`PORT: must be a whole number 0–65535, got "abc"`), worded as the API words refused
+// what it was (`PORT: must be a whole number 1–65535, got "abc"`), worded as the API words refused
 // fields (domain/field-errors.ts, which platform/ may not import: each rule states its own message); a secret's value is never shown (SECRET_VARIABLES).
 import { z } from 'zod';
 
@@ -33,7 +33,7 @@ function wholeNumber(min: number, max?: number) {
 
 /**
  * A number written out in decimal digits (`pattern`): not JavaScript's Number(), which reads an empty
- * or blank variable as 0 (PORT="" a random port, WORKER_MAX_CACHED_WORKFLOWS="" the cache off) and
+ * or blank variable as 0 (WORKER_METRICS_PORT="" any free port, WORKER_MAX_CACHED_WORKFLOWS="" the cache off) and
  * `1e3` or `0x10` as numbers nobody meant.
  */
 const digits = (pattern: RegExp, error: string) => z.string({ error }).regex(pattern, { error }).transform(Number);
@@ -74,7 +74,8 @@ const CACHE_RULE = 'must be 0 (no cache) or a whole number of at least 2';
 const RATIO_RULE = 'must be a number greater than 0 and at most 1';
 
 const envSchema = z.object({
-  PORT: wholeNumber(0, 65535).default(3000),
+  /** The API's port. Not 0: a random port is never what an operator means (the base URLs name PORT). */
+  PORT: wholeNumber(1, 65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().url({ error: 'must be a URL, e.g. postgres://user:password@host:5432/database' }).optional(),
   TEMPORAL_ADDRESS: nonEmpty.optional(),
@@ -149,6 +150,9 @@ const envSchema = z.object({
    * (cli/demo-receiver.ts). Not 0: the demo endpoint's URL keeps it from one run to the next.
    */
   DEMO_WEBHOOK_PORT: wholeNumber(1, 65535).default(4100),
+  /** `npm start` without TEMPORAL_ADDRESS: its Temporal dev server's gRPC and UI ports on 127.0.0.1 (cli/start.ts). */
+  TEMPORAL_DEV_SERVER_PORT: wholeNumber(1, 65535).default(7233),
+  TEMPORAL_DEV_SERVER_UI_PORT: wholeNumber(1, 65535).default(8233),
   /** The worker's own HTTP server: /metrics, /healthz, /readyz (0 = any free port, for tests). */
   WORKER_METRICS_PORT: wholeNumber(0, 65535).default(9464),
   /** On SIGTERM, how long the worker lets running activities finish before cancelling them. */

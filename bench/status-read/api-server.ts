@@ -4,8 +4,9 @@
 // parent raises so that nothing is refused while every request is still counted in Postgres.
 // Logging is on at `info`, one JSON line per request, into BENCH_LOG_FILE (a real file, so the
 // cost of writing it is measured).
-// Env: DATABASE_URL, RATE_LIMIT_PER_MINUTE, BENCH_LOG_FILE, PORT (0 = any);
-// prints `{"ready":true,"port":…}` on stdout once listening.
+// Env: DATABASE_URL, RATE_LIMIT_PER_MINUTE, BENCH_LOG_FILE, PORT (0 = any: the benchmark's own
+// rule, read here and not given to loadConfig, which refuses 0); prints `{"ready":true,"port":…}` on
+// stdout once listening.
 import { openSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { startApi } from '../../api/server.js';
@@ -13,7 +14,8 @@ import { createPool } from '../../db/pool.js';
 import { loadConfig } from '../../platform/config.js';
 import { createLogger } from '../../platform/logger.js';
 
-const config = loadConfig({ ...process.env, LOG_LEVEL: 'info' });
+const { PORT: port = '0', ...env } = process.env;
+const config = loadConfig({ ...env, LOG_LEVEL: 'info' });
 const logger = createLogger({ name: 'api', level: config.LOG_LEVEL, destination: openSync(process.env.BENCH_LOG_FILE!, 'a') });
 const pool = createPool(config.DATABASE_URL!, { applicationName: 'bench-api' });
 pool.on('error', (error) => logger.error({ err: error }, 'idle Postgres client failed'));
@@ -21,7 +23,7 @@ pool.on('error', (error) => logger.error({ err: error }, 'idle Postgres client f
 const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
 const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 
-const api = await startApi({ config, pool, temporal, logger, port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
+const api = await startApi({ config, pool, temporal, logger, port: Number(port), host: '127.0.0.1' });
 process.stdout.write(`${JSON.stringify({ ready: true, port: Number(new URL(api.url).port) })}\n`);
 
 process.once('SIGTERM', () => {

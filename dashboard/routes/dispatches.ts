@@ -48,6 +48,7 @@ export function dispatchRoutes(router: Router, { pool, config }: DashboardDeps):
         dispatches: page.items.map((item) => ({ ...item, record: item.record as StatusRecord, createdAt: new Date(item.createdAt) })),
         nextUrl: page.next && searchUrl(search.query, page.next),
         firstUrl: search.query.cursor && searchUrl(search.query),
+        filtered: Boolean(search.query.status || search.query.country || search.query.from || search.query.to),
       });
     }),
   );

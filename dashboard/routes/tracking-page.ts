@@ -1,12 +1,20 @@
 // Settings → Tracking page (the issuer's branding of the cardholder's page: the same rules as PATCH
 // /v1/tracking_page, domain/tracking-links.ts) and a dispatch's tracking links: the list, a new link
-// (its URL shown once, on the response page only, as the API answers it once) and revoking one.
+// (made once per form sent, submit-once.ts; its URL shown once, on the page the browser ends on, as
+// the API answers it once) and revoking one.
 // Everything is scoped by the tenant's issuer; another issuer's dispatch is the same 404 page as an
 // unknown one (tenancy.ts). docs/tracking-page.md "Tracking links and the tracking page".
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { findDispatch } from '../../db/dispatches.js';
-import { createTrackingLink, findBranding, pageTrackingLinks, revokeTrackingLink, updateBranding } from '../../db/tracking-links.js';
+import {
+  createTrackingLink,
+  findBranding,
+  findTrackingLink,
+  pageTrackingLinks,
+  revokeTrackingLink,
+  updateBranding,
+} from '../../db/tracking-links.js';
 import { localeTag, UUID_V4 } from '../../domain/field-schemas.js';
 import {
   BRANDING_FIELDS,
@@ -22,6 +30,7 @@ import type { DashboardDeps } from '../deps.js';
 import { FIELD_ERRORS, formErrors } from '../form-errors.js';
 import { pageNotFound } from '../errors.js';
 import { renderPage } from '../render.js';
+import { submitOnce, takeReveal } from '../submit-once.js';
 import { ownedOr404, tenantRoute, type DashboardContext, type Tenant } from '../tenancy.js';
 
 export const TRACKING_SETTINGS_PATH = '/dashboard/settings/tracking-page';
@@ -106,7 +115,13 @@ export function trackingPageRoutes(router: Router, { pool, config }: DashboardDe
 
   router.get(
     '/dispatches/:id/tracking-links',
-    tenantRoute((ctx, tenant) => linksPage(ctx, tenant)),
+    tenantRoute(async (ctx, tenant) => {
+      const dispatch = await ownDispatch(ctx, tenant);
+      const reveal = await takeReveal(ctx, pool);
+      const link = typeof reveal?.linkId === 'string' ? await findTrackingLink(pool, dispatch.id, reveal.linkId) : undefined;
+      if (link) return renderPage(ctx, 'tracking-link-created', { title: 'Tracking link created', dispatch, link, url: reveal!.url });
+      return linksPage(ctx, tenant);
+    }),
   );
 
   router.post(
@@ -123,17 +138,21 @@ export function trackingPageRoutes(router: Router, { pool, config }: DashboardDe
       const now = new Date();
       const expiry = linkExpiry(new Date(now.getTime() + form.data.expires_in_days * DAY_MS).toISOString(), now);
       if ('problem' in expiry) throw pageNotFound(); // unreachable: the form's bounds are the rule's
-      const { token, hash } = newTrackingToken();
-      const link = await createTrackingLink(pool, {
-        dispatchId: dispatch.id,
-        issuerId: tenant.issuerId,
-        mode: dispatch.mode,
-        tokenHash: hash,
-        locale: form.data.locale || null,
-        requirePostalCode: form.data.require_postal_code === 'on',
-        expiresAt: expiry.expiresAt,
+      // Once per form sent (a double click, a resubmission makes one link); the page it leads to
+      // shows the link's URL once, and a reload of it no more (submit-once.ts).
+      return submitOnce(ctx, pool, async () => {
+        const { token, hash } = newTrackingToken();
+        const link = await createTrackingLink(pool, {
+          dispatchId: dispatch.id,
+          issuerId: tenant.issuerId,
+          mode: dispatch.mode,
+          tokenHash: hash,
+          locale: form.data.locale || null,
+          requirePostalCode: form.data.require_postal_code === 'on',
+          expiresAt: expiry.expiresAt,
+        });
+        return { path: `/dashboard/dispatches/${dispatch.id}/tracking-links`, reveal: { linkId: link.id, url: `${origin}/t/${token}` } };
       });
-      renderPage(ctx, 'tracking-link-created', { title: 'Tracking link created', dispatch, link, url: `${origin}/t/${token}` });
     }),
   );
 

@@ -4,6 +4,8 @@
 // limit (the stylesheet not counted) and cds_tracking_page_views_total.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { acceptLanguageHeaders, expectChoiceFits } from '../support/accept-language.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { scrape, valueOf } from '../support/prometheus.js';
 import { until } from '../support/until.js';
@@ -141,6 +143,40 @@ describe('GET /t/{token}', () => {
       expect(res.headers['content-language']).toBe(expected);
       expect(res.text).toContain(`<html lang="${expected}" dir="ltr">`);
     }
+  });
+
+  it('reads Accept-Language as RFC 9110 §12.5.4 does: odd weights ignored, q=0 never chosen, `*`, any letter case, fr-CA as fr, 10 KB', async () => {
+    const path = await linkPath(await registered());
+    const cases: Array<[string, (tag: string) => boolean]> = [
+      ['de;q=2, fr;q=0.9', (tag) => tag === 'fr'],
+      ['de;q=1.5, fr', (tag) => tag === 'fr'],
+      ['de;q=abc, fr;q=0.9', (tag) => tag === 'fr'],
+      ['en;q=0', (tag) => !tag.startsWith('en')],
+      ['en;q=0, *', (tag) => !tag.startsWith('en')],
+      ['de;q=0.1, *;q=0.5', (tag) => tag === 'en'],
+      ['FR-ca', (tag) => tag === 'fr-CA'],
+      ['ja, fr-CA;q=0.8', (tag) => tag === 'fr-CA'],
+      ['ja,'.repeat(3400) + 'de;q=0.2', (tag) => tag === 'de'],
+    ];
+    for (const [header, expected] of cases) {
+      const res = await page(path, { 'accept-language': header });
+      const tag = String(res.headers['content-language']);
+      expect({ header: header.slice(0, 40), status: res.status, tag, fits: expected(tag) }).toEqual({ header: header.slice(0, 40), status: 200, tag, fits: true }); // prettier-ignore
+    }
+  });
+
+  it('for any Accept-Language: 200, in an offered language, the highest-q acceptable one when one is', async () => {
+    const path = await linkPath(await registered());
+    await fc.assert(
+      fc.asyncProperty(acceptLanguageHeaders, async (header) => {
+        const res = await request(h.baseUrl, path, { headers: { 'accept-language': header }, localAddress: ownAddress() });
+        expect(res.status).toBe(200);
+        const tag = String(res.headers['content-language']);
+        expect(res.text).toContain(`<html lang="${tag}"`);
+        expectChoiceFits(header, tag.split('-')[0]);
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('offers the nine other languages as links', async () => {

@@ -1,10 +1,12 @@
 // A creating form sent twice makes one thing: a second click while the first answer is still on its
 // way (the database held busy by a lock, as a slow one would be), or a reload of the page that showed
-// the result, creates one tracking feed, one API key, one webhook endpoint. What the first answer
-// shows once (a Shippo feed's URL with its token, a new API key) is on the page the browser ends on,
-// and a reload of that page shows it no more.
+// the result, creates one tracking feed, one API key, one webhook endpoint, one tracking link. What
+// the first answer shows once (a Shippo feed's URL with its token, a new API key, a tracking link) is
+// on the page the browser ends on, and a reload of that page shows it no more.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
+import { bearer, registrationFor, request } from '../api/http.js';
 import { signIn, startBrowserHarness, type BrowserHarness, type DashboardUser } from './support.js';
 
 let h: BrowserHarness;
@@ -12,7 +14,8 @@ let user: DashboardUser;
 let page: Page;
 
 beforeAll(async () => {
-  h = await startBrowserHarness({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  // With a worker: a dispatch (for its tracking links) is registered through its workflow.
+  h = await startBrowserHarness({ worker: true, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
   user = await h.createUser({ issuerName: 'Double Click Bank' });
   page = await h.newPage();
   await signIn(page, user);
@@ -80,5 +83,21 @@ describe('a creating form sent twice', () => {
 
     await page.reload();
     expect(await countOf('webhook_endpoints')).toBe(1);
+  });
+
+  it('creates one tracking link, whose URL the page shows once', async () => {
+    const id = randomUUID();
+    const key = (await h.createKey(user.issuerId)).key;
+    const res = await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body: registrationFor(id) });
+    expect(res.status).toBe(201);
+    await page.goto(`/dashboard/dispatches/${id}/tracking-links`);
+    await clickTwiceWhileSlow('Create link', 'tracking_links');
+    const url = await page.getByLabel(/Tracking link for dispatch/).inputValue();
+    expect(url).toMatch(/\/t\/[A-Za-z0-9_-]{43}$/);
+    expect(await countOf('tracking_links')).toBe(1);
+
+    await page.reload();
+    expect(await page.content()).not.toContain(url.split('/t/')[1]);
+    expect(await countOf('tracking_links')).toBe(1);
   });
 });

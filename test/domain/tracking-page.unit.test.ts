@@ -3,6 +3,7 @@
 // language writes them, the language order of docs/tracking-page.md "The page", the steps, the postal code compared as
 // the prediction normalises it, the accent colour's contrast and the link's expiry bounds.
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { SUPPORTED_LOCALES } from '../../domain/locale.js';
 import { CATALOGS } from '../../domain/locales/index.js';
 import { contrastWithWhite, linkExpiry, newTrackingToken, TOKEN_PATTERN, tokenMatches, trackingPageBrandingPatch } from '../../domain/tracking-links.js'; // prettier-ignore
@@ -14,6 +15,7 @@ import {
   windowText as writtenWindow,
   type PageInput,
 } from '../../domain/tracking-page.js';
+import { acceptLanguageHeaders, expectChoiceFits } from '../support/accept-language.js';
 
 const issuer = { name: 'Acme', branding: { display_name: 'Acme Bank', accent_color: '#0b5cad', activation_url: 'https://acme.example/a', support_url: null, support_phone: '+33142685300' } }; // prettier-ignore
 /** Every exception reason the page words, the service's own `overdue` included (one list: the catalogue's). */
@@ -81,6 +83,60 @@ describe('the language (docs/tracking-page.md "The page")', () => {
   it('reads the q parameter in any letter case, as RFC 9110 12.4.2 writes it (its ABNF strings are case-insensitive)', () => {
     expect(acceptedLanguages('en-GB;Q=0.1, de;Q=0.9, fr;Q=0')).toEqual(['de', 'en-GB']);
     expect(pageLanguage({ acceptLanguage: 'en-GB;Q=0.1, de;Q=0.9' }).locale).toBe('de');
+  });
+});
+
+describe('Accept-Language, as RFC 9110 §12.5.4 reads it', () => {
+  const chosen = (acceptLanguage: string) => pageLanguage({ acceptLanguage }).locale;
+
+  it('ignores a member whose weight is not a qvalue (q=2, q=1.5, q=abc, q=00): it neither wins nor counts as q=1', () => {
+    expect(chosen('de;q=2, fr;q=0.9')).toBe('fr');
+    expect(chosen('de;q=1.5, fr')).toBe('fr');
+    expect(chosen('de;q=abc, fr;q=0.9')).toBe('fr');
+    expect(chosen('de;q=00, fr;q=0.5')).toBe('fr');
+  });
+
+  it('never chooses a language refused with q=0, even when nothing else is acceptable', () => {
+    expect(chosen('en;q=0')).not.toBe('en');
+    expect(chosen('en;q=0, ja')).not.toBe('en');
+    expect(chosen('br, fr;q=0')).not.toMatch(/^fr/);
+    expect(chosen('fr-CA;q=0, fr;q=0.5')).toBe('fr');
+  });
+
+  it('reads `*` as every language no other member names', () => {
+    expect(chosen('*')).toBe('en');
+    expect(chosen('en;q=0, *')).not.toBe('en');
+    expect(chosen('de;q=0.1, *;q=0.5')).toBe('en');
+    expect(chosen('*;q=0, de;q=0.3')).toBe('de');
+  });
+
+  it('reads tags in any letter case, and fr-CA as French written in Canada when only fr is offered', () => {
+    expect(chosen('FR-ca')).toBe('fr-CA');
+    expect(chosen('DE')).toBe('de');
+    expect(chosen('ja, fr-CA;q=0.8, en;q=0.5')).toBe('fr-CA');
+  });
+
+  it('prefers a language the header names acceptable over a near one it does not (nb is not da)', () => {
+    expect(chosen('nb, en;q=0.5')).toBe('en');
+    expect(chosen('nb')).toBe('da');
+  });
+
+  it('reads a 10 KB header to its end', () => {
+    const long = 'ja,'.repeat(3400) + 'de;q=0.2';
+    expect(long.length).toBeGreaterThan(10_000);
+    expect(chosen(long)).toBe('de');
+    expect(chosen('x'.repeat(10_240))).toBe('en');
+  });
+
+  it('for any header: a language the page offers, the highest-q acceptable one when one is, never one refused', () => {
+    fc.assert(
+      fc.property(acceptLanguageHeaders, (header) => {
+        const language = pageLanguage({ acceptLanguage: header });
+        expect(language.locale.split('-')[0]).toBe(language.language);
+        expectChoiceFits(header, language.language);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

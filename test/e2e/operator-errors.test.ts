@@ -56,7 +56,7 @@ const ENTRY_POINTS = ['api/main.ts', 'worker/main.ts', 'cli/start.ts', 'db/migra
 
 describe('bad configuration at start-up', () => {
   it.each(ENTRY_POINTS)('%s with PORT=abc stops with one line naming PORT and what it must be', async (entry) => {
-    expectOneLine(await run(entry, { PORT: 'abc' }), 'invalid configuration: PORT: must be a whole number 0–65535, got "abc"');
+    expectOneLine(await run(entry, { PORT: 'abc' }), 'invalid configuration: PORT: must be a whole number 1–65535, got "abc"');
   });
 
   it.each([
@@ -74,10 +74,21 @@ describe('bad configuration at start-up', () => {
     expectOneLine(await run('api/main.ts', { [variable]: value }), `invalid configuration: ${variable}: ${problem}`);
   });
 
+  it.each([
+    ['api/main.ts', 'PORT', '0'],
+    ['cli/start.ts', 'PORT', '0'],
+    ['cli/start.ts', 'TEMPORAL_DEV_SERVER_PORT', 'abc'],
+    ['cli/start.ts', 'TEMPORAL_DEV_SERVER_UI_PORT', '0'],
+  ])('%s with %s=%s (no port anyone means) names the variable and its range', async (entry, variable, value) => {
+    // A folder of its own: were the value taken, npm start would start there, not in the checkout's .data/.
+    const env = { [variable]: value, CDS_DATA_DIR: path.join(tmpdir(), 'cds-never-started') };
+    expectOneLine(await run(entry, env), `invalid configuration: ${variable}: must be a whole number 1–65535, got "${value}"`);
+  });
+
   it('names every bad variable on the one line', async () => {
     expectOneLine(
       await run('worker/main.ts', { PORT: '70000', LOG_LEVEL: 'loud' }),
-      'invalid configuration: PORT: must be a whole number 0–65535, got "70000"; LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+      'invalid configuration: PORT: must be a whole number 1–65535, got "70000"; LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
     );
   });
 
@@ -110,7 +121,7 @@ describe('bad configuration at start-up', () => {
 
   it('the operator CLI says the same on its one line', async () => {
     const result = await runCli(['retention', 'run'], { PORT: 'abc' });
-    expectOneLineFailure(result, /^error: invalid configuration: PORT: must be a whole number 0–65535, got "abc"$/);
+    expectOneLineFailure(result, /^error: invalid configuration: PORT: must be a whole number 1–65535, got "abc"$/);
   });
 });
 

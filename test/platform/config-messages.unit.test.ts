@@ -40,18 +40,17 @@ describe('configuration messages', () => {
   });
 
   it('show the value refused, quoted and cut to 100 characters', () => {
-    expect(failure({ PORT: 'abc' })!.message).toBe('invalid configuration: PORT: must be a whole number 0–65535, got "abc"');
-    expect(failure({ PORT: '1\n2' })!.message).toBe('invalid configuration: PORT: must be a whole number 0–65535, got "1\\n2"');
+    expect(failure({ PORT: 'abc' })!.message).toBe('invalid configuration: PORT: must be a whole number 1–65535, got "abc"');
+    expect(failure({ PORT: '1\n2' })!.message).toBe('invalid configuration: PORT: must be a whole number 1–65535, got "1\\n2"');
     expect(failure({ LOG_LEVEL: 'x'.repeat(150) })!.message).toContain(`got "${'x'.repeat(100)}…"`);
   });
 
   it('refuse a number variable that is empty or not written in decimal digits, rather than reading "" as 0 (a random port) or 1e3 as 1000', () => {
     for (const value of ['', ' ', '1e3', '0x10', '3000 ', '+3000', '3_000']) {
       expect(failure({ PORT: value })?.message).toBe(
-        `invalid configuration: PORT: must be a whole number 0–65535, got ${JSON.stringify(value)}`,
+        `invalid configuration: PORT: must be a whole number 1–65535, got ${JSON.stringify(value)}`,
       );
     }
-    expect(loadConfig({ PORT: '0' }).PORT).toBe(0);
     expect(loadConfig({ PORT: '08080' }).PORT).toBe(8080);
     for (const variable of ['WORKER_MAX_CACHED_WORKFLOWS', 'WORKER_NONSTICKY_POLL_RATIO', 'WORKER_METRICS_PORT']) {
       for (const value of ['', ' ', '1e3', '0x10'])
