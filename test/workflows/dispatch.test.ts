@@ -165,6 +165,7 @@ describe('state machine through the workflow', () => {
     const snapshot = await settled(reg.id, 4, 3);
     expect(snapshot).toMatchObject({ version: 4, seenEventKeys: 3, state: { status: 'out_for_delivery' } });
     expect(await projection(reg.id)).toMatchObject({ version: 4, status: 'out_for_delivery', exception_reason: null });
+    await maybeRecordHistory(env.client.workflow.getHandle(reg.id), 'carrier-events-chunk');
   });
 
   it('keeps delivered terminal and completes once the retention after delivery has passed', async () => {
