@@ -16,7 +16,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { exitedWithOutput, freeLauncherPorts, launcherEnv, whenReady, type LauncherPorts } from '../support/processes.js';
 import { until } from '../support/until.js';
@@ -42,6 +42,7 @@ interface Launch {
 
 /** `npm start` in its own process group (as a terminal runs it), with its output collected. */
 function launch(): Launch {
+  if (running) throw new Error('the launch of a test before is still running');
   const child = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let text = '';
   child.stdout.on('data', (chunk) => (text += chunk));
@@ -83,11 +84,15 @@ async function whenAt(launched: Launch, moment: () => boolean | Promise<boolean>
   );
 }
 
-/** The launcher's Postgres port once its postmaster is ready (postmaster.pid: line 4 the port, line 8 the status). */
+/**
+ * The port of the Postgres the running launcher started, once it is ready (postmaster.pid: line 1
+ * its pid, line 4 its port, line 8 its status); not that of an orphan the launcher is about to stop.
+ */
 function postgresPort(): number | undefined {
   try {
     const lines = readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n');
-    return lines[7]?.trim() === 'ready' ? Number(lines[3]) : undefined;
+    const parent = /^PPid:\s+(\d+)$/m.exec(readFileSync(`/proc/${Number(lines[0])}/status`, 'utf8'))?.[1];
+    return lines[7]?.trim() === 'ready' && Number(parent) === launcher()?.pid ? Number(lines[3]) : undefined;
   } catch {
     return undefined;
   }
@@ -101,31 +106,31 @@ async function holdAt(launched: Launch, lock: string, what: string): Promise<voi
   await whenAt(
     launched,
     async () => {
-      const port = postgresPort();
-      if (!port) return false;
-      const client = new pg.Client({ host: '127.0.0.1', port, user: 'cds', password: 'cds-local-only', database: 'card_delivery' });
-      client.on('error', () => {}); // the launcher's stop ends this session
+      if (!holder) {
+        const port = postgresPort();
+        if (!port) return false;
+        const client = new pg.Client({ host: '127.0.0.1', port, user: 'cds', password: 'cds-local-only', database: 'card_delivery' });
+        client.on('error', () => {}); // the launcher's stop ends this session
+        try {
+          await client.connect();
+          await client.query(lock);
+          holder = client;
+        } catch {
+          await client.end().catch(() => {});
+          return false;
+        }
+      }
       try {
-        await client.connect();
-        await client.query(lock);
-        holder = client;
-        return true;
+        const waiting = await holder.query(
+          "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> pg_backend_pid()",
+        );
+        return waiting.rowCount! > 0;
       } catch {
-        await client.end().catch(() => {});
+        await release(); // its Postgres went away (restarted): take the lock again on the new one
         return false;
       }
     },
-    `the test to hold the lock of ${what}`,
-  );
-  await whenAt(
-    launched,
-    async () => {
-      const waiting = await holder!.query(
-        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> pg_backend_pid()",
-      );
-      return waiting.rowCount! > 0;
-    },
-    `the launcher to wait in ${what}`,
+    `the launcher to wait in ${what}, the test holding its lock`,
   );
 }
 
@@ -208,9 +213,9 @@ beforeAll(async () => {
   env = { ...launcherEnv(ports, dataDir), LOG_LEVEL: 'info' };
 });
 
-afterAll(async () => {
+/** A test that failed may leave its launch running: every process of this data folder killed. */
+async function killLeftovers(): Promise<void> {
   await release();
-  // A test that failed may leave parts running: every process of this data folder.
   for (const part of parts()) {
     try {
       process.kill(part.pid, 'SIGKILL');
@@ -219,6 +224,15 @@ afterAll(async () => {
     }
   }
   if (running) await running.exited;
+  running = undefined;
+}
+
+afterEach(async () => {
+  if (running) await killLeftovers();
+}, 30_000);
+
+afterAll(async () => {
+  await killLeftovers();
   rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
