@@ -52,25 +52,56 @@ installTemporalRuntime(logger, sdkLogLevel(config.LOG_LEVEL), { sdkMetricsAddres
 const stops: Array<() => Promise<void>> = [stopTracing];
 let stopping = false;
 let stopped: Promise<never> | undefined;
+// Start-up: the stage it is at (named when it is stopped there), and what aborts the parts still starting.
+let stage = 'loading';
+let up = false;
+const startUp = new AbortController();
+/** Between two start-up stages: stops there when a stop was asked for. */
+function reach(next: string): void {
+  startUp.signal.throwIfAborted();
+  stage = next;
+}
+let startedUp: Promise<unknown> = Promise.resolve();
+const settledWithin = (promise: Promise<unknown>, ms: number) =>
+  Promise.race([
+    promise.then(
+      () => {},
+      () => {},
+    ),
+    new Promise<void>((resolve) => setTimeout(resolve, ms).unref()),
+  ]);
+
 /**
  * Stops every part, last started first, then exits. Once: a signal that comes while it runs waits for
  * it (Ctrl-C reaches this process twice under npm, from the terminal and forwarded by npm), so the
- * process never exits with its Postgres or dev server still running.
+ * process never exits with its Postgres or dev server still running. During start-up it first
+ * aborts the part still starting (an initdb, a postmaster or a dev server coming up is stopped) and
+ * gives the start-up a moment to reach its next stage; a stage that waits longer (a migration, a
+ * lock) ends when the Postgres under it stops, and whatever it started meanwhile is stopped too.
  */
 function shutdown(reason: string, code = 0): Promise<never> {
   stopping = true;
   stopped ??= (async () => {
-    logger.info({ reason }, 'stopping');
-    for (const stop of stops.reverse()) {
-      try {
-        await stop();
-      } catch (error) {
-        logger.warn({ err: error }, 'error while stopping');
+    const duringStartUp = !up;
+    logger.info({ reason, ...(duringStartUp ? { stage } : {}) }, 'stopping');
+    startUp.abort();
+    const stopAll = async () => {
+      for (let stop = stops.pop(); stop; stop = stops.pop()) {
+        try {
+          await stop();
+        } catch (error) {
+          logger.warn({ err: error }, 'error while stopping');
+        }
       }
-    }
+    };
+    await settledWithin(startedUp, 2_000);
+    await stopAll();
+    await settledWithin(startedUp, 5_000);
+    await stopAll();
     logger.info('stopped');
     // The reason, on one line, where a terminal shows it whatever LOG_LEVEL says.
     if (code !== 0) process.stderr.write(`npm start: ${reason}\n`);
+    else if (duringStartUp) process.stderr.write(`npm start: stopped (${reason}) during start-up (${stage}); nothing is left running\n`);
     logger.flush(() => process.exit(code));
     return new Promise<never>(() => {});
   })();
@@ -83,21 +114,29 @@ process.removeAllListeners('SIGTERM');
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 // Whatever fails later than start-up stops everything with its reason, never as a bare stack trace.
-process.on('uncaughtException', (error) => {
+// While it stops, a connection its stop severs (a start-up stage's, to the Postgres being stopped)
+// is the stop at work: logged at debug, not as a failure.
+const unexpected = (error: unknown) => {
+  if (stopping) return void logger.debug({ err: error }, 'error while stopping');
   logger.fatal({ err: error }, 'unexpected error');
   void shutdown(`unexpected error: ${firstLine(error)}`, 1);
-});
-process.on('unhandledRejection', (error) => {
-  logger.fatal({ err: error }, 'unexpected error');
-  void shutdown(`unexpected error: ${firstLine(error)}`, 1);
-});
+};
+process.on('uncaughtException', unexpected);
+process.on('unhandledRejection', unexpected);
 
+startedUp = main();
 try {
-  await main();
+  await startedUp;
+  up = true;
 } catch (error) {
-  // A StartupError (a port in use, an unreadable TLS file) is only its one line on stderr, below.
-  if (!(error instanceof StartupError)) logger.fatal({ err: error }, (error as Error).message);
-  await shutdown(`could not start: ${firstLine(error)}`, 1);
+  if (stopping) {
+    // Stopped during start-up: what failed then is the stop at work, not a reason.
+    logger.debug({ err: error, stage }, 'start-up ended by the stop');
+  } else {
+    // A StartupError (a port in use, an unreadable TLS file) is only its one line on stderr, below.
+    if (!(error instanceof StartupError)) logger.fatal({ err: error }, (error as Error).message);
+    await shutdown(`could not start: ${firstLine(error)}`, 1);
+  }
 }
 
 /** An error's message on one line: its first line, with the next one when the first ends in ':'. */
@@ -163,9 +202,10 @@ async function main(): Promise<void> {
   let postgres: RunningPostgres | undefined;
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
+    reach('starting the embedded Postgres');
     // One port for the cluster's whole life: a restarted cluster is where the pool looks for it.
     const port = await freePort();
-    const startOurPostgres = async () => startPostgres({ dataDir: path.join(DATA_DIR, 'postgres'), port, logger });
+    const startOurPostgres = async () => startPostgres({ dataDir: path.join(DATA_DIR, 'postgres'), port, logger, signal: startUp.signal });
     postgres = await startOurPostgres();
     stops.push(() => postgres!.stop());
     databaseUrl = postgres.url;
@@ -175,6 +215,7 @@ async function main(): Promise<void> {
   let devServer: RunningDevServer | undefined;
   let temporalAddress = config.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
+    reach('starting the Temporal dev server');
     const cliPath = await resolveTemporalCli(logger);
     const startOurDevServer = () =>
       startDevServer({
@@ -185,6 +226,7 @@ async function main(): Promise<void> {
         namespace: config.TEMPORAL_NAMESPACE,
         logger,
         portVariables: { port: 'TEMPORAL_DEV_SERVER_PORT', uiPort: 'TEMPORAL_DEV_SERVER_UI_PORT' },
+        signal: startUp.signal,
       });
     devServer = await startOurDevServer();
     stops.push(() => devServer!.stop());
@@ -194,7 +236,9 @@ async function main(): Promise<void> {
   // Our own dev server is plain; a Temporal of the environment's gets its TLS and API key.
   const temporalOptions = devServer ? { address: temporalAddress } : temporalConnectionOptions(temporalAddress, config);
 
+  reach('migrating the database');
   await migrate(databaseUrl, logger);
+  reach('starting the worker');
   const pool = createPool(databaseUrl, {
     applicationName: 'card-delivery',
     // One process runs the worker and the API on one pool: the worker's size (docs/operations.md).
@@ -204,7 +248,8 @@ async function main(): Promise<void> {
       if (!stopping) logger.warn({ err: error }, 'idle database connection lost');
     },
   });
-  stops.push(() => pool.end());
+  // A client a start-up stage still holds (one waiting for a lock) ends with the Postgres, stopped next.
+  stops.push(() => settledWithin(pool.end(), 3_000));
 
   // The demo endpoint and its receiver, once made below. Its worker may deliver to exactly the
   // receiver's origin, for the demo endpoint only; every other URL meets the SSRF guard as anywhere.
@@ -220,6 +265,7 @@ async function main(): Promise<void> {
     loopbackOriginFor: (endpointId) => (demoReceiver && endpointId === demo?.webhook?.endpointId ? demoReceiver.origin : undefined),
   });
   // The worker's /metrics, /healthz, /readyz on WORKER_METRICS_PORT, as worker/main.ts serves them; stopped after the worker.
+  reach('starting the worker');
   const workerMetrics = await startWorkerMetricsServer({
     port: config.WORKER_METRICS_PORT,
     host: config.HOST,
@@ -241,6 +287,7 @@ async function main(): Promise<void> {
     await workerConnection.close();
   });
 
+  reach('creating the schedules');
   const connection = await Connection.connect(temporalOptions);
   stops.push(() => connection.close());
   const temporal = createTemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE });
@@ -254,6 +301,7 @@ async function main(): Promise<void> {
   // The Temporal UI is an operators' tool, not an issuer's: the dashboard links to it only when an
   // operator set TEMPORAL_UI_URL. The dev server's UI is printed below for the operator at this machine.
   const temporalUiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;
+  reach('starting the API');
   const api = await startApi({
     config,
     pool,
@@ -272,6 +320,7 @@ async function main(): Promise<void> {
   }
   // Last, so that the key (printed once) is not lost to a part that fails to start after it was made.
   if (!productionShape) {
+    reach('creating the demo issuer');
     demo = await ensureDemoIssuer(pool, {
       maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS_PER_ISSUER,
       webhook: {
@@ -284,6 +333,7 @@ async function main(): Promise<void> {
       },
     });
   }
+  reach('ready');
   printBanner({ apiUrl, temporalUiUrl, demo, demoReceiver, workerMetricsUrl: workerMetrics.url });
 }
 

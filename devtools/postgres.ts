@@ -19,6 +19,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -70,6 +71,8 @@ export async function startPostgres(options: {
   database?: string;
   persistent?: boolean;
   logger?: Logger;
+  /** Aborted (the launcher stopped during start-up): the initdb or postmaster under way is stopped and this rejects. */
+  signal?: AbortSignal;
 }): Promise<RunningPostgres> {
   if (process.env.DATABASE_URL) {
     options.logger?.info({ source: 'DATABASE_URL' }, 'using Postgres');
@@ -80,27 +83,49 @@ export async function startPostgres(options: {
   const persistent = options.persistent ?? true;
   const logs: string[] = [];
   let dataDir = path.resolve(options.dataDir);
-  let child: ChildProcess;
-  let exit: Promise<PostgresExit>;
+  let child: ChildProcess | undefined;
+  let exit: Promise<PostgresExit> | undefined;
+  // The initdb or the postmaster under way, stopped when the start is aborted.
+  const inFlight: { child?: ChildProcess; signal?: NodeJS.Signals } = {};
+  const onAbort = () => inFlight.child?.kill(inFlight.signal);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
+    options.signal?.throwIfAborted();
     const account = process.getuid?.() === 0 ? postgresAccount() : undefined;
     const binaries = await reachableBinaries(account, options.logger);
     dataDir = clusterDir(dataDir, account, options.logger);
-    const fresh = !existsSync(path.join(dataDir, 'PG_VERSION'));
     await stopLeftoverPostgres(dataDir, options.logger);
+    removeStaleInitdbFolders(dataDir);
+    const fresh = !holdsData(dataDir);
     if (fresh) {
-      rmSync(dataDir, { recursive: true, force: true });
-      await initdb(binaries, dataDir, account, logs);
+      if (existsSync(path.join(dataDir, 'PG_VERSION')))
+        options.logger?.warn(
+          { dataDir },
+          'the Postgres data folder holds no database (its first start was cut short): initialising it again',
+        );
+      await initdbInto(dataDir, binaries, account, logs, inFlight, options.signal);
     }
     const flags = ['-c', 'listen_addresses=127.0.0.1', ...(persistent ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off'])];
-    ({ child, exit } = await startPostmaster(binaries, dataDir, port, flags, account, logs));
-    if (fresh) await createDatabase(port, database);
+    options.signal?.throwIfAborted();
+    ({ child, exit } = await startPostmaster(binaries, dataDir, port, flags, account, logs, inFlight));
+    options.signal?.throwIfAborted();
+    // Also on a later start: a first start killed after initdb, before this, left the cluster without it.
+    await ensureDatabase(port, database);
+    options.signal?.throwIfAborted();
   } catch (error) {
+    // Never leave a postmaster this start spawned behind it.
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGINT');
+      await exit;
+    }
+    if (options.signal?.aborted) throw new Error('the embedded Postgres start was stopped', { cause: error });
     const reason = error instanceof Error ? error.message : String(error ?? 'exited early');
     throw new MissingComponentError(
       `could not start the embedded Postgres in ${dataDir} (${reason.split('\n')[0]}). ` +
         `Set DATABASE_URL to a Postgres 14+ database instead.\n${logs.join('').slice(-2000)}`,
     );
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
   }
   options.logger?.info({ source: 'embedded', port, dataDir }, 'using Postgres');
 
@@ -110,26 +135,28 @@ export async function startPostgres(options: {
   };
   // Never outlive the process that started it, whatever way that process ends short of SIGKILL:
   // a fast shutdown for a cluster that is kept, an immediate one for a throwaway cluster.
+  const postmaster = child!;
+  const exited = exit!;
   const onProcessExit = () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill(persistent ? 'SIGINT' : 'SIGQUIT');
+    if (postmaster.exitCode !== null || postmaster.signalCode !== null) return;
+    postmaster.kill(persistent ? 'SIGINT' : 'SIGQUIT');
     removeData();
   };
   process.once('exit', onProcessExit);
-  void exit.then(() => process.removeListener('exit', onProcessExit));
+  void exited.then(() => process.removeListener('exit', onProcessExit));
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`,
     source: 'embedded',
     dataDir,
-    pid: child.pid,
-    exited: exit.then((result) => (stopping ? new Promise<PostgresExit>(() => {}) : result)),
+    pid: postmaster.pid,
+    exited: exited.then((result) => (stopping ? new Promise<PostgresExit>(() => {}) : result)),
     stop: async () => {
       stopping = true;
-      if (child.exitCode === null && child.signalCode === null) {
+      if (postmaster.exitCode === null && postmaster.signalCode === null) {
         // Fast shutdown; an immediate one if it has not ended after 30 s.
-        const timer = setTimeout(() => child.kill('SIGQUIT'), 30_000);
-        child.kill('SIGINT');
-        await exit;
+        const timer = setTimeout(() => postmaster.kill('SIGQUIT'), 30_000);
+        postmaster.kill('SIGINT');
+        await exited;
         clearTimeout(timer);
       }
       removeData();
@@ -246,7 +273,88 @@ function systemHome(): string {
   throw new Error(`neither ${SYSTEM_HOME} nor a folder in ${tmpdir()} can hold a cluster the postgres user can reach`);
 }
 
-async function initdb(binaries: Binaries, dataDir: string, account: Account | undefined, logs: string[]): Promise<void> {
+/**
+ * A cluster that holds data: one with a database of its own (base/<oid> from 16384 up, or a
+ * tablespace). A folder without one was cut short in its initdb or before its first database, holds
+ * nothing, and is initialised again.
+ */
+function holdsData(dataDir: string): boolean {
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) return false;
+  const entries = (folder: string) => {
+    try {
+      return readdirSync(path.join(dataDir, folder));
+    } catch {
+      return [];
+    }
+  };
+  return entries('base').some((name) => Number(name) >= 16384) || entries('pg_tblspc').length > 0;
+}
+
+const initdbFolderPrefix = (dataDir: string) => `${path.basename(dataDir)}.initdb-`;
+
+/** The folders of earlier initdbs that were killed (their launcher's pid no longer runs), removed as far as they can be. */
+function removeStaleInitdbFolders(dataDir: string): void {
+  const parent = path.dirname(dataDir);
+  const prefix = initdbFolderPrefix(dataDir);
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return; // no parent folder yet: nothing left over
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length));
+    if (pid === process.pid || (Number.isInteger(pid) && pid > 0 && processRuns(pid))) continue;
+    try {
+      rmSync(path.join(parent, name), { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // an orphaned initdb still writing into it: the next start removes it
+    }
+  }
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * initdb into a folder beside `dataDir`, renamed to `dataDir` once complete: an initdb killed
+ * half-way (kill -9, a power cut) leaves no half cluster where the next start looks for one.
+ */
+async function initdbInto(
+  dataDir: string,
+  binaries: Binaries,
+  account: Account | undefined,
+  logs: string[],
+  inFlight: { child?: ChildProcess; signal?: NodeJS.Signals },
+  signal?: AbortSignal,
+): Promise<void> {
+  const partial = path.join(path.dirname(dataDir), `${initdbFolderPrefix(dataDir)}${process.pid}`);
+  rmSync(partial, { recursive: true, force: true });
+  try {
+    signal?.throwIfAborted();
+    await initdb(binaries, partial, account, logs, inFlight);
+    signal?.throwIfAborted();
+    rmSync(dataDir, { recursive: true, force: true });
+    renameSync(partial, dataDir);
+  } finally {
+    rmSync(partial, { recursive: true, force: true });
+  }
+}
+
+async function initdb(
+  binaries: Binaries,
+  dataDir: string,
+  account: Account | undefined,
+  logs: string[],
+  inFlight: { child?: ChildProcess; signal?: NodeJS.Signals },
+): Promise<void> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (account) chownSync(dataDir, account.uid, account.gid);
   const passwordDir = mkdtempSync(path.join(tmpdir(), 'cds-pg-'));
@@ -264,7 +372,10 @@ async function initdb(binaries: Binaries, dataDir: string, account: Account | un
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     collect(child, logs);
+    // initdb removes what it wrote when it gets SIGTERM.
+    Object.assign(inFlight, { child, signal: 'SIGTERM' });
     const { code, signal, error } = await ended(child);
+    inFlight.child = undefined;
     if (code !== 0) throw new Error(`initdb failed (${error ? error.message : `code ${code}, signal ${signal}`})`);
   } finally {
     rmSync(passwordDir, { recursive: true, force: true });
@@ -279,6 +390,7 @@ async function startPostmaster(
   flags: string[],
   account: Account | undefined,
   logs: string[],
+  inFlight: { child?: ChildProcess; signal?: NodeJS.Signals },
 ): Promise<{ child: ChildProcess; exit: Promise<PostgresExit> }> {
   const child = spawn(binaries.postgres, ['-D', dataDir, '-p', String(port), ...flags], {
     ...account,
@@ -287,6 +399,8 @@ async function startPostmaster(
     detached: true,
   });
   const exit = new Promise<PostgresExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  // A fast shutdown, also of a postmaster still starting.
+  Object.assign(inFlight, { child, signal: 'SIGINT' });
   let ready = false;
   collect(child, logs, (text) => {
     if (text.includes('database system is ready to accept connections')) ready = true;
@@ -304,14 +418,18 @@ async function startPostmaster(
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  inFlight.child = undefined;
   return { child, exit };
 }
 
-async function createDatabase(port: number, database: string): Promise<void> {
+/** Creates `database` unless the cluster has it. */
+async function ensureDatabase(port: number, database: string): Promise<void> {
   const client = new pg.Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres' });
+  client.on('error', () => {}); // a session ended under it fails the query below
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
+    const known = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (known.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
   } finally {
     await client.end();
   }

@@ -23,6 +23,8 @@ export interface DevServerOptions {
   logger?: Logger;
   /** The variables that set `port` and `uiPort` (npm start's), named when one of them is taken. */
   portVariables?: { port: string; uiPort: string };
+  /** Aborted (the launcher stopped during start-up): a server still starting is stopped and this rejects. */
+  signal?: AbortSignal;
 }
 
 export interface RunningDevServer {
@@ -69,6 +71,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
       throw variable ? portInUse(variable, port) : new Error(`127.0.0.1:${port} is already in use by another process`);
     }
   }
+  options.signal?.throwIfAborted();
   // Its own process group: a terminal's Ctrl-C reaches only our launcher, which stops the worker
   // before the server it talks to.
   const child = spawn(options.cliPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -107,6 +110,16 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const address = `127.0.0.1:${options.port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
+    if (options.signal?.aborted) {
+      // Stopped as a running one is, so that it removes its pid file; SIGKILL if it does not end.
+      if (!exited) {
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.kill('SIGTERM');
+        await exit;
+        clearTimeout(timer);
+      }
+      throw new Error('the Temporal dev server start was stopped');
+    }
     if (exited) {
       // A Go panic puts its reason first and a long stack after it: show both ends.
       const tail = output.join('').slice(-2000);
