@@ -23,7 +23,7 @@ import { freePort, startPostgres, type RunningPostgres } from '../../devtools/po
 import { bearer, request, type TestResponse } from '../api/http.js';
 import { statusUpdatedDeliveries } from '../support/deliveries.js';
 import { randomId, requireTestEnv } from '../support/env.js';
-import { startEntryPoint, type Started } from '../support/processes.js';
+import { restartablePort, startEntryPoint, type Started } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { until } from '../support/until.js';
 
@@ -49,7 +49,7 @@ const refuseFirst = new Set<string>();
 const startDatabase = () => startPostgres({ dataDir, port: pgPort, persistent: true });
 
 beforeAll(async () => {
-  pgPort = await freePort();
+  pgPort = await restartablePort(); // Postgres comes back on it
   postgres = await startDatabase();
   await migrate(postgres.url);
   // The test's own pool: it reads the deliveries once the database is back.

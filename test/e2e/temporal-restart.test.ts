@@ -13,11 +13,11 @@ import { verify } from '../../consumer-kit/src/index.js';
 import type { Pool } from '../../db/pool.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { loadConfig } from '../../platform/config.js';
-import { freePort } from '../../devtools/postgres.js';
 import { startDevServer, type RunningDevServer } from '../../devtools/temporal-dev-server.js';
 import { createWorker } from '../../worker/create-worker.js';
 import { installTemporalRuntime } from '../../worker/runtime.js';
 import { randomId, requireTestEnv, testLogger } from '../support/env.js';
+import { restartablePort } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { statusUpdatedDeliveries, untilDelivered } from '../support/deliveries.js';
 import { until } from '../support/until.js';
@@ -39,7 +39,7 @@ const taskQueue = randomId('restart');
 const startServer = () => startDevServer({ cliPath: requireTestEnv('TEST_TEMPORAL_CLI'), port, dbFilename });
 
 beforeAll(async () => {
-  port = await freePort();
+  port = await restartablePort(); // the dev server comes back on it
   server = await startServer();
   pool = testPool();
   issuerId = await insertIssuer(pool);

@@ -1,9 +1,11 @@
 // Starts one of the service's entry points (`node --import tsx worker/main.ts`, `… api/main.ts`, …) as a real
 // process with exactly the environment given (plus PATH and HOME), and waits until it says it is ready.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../devtools/postgres.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -17,7 +19,46 @@ export interface LauncherPorts {
 }
 
 export async function freeLauncherPorts(): Promise<LauncherPorts> {
-  return { api: await freePort(), temporal: await freePort(), ui: await freePort(), demoWebhook: await freePort() };
+  const taken = new Set<number>();
+  return {
+    api: await restartablePort(taken),
+    temporal: await restartablePort(taken),
+    ui: await restartablePort(taken),
+    demoWebhook: await restartablePort(taken),
+  };
+}
+
+/**
+ * The lowest port of the kernel's ephemeral range, from which it gives outgoing connections their
+ * local port. Tests stop `npm start` and start it again on the same ports: one in that range may be
+ * taken in between by any test's client connection, and the next start would find it in use.
+ */
+const EPHEMERAL_LOW = (() => {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
+})();
+
+/**
+ * A port free on every address, below the ephemeral range, not in `taken` (which it joins): for a
+ * process a test stops and starts again on the same port.
+ */
+export async function restartablePort(taken = new Set<number>()): Promise<number> {
+  for (;;) {
+    const port = randomInt(10_000, Math.max(EPHEMERAL_LOW, 10_001));
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
 }
 
 /**
