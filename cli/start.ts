@@ -27,6 +27,7 @@ import { installTemporalRuntime, sdkLogLevel } from '../worker/runtime.js';
 import { ensureDeliveryReconcileSchedule, ensurePredictionRefreshSchedule, ensureRetentionSchedule } from '../worker/schedules.js';
 import { ensureDemoIssuer, type Demo } from './demo.js';
 import { demoReceiverUrl, startDemoReceiver, type DemoReceiver } from './demo-receiver.js';
+import { takeLauncherLock } from './launcher-lock.js';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
 import { temporalConnectionOptions } from '../temporal/connection-options.js';
 
@@ -198,6 +199,9 @@ function supervise<T extends { exited: Promise<Exit>; stop(): Promise<void> }>(
 async function main(): Promise<void> {
   const productionShape = Boolean(config.TEMPORAL_ADDRESS && config.DATABASE_URL);
   mkdirSync(DATA_DIR, { recursive: true });
+  // Before anything is started in the folder: a second launcher on it stops here, touching nothing.
+  const releaseLock = takeLauncherLock(DATA_DIR);
+  stops.push(async () => releaseLock());
 
   let postgres: RunningPostgres | undefined;
   let databaseUrl = config.DATABASE_URL;

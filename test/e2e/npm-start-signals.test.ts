@@ -3,7 +3,8 @@
 // Ctrl-C (SIGINT to the whole group), SIGTERM to the launcher alone, and SIGINT or SIGTERM to the
 // npm process alone (a supervisor that knows only npm's pid). Each way must stop every part (the
 // launcher with its API, worker and demo receiver, the embedded Postgres, the Temporal dev server),
-// leave no process, port or lock file behind (postmaster.pid, temporal.sqlite.pid, runtime.json),
+// leave no process, port or lock file behind (postmaster.pid, temporal.sqlite.pid, runtime.json,
+// launcher.pid),
 // and let the next `npm start` on the same data and ports come up at once: each test starts where
 // the one before stopped, and the last starts once more.
 import { spawn } from 'node:child_process';
@@ -34,6 +35,7 @@ const lockFiles = () => [
   path.join(dataDir, 'postgres', 'postmaster.pid'),
   path.join(dataDir, 'temporal.sqlite.pid'),
   path.join(dataDir, 'runtime.json'),
+  path.join(dataDir, 'launcher.pid'),
 ];
 
 /** `npm start` in its own process group, once it says it is ready; the pids of its parts. */
