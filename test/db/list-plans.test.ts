@@ -266,3 +266,93 @@ describe('prediction quality at 10⁵ outcomes', () => {
     expect(nodes.some((n) => n['Index Name'] === 'prediction_outcomes_issuer_idx')).toBe(true);
   });
 });
+
+describe('a walk through a list while rows are inserted between its pages', () => {
+  /** Pages until the end, running `insert` after each page; the keys in the order listed. */
+  async function walk<C>(page: (after?: C) => Promise<{ keys: string[]; next?: C }>, insert: (n: number) => Promise<unknown>) {
+    const keys: string[] = [];
+    let after: C | undefined;
+    for (let n = 0; ; n += 1) {
+      const result = await page(after);
+      keys.push(...result.keys);
+      if (!result.next) return keys;
+      await insert(n);
+      after = result.next;
+    }
+  }
+  const expectOnceEach = (listed: string[], before: string[]) => {
+    expect(new Set(listed).size).toBe(listed.length);
+    expect(listed.filter((key) => before.includes(key))).toEqual(before);
+  };
+
+  it('GET /v1/dispatches with a status lists each dispatch there before it once, in order, however many share a created_at', async () => {
+    const filter = { issuerId: 'iss_small', mode: 'live' as const, status: 'in_transit' as const, limit: 7 };
+    const all = async () => (await listDispatches(pool, { ...filter, limit: 1000 })).items.map((i) => i.id);
+    const before = await all();
+    expect(before.length).toBeGreaterThan(300);
+    const listed = await walk(
+      async (after?: { createdAt: string; id: string }) => {
+        const { items, next } = await listDispatches(pool, { ...filter, after });
+        return { keys: items.map((i) => i.id), next };
+      },
+      (n) =>
+        pool.query(
+          `INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, registration, window_min, window_max, confidence_level, record)
+           VALUES (md5('new' || $1)::uuid, 'iss_small', 'live', 1, 'in_transit', now(), '75001', 'FR', '{}', current_date, current_date, 'High', '{}')`,
+          [n],
+        ),
+    );
+    expectOnceEach(listed, before);
+  });
+
+  it('GET /v1/dispatches/{id}/events lists each event there before it once, in arrival order', async () => {
+    const before = (await pageCarrierEvents(pool, busy, { limit: 1000 })).items.map((i) => i.id);
+    const listed = await walk(
+      async (after?: { receivedAt: string; dedupeKey: string }) => {
+        const { items, next } = await pageCarrierEvents(pool, busy, { limit: 13, after });
+        return { keys: items.map((i) => i.id), next };
+      },
+      (n) =>
+        pool.query(
+          `INSERT INTO carrier_events (dispatch_id, dedupe_key, status, occurred_at) VALUES ($1, 'later' || $2, 'in_transit', now())`,
+          [busy, n],
+        ),
+    );
+    expectOnceEach(listed, before);
+  });
+
+  it('a feed’s unmatched list lists each checkpoint there before it once, newest first', async () => {
+    const key = (i: { trackingNumber: string; eventId: string }) => `${i.trackingNumber}/${i.eventId}`;
+    const before = (await pageUnmatched(pool, 'tf_1', { limit: 1000 })).items.map(key);
+    const listed = await walk(
+      async (after?: { receivedAt: string; trackingNumber: string; eventId: string }) => {
+        const { items, next } = await pageUnmatched(pool, 'tf_1', { limit: 37, after });
+        return { keys: items.map(key), next };
+      },
+      (n) =>
+        pool.query(
+          `INSERT INTO feed_unmatched_checkpoints (feed_id, issuer_id, mode, tracking_number, event_id, status, time, original)
+           VALUES ('tf_1', 'iss_big', 'live', 'NEW', 'new' || $1, 'in_transit', '{}', '{}')`,
+          [n],
+        ),
+    );
+    expectOnceEach(listed, before);
+  });
+
+  it('a dispatch’s tracking links list each link there before it once, newest first', async () => {
+    const before = (await pageTrackingLinks(pool, busy, { limit: 1000 })).items.map((i) => i.id);
+    const listed = await walk(
+      async (after?: { createdAt: string; id: string }) => {
+        const { items, next } = await pageTrackingLinks(pool, busy, { limit: 9, after });
+        return { keys: items.map((i) => i.id), next };
+      },
+      (n) =>
+        pool.query(
+          `INSERT INTO tracking_links (id, dispatch_id, issuer_id, mode, token_hash, expires_at)
+           VALUES ('tl_new' || lpad($2::text, 18, '0'), $1, 'iss_big', 'live', decode(md5('new' || $2), 'hex'), now() + interval '1 day')`,
+          [busy, n],
+        ),
+    );
+    expectOnceEach(listed, before);
+  });
+});
