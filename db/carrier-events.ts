@@ -211,6 +211,9 @@ export interface CarrierEventPageItem {
   original: VocabularyStatus | null;
 }
 
+// In arrival order through carrier_events_dispatch_received_idx. ORDER BY names the table's column:
+// a bare received_at would be the select list's to_char text, which no index serves (every page
+// sorted all of the dispatch's events; test/db/list-plans.test.ts).
 const PAGE = `
   SELECT dedupe_key, status, reason, location, event_id, effect, vocabulary, vocabulary_status, vocabulary_substatus, original_time,
          to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
@@ -218,7 +221,7 @@ const PAGE = `
     FROM carrier_events
    WHERE dispatch_id = $1
      AND ($2::timestamptz IS NULL OR (received_at, dedupe_key) > ($2, $3::text))
-   ORDER BY received_at, dedupe_key
+   ORDER BY carrier_events.received_at, dedupe_key
    LIMIT $4`;
 
 /** One dispatch's carrier events in the order they arrived, `limit` at a time. */

@@ -118,7 +118,7 @@ export interface DeliverySummary {
   lastAttemptAt: Date | null;
 }
 
-/** Deliveries, newest first. */
+/** Deliveries, newest first (ties by event and endpoint id, descending: the order of its indexes, test/db/list-plans.test.ts). */
 export async function listDeliveries(
   db: Db,
   filter: { undeliverable?: boolean; endpointId?: string; limit?: number } = {},
@@ -127,7 +127,7 @@ export async function listDeliveries(
     `SELECT d.event_id, d.endpoint_id, ev.type, d.state, d.attempts, d.last_attempt_at
        FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
       WHERE ($1::boolean IS NOT TRUE OR d.state = 'undeliverable') AND ($2::text IS NULL OR d.endpoint_id = $2)
-      ORDER BY d.created_at DESC, d.event_id, d.endpoint_id
+      ORDER BY d.created_at DESC, d.event_id DESC, d.endpoint_id DESC
       LIMIT $3`,
     [filter.undeliverable ?? false, filter.endpointId ?? null, filter.limit ?? 100],
   );
