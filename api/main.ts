@@ -46,19 +46,18 @@ async function main(): Promise<void> {
   const readiness: Readiness = { draining: false };
   const api = await startApi({ config, pool, temporal, logger, readiness });
   logger.info({ url: api.url }, 'API listening');
-  const problem = await temporal
-    .withDeadline(Date.now() + TEMPORAL_CHECK_MS, () => temporal.workflowService.getSystemInfo({}))
+  // Is Temporal there? Asked now, answered below. The signals are ours from the moment the server
+  // listens: a SIGTERM during the check (a pod stopped just after it became ready) drains like any
+  // other instead of killing the process, and ends the check before the connection closes under it.
+  const checkAborted = new AbortController();
+  const checked = temporal
+    .withAbortSignal(checkAborted.signal, () =>
+      temporal.withDeadline(Date.now() + TEMPORAL_CHECK_MS, () => temporal.workflowService.getSystemInfo({})),
+    )
     .then(
       () => undefined,
       (error: unknown) => (error instanceof Error ? error.message : String(error)), // e.g. "16 UNAUTHENTICATED: …" for refused credentials
     );
-  if (problem) {
-    logger.warn(
-      { temporal_address: config.TEMPORAL_ADDRESS, reason: problem },
-      'Temporal is unreachable: serving reads; registrations and carrier events answer 503 until it answers',
-    );
-  }
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -76,19 +75,34 @@ async function main(): Promise<void> {
       logger.error('graceful shutdown timed out');
       process.exit(1);
     }, 15_000).unref();
+    let code = 0;
     try {
       await api.close();
+      checkAborted.abort();
+      await checked;
       await connection.close();
       await pool.end();
       await stopTracing();
+    } catch (error) {
+      logger.error({ err: error }, 'error while stopping');
+      code = 1;
     } finally {
       clearTimeout(force);
       clearInterval(sweep);
-      logger.flush();
+      // Exits once the logs are out rather than when nothing is left to wait on: a connection to a
+      // Temporal that never answered keeps a retry timer of the gRPC channel alive.
+      logger.flush(() => process.exit(code));
     }
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  const problem = await checked;
+  if (problem && !stopping) {
+    logger.warn(
+      { temporal_address: config.TEMPORAL_ADDRESS, reason: problem },
+      'Temporal is unreachable: serving reads; registrations and carrier events answer 503 until it answers',
+    );
+  }
 }
 
 main().catch((error) => {

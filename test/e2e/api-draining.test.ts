@@ -4,11 +4,14 @@
 // client is still sending when the signal arrives, on a keep-alive connection as a load balancer's.
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { freePort } from '../../devtools/postgres.js';
 import { bearer, registrationFor, request } from '../api/http.js';
 import { requireTestEnv, startHarness, type Harness } from '../support/harness.js';
 import { startEntryPoint, type Started } from '../support/processes.js';
+import { silentAddress } from '../support/silent-address.js';
 import { until } from '../support/until.js';
 
 let h: Harness;
@@ -53,6 +56,8 @@ function slowRegistration(url: string, agent: http.Agent) {
     headers: { ...bearer(key), 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
   });
   let answered = false;
+  let socket: Socket | undefined;
+  req.on('socket', (s) => (socket = s));
   const response = new Promise<{ status: number; body: any }>((resolve, reject) => {
     req.on('response', (res) => {
       let text = '';
@@ -66,7 +71,29 @@ function slowRegistration(url: string, agent: http.Agent) {
   });
   const half = Math.floor(body.length / 2);
   req.write(body.slice(0, half));
-  return { response, answered: () => answered, finish: () => req.end(body.slice(half)) };
+  return {
+    response,
+    answered: () => answered,
+    finish: () => req.end(body.slice(half)),
+    // The API process has read what was sent (its socket's receive queue is empty), so to it the
+    // request is in flight. Before, a fixed 200 ms: on a loaded machine the API had not read the
+    // bytes yet when SIGTERM came, and closing the listener closed the connection as idle (reset).
+    read: () =>
+      socket?.localPort !== undefined &&
+      socket.bytesWritten > 0 &&
+      socket.writableLength === 0 && // all handed to the kernel: on loopback, in the API's receive queue
+      receiveQueueEmpty(Number(new URL(url).port), socket.localPort),
+  };
+}
+
+/** Whether the server side of the loopback connection serverPort ← clientPort has no unread bytes (/proc/net/tcp). */
+function receiveQueueEmpty(serverPort: number, clientPort: number): boolean {
+  const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
+  const line = readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .map((row) => row.trim().split(/\s+/))
+    .find(([, local, remote]) => local?.endsWith(`:${hex(serverPort)}`) && remote?.endsWith(`:${hex(clientPort)}`));
+  return line !== undefined && line[4].split(':')[1] === '00000000';
 }
 
 /** Whether a new connection to `url` is refused. */
@@ -83,7 +110,7 @@ describe('SIGTERM to an API process', () => {
     try {
       expect((await request(url, '/readyz')).status).toBe(200);
       const slow = slowRegistration(url, agent);
-      await new Promise((resolve) => setTimeout(resolve, 200)); // the headers and half the body have arrived
+      await until(slow.read, 'the API to have read the headers and half the body', 10_000);
 
       api.child.kill('SIGTERM');
       const readyz = await until(
@@ -112,7 +139,7 @@ describe('SIGTERM to an API process', () => {
     const agent = new http.Agent({ keepAlive: true });
     try {
       const slow = slowRegistration(url, agent);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await until(slow.read, 'the API to have read the headers and half the body', 10_000);
 
       api.child.kill('SIGTERM');
       await until(() => refused(url), 'new connections to be refused', 5_000);
@@ -124,6 +151,24 @@ describe('SIGTERM to an API process', () => {
     } finally {
       agent.destroy();
       if (api.child.exitCode === null) api.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('drains and exits 0 when it comes right after "API listening", while the start-up still checks Temporal', async () => {
+    // A Temporal that never answers: the start-up's check waits its 5 s. Before, the signal handlers
+    // were installed only after that check, so a SIGTERM in those seconds (a pod stopped just after
+    // it became ready) killed the process outright, dropping the requests in flight.
+    const silent = await silentAddress('127.0.0.1');
+    const { api, url } = await startApi({ TEMPORAL_ADDRESS: `127.0.0.1:${silent.port}` });
+    try {
+      expect((await request(url, '/healthz')).status).toBe(200);
+      api.child.kill('SIGTERM');
+      const code = await api.exited;
+      expect({ code, output: code === 0 ? '' : api.output() }).toEqual({ code: 0, output: '' });
+      expect(api.output()).toMatch(/shutting down: \/readyz answers 503[\s\S]*closing the listener/);
+    } finally {
+      if (api.child.exitCode === null) api.child.kill('SIGKILL');
+      await silent.close();
     }
   }, 60_000);
 });
