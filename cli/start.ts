@@ -199,9 +199,12 @@ function supervise<T extends { exited: Promise<Exit>; stop(): Promise<void> }>(
 async function main(): Promise<void> {
   const productionShape = Boolean(config.TEMPORAL_ADDRESS && config.DATABASE_URL);
   mkdirSync(DATA_DIR, { recursive: true });
-  // Before anything is started in the folder: a second launcher on it stops here, touching nothing.
-  const releaseLock = takeLauncherLock(DATA_DIR);
-  stops.push(async () => releaseLock());
+  // Before an embedded part is started in the folder: a second launcher on it stops here, touching
+  // nothing. The production shape starts none, so launchers of it may share the folder.
+  if (!productionShape) {
+    const releaseLock = takeLauncherLock(DATA_DIR);
+    stops.push(async () => releaseLock());
+  }
 
   let postgres: RunningPostgres | undefined;
   let databaseUrl = config.DATABASE_URL;
