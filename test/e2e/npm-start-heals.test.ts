@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freeLauncherPorts, launcherEnv, nodeArgsFor, whenReady, type Started } from '../support/processes.js';
+import { alive, freeLauncherPorts, launcherEnv, nodeArgsFor, type Started, whenReady } from '../support/processes.js';
 import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -113,12 +113,3 @@ describe('npm start heals a part killed under it', () => {
     await until(() => !alive(server), 'the restarted dev server to be gone', 10_000);
   }, 60_000);
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

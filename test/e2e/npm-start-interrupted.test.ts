@@ -12,13 +12,12 @@
 // for their advisory lock, which the test takes first on the launcher's own Postgres.
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { exitedWithOutput, freeLauncherPorts, launcherEnv, whenReady, type LauncherPorts } from '../support/processes.js';
+import { exitedWithOutput, freeLauncherPorts, launcherEnv, type LauncherPorts, portOpen, whenReady } from '../support/processes.js';
 import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -137,17 +136,6 @@ async function holdAt(launched: Launch, lock: string, what: string): Promise<voi
 async function release(): Promise<void> {
   await holder?.end().catch(() => {});
   holder = undefined;
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 const lockFiles = () =>

@@ -9,12 +9,11 @@
 // the one before stopped, and the last starts once more.
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freeLauncherPorts, launcherEnv, whenReady, type LauncherPorts, type Started } from '../support/processes.js';
+import { alive, freeLauncherPorts, launcherEnv, type LauncherPorts, portOpen, type Started, whenReady } from '../support/processes.js';
 import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -49,26 +48,6 @@ async function start(): Promise<Parts> {
     postgres: firstLine(path.join(dataDir, 'postgres', 'postmaster.pid')),
     devServer: firstLine(path.join(dataDir, 'temporal.sqlite.pid')),
   };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** npm exited within 60 s, every part is gone, every port closed and no lock file is left. */

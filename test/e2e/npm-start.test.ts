@@ -19,10 +19,11 @@ import {
   exitedWithOutput,
   freeLauncherPorts,
   launcherEnv,
-  nodeArgsFor,
-  whenReady,
   type LauncherPorts,
+  nodeArgsFor,
+  portOpen,
   type Started,
+  whenReady,
 } from '../support/processes.js';
 import { until } from '../support/until.js';
 
@@ -66,17 +67,6 @@ function postEvent(id: string, key: string, status: string): Promise<Response> {
 /** The demo receiver's line for a verified status.updated webhook of this dispatch. */
 const receivedLine = (dispatch: string) =>
   new RegExp(`demo webhook  status\\.updated  event evt_\\w+  dispatch ${dispatch}  attempt \\d+  signature ok`);
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'cds-start-'));
