@@ -31,6 +31,8 @@ const N = 100_000;
 const BUSY = `md5('d' || 77777)::uuid`;
 // Seeded relative to a fixed instant before now, so that rows inserted during a walk are newer.
 const T0 = `(now() - interval '1 hour')`;
+/** The seeded rows' calendar dates: any fixed day will do, none of the plans depends on it. */
+const D0 = `DATE '2026-11-02'`;
 
 // prettier-ignore
 const SEED = [
@@ -42,11 +44,11 @@ const SEED = [
           CASE WHEN i % 100 < 80 THEN 'delivered' WHEN i % 100 < 90 THEN 'in_transit' WHEN i % 100 < 95 THEN 'dispatched' WHEN i % 100 < 98 THEN 'out_for_delivery' ELSE 'exception' END,
           ${T0} - (i % 365) * interval '1 day', '75001',
           (ARRAY['FR','DE','ES','IT','NL','BE','PL','PT','SE','AT','IE','DK','FI','CZ','LT'])[1 + (i * 7) % 15]::bpchar,
-          '{}', current_date, current_date + 3, 'High', '{}', ${T0} - i * interval '5 minutes'
+          '{}', ${D0}, ${D0} + 3, 'High', '{}', ${T0} - i * interval '5 minutes'
      FROM generate_series(1, ${N}) i`,
   `INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, registration, window_min, window_max, confidence_level, record, created_at)
    SELECT md5('s' || i)::uuid, 'iss_small', 'live', 1, CASE WHEN i % 3 = 0 THEN 'exception' ELSE 'in_transit' END, ${T0}, '75001',
-          CASE WHEN i % 2 = 0 THEN 'FR' ELSE 'DE' END, '{}', current_date, current_date + 3, 'High', '{}', ${T0} - (i / 20) * interval '1 minute'
+          CASE WHEN i % 2 = 0 THEN 'FR' ELSE 'DE' END, '{}', ${D0}, ${D0} + 3, 'High', '{}', ${T0} - (i / 20) * interval '1 minute'
      FROM generate_series(1, 600) i`,
   // Erasures of other dispatches (they outlive them), and of some of the small issuer's.
   `INSERT INTO erasures (id, dispatch_id, issuer_id, mode) SELECT 'era_' || i, md5('x' || i)::uuid, 'iss_big', 'live' FROM generate_series(1, 10000) i`,
@@ -88,7 +90,7 @@ const SEED = [
           now() + interval '30 days', ${T0} - (i / 2) * interval '1 minute'
      FROM generate_series(1, ${N / 2}) i`,
   `INSERT INTO prediction_outcomes (issuer_id, mode, country_code, dispatch_date, confidence_level, window_min, window_max, delivered_date, learned)
-   SELECT CASE WHEN i % 50 = 0 THEN 'iss_small' ELSE 'iss_big' END, 'live', 'FR', current_date - (i % 365), 'High', current_date, current_date, current_date, true
+   SELECT CASE WHEN i % 50 = 0 THEN 'iss_small' ELSE 'iss_big' END, 'live', 'FR', ${D0} - (i % 365), 'High', ${D0}, ${D0}, ${D0}, true
      FROM generate_series(1, ${N}) i`,
   'ANALYZE',
 ];
@@ -298,7 +300,7 @@ describe('a walk through a list while rows are inserted between its pages', () =
       (n) =>
         pool.query(
           `INSERT INTO dispatches (id, issuer_id, mode, version, status, dispatch_date, postal_code, country_code, registration, window_min, window_max, confidence_level, record)
-           VALUES (md5('new' || $1)::uuid, 'iss_small', 'live', 1, 'in_transit', now(), '75001', 'FR', '{}', current_date, current_date, 'High', '{}')`,
+           VALUES (md5('new' || $1)::uuid, 'iss_small', 'live', 1, 'in_transit', now(), '75001', 'FR', '{}', ${D0}, ${D0}, 'High', '{}')`,
           [n],
         ),
     );
