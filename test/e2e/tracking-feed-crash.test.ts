@@ -81,9 +81,19 @@ function webhookEvents(id: string): Array<{ eventId: string; status: string; sen
   return [...events.values()].sort((a, b) => a.status.localeCompare(b.status));
 }
 
-/** Waits until the card is delivered and no webhook for it arrived for 2 s; returns its webhook events. */
+/** Deliveries of the dispatch's webhook events still pending (written with the change that made the event). */
+const pendingDeliveries = async (id: string) =>
+  (await h.pool.query(`SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE e.dispatch_id = $1 AND d.state = 'pending'`, [id])).rows[0].n as number; // prettier-ignore
+
+/**
+ * Waits until the card is delivered, every webhook delivery of it finished and no webhook for it
+ * arrived for 2 s; returns its webhook events. Quiet alone is not enough: a delivery that the killed
+ * worker had started but not yet sent is retried only when its heartbeat times out (10 s,
+ * workflows/delivery-options.ts), long after the others arrived.
+ */
 async function settled(id: string) {
   await until(async () => (await request(h.baseUrl, `/v1/status/${id}`, { headers: bearer(key) })).body.status === 'delivered', `${id} delivered`, 60_000); // prettier-ignore
+  await until(async () => (await pendingDeliveries(id)) === 0, `every webhook delivery of ${id} finished`, 60_000);
   let count = -1;
   await until(
     async () => {
