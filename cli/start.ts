@@ -15,6 +15,7 @@ import { startApi } from '../api/server.js';
 import { migrate } from '../db/migrate.js';
 import { createPool, DatabaseReachability } from '../db/pool.js';
 import { dashboardBaseUrl, exitOnStartupError, loadConfig, StartupError, type Config } from '../platform/config.js';
+import { databaseStartupError, temporalStartupError } from '../platform/dependency-errors.js';
 import { createLogger } from '../platform/logger.js';
 import { freePort, startPostgres, type RunningPostgres } from '../devtools/postgres.js';
 import { resolveTemporalCli } from '../devtools/temporal-cli.js';
@@ -244,7 +245,9 @@ async function main(): Promise<void> {
   const temporalOptions = devServer ? { address: temporalAddress } : temporalConnectionOptions(temporalAddress, config);
 
   reach('migrating the database');
-  await migrate(databaseUrl, logger);
+  await migrate(databaseUrl, logger).catch((error: unknown) => {
+    throw databaseStartupError(error, databaseUrl) ?? error;
+  });
   reach('starting the worker');
   const pool = createPool(databaseUrl, {
     applicationName: 'card-delivery',
@@ -262,7 +265,11 @@ async function main(): Promise<void> {
   // receiver's origin, for the demo endpoint only; every other URL meets the SSRF guard as anywhere.
   let demo: Demo | undefined;
   let demoReceiver: DemoReceiver | undefined;
-  const workerConnection = await NativeConnection.connect(temporalOptions);
+  // An environment's Temporal that does not answer, or has no such namespace: one line naming the variable.
+  const temporalFailed = (error: unknown): never => {
+    throw temporalStartupError(error, temporalAddress, config.TEMPORAL_NAMESPACE) ?? error;
+  };
+  const workerConnection = await NativeConnection.connect(temporalOptions).catch(temporalFailed);
   const worker = await createWorker({
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -270,7 +277,7 @@ async function main(): Promise<void> {
     pool,
     config,
     loopbackOriginFor: (endpointId) => (demoReceiver && endpointId === demo?.webhook?.endpointId ? demoReceiver.origin : undefined),
-  });
+  }).catch(temporalFailed);
   // The worker's /metrics, /healthz, /readyz on WORKER_METRICS_PORT, as worker/main.ts serves them; stopped after the worker.
   reach('starting the worker');
   const workerMetrics = await startWorkerMetricsServer({

@@ -1,6 +1,7 @@
 // `npm run migrate`: applies pending migrations to DATABASE_URL and exits (docker-compose's
 // one-shot `migrate` service; `npm start` migrates by itself).
 import { ConfigError, exitOnStartupError, loadConfig } from '../platform/config.js';
+import { databaseStartupError } from '../platform/dependency-errors.js';
 import { createLogger } from '../platform/logger.js';
 import { migrate } from './migrate.js';
 
@@ -16,5 +17,10 @@ const { DATABASE_URL: databaseUrl, LOG_LEVEL } = (() => {
   }
 })();
 const logger = createLogger({ level: LOG_LEVEL, name: 'migrate' });
-const applied = await migrate(databaseUrl, logger);
+const applied = await migrate(databaseUrl, logger).catch((error: unknown) => {
+  // The database unreachable or refusing the connection: one line naming DATABASE_URL, exit code 1.
+  logger.flush();
+  exitOnStartupError(databaseStartupError(error, databaseUrl));
+  throw error;
+});
 logger.info({ applied: applied.length }, applied.length ? 'migrations applied' : 'database already up to date');

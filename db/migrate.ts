@@ -20,7 +20,11 @@ export async function migrate(databaseUrl: string, logger?: Logger): Promise<str
       debug: () => {},
       info: (msg: string) => logger?.debug({ migration: msg }, 'migration'),
       warn: (msg: string) => logger?.warn(msg),
-      error: (msg: string) => logger?.error(msg),
+      // A connection that fails is the caller's to report (its one line, platform/dependency-errors.ts):
+      // node-pg-migrate's own line for it is a driver dump.
+      error: (msg: string) => {
+        if (!msg.startsWith('could not connect to postgres')) logger?.error(msg);
+      },
     },
   });
   const names = applied.map((m) => m.name);

@@ -8,6 +8,7 @@
 // stops start-up with one line on stderr naming the variable, and exit code 1 (docs/configuration.md "When a process does not start").
 import v8 from 'node:v8';
 import { ConfigError, exitOnStartupError, loadConfig } from '../platform/config.js';
+import { temporalStartupError } from '../platform/dependency-errors.js';
 import { createLogger } from '../platform/logger.js';
 import { startTracing, stopTracing } from '../platform/tracing.js';
 import { createTemporalClient } from '../temporal/client.js';
@@ -24,12 +25,16 @@ const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
 const sdkMetricsAddress = `127.0.0.1:${await freeLocalPort()}`;
 // The activities' and workflows' own lines at LOG_LEVEL (`webhook delivered` at debug).
 installTemporalRuntime(logger, sdkLogLevel(config.LOG_LEVEL), { sdkMetricsAddress });
+/** Ends start-up on a failure an operator can act on: one line on stderr, exit 1; else rethrows. */
+const startupFailed = (error: unknown): never => {
+  logger.flush();
+  exitOnStartupError(error); // a TEMPORAL_TLS_* file that cannot be read, WORKER_METRICS_PORT in use
+  // Temporal not answering, or without the namespace: the orchestrator starts the worker again.
+  exitOnStartupError(temporalStartupError(error, config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE));
+  throw error;
+};
 const { worker, connection, pool, close } = await openWorker(config, { applicationName: 'card-delivery-worker', logger }).catch(
-  (error: unknown) => {
-    logger.flush();
-    exitOnStartupError(error); // a TEMPORAL_TLS_* file that cannot be read
-    throw error;
-  },
+  startupFailed,
 );
 const metrics = await startWorkerMetricsServer({
   port: config.WORKER_METRICS_PORT,
@@ -38,20 +43,14 @@ const metrics = await startWorkerMetricsServer({
   logger,
   ready: () => worker.getState() === 'RUNNING',
   sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics`,
-}).catch((error: unknown) => {
-  logger.flush();
-  exitOnStartupError(error); // WORKER_METRICS_PORT in use
-  throw error;
-});
+}).catch(startupFailed);
 logger.info({ url: metrics.url }, 'worker metrics listening');
 const client = createTemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE });
-await ensurePredictionRefreshSchedule(client, {
-  taskQueue: config.TEMPORAL_TASK_QUEUE,
-  intervalMs: config.PREDICTION_REFRESH_INTERVAL,
-  logger,
-});
-await ensureDeliveryReconcileSchedule(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
-await ensureRetentionSchedule(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
+await (async () => {
+  await ensurePredictionRefreshSchedule(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.PREDICTION_REFRESH_INTERVAL, logger }); // prettier-ignore
+  await ensureDeliveryReconcileSchedule(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
+  await ensureRetentionSchedule(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
+})().catch(startupFailed);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () =>
     logger.info({ signal, grace_ms: config.WORKER_SHUTDOWN_GRACE }, 'draining: polling stopped, running activities finishing'),

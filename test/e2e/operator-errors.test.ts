@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { freePort } from '../../devtools/postgres.js';
 import { expectOneLineFailure, runCli } from '../support/cli.js';
 import { requireTestEnv } from '../support/env.js';
 import { nodeArgsFor } from '../support/processes.js';
@@ -162,4 +163,58 @@ describe('a port another process holds', () => {
     const outcome = await run('cli/start.ts', { ...infrastructure(), PORT: String(port), CDS_DATA_DIR: path.join(tmpdir(), 'cds-operator-errors') }); // prettier-ignore
     expectOneLine(outcome, `npm start: could not start: PORT ${port} is already in use: stop the other process or set PORT`);
   }, 120_000);
+});
+
+describe('a dependency that is not there at start-up', () => {
+  /** A loopback port nobody listens on: connections to it are refused at once. */
+  const closedPort = () => freePort();
+
+  it('worker/main.ts with Temporal unreachable stops with one line naming TEMPORAL_ADDRESS and the reason', async () => {
+    const port = await closedPort();
+    expectOneLine(
+      await run('worker/main.ts', { DATABASE_URL: requireTestEnv('TEST_DATABASE_URL'), TEMPORAL_ADDRESS: `127.0.0.1:${port}` }),
+      `Temporal at 127.0.0.1:${port} (TEMPORAL_ADDRESS) is unreachable: connection refused`,
+    );
+  }, 90_000);
+
+  it('worker/main.ts with a TEMPORAL_NAMESPACE that Temporal does not have stops with one line naming it', async () => {
+    const outcome = await run('worker/main.ts', {
+      DATABASE_URL: requireTestEnv('TEST_DATABASE_URL'),
+      TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
+      TEMPORAL_NAMESPACE: 'no-such-namespace',
+      TEMPORAL_TASK_QUEUE: `operator-errors-${process.pid}`,
+    });
+    expectOneLine(outcome, `TEMPORAL_NAMESPACE no-such-namespace does not exist on Temporal at ${requireTestEnv('TEST_TEMPORAL_ADDRESS')}: create it or set TEMPORAL_NAMESPACE`); // prettier-ignore
+  }, 90_000);
+
+  it('db/migrate-cli.ts with Postgres unreachable stops with one line naming DATABASE_URL, never its password', async () => {
+    const port = await closedPort();
+    const outcome = await run('db/migrate-cli.ts', { DATABASE_URL: `postgres://cds:hunter2-secret@127.0.0.1:${port}/cds` });
+    expectOneLine(outcome, `the database at 127.0.0.1:${port} (DATABASE_URL) is unreachable: connection refused`);
+    expect(outcome.stderr).not.toContain('hunter2');
+  });
+
+  it('npm start (TEMPORAL_ADDRESS and DATABASE_URL set) with Postgres unreachable stops with one line naming DATABASE_URL', async () => {
+    const port = await closedPort();
+    const outcome = await run('cli/start.ts', {
+      DATABASE_URL: `postgres://cds:hunter2-secret@127.0.0.1:${port}/cds`,
+      TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'),
+      CDS_DATA_DIR: path.join(tmpdir(), 'cds-operator-errors'),
+      LOG_LEVEL: 'silent',
+    });
+    expectOneLine(
+      outcome,
+      `npm start: could not start: the database at 127.0.0.1:${port} (DATABASE_URL) is unreachable: connection refused`,
+    );
+    expect(outcome.stderr).not.toContain('hunter2');
+  }, 120_000);
+
+  it('db/migrate-cli.ts with a database that does not exist says so on one line', async () => {
+    const url = new URL(requireTestEnv('TEST_DATABASE_URL'));
+    url.pathname = '/no_such_database';
+    expectOneLine(
+      await run('db/migrate-cli.ts', { DATABASE_URL: url.toString() }),
+      `the database at ${url.host} (DATABASE_URL) refused the connection: database "no_such_database" does not exist`,
+    );
+  });
 });
