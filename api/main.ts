@@ -10,7 +10,7 @@ import { createPool, DatabaseReachability } from '../db/pool.js';
 import { ConfigError, exitOnStartupError, loadConfig, type ConfigProblem } from '../platform/config.js';
 import { createLogger, type Logger } from '../platform/logger.js';
 import { startTracing, stopTracing } from '../platform/tracing.js';
-import { createTemporalClient } from '../temporal/client.js';
+import { checkTemporal, createTemporalClient } from '../temporal/client.js';
 import { temporalConnectionOptions } from '../temporal/connection-options.js';
 import type { Readiness } from './routes/health.js';
 import { startApi } from './server.js';
@@ -50,14 +50,7 @@ async function main(): Promise<void> {
   // listens: a SIGTERM during the check (a pod stopped just after it became ready) drains like any
   // other instead of killing the process, and ends the check before the connection closes under it.
   const checkAborted = new AbortController();
-  const checked = temporal
-    .withAbortSignal(checkAborted.signal, () =>
-      temporal.withDeadline(Date.now() + TEMPORAL_CHECK_MS, () => temporal.workflowService.getSystemInfo({})),
-    )
-    .then(
-      () => undefined,
-      (error: unknown) => (error instanceof Error ? error.message : String(error)), // e.g. "16 UNAUTHENTICATED: …" for refused credentials
-    );
+  const checked = temporal.withAbortSignal(checkAborted.signal, () => checkTemporal(temporal, TEMPORAL_CHECK_MS));
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -96,12 +89,21 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
-  const problem = await checked;
-  if (problem && !stopping) {
-    logger.warn(
-      { temporal_address: config.TEMPORAL_ADDRESS, reason: problem },
-      'Temporal is unreachable: serving reads; registrations and carrier events answer 503 until it answers',
-    );
+  const check = await checked;
+  if (!check.ok && !stopping) {
+    const where = { temporal_address: config.TEMPORAL_ADDRESS, temporal_namespace: config.TEMPORAL_NAMESPACE };
+    if (check.namespaceMissing) {
+      logger.warn(
+        where,
+        `TEMPORAL_NAMESPACE ${config.TEMPORAL_NAMESPACE} does not exist on Temporal at ${config.TEMPORAL_ADDRESS}: serving reads; registrations and carrier events answer 503 until it does`,
+      );
+    } else {
+      // e.g. "16 UNAUTHENTICATED: …" for refused credentials
+      logger.warn(
+        { ...where, reason: check.reason },
+        'Temporal is unreachable: serving reads; registrations and carrier events answer 503 until it answers',
+      );
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 // The one Temporal client every caller uses (API, dashboard, operator CLI, activities, tests): each
 // call of the contract (temporal/contract.ts) written once, with its id reuse policy and its
-// deadline. Temporal unreachable, or too slow to answer, is thrown as TemporalUnavailable (the API
+// deadline. Temporal unreachable, too slow to answer, or without TEMPORAL_NAMESPACE, is thrown as TemporalUnavailable (the API
 // answers it with 503 service_unavailable, api/errors.ts); a workflow that has closed is a result,
 // never an error.
 import { randomUUID } from 'node:crypto';
@@ -8,6 +8,7 @@ import {
   Client,
   isGrpcDeadlineError,
   isGrpcServiceError,
+  NamespaceNotFoundError,
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
@@ -281,13 +282,23 @@ export async function workerPolls(temporal: Client, taskQueue: string): Promise<
   return (answer.pollers?.length ?? 0) > 0;
 }
 
-/** For /readyz: can this process reach the Temporal frontend? */
-export async function temporalReachable(temporal: Client, timeoutMs: number): Promise<boolean> {
+const GRPC_NOT_FOUND = 5;
+
+/** What a look at Temporal found: it answers and has the namespace, or what is wrong. */
+export type TemporalCheck = { ok: true } | { ok: false; namespaceMissing: boolean; reason: string };
+
+/**
+ * Does this client's Temporal answer, and does it have the client's namespace (TEMPORAL_NAMESPACE)?
+ * For /readyz and the API's start-up line. Asks for the namespace, which a worker needs too.
+ */
+export async function checkTemporal(temporal: Client, timeoutMs: number): Promise<TemporalCheck> {
+  const namespace = temporal.options.namespace;
   try {
-    await temporal.withDeadline(Date.now() + timeoutMs, () => temporal.workflowService.getSystemInfo({}));
-    return true;
-  } catch {
-    return false;
+    await temporal.withDeadline(Date.now() + timeoutMs, () => temporal.workflowService.describeNamespace({ namespace }));
+    return { ok: true };
+  } catch (error) {
+    const namespaceMissing = isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND;
+    return { ok: false, namespaceMissing, reason: error instanceof Error ? error.message : String(error) };
   }
 }
 
@@ -326,6 +337,8 @@ function translate(error: unknown): unknown {
 
 function isUnavailable(error: unknown): boolean {
   if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isGrpcDeadlineError(error)) return true;
+  // TEMPORAL_NAMESPACE missing on this Temporal: an operator's fix, as refused credentials are.
+  if (causes(error).some((cause) => cause instanceof NamespaceNotFoundError)) return true;
   return causes(error).some((cause) => isGrpcServiceError(cause) && UNAVAILABLE_CODES.has(cause.code));
 }
 

@@ -1,7 +1,7 @@
 // Liveness and readiness for orchestrators, outside /v1: no key, no rate limit.
 // /healthz: the process answers. /readyz: it can reach Postgres and is not draining: from SIGTERM on
 // (api/main.ts) it answers 503 at once, so a load balancer stops sending new requests while the
-// in-flight ones finish. Temporal unreachable leaves the pod ready but `degraded`: status reads and
+// in-flight ones finish. Temporal unreachable (or without TEMPORAL_NAMESPACE) leaves the pod ready but `degraded`: status reads and
 // lists need only Postgres, and writes answer 503 service_unavailable themselves; a readiness that
 // failed with Temporal would take every pod out of its load balancer at once and refuse the reads
 // too. Each check sets cds_dependency_up, which the alerts read.
@@ -10,7 +10,7 @@ import type { Client } from '@temporalio/client';
 import type { Pool } from '../../db/pool.js';
 import { dependencyUp } from '../../platform/metrics.js';
 import { serviceUnavailable } from '../errors.js';
-import { temporalReachable } from '../../temporal/client.js';
+import { checkTemporal } from '../../temporal/client.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -26,7 +26,10 @@ export function healthRouter(deps: { pool: Pool; temporal: Client; readiness?: R
   });
   router.get('/readyz', async (ctx) => {
     if (deps.readiness?.draining) throw serviceUnavailable('not ready: shutting down');
-    const [database, temporal] = await Promise.all([databaseReachable(deps.pool), temporalReachable(deps.temporal, CHECK_TIMEOUT_MS)]);
+    const [database, temporal] = await Promise.all([
+      databaseReachable(deps.pool),
+      checkTemporal(deps.temporal, CHECK_TIMEOUT_MS).then((check) => check.ok),
+    ]);
     dependencyUp.set({ dependency: 'database' }, database ? 1 : 0);
     dependencyUp.set({ dependency: 'temporal' }, temporal ? 1 : 0);
     if (!database) throw serviceUnavailable(`not ready: cannot reach the database${temporal ? '' : ' and temporal'}`);
