@@ -3,7 +3,7 @@
 // says `degraded`, what needs Temporal answers 503 service_unavailable; once Temporal answers, the
 // same process registers without a restart; and SIGTERM still ends it with exit 0. Before, it
 // waited 10 s for the connection and exited 1, so every API pod restarted in an outage took the
-// reads down with it.
+// reads down with it. An API whose TEMPORAL_NAMESPACE does not exist on its Temporal behaves the same.
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -56,6 +56,24 @@ async function switchableTemporal(): Promise<{ address: string; open(): void; cl
   };
 }
 
+/** api/main.ts as a process of its own on the tests' Postgres and task queue, once it listens; `env` on top. */
+async function startApiProcess(env: Record<string, string>) {
+  const port = await freePort();
+  const api = await startEntryPoint(
+    'api/main.ts',
+    {
+      DATABASE_URL: requireTestEnv('TEST_DATABASE_URL'),
+      TEMPORAL_TASK_QUEUE: h.taskQueue,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info', // 'API listening' is an info line
+      ...env,
+    },
+    'API listening',
+  );
+  return { api, url: `http://127.0.0.1:${port}` };
+}
+
 describe('an API process started while Temporal is unreachable', () => {
   it('serves reads, answers 503 to registrations, registers once Temporal is back, and exits 0 on SIGTERM', async () => {
     const registered = randomUUID();
@@ -63,20 +81,7 @@ describe('an API process started while Temporal is unreachable', () => {
     expect(created.status).toBe(201);
 
     const temporal = await switchableTemporal();
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const api = await startEntryPoint(
-      'api/main.ts',
-      {
-        DATABASE_URL: requireTestEnv('TEST_DATABASE_URL'),
-        TEMPORAL_ADDRESS: temporal.address,
-        TEMPORAL_TASK_QUEUE: h.taskQueue,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-      },
-      'API listening',
-    );
+    const { api, url } = await startApiProcess({ TEMPORAL_ADDRESS: temporal.address });
     try {
       await until(() => api.output().includes('Temporal is unreachable'), 'the start-up warning that Temporal is unreachable', 10_000);
 
@@ -111,6 +116,39 @@ describe('an API process started while Temporal is unreachable', () => {
     } finally {
       if (api.child.exitCode === null) api.child.kill('SIGKILL');
       await temporal.close();
+    }
+  }, 120_000);
+});
+
+// TEMPORAL_NAMESPACE that its Temporal does not have (a typo in the chart's values, a namespace not
+// yet created) is the same case: before, every registration and carrier event answered 500 and
+// /readyz said `ready`.
+describe('an API process whose TEMPORAL_NAMESPACE Temporal does not have', () => {
+  it('says so at start, serves reads, is degraded, answers 503 to what needs Temporal, and exits 0 on SIGTERM', async () => {
+    const registered = randomUUID();
+    expect((await request(h.baseUrl, '/v1/dispatches', { headers: bearer(key), body: registrationFor(registered) })).status).toBe(201);
+
+    const address = requireTestEnv('TEST_TEMPORAL_ADDRESS');
+    const { api, url } = await startApiProcess({ TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'no-such-namespace' });
+    try {
+      const warning = `TEMPORAL_NAMESPACE no-such-namespace does not exist on Temporal at ${address}`;
+      await until(() => api.output().includes(warning), 'the start-up line naming TEMPORAL_NAMESPACE', 10_000);
+
+      expect((await request(url, `/v1/status/${registered}`, { headers: bearer(key) })).status).toBe(200);
+      expect((await request(url, '/readyz')).body).toEqual({ status: 'degraded', checks: { database: true, temporal: false } });
+
+      const refused = await request(url, '/v1/dispatches', { headers: bearer(key), body: registrationFor(randomUUID()) });
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ error: 'service_unavailable' });
+      const event = { status: 'in_transit', occurred_at: new Date().toISOString(), event_id: randomUUID() };
+      const eventRefused = await request(url, `/v1/dispatches/${registered}/events`, { headers: bearer(key), body: event });
+      expect(eventRefused.status).toBe(503);
+      expect(eventRefused.body).toMatchObject({ error: 'service_unavailable' });
+
+      api.child.kill('SIGTERM');
+      expect(await api.exited).toBe(0);
+    } finally {
+      if (api.child.exitCode === null) api.child.kill('SIGKILL');
     }
   }, 120_000);
 });
