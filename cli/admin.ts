@@ -16,6 +16,14 @@ import { registerPredictionCommands } from './admin/prediction-commands.js';
 import { registerRetentionCommands } from './admin/retention-commands.js';
 import { registerErasureCommands } from './admin/erasure-commands.js';
 
+// A reader that stops early (`| head`) closes the pipe while the output is still being written: what
+// it did not read is not a failure of the command, which has done its work by the time it prints.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  process.stderr.write(`error: cannot write the output: ${error.message}\n`);
+  process.exit(1);
+});
+
 const program = new Command('admin')
   .description('Card Delivery Status Service: operator commands')
   .option('--json', 'print exactly one JSON document on stdout (snake_case fields)')
