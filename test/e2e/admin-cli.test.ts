@@ -279,7 +279,8 @@ describe('mistyped commands and options', () => {
     const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
     for (const [command, option, rule] of commands) {
       // Not NaN's wording for `abc`, not 0 for a blank value, not 10 for `1e1`: what to write instead.
-      for (const value of ['abc', '', ' ', '1e1', '0x10', '2.5', '-3', '0']) {
+      // Each command's wiring here; the rule itself, for every text, in test/cli/parse-options.unit.test.ts.
+      for (const value of ['abc', ' ', '1e1']) {
         expectOneLineFailure(await runCli([...command, option, value], {}), exactly(`error: invalid ${option}: ${rule}`));
       }
     }
