@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { createPool, DatabaseReachability } from '../db/pool.js';
 import { ConfigError, exitOnStartupError, loadConfig, type ConfigProblem } from '../platform/config.js';
+import { namespaceMissing } from '../platform/dependency-errors.js';
 import { createLogger, type Logger } from '../platform/logger.js';
 import { startTracing, stopTracing } from '../platform/tracing.js';
 import { checkTemporal, createTemporalClient } from '../temporal/client.js';
@@ -95,7 +96,7 @@ async function main(): Promise<void> {
     if (check.namespaceMissing) {
       logger.warn(
         where,
-        `TEMPORAL_NAMESPACE ${config.TEMPORAL_NAMESPACE} does not exist on Temporal at ${config.TEMPORAL_ADDRESS}: serving reads; registrations and carrier events answer 503 until it does`,
+        `${namespaceMissing(config.TEMPORAL_NAMESPACE, config.TEMPORAL_ADDRESS)}: serving reads; registrations and carrier events answer 503 until it does`,
       );
     } else {
       // e.g. "16 UNAUTHENTICATED: …" for refused credentials

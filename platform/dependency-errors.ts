@@ -5,7 +5,7 @@
 import { StartupError } from './config.js';
 
 /** Network failures, by the code Node and pg give them, in words. */
-export const UNREACHABLE_CODES: Readonly<Record<string, string>> = {
+const UNREACHABLE_CODES: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset',
   ENOTFOUND: 'no such host',
@@ -14,6 +14,15 @@ export const UNREACHABLE_CODES: Readonly<Record<string, string>> = {
   EHOSTUNREACH: 'no route to host',
   ENETUNREACH: 'network unreachable',
 };
+
+/** The words for a network failure's code (ECONNREFUSED → connection refused); undefined for any other code. */
+export function unreachableReason(code: unknown): string | undefined {
+  return typeof code === 'string' && Object.hasOwn(UNREACHABLE_CODES, code) ? UNREACHABLE_CODES[code] : undefined;
+}
+
+/** A Temporal that answers without TEMPORAL_NAMESPACE, as the worker's and the API's start-up lines word it. */
+export const namespaceMissing = (namespace: string, address: string) =>
+  `TEMPORAL_NAMESPACE ${namespace} does not exist on Temporal at ${address}`;
 
 /** SQLSTATE classes of a server that answered and refused: 28 (credentials), 3D (no such database), 53 (too many connections). */
 const REFUSED_SQLSTATE = /^(28|3D|53)/;
@@ -42,9 +51,9 @@ export function databaseStartupError(error: unknown, databaseUrl: string): Start
   // pg reports a refused connection to a dual-stack host as an AggregateError of the attempts.
   if (Array.isArray(failure.errors) && failure.errors.length > 0) return databaseStartupError(failure.errors[0], databaseUrl);
   const where = `the database at ${databaseHost(databaseUrl)} (DATABASE_URL)`;
-  const code = typeof failure.code === 'string' ? failure.code : '';
-  if (UNREACHABLE_CODES[code]) return new StartupError(`${where} is unreachable: ${UNREACHABLE_CODES[code]}`);
-  if (REFUSED_SQLSTATE.test(code) && typeof failure.message === 'string') {
+  const unreachable = unreachableReason(failure.code);
+  if (unreachable) return new StartupError(`${where} is unreachable: ${unreachable}`);
+  if (typeof failure.code === 'string' && REFUSED_SQLSTATE.test(failure.code) && typeof failure.message === 'string') {
     return new StartupError(`${where} refused the connection: ${failure.message.split('\n')[0]}`);
   }
   return undefined;
@@ -68,9 +77,7 @@ export function temporalStartupError(error: unknown, address: string, namespace:
   if (!(error instanceof Error)) return undefined;
   if (!['TransportError', 'ServiceError', 'NamespaceNotFoundError'].includes(error.name)) return undefined;
   if (error.name === 'NamespaceNotFoundError' || /Namespace \S+ (was not found|is not found)/.test(error.message)) {
-    return new StartupError(
-      `TEMPORAL_NAMESPACE ${namespace} does not exist on Temporal at ${address}: create it or set TEMPORAL_NAMESPACE`,
-    );
+    return new StartupError(`${namespaceMissing(namespace, address)}: create it or set TEMPORAL_NAMESPACE`);
   }
   return new StartupError(`Temporal at ${address} (TEMPORAL_ADDRESS) is unreachable: ${transportReason(error.message)}`);
 }

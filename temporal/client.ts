@@ -1,8 +1,8 @@
 // The one Temporal client every caller uses (API, dashboard, operator CLI, activities, tests): each
 // call of the contract (temporal/contract.ts) written once, with its id reuse policy and its
-// deadline. Temporal unreachable, too slow to answer, or without TEMPORAL_NAMESPACE, is thrown as TemporalUnavailable (the API
-// answers it with 503 service_unavailable, api/errors.ts); a workflow that has closed is a result,
-// never an error.
+// deadline. Temporal unreachable, too slow to answer, or without TEMPORAL_NAMESPACE, is thrown as
+// TemporalUnavailable (the API answers it with 503 service_unavailable, api/errors.ts); a workflow
+// that has closed is a result, never an error.
 import { randomUUID } from 'node:crypto';
 import {
   Client,

@@ -1,10 +1,11 @@
 // Liveness and readiness for orchestrators, outside /v1: no key, no rate limit.
 // /healthz: the process answers. /readyz: it can reach Postgres and is not draining: from SIGTERM on
 // (api/main.ts) it answers 503 at once, so a load balancer stops sending new requests while the
-// in-flight ones finish. Temporal unreachable (or without TEMPORAL_NAMESPACE) leaves the pod ready but `degraded`: status reads and
-// lists need only Postgres, and writes answer 503 service_unavailable themselves; a readiness that
-// failed with Temporal would take every pod out of its load balancer at once and refuse the reads
-// too. Each check sets cds_dependency_up, which the alerts read.
+// in-flight ones finish. Temporal unreachable (or without TEMPORAL_NAMESPACE) leaves the pod ready
+// but `degraded`: status reads and lists need only Postgres, and writes answer 503
+// service_unavailable themselves; a readiness that failed with Temporal would take every pod out of
+// its load balancer at once and refuse the reads too. Each check sets cds_dependency_up, which the
+// alerts read.
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../../db/pool.js';

@@ -10,7 +10,7 @@ import { issuerErasedAt } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import type { Config } from '../../platform/config.js';
 import { temporalConnectionOptions, type TemporalConnectionOptions } from '../../temporal/connection-options.js';
-import { UNREACHABLE_CODES } from '../../platform/dependency-errors.js';
+import { unreachableReason } from '../../platform/dependency-errors.js';
 import { workerPolls } from '../../temporal/client.js';
 import { isRuntimeAlive, readRuntimeFile, RUNTIME_FILE } from '../runtime-file.js';
 
@@ -135,7 +135,7 @@ export function describeFailure(error: unknown): string {
   if (error instanceof CliError) return error.message;
   const failure = error as { code?: string; message?: string; address?: string; port?: number; errors?: unknown[] };
   if (failure.code === PG_UNDEFINED_TABLE) return NOT_MIGRATED;
-  if (failure.code && UNREACHABLE_CODES[failure.code]) {
+  if (unreachableReason(failure.code)) {
     const where = failure.address ? ` at ${failure.address}${failure.port ? `:${failure.port}` : ''}` : '';
     return `cannot reach the database${where} (${failure.code}): is the service running?`;
   }
