@@ -3,15 +3,13 @@
 // last attempt time. `deliveries replay`: one event again, or an endpoint's events of a time range,
 // through a paged redelivery workflow on the service's task queue (same signing, same retry
 // schedule; ingest/webhook-replays.ts, shared with the dashboard); `deliveries replay-status` its progress.
-import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { replayDeliveries } from '../../ingest/webhook-replays.js';
 import { eventDeliveries, getReplay, webhookEventExists, type ReplayFilter, type ReplayProgress } from '../../db/webhook-replays.js';
 import { listDeliveries } from '../../db/delivery-summaries.js';
 import { endpointExists } from '../../db/webhook-endpoints.js';
 import { loadConfig } from '../../platform/config.js';
-import { CliError, iso, output, parseOptions, resolveTemporalConnection, table, wholeNumberOption, withDatabase } from './context.js';
+import { CliError, connectTemporal, iso, output, parseOptions, table, wholeNumberOption, withDatabase } from './context.js';
 
 const listOptions = z.object({
   undeliverable: z.boolean().optional(),
@@ -98,9 +96,9 @@ export function registerDeliveryCommands(program: Command): void {
           throw new CliError(`unknown webhook endpoint: ${options.endpoint}`);
         if (options.eventId !== undefined && !(await webhookEventExists(pool, options.eventId)))
           throw new CliError(`unknown webhook event: ${options.eventId}`);
-        const connection = await Connection.connect(resolveTemporalConnection(config));
+        const { temporal, close } = await connectTemporal(config);
         try {
-          const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+          const { replayDeliveries } = await import('../../ingest/webhook-replays.js');
           const replay = await replayDeliveries({ pool, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, filter);
           if (!replay) throw new CliError('nothing to replay: no delivery matches (or its endpoint was removed or disabled)');
           if (options.wait) await replay.handle.result();
@@ -120,7 +118,7 @@ export function registerDeliveryCommands(program: Command): void {
             ].join('\n'),
           );
         } finally {
-          await connection.close();
+          await close();
         }
       });
     });

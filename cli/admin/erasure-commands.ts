@@ -4,7 +4,6 @@
 // then its workflow started on the service's task queue, which the running worker executes); the
 // footprint counts, per table and in Temporal, what still names a dispatch. `issuer erase` erases the
 // issuer's dispatches in batches instead (ingest/erasure.ts eraseAtOnce), then its own rows.
-import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { findErasure, issuerDispatchIds, type Erasure } from '../../db/erasure-records.js';
@@ -12,11 +11,9 @@ import { dispatchFootprint } from '../../db/erasure.js';
 import { eraseIssuerRows, revokeIssuerKeys } from '../../db/issuer-erasure.js';
 import { issuerExists } from '../../db/issuers.js';
 import { uuidV4 } from '../../domain/field-schemas.js';
-import { eraseAtOnce, eraseDispatch, type ErasureDeps } from '../../ingest/erasure.js';
+import type { ErasureDeps } from '../../ingest/erasure.js';
 import { loadConfig } from '../../platform/config.js';
-import { erasureWorkflowId } from '../../temporal/contract.js';
-import { countDispatchRuns } from '../../temporal/erasure.js';
-import { CliError, iso, output, parseOptions, requireWorker, resolveTemporalConnection, table, withDatabase } from './context.js';
+import { CliError, connectTemporal, iso, output, parseOptions, requireWorker, table, withDatabase } from './context.js';
 
 const dispatchOptions = z.object({ id: uuidV4.transform((id) => id.toLowerCase()), wait: z.boolean().optional() });
 const issuerOptions = z.object({
@@ -24,26 +21,37 @@ const issuerOptions = z.object({
   confirm: z.literal(true, { error: 'is required: this erases every dispatch, key, endpoint, feed, user and the branding of the issuer' }),
 });
 
+/** The erasure's code that needs the Temporal SDK, loaded when a command runs (cli/admin/context.ts connectTemporal). */
+async function loadErasure() {
+  const [{ eraseAtOnce, eraseDispatch }, { countDispatchRuns }, { erasureWorkflowId }] = await Promise.all([
+    import('../../ingest/erasure.js'),
+    import('../../temporal/erasure.js'),
+    import('../../temporal/contract.js'),
+  ]);
+  return { eraseAtOnce, eraseDispatch, countDispatchRuns, erasureWorkflowId };
+}
+type Erasing = Awaited<ReturnType<typeof loadErasure>>;
+
 /** Runs `work` with the database and a Temporal client of the running service, closing both. */
-async function withService<T>(work: (deps: ErasureDeps) => Promise<T>): Promise<T> {
+async function withService<T>(work: (deps: ErasureDeps, erasing: Erasing) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const connection = await Connection.connect(resolveTemporalConnection(config));
+  const erasing = await loadErasure();
+  const { temporal, close } = await connectTemporal(config);
   try {
-    const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
     return await withDatabase((pool) =>
-      work({ pool, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS }),
+      work({ pool, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS }, erasing),
     );
   } finally {
-    await connection.close();
+    await close();
   }
 }
 
 /** Erases one dispatch and, with `wait`, waits for its workflow and reads the outcome back. */
-async function erase(deps: ErasureDeps, dispatchId: string, wait: boolean): Promise<Erasure> {
-  const erasure = await eraseDispatch(deps, dispatchId);
+async function erase(deps: ErasureDeps, erasing: Erasing, dispatchId: string, wait: boolean): Promise<Erasure> {
+  const erasure = await erasing.eraseDispatch(deps, dispatchId);
   if (!erasure) throw new CliError(`no dispatch ${dispatchId} (and none erased)`);
   if (!wait || erasure.status === 'completed') return erasure;
-  await deps.temporal.workflow.getHandle(erasureWorkflowId(erasure.id)).result();
+  await deps.temporal.workflow.getHandle(erasing.erasureWorkflowId(erasure.id)).result();
   return (await findErasure(deps.pool, erasure.id))!;
 }
 
@@ -68,9 +76,9 @@ export function registerErasureCommands(program: Command): void {
     .option('--wait', 'wait until the erasure has completed and print what it removed')
     .action(async (raw: unknown, command: Command) => {
       const options = parseOptions(dispatchOptions, raw);
-      const erasure = await withService(async (deps) => {
+      const erasure = await withService(async (deps, erasing) => {
         await requireWorker(deps.temporal, deps.taskQueue);
-        return erase(deps, options.id, Boolean(options.wait));
+        return erase(deps, erasing, options.id, Boolean(options.wait));
       });
       output(command, erasureJson(erasure), () =>
         erasure.status === 'completed'
@@ -85,7 +93,7 @@ export function registerErasureCommands(program: Command): void {
     .requiredOption('--id <id>', 'the dispatch id (a UUID)')
     .action(async (raw: unknown, command: Command) => {
       const { id } = parseOptions(dispatchOptions, raw);
-      const footprint = await withService(async ({ pool, temporal }) => ({
+      const footprint = await withService(async ({ pool, temporal }, { countDispatchRuns }) => ({
         tables: await dispatchFootprint(pool, id),
         workflowRuns: await countDispatchRuns(temporal, id),
       }));
@@ -114,7 +122,7 @@ const MAX_PASSES = 10;
 /** `issuer erase`, registered by cli/admin/issuer-commands.ts beside the issuer's other commands. */
 export async function issuerEraseAction(raw: unknown, command: Command): Promise<void> {
   const { issuer } = parseOptions(issuerOptions, raw);
-  const result = await withService(async (deps) => {
+  const result = await withService(async (deps, { eraseAtOnce }) => {
     // An operator's typo must not read as an issuer erased: nothing would have been.
     if (!(await issuerExists(deps.pool, issuer))) throw new CliError(`unknown issuer: ${issuer}`);
     // Its keys first, and again on every pass (a dashboard user may make one meanwhile): an

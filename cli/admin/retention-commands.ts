@@ -2,12 +2,10 @@
 // retention windows now instead of waiting for the daily Schedule. It runs the same sweep workflow
 // (workflows/retention.ts) on the service's workers, with their RETENTION_* windows, and prints what
 // it removed: `{ erased_dispatches, cleared_payloads, deleted_history_rows, deleted_links }`.
-import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadConfig } from '../../platform/config.js';
-import { runRetentionSweep } from '../../temporal/client.js';
-import { output, parseOptions, requireWorker, resolveTemporalConnection, wholeNumberOption } from './context.js';
+import { connectTemporal, output, parseOptions, requireWorker, wholeNumberOption } from './context.js';
 
 const runOptions = z.object({ batchSize: wholeNumberOption(1, 10_000).optional() });
 
@@ -21,10 +19,10 @@ export function registerRetentionCommands(program: Command): void {
     .action(async (raw: unknown, command: Command) => {
       const options = parseOptions(runOptions, raw);
       const config = loadConfig();
-      const connection = await Connection.connect(resolveTemporalConnection(config));
+      const { temporal, close } = await connectTemporal(config);
       try {
-        const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
         await requireWorker(temporal, config.TEMPORAL_TASK_QUEUE);
+        const { runRetentionSweep } = await import('../../temporal/client.js');
         const summary = await runRetentionSweep(temporal, config.TEMPORAL_TASK_QUEUE, { batchSize: options.batchSize });
         output(
           command,
@@ -34,7 +32,7 @@ export function registerRetentionCommands(program: Command): void {
             `${summary.deleted_history_rows} transit history rows and ${summary.deleted_links} tracking links deleted.`,
         );
       } finally {
-        await connection.close();
+        await close();
       }
     });
 }

@@ -5,7 +5,6 @@
 // reports what the endpoint missed, as the API's `missed`. With --replay-missed that range goes
 // through the paged replay of `deliveries replay --endpoint` (ingest/webhook-replays.ts), as the API's
 // POST …/replay does. Registered under `webhook` by webhook-commands.ts.
-import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { Pool } from '../../db/pool.js';
@@ -18,8 +17,7 @@ import {
   type EndpointSettings,
 } from '../../db/webhook-endpoint-settings.js';
 import { loadConfig } from '../../platform/config.js';
-import { replayDeliveries } from '../../ingest/webhook-replays.js';
-import { CliError, iso, output, parseOptions, resolveTemporalConnection, withDatabase } from './context.js';
+import { CliError, connectTemporal, iso, output, parseOptions, withDatabase } from './context.js';
 
 const id = z.string().trim().min(1, 'must not be empty');
 const disableOptions = z.object({ id });
@@ -48,10 +46,13 @@ async function setDisabled(db: Pool, endpointId: string, disabled: boolean) {
 }
 
 /** A Temporal client for the replay, connected before anything changes so that a failure changes nothing. */
-async function connectTemporal() {
+async function connectForReplay() {
   const config = loadConfig();
-  const connection = await Connection.connect(resolveTemporalConnection(config));
-  return { connection, client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), taskQueue: config.TEMPORAL_TASK_QUEUE };
+  const [{ temporal, close }, { replayDeliveries }] = await Promise.all([
+    connectTemporal(config),
+    import('../../ingest/webhook-replays.js'),
+  ]);
+  return { temporal, close, replayDeliveries, taskQueue: config.TEMPORAL_TASK_QUEUE };
 }
 
 export function addDisableEnableCommands(webhook: Command): void {
@@ -79,7 +80,7 @@ export function addDisableEnableCommands(webhook: Command): void {
       const options = parseOptions(enableOptions, raw);
       const result = await withDatabase(async (db) => {
         if (!(await findEndpointScope(db, options.id))) throw unknownEndpoint(options.id);
-        const temporal = options.replayMissed ? await connectTemporal() : undefined;
+        const replaying = options.replayMissed ? await connectForReplay() : undefined;
         try {
           const { before, after } = await setDisabled(db, options.id, false);
           // As PATCH disabled: false answers: from its first failure (auto-disabled) or its pause, to now.
@@ -87,15 +88,15 @@ export function addDisableEnableCommands(webhook: Command): void {
           const until = new Date();
           const missed = from ? { ...(await missedDeliveries(db, after.id, from, until)), until } : undefined;
           const replay =
-            temporal && missed && missed.count > 0
-              ? await replayDeliveries(
-                  { pool: db, temporal: temporal.client, taskQueue: temporal.taskQueue },
+            replaying && missed && missed.count > 0
+              ? await replaying.replayDeliveries(
+                  { pool: db, temporal: replaying.temporal, taskQueue: replaying.taskQueue },
                   { endpointId: after.id, since: missed.since, until },
                 )
               : undefined;
           return { after, missed, replay };
         } finally {
-          await temporal?.connection.close();
+          await replaying?.close();
         }
       });
       const { after, missed, replay } = result;
