@@ -219,7 +219,7 @@ describe('what the operator CLI loads to start', () => {
     return packages;
   }
 
-  // The Temporal SDK is a third of a command's start (about 0.3 of 1.5 s): most commands need only
+  // The Temporal SDK was about a tenth of a command's start (0.1 of 1 s): most commands need only
   // the database, and the ones that talk to Temporal load it when they run (cli/admin/context.ts
   // connectTemporal).
   it('loads no Temporal SDK package at start-up, though some commands use it', () => {
