@@ -30,6 +30,8 @@ export interface Outcome {
   path: string;
   /** What that page shows once. */
   reveal?: Record<string, unknown>;
+  /** The dispatch that page is about (a tracking link's): its erasure removes the claim, which names it. */
+  dispatchId?: string;
 }
 
 function sealFor(ctx: ParameterizedContext) {
@@ -52,7 +54,7 @@ export async function submitOnce(ctx: ParameterizedContext, pool: Pool, create: 
     const outcome = await create();
     if (!outcome) return undefined;
     const location = `${outcome.path}${outcome.path.includes('?') ? '&' : '?'}created=${nonce}`;
-    return { location, sealed: outcome.reveal && sealReveal(seal.key, nonce, outcome.reveal) };
+    return { location, dispatchId: outcome.dispatchId, sealed: outcome.reveal && sealReveal(seal.key, nonce, outcome.reveal) };
   });
   if (first && !location) return; // `create` answered
   if (!location) throw new PageError(409, 'Already sent', 'This form was sent already. Reload the page to see what it created.');

@@ -26,6 +26,7 @@ export const ERASED_TABLES = {
   carrier_events: 'dispatch_id',
   idempotency_keys: 'dispatch_ids (the ids its stored response names: a registration holds the status record)',
   feed_ignored_checkpoints: 'dispatch_id, or (ignored before matching) tracking_number, references_ as feed_unmatched_checkpoints',
+  dashboard_form_submissions: 'dispatch_id (a dashboard form that created a tracking link: the page it leads to names the dispatch)',
   dispatches: 'id',
 } as const;
 
@@ -152,6 +153,7 @@ async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<{ 
       WHERE d.id = ANY($1::uuid[]) AND c.references_ && $2::text[] AND ${SAME_OWNER} AND ${BY_REFERENCE}`,
     [ids, ids],
   );
+  rows += await count('DELETE FROM dashboard_form_submissions WHERE dispatch_id = ANY($1::uuid[])', [ids]);
   await client.query('UPDATE transit_history SET dispatch_id = NULL WHERE dispatch_id = ANY($1::uuid[])', [ids]);
   const dispatches = await count('DELETE FROM dispatches WHERE id = ANY($1::uuid[])', [ids]);
   return { rows: rows + dispatches, dispatches };
@@ -183,6 +185,7 @@ export async function dispatchFootprint(pool: Pool, dispatchId: string): Promise
             (SELECT count(*) FROM feed_ignored_checkpoints c
               WHERE c.dispatch_id = $1::uuid
                  OR EXISTS (SELECT 1 FROM dispatches d WHERE d.id = $1::uuid AND ${CHECKPOINT_NAMES_DISPATCH}))::int AS feed_ignored_checkpoints,
+            (SELECT count(*) FROM dashboard_form_submissions WHERE dispatch_id = $1::uuid)::int AS dashboard_form_submissions,
             (SELECT count(*) FROM transit_history WHERE dispatch_id = $1::uuid)::int AS transit_history`,
     [dispatchId.toLowerCase()],
   );

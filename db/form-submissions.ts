@@ -1,4 +1,4 @@
-// Tables: dashboard_form_submissions. A creating dashboard form's one-time value (dashboard/submit-once.ts):
+// Tables: dashboard_form_submissions (erasure removes those naming a dispatch: db/erasure.ts). A creating dashboard form's one-time value (dashboard/submit-once.ts):
 // the first request with it claims it and creates, a second one waits for the first and is told
 // where it went; what the result page shows once is kept sealed (encrypted by the caller) until
 // shown, at most 10 minutes. Rows are keyed by the session's hash and go with the session.
@@ -12,6 +12,8 @@ export interface Created {
   /** Where the browser is sent (by either request). */
   location: string;
   sealed?: Buffer;
+  /** The dispatch the result page is about (a tracking link's), so that its erasure removes the claim. */
+  dispatchId?: string;
 }
 
 /**
@@ -46,12 +48,10 @@ export async function claimSubmission(
       await client.query('ROLLBACK');
       return { first: true, location: undefined };
     }
-    await client.query('UPDATE dashboard_form_submissions SET location = $3, sealed = $4 WHERE session_hash = $1 AND nonce = $2', [
-      sessionHash,
-      nonce,
-      created.location,
-      created.sealed ?? null,
-    ]);
+    await client.query(
+      'UPDATE dashboard_form_submissions SET location = $3, sealed = $4, dispatch_id = $5 WHERE session_hash = $1 AND nonce = $2',
+      [sessionHash, nonce, created.location, created.sealed ?? null, created.dispatchId ?? null],
+    );
     await client.query('COMMIT');
     // Old claims are swept here, as expired sessions are at sign-in: creating is rare and cheap to piggyback.
     await pool.query(`DELETE FROM dashboard_form_submissions WHERE created_at < now() - interval '${KEPT_FOR}'`);

@@ -151,7 +151,11 @@ export function trackingPageRoutes(router: Router, { pool, config }: DashboardDe
           requirePostalCode: form.data.require_postal_code === 'on',
           expiresAt: expiry.expiresAt,
         });
-        return { path: `/dashboard/dispatches/${dispatch.id}/tracking-links`, reveal: { linkId: link.id, url: `${origin}/t/${token}` } };
+        return {
+          path: `/dashboard/dispatches/${dispatch.id}/tracking-links`,
+          dispatchId: dispatch.id,
+          reveal: { linkId: link.id, url: `${origin}/t/${token}` },
+        };
       });
     }),
   );

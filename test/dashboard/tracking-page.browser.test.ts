@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { bearer, registrationFor, request } from '../api/http.js';
+import { until } from '../support/until.js';
 import { expectAccessible, saveScreenshot, signIn, startBrowserHarness, type BrowserHarness, type DashboardUser } from './support.js';
 
 let h: BrowserHarness;
@@ -88,6 +89,23 @@ describe("a dispatch's tracking links", () => {
     expect(await page.locator('#tracking-links').textContent()).toContain('Revoked');
     const gone = await cardholder.goto(new URL(url).pathname);
     expect(gone?.status()).toBe(410);
+  });
+
+  it('leaves nothing of the form that made a link naming the dispatch once the dispatch is erased', async () => {
+    const id = await registered();
+    await page.goto(`/dashboard/dispatches/${id}/tracking-links`);
+    await page.getByRole('button', { name: 'Create link' }).click();
+    await page.getByLabel(/Tracking link for dispatch/).inputValue();
+    const naming = async () =>
+      Number((await h.pool.query('SELECT count(*) AS n FROM dashboard_form_submissions WHERE strpos(location, $1) > 0', [id])).rows[0].n);
+    expect(await naming()).toBe(1); // the page the form led to
+    const erasure = await request(h.baseUrl, `/v1/dispatches/${id}`, { method: 'DELETE', headers: bearer(key) });
+    expect(erasure.status).toBe(202);
+    await until(
+      async () => (await request(h.baseUrl, `/v1/erasures/${erasure.body.id}`, { headers: bearer(key) })).body.status === 'completed',
+      'the erasure to complete',
+    );
+    expect(await naming()).toBe(0);
   });
 
   it('refuses a lifetime over 180 days with the field named', async () => {

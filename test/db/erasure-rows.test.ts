@@ -5,9 +5,10 @@
 // id among the references) leave too: shown with a temporary table of that name, which only this
 // test's single connection sees. Idempotency records whose stored response names the dispatch leave
 // by the ids the database derives from the response (a generated column), whoever wrote it.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { dispatchFootprint, eraseDispatchRows } from '../../db/erasure.js';
+import { claimSubmission } from '../../db/form-submissions.js';
 import { claimIdempotencyKey, completeIdempotencyKey } from '../../db/idempotency-keys.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
@@ -106,6 +107,35 @@ describe('eraseDispatchRows', () => {
       [batch, error, older],
     ]);
     expect(left.rows.map((row) => row.key).sort()).toEqual([error, older].sort());
+  });
+
+  it("removes what a dashboard form that created a tracking link kept of the dispatch (the page it leads to), and no other form's", async () => {
+    const [id, other] = [await projected('TRK-F1'), await projected('TRK-F2')];
+    const userId = `du_erasure_${randomUUID()}`;
+    const sessionHash = randomBytes(32);
+    await pool.query(`INSERT INTO dashboard_users (id, issuer_id, email) VALUES ($1, $2, $3)`, [userId, issuer, `${userId}@example.com`]);
+    await pool.query(`INSERT INTO dashboard_sessions (id_hash, user_id, csrf_token) VALUES ($1, $2, 'csrf')`, [sessionHash, userId]);
+    // As the dashboard's tracking-link form stores it (dashboard/routes/tracking-page.ts through submit-once.ts); its
+    // transaction takes a connection of its own, so a second pool (this file's holds one).
+    const forms = createPool(requireTestEnv('TEST_DATABASE_URL'), { max: 2, applicationName: 'test-erasure-rows-forms' });
+    try {
+      for (const [dispatchId, nonce] of [
+        [id, 'erasure-rows-nonce-form-1'],
+        [other, 'erasure-rows-nonce-form-2'],
+      ] as const) {
+        const location = `/dashboard/dispatches/${dispatchId}/tracking-links?created=${nonce}`;
+        await claimSubmission(forms, sessionHash, nonce, async () => ({ location, dispatchId, sealed: randomBytes(16) }));
+      }
+    } finally {
+      await forms.end();
+    }
+    expect((await dispatchFootprint(pool, id)).dashboard_form_submissions).toBe(1);
+    await eraseDispatchRows(pool, [id]);
+    const naming = async (dispatchId: string) =>
+      (await pool.query('SELECT 1 FROM dashboard_form_submissions WHERE strpos(location, $1) > 0', [dispatchId])).rowCount;
+    expect(await naming(id)).toBe(0);
+    expect(await naming(other)).toBe(1);
+    expect((await dispatchFootprint(pool, id)).dashboard_form_submissions).toBe(0);
   });
 
   it("removes a feed's unmatched checkpoints naming the dispatch by tracking number or reference, and no other", async () => {
