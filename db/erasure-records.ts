@@ -94,14 +94,28 @@ export async function findTombstone(pool: Pool, dispatchId: string): Promise<Tom
   return row && { dispatchId: row.dispatch_id, issuerId: row.issuer_id, mode: row.mode, erasedAt: row.erased_at };
 }
 
-/** Whether any of these ids is an erased (or erasing) dispatch of the issuer and mode: a feed's checkpoint naming one is ignored, not kept. */
-export async function anyErased(pool: Pool, dispatchIds: readonly string[], issuerId: string, mode: string): Promise<boolean> {
-  if (dispatchIds.length === 0) return false;
-  const { rowCount } = await pool.query(
-    'SELECT 1 FROM erasures WHERE dispatch_id = ANY ($1::uuid[]) AND issuer_id = $2 AND mode = $3 LIMIT 1',
-    [dispatchIds, issuerId, mode],
+/** How long an erased dispatch's tracking number is recognised (erased_tracking_numbers) after its erasure. */
+export const ERASED_NUMBER_KEPT = '30 days';
+
+/** The SHA-256 of a tracking number as matching compares it (SQL, `number` a text expression): how erased_tracking_numbers holds it. */
+export const numberHash = (number: string): string => `sha256(convert_to(${number}, 'UTF8'))`;
+
+/**
+ * Whether a feed's checkpoint names an erased (or erasing) dispatch of the issuer and mode: one of
+ * these ids, or (within 30 days of its erasure) its tracking number, normalised as matching compares
+ * it. Such a checkpoint is ignored, not kept.
+ */
+export async function namesErased(
+  pool: Pool,
+  named: { dispatchIds: readonly string[]; trackingNumber: string; issuerId: string; mode: string },
+): Promise<boolean> {
+  const { rows } = await pool.query<{ erased: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM erasures WHERE dispatch_id = ANY ($1::uuid[]) AND issuer_id = $3 AND mode = $4)
+         OR EXISTS (SELECT 1 FROM erased_tracking_numbers
+                     WHERE issuer_id = $3 AND mode = $4 AND number_hash = ${numberHash('$2::text')} AND expires_at > now()) AS erased`,
+    [named.dispatchIds, named.trackingNumber, named.issuerId, named.mode],
   );
-  return (rowCount ?? 0) > 0;
+  return rows[0]!.erased;
 }
 
 /** The erasure workflow's last step: what it removed, and when. A completed erasure stays completed. */

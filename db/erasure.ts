@@ -5,6 +5,7 @@
 // are temporal/erasure.ts's part, removed before these rows (so no run writes the projection again).
 // test/db/erasure-catalogue.test.ts reads the database's catalogue and fails when a column holding a
 // dispatch id, or a table referencing one that is erased, is missing from the lists below.
+import { ERASED_NUMBER_KEPT, numberHash } from './erasure-records.js';
 import { newId } from './ids.js';
 import type { Pool, PoolClient } from './pool.js';
 
@@ -128,6 +129,15 @@ async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<{ 
     [links],
   );
   rows += await count('DELETE FROM tracking_links WHERE id = ANY($1::text[])', [links]);
+  // Its tracking number's hash stays 30 days without the dispatch, so that an aggregator still
+  // reporting the card by that number is ignored, not kept as unmatched (erased_tracking_numbers).
+  await client.query(
+    `INSERT INTO erased_tracking_numbers (issuer_id, mode, number_hash, expires_at)
+     SELECT issuer_id, mode, ${numberHash('tracking_key')}, now() + interval '${ERASED_NUMBER_KEPT}'
+       FROM dispatches WHERE id = ANY($1::uuid[]) AND tracking_key IS NOT NULL
+     ON CONFLICT (issuer_id, mode, number_hash) DO UPDATE SET expires_at = greatest(erased_tracking_numbers.expires_at, EXCLUDED.expires_at)`,
+    [ids],
+  );
   rows += await count('DELETE FROM prediction_log WHERE dispatch_id = ANY($1::uuid[])', [ids]);
   rows += await count('DELETE FROM carrier_events WHERE dispatch_id = ANY($1::uuid[])', [ids]);
   // A registration's replayed response holds the status record (and a batch's, several): the record

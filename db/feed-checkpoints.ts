@@ -8,6 +8,7 @@
 import type { IgnoreReason } from '../domain/tracking-feed-schemas.js';
 import { utcMicroseconds } from './creation-cursor.js';
 import { notErased } from './dispatches.js';
+import { numberHash } from './erasure-records.js';
 import type { Pool } from './pool.js';
 
 type Mode = 'live' | 'test';
@@ -281,7 +282,7 @@ export async function keepIgnored(
   const added = new Map<string, { provider: string; count: number }>();
   if (checkpoints.length === 0) return added;
   const { rows } = await pool.query({
-    name: 'feed-ignored-keep-v4',
+    name: 'feed-ignored-keep-v5',
     text: `INSERT INTO feed_ignored_checkpoints
              (feed_id, issuer_id, mode, tracking_number, carrier, references_, dispatch_id, event_id, status, substatus, original_time, reason, message)
            SELECT c.feed_id, c.issuer_id, c.mode, c.tracking_number, c.carrier, ARRAY(SELECT jsonb_array_elements_text(c.refs)),
@@ -293,6 +294,11 @@ export async function keepIgnored(
                                   OR (e.dispatch_id = ANY (ARRAY(SELECT jsonb_array_elements_text(c.refs))::uuid[])
                                       AND e.issuer_id = c.issuer_id AND e.mode = c.mode))
               AND (c.dispatch_id IS NULL OR EXISTS (SELECT 1 FROM dispatches d WHERE d.id = c.dispatch_id FOR KEY SHARE))
+              -- Matched to no dispatch (ignored before matching): nor an erased one's tracking number.
+              AND (c.dispatch_id IS NOT NULL OR NOT EXISTS (
+                    SELECT 1 FROM erased_tracking_numbers n
+                     WHERE n.issuer_id = c.issuer_id AND n.mode = c.mode AND n.number_hash = ${numberHash('c.tracking_number')}
+                       AND n.expires_at > now()))
             ORDER BY c.feed_id, c.tracking_number, c.event_id
            ON CONFLICT (feed_id, tracking_number, event_id) DO NOTHING
            RETURNING feed_id, (SELECT f.provider FROM tracking_feeds f WHERE f.id = feed_id) AS provider`,

@@ -60,8 +60,8 @@ export const EXPIRED_LINK_KEPT_MS = 30 * 86_400_000;
 
 /** Deletes up to `limit` tracking links that expired more than 30 days ago; their gate rows go with them (ON DELETE CASCADE). */
 export async function deleteExpiredTrackingLinks(db: Db, options: { limit: number }): Promise<number> {
-  // With them, up to as many token hashes of erased dispatches' links past the same time: the sum is
-  // under `limit` only once both are drained.
+  // With them, up to as many token hashes of erased dispatches' links past the same time, and of
+  // erased dispatches' tracking numbers past their 30 days: the sum is under `limit` only once all are drained.
   const { rows } = await db.query<{ deleted: number }>(
     `WITH links AS (
        DELETE FROM tracking_links WHERE id IN (
@@ -73,8 +73,13 @@ export async function deleteExpiredTrackingLinks(db: Db, options: { limit: numbe
          SELECT token_hash FROM erased_tracking_links WHERE expires_at < now() - $1 * interval '1 millisecond'
           ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
        RETURNING 1
+     ), numbers AS (
+       DELETE FROM erased_tracking_numbers WHERE (issuer_id, mode, number_hash) IN (
+         SELECT issuer_id, mode, number_hash FROM erased_tracking_numbers WHERE expires_at < now()
+          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING 1
      )
-     SELECT ((SELECT count(*) FROM links) + (SELECT count(*) FROM erased))::int AS deleted`,
+     SELECT ((SELECT count(*) FROM links) + (SELECT count(*) FROM erased) + (SELECT count(*) FROM numbers))::int AS deleted`,
     [EXPIRED_LINK_KEPT_MS, options.limit],
   );
   return rows[0].deleted;

@@ -32,7 +32,7 @@ import {
   type UnmatchedCheckpoint,
 } from '../db/feed-checkpoints.js';
 import type { VocabularyStatus } from '../db/carrier-events.js';
-import { anyErased } from '../db/erasure-records.js';
+import { namesErased } from '../db/erasure-records.js';
 import type { Pool } from '../db/pool.js';
 import type { InboundFeed } from '../db/tracking-feeds.js';
 import { dedupeKey } from '../domain/state-machine.js';
@@ -207,8 +207,8 @@ export function createFeedIngest(deps: {
     for (const checkpoint of mapped) {
       const match = candidates.find((c) => c.byReference) ?? pickByTrackingNumber(candidates, tracking.carrier, checkpoint.time);
       if (!match) {
-        // A reference to an erased dispatch: its checkpoints are ignored and stored nowhere (docs/privacy.md "Erasure").
-        erased ??= await anyErased(deps.pool, references, feed.issuerId, feed.mode);
+        // An erased dispatch's (by a reference, or its tracking number): ignored and stored nowhere (docs/privacy.md "Erasure").
+        erased ??= await namesErased(deps.pool, { dispatchIds: references, trackingNumber, issuerId: feed.issuerId, mode: feed.mode });
         if (erased) {
           results.push('ignored');
           continue;

@@ -517,6 +517,30 @@ describe('matching a tracking to a dispatch', () => {
     expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
   }, 90_000);
 
+  it('ignores, and keeps nowhere, the checkpoints of a dispatch erased before they came, named only by its tracking number', async () => {
+    const number = trackingNumber();
+    const id = await register(key, { tracking_number: number, dispatch_date: ago(48 * HOUR) });
+    const erasure = await request(h.baseUrl, `/v1/dispatches/${id}`, { method: 'DELETE', headers: bearer(key) });
+    expect(erasure.status).toBe(202);
+    const erasureOf = () => request(h.baseUrl, `/v1/erasures/${erasure.body.id}`, { headers: bearer(key) });
+    await until(async () => (await erasureOf()).body.status === 'completed', 'the erasure completed', 60_000);
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    // One checkpoint that would be kept as unmatched, one that would be listed as ignored (EasyPost's `unknown`).
+    const body = easyPostBody(number, [
+      { status: 'unknown', datetime: ago(3 * HOUR) },
+      { status: 'in_transit', datetime: ago(HOUR) },
+    ]);
+    const res = await postInbound(h.baseUrl, 'easypost', feed, body);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ received: 2, applied: 0, unmatched: 0, duplicate: 0, ignored: 2 });
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/unmatched`, { headers: bearer(key) })).body.data).toEqual([]);
+    expect((await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/ignored`, { headers: bearer(key) })).body.data).toEqual([]);
+    // Another issuer's card with the same number is not this erasure's: its checkpoint waits as unmatched.
+    const otherKey = (await h.createKey(await h.createIssuer('Same Number Issuer'))).key;
+    const otherFeed = await createFeed(h.baseUrl, otherKey, 'easypost', SECRET);
+    expect((await postInbound(h.baseUrl, 'easypost', otherFeed, body)).body).toMatchObject({ unmatched: 1, ignored: 1 });
+  }, 90_000);
+
   it('applies a checkpoint kept while its dispatch was being registered (the inbound request and the registration race)', async () => {
     // The inbound request finds no dispatch, then (held here) keeps its checkpoint only after the
     // registration has applied the kept ones: without a second look, the checkpoint would wait 30

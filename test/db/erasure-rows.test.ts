@@ -138,6 +138,17 @@ describe('eraseDispatchRows', () => {
     expect((await dispatchFootprint(pool, id)).dashboard_form_submissions).toBe(0);
   });
 
+  it("keeps of its tracking number only a hash, with the issuer and mode, for 30 days (a feed's later checkpoints for it are ignored)", async () => {
+    const id = await projected('trk g1');
+    await eraseDispatchRows(pool, [id]);
+    const { rows } = await pool.query(
+      `SELECT mode, number_hash = sha256('TRKG1'::bytea) AS hashed, round(extract(epoch FROM expires_at - now()) / 86400) AS days
+         FROM erased_tracking_numbers WHERE issuer_id = $1 AND number_hash = sha256('TRKG1'::bytea)`,
+      [issuer],
+    );
+    expect(rows).toEqual([{ mode: 'live', hashed: true, days: '30' }]);
+  });
+
   it("removes a feed's unmatched checkpoints naming the dispatch by tracking number or reference, and no other", async () => {
     const id = await projected('trk e1');
     await pool.query(

@@ -123,6 +123,16 @@ describe('retention run with windows of seconds', () => {
         new Date(Date.now() - expiredDaysAgo * day),
       ]);
     }
+    // The tracking numbers of erased dispatches (their hashes): one kept past its 30 days, one not yet.
+    for (const [hash, expiresInDays] of [
+      ['e2', -1],
+      ['e3', 1],
+    ] as const) {
+      await s.h.pool.query(
+        `INSERT INTO erased_tracking_numbers (issuer_id, mode, number_hash, expires_at) VALUES ($1, 'live', decode($2, 'hex'), $3)`,
+        [issuerId, hash, new Date(Date.now() + expiresInDays * day)],
+      );
+    }
     // A tracking feed's unmatched checkpoints: one received 31 days ago (past the 30 days they are kept), one 29.
     const feed = await request(s.h.baseUrl, '/v1/tracking_feeds', { method: 'POST', headers: bearer(key), body: { provider: 'shippo' } });
     expect(feed.status).toBe(201);
@@ -182,8 +192,9 @@ describe('retention run with windows of seconds', () => {
   }, 120_000);
 
   it('prints the four counts as one JSON document', () => {
-    // deleted_links: the link expired 31 days ago, and the token hash of an erased dispatch's link as old.
-    expect(result).toEqual({ erased_dispatches: 1, cleared_payloads: expect.any(Number), deleted_history_rows: 1, deleted_links: 2 });
+    // deleted_links: the link expired 31 days ago, the token hash of an erased dispatch's link as old,
+    // and the hash of an erased dispatch's tracking number kept past its 30 days.
+    expect(result).toEqual({ erased_dispatches: 1, cleared_payloads: expect.any(Number), deleted_history_rows: 1, deleted_links: 3 });
     expect(result.cleared_payloads).toBeGreaterThanOrEqual(1);
   });
 
@@ -264,7 +275,7 @@ describe('retention run with windows of seconds', () => {
     expect(res.body).toMatchObject({ id: dispatchId, status: 'in_transit' });
   });
 
-  it("deletes transit history past its window and tracking links (and erased links' token hashes) expired 30 days ago, and only those", async () => {
+  it("deletes transit history past its window, tracking links (and erased links' token hashes) expired 30 days ago and erased tracking numbers past their 30 days, and only those", async () => {
     const history = await s.h.pool.query(`SELECT postal_code FROM transit_history WHERE postal_prefix = 'RT' ORDER BY postal_code`);
     expect(history.rows).toEqual([{ postal_code: 'RT-NEW' }]);
     const links = await s.h.pool.query(`SELECT id FROM tracking_links WHERE dispatch_id = $1 ORDER BY id`, [dispatchId]);
@@ -273,6 +284,10 @@ describe('retention run with windows of seconds', () => {
       `SELECT encode(token_hash, 'hex') AS hash FROM erased_tracking_links WHERE token_hash IN ('\\xe0', '\\xe1')`,
     );
     expect(erased.rows).toEqual([{ hash: 'e1' }]);
+    const numbers = await s.h.pool.query(
+      `SELECT encode(number_hash, 'hex') AS hash FROM erased_tracking_numbers WHERE number_hash IN ('\\xe2', '\\xe3')`,
+    );
+    expect(numbers.rows).toEqual([{ hash: 'e3' }]);
   });
 
   it("deletes a tracking feed's unmatched checkpoints kept past their 30 days, and only those", async () => {
