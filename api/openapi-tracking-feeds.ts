@@ -110,9 +110,33 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
     },
   };
 
-  // The inbound endpoint answers without the X-RateLimit-* headers of an API key's window.
+  // The inbound endpoint's headers, as api/routes/inbound.ts sets them: the X-RateLimit-* of the feed's
+  // window (signed requests, or unsigned ones on a 401) on every answer of a request that reached it
+  // (200, 400, 401, 429); none on a 404, a 413, a HEAD or a 405, answered before any window counts.
   const requestIdHeader = z.object({ 'X-Request-Id': z.string().meta({ description: 'id of this request' }) });
-  const inboundError = (description: string) => ({ description, headers: requestIdHeader, content: json(errorBody) });
+  const WINDOW_HEADERS = {
+    'X-RateLimit-Limit': {
+      description: 'FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401)',
+      example: '6000',
+    },
+    'X-RateLimit-Remaining': { description: "requests left in the feed's current window", example: '5998' },
+    'X-RateLimit-Reset': { description: 'end of the current window, UTC epoch seconds', example: '1795000020' },
+  };
+  /** The window's headers, each optional when `optional` (a 500 or 503 carries them only if the request had reached its window). */
+  const windowHeaders = (optional: boolean) =>
+    Object.fromEntries(
+      Object.entries(WINDOW_HEADERS).map(([name, meta]) => [name, (optional ? z.string().optional() : z.string()).meta(meta)]),
+    );
+  const feedWindowHeaders = requestIdHeader.extend(windowHeaders(false));
+  const limitedHeaders = feedWindowHeaders.extend({
+    'Retry-After': z.string().meta({ description: 'whole seconds until the window resets', example: '17' }),
+  });
+  const failureHeaders = requestIdHeader.extend(windowHeaders(true));
+  const inboundError = (description: string, headers: z.ZodObject = requestIdHeader) => ({
+    description,
+    headers,
+    content: json(errorBody),
+  });
   const inboundPath = z.object({ feed_id: z.string().meta({ description: 'the feed id of the URL', example: 'fd_4kR9wQ2mZp7TxA1c' }) });
   const receive: ZodOpenApiOperationObject = {
     operationId: 'receiveTrackingFeedWebhook',
@@ -122,22 +146,28 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
       'AfterShip `aftership-hmac-sha256`, Ship24 `Authorization: Bearer <secret>`, Shippo the `token` query parameter. ' +
       `At most ${INBOUND_BODY_LIMIT} bytes; per feed at most FEED_RATE_PER_MINUTE signed requests a minute, and as many unsigned ones ` +
       'in a window of their own (they never use up the signed). 200 only once every ' +
-      'checkpoint of the body is durable (docs/tracking-feeds.md).',
+      'checkpoint of the body is durable (docs/tracking-feeds.md). Any other method but HEAD on this URL → 405 ' +
+      '`method_not_allowed` with `Allow: HEAD, POST`.',
     security: [],
     requestParams: { path: inboundPath },
     requestBody: { content: json(z.object({}).loose().meta({ id: 'ProviderWebhookBody', description: "the provider's own body" })) },
     responses: {
-      '200': { description: 'what each checkpoint counted as', headers: requestIdHeader, content: json(inboundReceipt) },
-      '400': inboundError("not the provider's shape: the message names the field (`bad_request`)"),
-      '401': inboundError('wrong or missing signature or token; nothing stored (`unauthorized`)'),
+      '200': { description: 'what each checkpoint counted as', headers: feedWindowHeaders, content: json(inboundReceipt) },
+      '400': inboundError("not the provider's shape: the message names the field (`bad_request`)", feedWindowHeaders),
+      '401': inboundError(
+        "wrong or missing signature or token; nothing stored (`unauthorized`); the X-RateLimit-* are the unsigned requests' window",
+        feedWindowHeaders,
+      ),
       '404': inboundError('unknown or revoked feed (`not_found`)'),
       '413': inboundError(`body larger than ${INBOUND_BODY_LIMIT} bytes (\`payload_too_large\`)`),
       '429': inboundError(
         'more than FEED_RATE_PER_MINUTE signed (or unsigned) requests this minute for this feed; `Retry-After` says when (`rate_limit_exceeded`)',
+        limitedHeaders,
       ),
-      '500': inboundError('unexpected server error (`internal_error`): the provider retries'),
+      '500': inboundError('unexpected server error (`internal_error`): the provider retries', failureHeaders),
       '503': inboundError(
         'Postgres or the workflow service is unreachable (`service_unavailable`, with `Retry-After`): the provider retries',
+        failureHeaders.extend({ 'Retry-After': z.string().meta({ description: 'whole seconds to wait before retrying', example: '5' }) }),
       ),
     },
   };
@@ -157,6 +187,10 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
     '/v1/tracking_feeds/{feed_id}': { get: getFeed, patch: updateFeed, delete: revokeFeed },
     '/v1/tracking_feeds/{feed_id}/unmatched': { get: listUnmatched },
     '/v1/tracking_feeds/{feed_id}/ignored': { get: listIgnored },
-    '/v1/inbound/{feed_id}': { post: receive, head: probe },
+    '/v1/inbound/{feed_id}': {
+      description: 'Any other method but POST and HEAD → 405 `method_not_allowed` with `Allow: HEAD, POST`.',
+      post: receive,
+      head: probe,
+    },
   };
 }

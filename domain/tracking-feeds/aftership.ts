@@ -108,12 +108,20 @@ const checkpoint = z.object({
 });
 
 const tracking = z.object({
+  // The dated versions made `id` 32 characters and carry the 24-character id of v4 as `legacy_id`:
+  // the tracking's one id across versions is `legacy_id ?? id` (see parse).
   id: z.string().min(1),
+  legacy_id: z.string().nullish(),
   tracking_number: z.string().min(1),
   slug: text,
   order_id: text,
   custom_fields: z.record(z.string(), z.unknown()).nullish(),
-  checkpoints: z.array(checkpoint),
+  // Optional in the SDK's Tracking: absent or null is no checkpoints (a 200 with zero counts), not a
+  // 400 that AfterShip would retry for days.
+  checkpoints: z
+    .array(checkpoint)
+    .nullish()
+    .transform((value) => value ?? []),
 });
 
 const webhook = z.object({
@@ -140,11 +148,14 @@ export const aftership: FeedProviderModule = {
     const parsed = tracking.safeParse(outer.data.msg, FIELD_ERRORS);
     if (!parsed.success) return failure(parsed.error, ['msg']);
     const t = parsed.data;
+    // The same tracking's id whichever webhook version sent it, so that a checkpoint without AfterShip's
+    // `hash` sent by a v4 webhook and again by a dated one has one event id (a duplicate, not two events).
+    const trackingId = t.legacy_id?.trim() ? t.legacy_id : t.id;
     const dispatchId = t.custom_fields?.dispatch_id;
     const result: ProviderTracking = {
       trackingNumber: t.tracking_number,
       ...(t.slug ? { carrier: normaliseCarrier(t.slug) } : {}),
-      providerTrackingId: t.id,
+      providerTrackingId: trackingId,
       references: referencesFrom(t.order_id, typeof dispatchId === 'string' ? dispatchId : undefined),
       checkpoints: t.checkpoints.map((c) => {
         const country = c.country_region ?? c.country_iso3;
@@ -154,7 +165,7 @@ export const aftership: FeedProviderModule = {
         const time = checkpointTime(c.checkpoint_time, (text) => readCheckpointTime(text, country));
         return {
           eventId: providerEventId(c.hash, () =>
-            checkpointHash('aftership', t.id, c.checkpoint_time ?? '', [tag, substatus ?? ''].join('/'), location),
+            checkpointHash('aftership', trackingId, c.checkpoint_time ?? '', [tag, substatus ?? ''].join('/'), location),
           ),
           mapped: time.time ? mapAfterShipTag(tag, substatus) : null,
           original: originalStatus('aftership', tag, substatus),

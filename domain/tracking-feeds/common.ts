@@ -21,15 +21,14 @@ export function queryValue(request: InboundRequest, name: string): string | unde
 }
 
 /**
- * Whether two strings are equal, in time that depends only on their lengths (crypto.timingSafeEqual
- * refuses buffers of different lengths, so the length is checked first: a length says nothing about
- * the secret when the expected value's length is public, as a hex or base64 digest's is).
+ * Whether two strings are equal, in time that depends on neither: their SHA-256 digests are compared
+ * (crypto.timingSafeEqual, always 32 bytes each), so not even the lengths show, as they would if
+ * unequal lengths returned early: Ship24's and Shippo's compared value is the secret itself. Hashed
+ * as UTF-16 code units, which tell every two strings apart (UTF-8 makes each lone surrogate U+FFFD).
  */
 export function constantTimeEqual(received: string, expected: string): boolean {
-  const a = Buffer.from(received, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  if (a.length !== b.length) return false;
-  return timingSafeEqual(a, b);
+  const digest = (text: string) => createHash('sha256').update(text, 'utf16le').digest();
+  return timingSafeEqual(digest(received), digest(expected));
 }
 
 export function hmacSha256(key: string | Buffer, body: Buffer | string): Buffer {

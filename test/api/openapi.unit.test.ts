@@ -48,7 +48,7 @@ describe('GET /v1/openapi.json document', () => {
     expect(Object.keys(paths['/v1/dispatches/{id}'])).toEqual(['delete']);
     expect(Object.keys(paths['/v1/tracking_feeds/{feed_id}']).sort()).toEqual(['delete', 'get', 'patch']);
     // No API key on the inbound endpoint: the provider's own signature (docs/tracking-feeds.md "Inbound").
-    expect(Object.keys(paths['/v1/inbound/{feed_id}']).sort()).toEqual(['head', 'post']);
+    expect(Object.keys(paths['/v1/inbound/{feed_id}']).sort()).toEqual(['description', 'head', 'post']);
     expect(paths['/v1/inbound/{feed_id}'].post.security).toEqual([]);
     expect(paths['/v1/status/{id}'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['If-None-Match', 'id', 'locale']);
     expect(Object.keys(paths['/v1/status/{id}'].get.responses).sort()).toEqual([
@@ -107,6 +107,19 @@ describe('GET /v1/openapi.json document', () => {
     }
     expect(Object.keys(paths['/v1/dispatches/batch'].post.responses)).toContain('413');
     expect(Object.keys(paths['/v1/test_helpers/dispatches/{id}/{action}'].post.responses)).toEqual(expect.arrayContaining(['403', '404', '409'])); // prettier-ignore
+  });
+
+  it("documents the inbound endpoint's headers as api/routes/inbound.ts sets them: the feed window's X-RateLimit-* once a request reached it, Retry-After on 429, Allow on the 405 of other methods", () => {
+    const inbound = document().paths['/v1/inbound/{feed_id}'];
+    const headersOf = (code: string) => Object.keys(inbound.post.responses[code].headers ?? {}).sort();
+    const windowHeaders = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'];
+    for (const code of ['200', '400', '401']) expect({ code, headers: headersOf(code) }).toEqual({ code, headers: windowHeaders });
+    expect(headersOf('429')).toEqual(['Retry-After', ...windowHeaders].sort());
+    // Answered before the feed's window is counted: no X-RateLimit-*.
+    for (const code of ['404', '413']) expect({ code, headers: headersOf(code) }).toEqual({ code, headers: ['X-Request-Id'] });
+    expect(Object.keys(inbound.head.responses['200'].headers)).toEqual(['X-Request-Id']);
+    // Any other method: 405 with Allow (not an operation of its own, which would give the client a method for it).
+    expect(inbound.description).toMatch(/405 `method_not_allowed` with `Allow: HEAD, POST`/);
   });
 
   it('documents 503 service_unavailable with Retry-After on every operation that takes a key (Postgres or Temporal unreachable)', () => {

@@ -479,7 +479,7 @@ export interface paths {
     put?: never;
     /**
      * The provider's webhook, as it sends it (no API key: the provider's own signature)
-     * @description Authenticated on the raw body bytes before any parsing, by the feed provider's scheme: EasyPost `X-Hmac-Signature`, AfterShip `aftership-hmac-sha256`, Ship24 `Authorization: Bearer <secret>`, Shippo the `token` query parameter. At most 2097152 bytes; per feed at most FEED_RATE_PER_MINUTE signed requests a minute, and as many unsigned ones in a window of their own (they never use up the signed). 200 only once every checkpoint of the body is durable (docs/tracking-feeds.md).
+     * @description Authenticated on the raw body bytes before any parsing, by the feed provider's scheme: EasyPost `X-Hmac-Signature`, AfterShip `aftership-hmac-sha256`, Ship24 `Authorization: Bearer <secret>`, Shippo the `token` query parameter. At most 2097152 bytes; per feed at most FEED_RATE_PER_MINUTE signed requests a minute, and as many unsigned ones in a window of their own (they never use up the signed). 200 only once every checkpoint of the body is durable (docs/tracking-feeds.md). Any other method but HEAD on this URL → 405 `method_not_allowed` with `Allow: HEAD, POST`.
      */
     post: operations['receiveTrackingFeedWebhook'];
     delete?: never;
@@ -6877,6 +6877,12 @@ export interface operations {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
+          /** @description FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401) */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the feed's current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
           [name: string]: unknown;
         };
         content: {
@@ -6888,17 +6894,29 @@ export interface operations {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
+          /** @description FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401) */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the feed's current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description wrong or missing signature or token; nothing stored (`unauthorized`) */
+      /** @description wrong or missing signature or token; nothing stored (`unauthorized`); the X-RateLimit-* are the unsigned requests' window */
       401: {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
+          /** @description FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401) */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the feed's current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
           [name: string]: unknown;
         };
         content: {
@@ -6932,6 +6950,14 @@ export interface operations {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
+          /** @description FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401) */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the feed's current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
           [name: string]: unknown;
         };
         content: {
@@ -6943,6 +6969,12 @@ export interface operations {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
+          /** @description FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401) */
+          'X-RateLimit-Limit'?: string;
+          /** @description requests left in the feed's current window */
+          'X-RateLimit-Remaining'?: string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6954,6 +6986,14 @@ export interface operations {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
+          /** @description FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401) */
+          'X-RateLimit-Limit'?: string;
+          /** @description requests left in the feed's current window */
+          'X-RateLimit-Remaining'?: string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset'?: string;
+          /** @description whole seconds to wait before retrying */
+          'Retry-After': string;
           [name: string]: unknown;
         };
         content: {

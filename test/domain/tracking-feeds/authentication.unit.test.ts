@@ -2,10 +2,12 @@
 // raw bytes before any parsing: a request signed as the provider signs (test/fixtures/tracking-feeds/
 // load.ts signFixture, written apart from the production code) is accepted; a missing, repeated,
 // wrong, truncated or lengthened signature, a wrong secret and a body changed by one byte are refused,
-// without throwing (the constant-time comparison guards the lengths first). For every body and secret
-// (fast-check), signed with the feed's secret ⇔ accepted.
+// without throwing (the constant-time comparison compares SHA-256 digests, whatever the lengths). For
+// every body and secret (fast-check), signed with the feed's secret ⇔ accepted; for any two strings,
+// constantTimeEqual is string equality.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import { constantTimeEqual } from '../../../domain/tracking-feeds/common.js';
 import { FEED_PROVIDER_MODULES, FEED_PROVIDERS, type FeedProvider, type InboundRequest } from '../../../domain/tracking-feeds/index.js';
 import { fixtureText, signFixture } from '../../fixtures/tracking-feeds/load.js';
 
@@ -113,5 +115,26 @@ describe('ship24 authentication scheme', () => {
       expect(FEED_PROVIDER_MODULES.ship24.authenticate(request(`${scheme} ${secret}`), secret)).toBe(true);
     expect(FEED_PROVIDER_MODULES.ship24.authenticate(request(`Basic ${secret}`), secret)).toBe(false);
     expect(FEED_PROVIDER_MODULES.ship24.authenticate(request(`Bearer ${secret.toUpperCase()}`), secret)).toBe(false);
+  });
+});
+
+describe('constantTimeEqual', () => {
+  it('is string equality for any two strings, of any lengths, without throwing', () => {
+    // Any UTF-16 code units, lone surrogates included (which UTF-8 would turn into one U+FFFD).
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 60 }),
+      fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)), maxLength: 8 }),
+      fc.string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)), maxLength: 2 }),
+    );
+    // A third of the pairs equal and a third one a prefix of the other: both answers, both length cases.
+    const pair = fc.oneof(
+      fc.tuple(text, text),
+      text.map((s) => [s, s] as const),
+      fc.tuple(text, text).map(([s, t]) => [s, s + t] as const),
+    );
+    fc.assert(
+      fc.property(pair, ([a, b]) => constantTimeEqual(a, b) === (a === b)),
+      { numRuns: 500 },
+    );
   });
 });

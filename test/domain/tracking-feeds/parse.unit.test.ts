@@ -201,6 +201,17 @@ describe('a well-formed event about something else', () => {
   });
 });
 
+describe("an AfterShip tracking without checkpoints (optional in the SDK's Tracking)", () => {
+  it.each([
+    ['absent', (b: any) => (delete b.msg.checkpoints, b)],
+    ['null', (b: any) => ((b.msg.checkpoints = null), b)],
+  ])('%s: one tracking with no checkpoints, not a 400', (_what, change) => {
+    expect(trackingsOf(parse('aftership', change(fixtureBody('aftership'))))).toEqual([
+      expect.objectContaining({ trackingNumber: expect.any(String), checkpoints: [] }),
+    ]);
+  });
+});
+
 describe('how a tracking is named', () => {
   it('reads number, carrier, provider id and references from each provider', () => {
     expect(trackingsOf(parse('easypost', fixtureBody('easypost')))[0]).toMatchObject({
@@ -259,6 +270,23 @@ describe('event ids', () => {
       change();
       expect(id()).not.toBe(before);
     }
+  });
+
+  it('are the same for an AfterShip checkpoint sent by a legacy v4 webhook and by a dated one (32-character id, the v4 id as legacy_id, no hash)', () => {
+    const v4 = fixtureBody('aftership-v4');
+    const dated = structuredClone(v4);
+    dated.msg.legacy_id = v4.msg.id;
+    dated.msg.id = 'aa1a2193249d0b00f2adbfc6d22e418d';
+    for (const c of dated.msg.checkpoints) {
+      c.country_region = c.country_iso3;
+      c.country_region_name = c.country_name;
+      delete c.country_iso3;
+      delete c.country_name;
+    }
+    const ids = (body: unknown) => trackingsOf(parse('aftership', body))[0].checkpoints.map((c) => c.eventId);
+    expect(ids(dated)).toEqual(ids(v4));
+    expect(ids(v4)[0]).toMatch(/^aftership_[0-9a-f]{40}$/);
+    expect(trackingsOf(parse('aftership', dated))[0].providerTrackingId).toBe(v4.msg.id);
   });
 });
 
