@@ -93,7 +93,7 @@ export interface DispatchCursor {
 
 /**
  * Up to `limit` dispatches resting (delivered or in exception) whose last change (a carrier event,
- * or turning overdue) is older than `windowMs` and older than their workflow's own retention, so
+ * or turning overdue) and last carrier event are older than `windowMs`, and older than their workflow's own retention, so
  * that its run has completed; after `after`, oldest first. The caller confirms with Temporal that
  * no run is open before erasing (activities/retention.ts).
  */
@@ -112,6 +112,10 @@ export async function findDispatchesDue(
         AND d.updated_at < now() - greatest($1::bigint, least($2::bigint, $3::bigint)) * interval '1 millisecond'
         AND d.updated_at < now() - greatest($1::bigint, CASE d.status WHEN 'delivered' THEN $2::bigint ELSE $3::bigint END) * interval '1 millisecond'
         AND ($5::timestamptz IS NULL OR (d.updated_at, d.id) > ($5, $6::uuid))
+        -- The window runs from its last carrier event, and one after its last change (a late scan
+        -- after delivery changes nothing) counts too: one probe of carrier_events_dispatch_received_idx.
+        AND NOT EXISTS (SELECT 1 FROM carrier_events ce
+                         WHERE ce.dispatch_id = d.id AND ce.received_at >= now() - $1::bigint * interval '1 millisecond')
       ORDER BY d.updated_at, d.id
       LIMIT $4`,
     [
