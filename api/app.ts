@@ -125,7 +125,7 @@ export function createApp(deps: AppDeps, mounted: { pages?: Middleware } = {}): 
   trackingLinkRoutes(v1, deps);
   erasureRoutes(v1, deps);
   trackingFeedRoutes(v1, { pool, config, feeds });
-  const inbound = inboundRouter({ feeds, feedIngest, counter: feedCounter, limiter: feedLimiter, logger });
+  const inbound = inboundRouter({ feeds, feedIngest, counter: feedCounter, limiter: feedLimiter, ipLimiter, logger });
 
   const app = new Koa();
   // Behind a proxy, ctx.ip is the client's address from its header (docs/security.md); otherwise

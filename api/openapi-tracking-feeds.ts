@@ -110,16 +110,18 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
     },
   };
 
-  // The inbound endpoint's headers, as api/routes/inbound.ts sets them: the X-RateLimit-* of the feed's
-  // window (signed requests, or unsigned ones on a 401) on every answer of a request that reached it
-  // (200, 400, 401, 429); none on a 404, a 413, a HEAD or a 405, answered before any window counts.
+  // The inbound endpoint's headers, as api/routes/inbound.ts sets them: the X-RateLimit-* of the window
+  // the request counted in, on every answer as on every /v1 one: the feed's signed requests (200, 400),
+  // its unsigned ones (401, 413 and HEAD: never authenticated), or the client IP's when the URL names no
+  // live feed (404, and the 405 of other methods), as for a request without a valid key.
   const requestIdHeader = z.object({ 'X-Request-Id': z.string().meta({ description: 'id of this request' }) });
   const WINDOW_HEADERS = {
     'X-RateLimit-Limit': {
-      description: 'FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401)',
+      description:
+        "requests allowed per one-minute window: FEED_RATE_PER_MINUTE for the feed's signed requests, or its unsigned ones (401, 413, HEAD); RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE for the client IP (404)",
       example: '6000',
     },
-    'X-RateLimit-Remaining': { description: "requests left in the feed's current window", example: '5998' },
+    'X-RateLimit-Remaining': { description: 'requests left in the current window', example: '5998' },
     'X-RateLimit-Reset': { description: 'end of the current window, UTC epoch seconds', example: '1795000020' },
   };
   /** The window's headers, each optional when `optional` (a 500 or 503 carries them only if the request had reached its window). */
@@ -158,10 +160,13 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
         "wrong or missing signature or token; nothing stored (`unauthorized`); the X-RateLimit-* are the unsigned requests' window",
         feedWindowHeaders,
       ),
-      '404': inboundError('unknown or revoked feed (`not_found`)'),
-      '413': inboundError(`body larger than ${INBOUND_BODY_LIMIT} bytes (\`payload_too_large\`)`),
+      '404': inboundError("unknown or revoked feed (`not_found`); the X-RateLimit-* are the client IP's window", feedWindowHeaders),
+      '413': inboundError(
+        `body larger than ${INBOUND_BODY_LIMIT} bytes (\`payload_too_large\`); the X-RateLimit-* are the unsigned requests' window`,
+        feedWindowHeaders,
+      ),
       '429': inboundError(
-        'more than FEED_RATE_PER_MINUTE signed (or unsigned) requests this minute for this feed; `Retry-After` says when (`rate_limit_exceeded`)',
+        "more than FEED_RATE_PER_MINUTE signed (or unsigned) requests this minute for this feed, or (no live feed) the client IP's limit; `Retry-After` says when (`rate_limit_exceeded`)",
         limitedHeaders,
       ),
       '500': inboundError('unexpected server error (`internal_error`): the provider retries', failureHeaders),
@@ -177,8 +182,9 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
     security: [],
     requestParams: { path: inboundPath },
     responses: {
-      '200': { description: 'a live feed', headers: requestIdHeader },
-      '404': { description: 'unknown or revoked feed', headers: requestIdHeader },
+      '200': { description: "a live feed; the X-RateLimit-* are its unsigned requests' window", headers: feedWindowHeaders },
+      '404': { description: "unknown or revoked feed; the X-RateLimit-* are the client IP's window", headers: feedWindowHeaders },
+      '429': { description: 'the window is used up (`Retry-After` says when)', headers: limitedHeaders },
     },
   };
 
@@ -188,7 +194,8 @@ export function trackingFeedPaths(h: OpenApiHelpers): ZodOpenApiPathsObject {
     '/v1/tracking_feeds/{feed_id}/unmatched': { get: listUnmatched },
     '/v1/tracking_feeds/{feed_id}/ignored': { get: listIgnored },
     '/v1/inbound/{feed_id}': {
-      description: 'Any other method but POST and HEAD → 405 `method_not_allowed` with `Allow: HEAD, POST`.',
+      description:
+        "Any other method but POST and HEAD → 405 `method_not_allowed` with `Allow: HEAD, POST` (and the client IP's X-RateLimit-*).",
       post: receive,
       head: probe,
     },

@@ -25,7 +25,7 @@ import { feedCheckpoints, feedRequests, type FeedRequestOutcome } from '../../pl
 import { ApiError, badRequest, notFound } from '../errors.js';
 import type { FeedCache } from '../feed-cache.js';
 import type { FeedCounter } from '../feed-counts.js';
-import { rateLimitHeaders } from '../middleware/rate-limit.js';
+import { rateLimitHeaders, rateLimitSubject } from '../middleware/rate-limit.js';
 import type { Admission, RateLimiter } from '../rate-limiter.js';
 
 /** The largest body taken (DESIGN §10): a long history of many trackings fits well within it. */
@@ -37,6 +37,8 @@ export interface InboundDeps {
   counter: FeedCounter;
   /** Per feed, FEED_RATE_PER_MINUTE. */
   limiter: RateLimiter;
+  /** Per client IP (RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE): answers that name no feed (an unknown one, a 405). */
+  ipLimiter: RateLimiter;
   logger: Pick<Logger, 'warn'>;
 }
 
@@ -44,7 +46,8 @@ export function inboundRouter(deps: InboundDeps): Router {
   const router = new Router();
 
   router.head('/v1/inbound/:feed_id', async (ctx) => {
-    await liveFeed(ctx, ctx.params.feed_id);
+    const feed = await liveFeed(ctx, ctx.params.feed_id);
+    admit(ctx, await deps.limiter.take(unsignedWindow(feed)), 'unsigned requests this minute for this feed');
     ctx.status = 200;
   });
 
@@ -52,36 +55,27 @@ export function inboundRouter(deps: InboundDeps): Router {
     const feed = await liveFeed(ctx, ctx.params.feed_id);
     const provider = feed.provider as FeedProvider;
     const outcome = (value: FeedRequestOutcome) => feedRequests.inc({ provider, outcome: value });
-    /** The window's headers on the answer, errors included, as every /v1 response carries its window's (docs/http-contract.md "Common rules"); 429 when it refused. */
-    const admit = (admission: Admission, what: string) => {
-      ctx.set(rateLimitHeaders({}, admission) as Record<string, string>);
-      if (admission.admitted) return;
-      outcome('limited');
-      const retryAfter = Math.max(1, Math.ceil(admission.resetAt - Date.now() / 1000));
-      throw new ApiError(
-        429,
-        'rate_limit_exceeded',
-        `more than ${admission.limit} ${what} this minute for this feed; retry in ${retryAfter} s`,
-        {
-          'Retry-After': String(retryAfter),
-        },
-      );
+    const admitTo = (admission: Admission, what: string) => {
+      if (!admission.admitted) outcome('limited');
+      admit(ctx, admission, `${what} this minute for this feed`);
     };
     const signedWindow = `feed:${feed.id}`;
     const known = deps.limiter.knownFull(signedWindow);
-    if (known) admit(known, 'requests');
-    const rawBody = await readRawBody(ctx).catch((error: unknown) => {
+    if (known) admitTo(known, 'requests');
+    const rawBody = await readRawBody(ctx).catch(async (error: unknown) => {
       outcome('bad_body');
+      // Too large: never read, so never authenticated; counted as unsigned (its window's headers on the 413).
+      if (error instanceof ApiError && error.status === 413) admitTo(await deps.limiter.take(unsignedWindow(feed)), 'unsigned requests');
       throw error;
     });
     const module = FEED_PROVIDER_MODULES[provider];
     if (!module.authenticate({ rawBody, headers: ctx.req.headers, query: ctx.query }, feed.secret)) {
-      admit(await deps.limiter.take(`feed-unsigned:${feed.id}`), 'unsigned requests');
+      admitTo(await deps.limiter.take(unsignedWindow(feed)), 'unsigned requests');
       outcome('unauthorized');
       deps.counter.add(feed.id, { unauthorized: 1 }, false);
       throw new ApiError(401, 'unauthorized', `the request is not signed with this feed's ${provider} secret (or token)`);
     }
-    admit(await deps.limiter.take(signedWindow), 'requests');
+    admitTo(await deps.limiter.take(signedWindow), 'requests');
     // Authenticated: `last_received_at` says so whatever becomes of the body (docs/tracking-feeds.md).
     deps.counter.add(feed.id, {}, true);
     const parsed = module.parse(parseJson(rawBody, outcome));
@@ -106,7 +100,8 @@ export function inboundRouter(deps: InboundDeps): Router {
 
   // Any other method: 405 here, since the API key check after this router would answer a keyless
   // GET (an issuer opening the URL in a browser) with an API key's 401.
-  router.all('/v1/inbound/:feed_id', (ctx) => {
+  router.all('/v1/inbound/:feed_id', async (ctx) => {
+    admit(ctx, await deps.ipLimiter.take(rateLimitSubject(undefined, ctx.ip)), 'requests this minute from this client');
     throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on /v1/inbound/{feed_id}: providers POST`, {
       Allow: 'HEAD, POST',
     });
@@ -118,10 +113,28 @@ export function inboundRouter(deps: InboundDeps): Router {
     const feed = feedId.safeParse(id).success ? await deps.feeds.find(id) : undefined;
     if (!feed) {
       feedRequests.inc({ provider: 'unknown', outcome: 'not_found' });
+      // No feed's window to show: the client IP's, as for any /v1 request without a valid key (429 first, as there).
+      admit(ctx, await deps.ipLimiter.take(rateLimitSubject(undefined, ctx.ip)), 'requests this minute from this client');
       throw notFound(`no tracking feed ${id.slice(0, 40)} (unknown or revoked)`);
     }
     return feed;
   }
+}
+
+/** Unsigned requests (and those never read: HEAD, a 413) count in a window of their own per feed. */
+const unsignedWindow = (feed: InboundFeed) => `feed-unsigned:${feed.id}`;
+
+/**
+ * Sets the window's X-RateLimit-* headers on the answer, errors included, as every /v1 response
+ * carries its window's (docs/http-contract.md "Common rules"); 429 with Retry-After when it refused.
+ */
+function admit(ctx: Context, admission: Admission, what: string): void {
+  ctx.set(rateLimitHeaders({}, admission) as Record<string, string>);
+  if (admission.admitted) return;
+  const retryAfter = Math.max(1, Math.ceil(admission.resetAt - Date.now() / 1000));
+  throw new ApiError(429, 'rate_limit_exceeded', `more than ${admission.limit} ${what}; retry in ${retryAfter} s`, {
+    'Retry-After': String(retryAfter),
+  });
 }
 
 function parseJson(rawBody: Buffer, outcome: (value: FeedRequestOutcome) => void): unknown {

@@ -464,6 +464,22 @@ describe('the inbound endpoint', () => {
       expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
     }
   });
+
+  it('carries X-RateLimit-* on every other answer too: HEAD, 413, 405 and 404 (unknown feed: the client IP window)', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'ship24', SECRET);
+    const answers = {
+      head: await request(h.baseUrl, `/v1/inbound/${feed.id}`, { method: 'HEAD' }),
+      tooLarge: await postInbound(h.baseUrl, 'ship24', feed, JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) })),
+      get: await request(h.baseUrl, `/v1/inbound/${feed.id}`, { method: 'GET' }),
+      unknown: await request(h.baseUrl, '/v1/inbound/fd_0000000000000000', { method: 'POST', body: {} }),
+    };
+    expect(Object.values(answers).map((res) => res.status)).toEqual([200, 413, 405, 404]);
+    for (const [name, res] of Object.entries(answers)) {
+      expect([name, Number(res.headers['x-ratelimit-limit']) > 0]).toEqual([name, true]);
+      expect([name, Number(res.headers['x-ratelimit-remaining']) >= 0]).toEqual([name, true]);
+      expect([name, Number(res.headers['x-ratelimit-reset']) > Date.now() / 1000]).toEqual([name, true]);
+    }
+  });
 });
 
 describe('matching a tracking to a dispatch', () => {

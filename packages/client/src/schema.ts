@@ -6877,9 +6877,9 @@ export interface operations {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
-          /** @description FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401) */
+          /** @description requests allowed per one-minute window: FEED_RATE_PER_MINUTE for the feed's signed requests, or its unsigned ones (401, 413, HEAD); RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE for the client IP (404) */
           'X-RateLimit-Limit': string;
-          /** @description requests left in the feed's current window */
+          /** @description requests left in the current window */
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
@@ -6894,9 +6894,9 @@ export interface operations {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
-          /** @description FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401) */
+          /** @description requests allowed per one-minute window: FEED_RATE_PER_MINUTE for the feed's signed requests, or its unsigned ones (401, 413, HEAD); RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE for the client IP (404) */
           'X-RateLimit-Limit': string;
-          /** @description requests left in the feed's current window */
+          /** @description requests left in the current window */
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
@@ -6911,9 +6911,9 @@ export interface operations {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
-          /** @description FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401) */
+          /** @description requests allowed per one-minute window: FEED_RATE_PER_MINUTE for the feed's signed requests, or its unsigned ones (401, 413, HEAD); RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE for the client IP (404) */
           'X-RateLimit-Limit': string;
-          /** @description requests left in the feed's current window */
+          /** @description requests left in the current window */
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
@@ -6923,36 +6923,48 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description unknown or revoked feed (`not_found`) */
+      /** @description unknown or revoked feed (`not_found`); the X-RateLimit-* are the client IP's window */
       404: {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
+          /** @description requests allowed per one-minute window: FEED_RATE_PER_MINUTE for the feed's signed requests, or its unsigned ones (401, 413, HEAD); RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE for the client IP (404) */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description body larger than 2097152 bytes (`payload_too_large`) */
+      /** @description body larger than 2097152 bytes (`payload_too_large`); the X-RateLimit-* are the unsigned requests' window */
       413: {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
+          /** @description requests allowed per one-minute window: FEED_RATE_PER_MINUTE for the feed's signed requests, or its unsigned ones (401, 413, HEAD); RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE for the client IP (404) */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description more than FEED_RATE_PER_MINUTE signed (or unsigned) requests this minute for this feed; `Retry-After` says when (`rate_limit_exceeded`) */
+      /** @description more than FEED_RATE_PER_MINUTE signed (or unsigned) requests this minute for this feed, or (no live feed) the client IP's limit; `Retry-After` says when (`rate_limit_exceeded`) */
       429: {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
-          /** @description FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401) */
+          /** @description requests allowed per one-minute window: FEED_RATE_PER_MINUTE for the feed's signed requests, or its unsigned ones (401, 413, HEAD); RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE for the client IP (404) */
           'X-RateLimit-Limit': string;
-          /** @description requests left in the feed's current window */
+          /** @description requests left in the current window */
           'X-RateLimit-Remaining': string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset': string;
@@ -6969,9 +6981,9 @@ export interface operations {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
-          /** @description FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401) */
+          /** @description requests allowed per one-minute window: FEED_RATE_PER_MINUTE for the feed's signed requests, or its unsigned ones (401, 413, HEAD); RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE for the client IP (404) */
           'X-RateLimit-Limit'?: string;
-          /** @description requests left in the feed's current window */
+          /** @description requests left in the current window */
           'X-RateLimit-Remaining'?: string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset'?: string;
@@ -6986,9 +6998,9 @@ export interface operations {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
-          /** @description FEED_RATE_PER_MINUTE: requests allowed per one-minute window for the feed (signed ones, or unsigned ones on a 401) */
+          /** @description requests allowed per one-minute window: FEED_RATE_PER_MINUTE for the feed's signed requests, or its unsigned ones (401, 413, HEAD); RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE for the client IP (404) */
           'X-RateLimit-Limit'?: string;
-          /** @description requests left in the feed's current window */
+          /** @description requests left in the current window */
           'X-RateLimit-Remaining'?: string;
           /** @description end of the current window, UTC epoch seconds */
           'X-RateLimit-Reset'?: string;
@@ -7014,20 +7026,49 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description a live feed */
+      /** @description a live feed; the X-RateLimit-* are its unsigned requests' window */
       200: {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
+          /** @description requests allowed per one-minute window: FEED_RATE_PER_MINUTE for the feed's signed requests, or its unsigned ones (401, 413, HEAD); RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE for the client IP (404) */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description unknown or revoked feed */
+      /** @description unknown or revoked feed; the X-RateLimit-* are the client IP's window */
       404: {
         headers: {
           /** @description id of this request */
           'X-Request-Id': string;
+          /** @description requests allowed per one-minute window: FEED_RATE_PER_MINUTE for the feed's signed requests, or its unsigned ones (401, 413, HEAD); RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE for the client IP (404) */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description the window is used up (`Retry-After` says when) */
+      429: {
+        headers: {
+          /** @description id of this request */
+          'X-Request-Id': string;
+          /** @description requests allowed per one-minute window: FEED_RATE_PER_MINUTE for the feed's signed requests, or its unsigned ones (401, 413, HEAD); RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE for the client IP (404) */
+          'X-RateLimit-Limit': string;
+          /** @description requests left in the current window */
+          'X-RateLimit-Remaining': string;
+          /** @description end of the current window, UTC epoch seconds */
+          'X-RateLimit-Reset': string;
+          /** @description whole seconds until the window resets */
+          'Retry-After': string;
           [name: string]: unknown;
         };
         content?: never;
