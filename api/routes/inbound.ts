@@ -63,9 +63,9 @@ export function inboundRouter(deps: InboundDeps): Router {
     const known = deps.limiter.knownFull(signedWindow);
     if (known) admitTo(known, 'requests');
     const rawBody = await readRawBody(ctx).catch(async (error: unknown) => {
-      outcome('bad_body');
       // Too large: never read, so never authenticated; counted as unsigned (its window's headers on the 413).
       if (error instanceof ApiError && error.status === 413) admitTo(await deps.limiter.take(unsignedWindow(feed)), 'unsigned requests');
+      outcome('bad_body');
       throw error;
     });
     const module = FEED_PROVIDER_MODULES[provider];
@@ -101,7 +101,7 @@ export function inboundRouter(deps: InboundDeps): Router {
   // Any other method: 405 here, since the API key check after this router would answer a keyless
   // GET (an issuer opening the URL in a browser) with an API key's 401.
   router.all('/v1/inbound/:feed_id', async (ctx) => {
-    admit(ctx, await deps.ipLimiter.take(rateLimitSubject(undefined, ctx.ip)), 'requests this minute from this client');
+    await admitClient(ctx);
     throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on /v1/inbound/{feed_id}: providers POST`, {
       Allow: 'HEAD, POST',
     });
@@ -109,12 +109,26 @@ export function inboundRouter(deps: InboundDeps): Router {
 
   return router;
 
+  /**
+   * The client IP's window (RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE), for an answer that names no live
+   * feed; kept as the request's admission, so that its 429 counts as a refusal of kind `ip`
+   * (api/middleware/metrics.ts), as the key check's does.
+   */
+  async function admitClient(ctx: Context): Promise<void> {
+    const admission = await deps.ipLimiter.take(rateLimitSubject(undefined, ctx.ip));
+    ctx.state.admission = admission;
+    admit(ctx, admission, 'requests this minute from this client');
+  }
+
   async function liveFeed(ctx: Context, id: string): Promise<InboundFeed> {
     const feed = feedId.safeParse(id).success ? await deps.feeds.find(id) : undefined;
     if (!feed) {
-      feedRequests.inc({ provider: 'unknown', outcome: 'not_found' });
       // No feed's window to show: the client IP's, as for any /v1 request without a valid key (429 first, as there).
-      admit(ctx, await deps.ipLimiter.take(rateLimitSubject(undefined, ctx.ip)), 'requests this minute from this client');
+      await admitClient(ctx).catch((error: unknown) => {
+        feedRequests.inc({ provider: 'unknown', outcome: 'limited' });
+        throw error;
+      });
+      feedRequests.inc({ provider: 'unknown', outcome: 'not_found' });
       throw notFound(`no tracking feed ${id.slice(0, 40)} (unknown or revoked)`);
     }
     return feed;

@@ -112,4 +112,20 @@ describe('GET /metrics', () => {
       valueOf(before, 'cds_rate_limit_refusals_total', { kind: 'key' }),
     );
   });
+
+  it("counts a 429 refused to a client IP at a tracking feed URL that names no live feed as one refusal of kind ip, and once in the feed requests' not_found", async () => {
+    const localAddress = freshClientIp();
+    const unknown = '/v1/inbound/fd_0000000000000000';
+    for (let i = 0; i < IP_LIMIT; i++)
+      expect((await request(h.baseUrl, unknown, { method: 'POST', body: {}, localAddress })).status).toBe(404);
+    const before = await metrics();
+    expect((await request(h.baseUrl, unknown, { method: 'POST', body: {}, localAddress })).status).toBe(429);
+    const after = await metrics();
+    expect(valueOf(after, 'cds_rate_limit_refusals_total', { kind: 'ip' })).toBe(
+      valueOf(before, 'cds_rate_limit_refusals_total', { kind: 'ip' }) + 1,
+    );
+    expect(valueOf(after, 'cds_feed_requests_total', { provider: 'unknown', outcome: 'not_found' })).toBe(
+      valueOf(before, 'cds_feed_requests_total', { provider: 'unknown', outcome: 'not_found' }),
+    );
+  });
 });
