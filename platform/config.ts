@@ -137,7 +137,8 @@ const envSchema = z.object({
   WEBHOOK_MAX_ENDPOINTS_PER_ISSUER: wholeNumber(1, 1000).default(20),
   /** An endpoint that has failed every attempt for this long is disabled (docs/webhooks.md "Auto-disable"). */
   WEBHOOK_AUTO_DISABLE_AFTER: duration.default(5 * 86_400_000),
-  PREDICTION_REFRESH_INTERVAL: duration.default(3_600_000),
+  /** At least a second: the refresh Schedule's interval, and whole seconds of a status answer's max-age derive from it. */
+  PREDICTION_REFRESH_INTERVAL: duration.default(3_600_000).refine((ms) => ms >= 1000, 'must be at least 1s'),
   /**
    * A card not delivered this many business days (its destination's calendar) after its window's
    * max enters exception `overdue` and leaves the refresh (docs/states.md "Overdue"). At most a
@@ -227,9 +228,9 @@ const envSchema = z.object({
   /** Inbound tracking-feed requests (POST /v1/inbound/{feed_id}) per feed a minute; past it 429 with Retry-After. */
   FEED_RATE_PER_MINUTE: wholeNumber(1).default(6000),
   /** A dashboard session ends after this long without a request… */
-  DASHBOARD_SESSION_IDLE: duration.default(30 * 60_000),
+  DASHBOARD_SESSION_IDLE: duration.default(30 * 60_000).refine((ms) => ms > 0, 'must be more than 0'),
   /** …and this long after sign-in, however active. */
-  DASHBOARD_SESSION_MAX: duration.default(12 * 3_600_000),
+  DASHBOARD_SESSION_MAX: duration.default(12 * 3_600_000).refine((ms) => ms > 0, 'must be more than 0'),
 });
 
 export type Config = Readonly<z.infer<typeof envSchema>>;

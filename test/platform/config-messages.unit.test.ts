@@ -78,4 +78,18 @@ describe('configuration messages', () => {
       }),
     );
   });
+
+  it('refuses a prediction refresh interval under a second, and dashboard session lifetimes of zero, naming the variable', () => {
+    // A Schedule every 0 s cannot be made, and a status answer's max-age is derived from the interval;
+    // a session that lives no time signs nobody in.
+    for (const [variable, value, problem] of [
+      ['PREDICTION_REFRESH_INTERVAL', '0s', 'must be at least 1s'],
+      ['PREDICTION_REFRESH_INTERVAL', '500ms', 'must be at least 1s'],
+      ['DASHBOARD_SESSION_IDLE', '0m', 'must be more than 0'],
+      ['DASHBOARD_SESSION_MAX', '0h', 'must be more than 0'],
+    ] as const) {
+      expect(failure({ [variable]: value })?.message).toBe(`invalid configuration: ${variable}: ${problem}, got "${value}"`);
+    }
+    expect(loadConfig({ PREDICTION_REFRESH_INTERVAL: '1s' }).PREDICTION_REFRESH_INTERVAL).toBe(1000);
+  });
 });
