@@ -15,8 +15,7 @@ import { toUtc } from '../domain/field-schemas.js';
 import type { Config } from '../platform/config.js';
 import type { DispatchRegistration } from '../temporal/contract.js';
 import { badRequest, conflict, parseOrBadRequest } from './errors.js';
-import { canonicalJson } from '../domain/canonical-json.js';
-import { registrationFingerprint } from './fingerprint.js';
+import { normalisedFingerprint, registrationFingerprint } from './fingerprint.js';
 import type { CarrierEventIngest } from '../ingest/carrier-events.js';
 import type { FeedIngest } from '../ingest/tracking-feeds.js';
 import type { ApiKey } from './key-cache.js';
@@ -124,8 +123,7 @@ async function applyKeptCheckpoints(deps: RegistrationDeps, registration: Dispat
 function answerRepeat(key: ApiKey, registration: DispatchRegistration, row: DispatchRow): Registered {
   // Another issuer's (or the other mode's) id is a conflict that says nothing about its owner.
   if (row.issuerId !== key.issuerId || row.mode !== key.mode) throw idInUse(registration.id);
-  const stored = typeof row.registration === 'string' ? row.registration : canonicalJson(row.registration);
-  if (stored !== registration.fingerprint) {
+  if (normalisedFingerprint(row.registration) !== registration.fingerprint) {
     throw conflict(`dispatch ${registration.id} was already registered with a different body`);
   }
   return { outcome: 'existing', id: registration.id, record: row.recordJson };

@@ -71,6 +71,22 @@ describe('POST /v1/dispatches', () => {
     expect(again.body).toEqual(first.body);
   });
 
+  it('returns 200 when the same dispatch_date comes written another way (the instant the service answered, another offset), 409 for another instant', async () => {
+    const id = randomUUID();
+    const instant = new Date(Math.floor(Date.now() / 1000) * 1000 - 3 * 86_400_000);
+    const body = registrationFor(id, { dispatch_date: instant.toISOString().replace('.000Z', 'Z') });
+    const first = await register(body);
+    expect(first.status).toBe(201);
+    const paris = new Date(instant.getTime() + 3_600_000).toISOString().replace('.000Z', '+01:00');
+    for (const written of [first.body.dispatch_date, paris, instant.toISOString().replace('Z', '+00:00')]) {
+      const again = await register({ ...body, dispatch_date: written });
+      expect([written, again.status]).toEqual([written, 200]);
+      expect(again.body).toEqual(first.body);
+    }
+    const later = new Date(instant.getTime() + 1000).toISOString();
+    expect((await register({ ...body, dispatch_date: later })).status).toBe(409);
+  });
+
   it('returns 200 for concurrent registrations of the same body, exactly one 201', async () => {
     const body = registrationFor(randomUUID());
     const results = await Promise.all([register(body), register(body), register(body)]);
