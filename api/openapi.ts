@@ -37,9 +37,12 @@ const retryAfter = rateLimitHeaders.extend({
   'Retry-After': z.string().meta({ description: 'whole seconds until the window resets', example: '17' }),
 });
 
+/** A 503's: its window's X-RateLimit-* too once the request was counted (not when its key could not even be looked up). */
 const unavailableHeaders = z.object({
   'Retry-After': z.string().meta({ description: 'whole seconds to wait before retrying', example: '5' }),
-  'X-Request-Id': z.string().meta({ description: 'id of this request; quote it to support' }),
+  ...Object.fromEntries(
+    Object.entries(rateLimitHeaders.shape).map(([name, header]) => [name, name === 'X-Request-Id' ? header : header.optional()]),
+  ),
 });
 
 const json = (schema: z.ZodType) => ({ 'application/json': { schema } });

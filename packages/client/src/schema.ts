@@ -1571,6 +1571,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -1712,6 +1715,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -1922,6 +1928,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -2112,6 +2121,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -2265,6 +2277,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -2468,6 +2483,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -2671,6 +2689,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -2876,6 +2897,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -3009,6 +3033,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -3192,6 +3219,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -3340,6 +3370,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -3488,6 +3521,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -3674,6 +3710,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -3860,6 +3899,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -4063,6 +4105,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -4266,6 +4311,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -4405,6 +4453,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -4553,6 +4604,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -4701,6 +4755,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -4854,6 +4911,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -5040,6 +5100,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -5188,6 +5251,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -5299,6 +5365,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -5465,6 +5534,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -5613,6 +5685,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -5761,6 +5836,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -5894,6 +5972,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -6060,6 +6141,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -6208,6 +6292,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -6354,6 +6441,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -6540,6 +6630,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -6693,6 +6786,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
@@ -6846,6 +6942,9 @@ export interface operations {
         headers: {
           /** @description whole seconds to wait before retrying */
           'Retry-After': string;
+          'X-RateLimit-Limit'?: string;
+          'X-RateLimit-Remaining'?: string;
+          'X-RateLimit-Reset'?: string;
           /** @description id of this request; quote it to support */
           'X-Request-Id': string;
           [name: string]: unknown;
