@@ -105,18 +105,20 @@ export async function insertCarrierEvent(...args: Parameters<typeof recordCarrie
 /**
  * Sets the effect of an event nobody else will judge, because its workflow has closed: `after_delivery`
  * (delivered), `workflow_closed` (terminated or failed undelivered, docs/states.md "Closed dispatches").
+ * True when it set it now (false: it had one already, e.g. the same event sent again).
  */
 export async function setCarrierEventEffect(
   pool: Pool,
   dispatchId: string,
   dedupeKey: string,
   effect: Extract<EventEffect, 'after_delivery'> | 'workflow_closed',
-): Promise<void> {
-  await pool.query({
+): Promise<boolean> {
+  const { rowCount } = await pool.query({
     name: 'carrier-event-effect',
     text: 'UPDATE carrier_events SET effect = $3 WHERE dispatch_id = $1 AND dedupe_key = $2 AND effect IS NULL',
     values: [dispatchId, dedupeKey, effect],
   });
+  return (rowCount ?? 0) > 0;
 }
 
 /**

@@ -38,6 +38,7 @@ import { toUtc } from '../domain/field-schemas.js';
 import { applyCarrierEvent, dedupeKey, initialState, type DispatchState } from '../domain/state-machine.js';
 import type { ExceptionReason } from '../domain/vocabulary.js';
 import { dispatchWorkflowEnd, restartDispatch, signalCarrierEvent, signalCarrierEvents } from '../temporal/client.js';
+import { carrierEvents } from '../platform/metrics.js';
 import { deleteDispatchRuns } from '../temporal/erasure.js';
 import { erasedMessage } from './erasure.js';
 import type { CarrierEventInput, DispatchWorkflowInput } from '../temporal/contract.js';
@@ -223,7 +224,7 @@ export function createCarrierEventIngest(deps: IngestDeps) {
     if (await findTombstone(deps.pool, dispatchId)) return { outcome: await erasedAnswer(dispatchId) };
     const projected = await findProjectedDispatch(deps.pool, dispatchId);
     if (projected?.record.status === 'delivered') {
-      await setCarrierEventEffect(deps.pool, dispatchId, dedupe, 'after_delivery');
+      if (await setCarrierEventEffect(deps.pool, dispatchId, dedupe, 'after_delivery')) carrierEvents.inc({ effect: 'after_delivery' });
       return { outcome: { outcome: 'accepted', duplicate, dedupeKey: dedupe } };
     }
     if (projected && restartable(projected.record.status, await dispatchWorkflowEnd(deps.temporal, dispatchId))) {
@@ -236,7 +237,8 @@ export function createCarrierEventIngest(deps: IngestDeps) {
       }
       return { outcome: { outcome: 'accepted', duplicate, dedupeKey: dedupe }, restarted: true };
     }
-    await setCarrierEventEffect(deps.pool, dispatchId, dedupe, 'workflow_closed');
+    // Decided here, not by a projection activity: counted here (cds_carrier_events_total{effect}), once.
+    if (await setCarrierEventEffect(deps.pool, dispatchId, dedupe, 'workflow_closed')) carrierEvents.inc({ effect: 'workflow_closed' });
     return {
       outcome: {
         outcome: 'closed',

@@ -9,6 +9,7 @@ import { dedupeKey } from '../../domain/state-machine.js';
 import { createCarrierEventIngest } from '../../ingest/carrier-events.js';
 import { dispatchWorkflowOptions } from '../../temporal/client.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { scrape, valueOf } from '../support/prometheus.js';
 import { bearer, registrationFor, request, type TestResponse } from './http.js';
 
 let h: Harness;
@@ -193,12 +194,14 @@ describe('events for a dispatch whose workflow has closed', () => {
     expect(workflowStatus).toBe('COMPLETED');
   });
 
-  it('accepts a late event with 202 and records it as after_delivery', async () => {
+  it('accepts a late event with 202, records it as after_delivery and counts it by that effect (the API decides it)', async () => {
+    const before = await effectCount('after_delivery');
     const res = await postEvent(id, { status: 'exception', reason: 'damaged', occurred_at: LATE_AT, event_id: 'late-1' });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ accepted: true, duplicate: false });
     const { rows } = await h.pool.query('SELECT effect FROM carrier_events WHERE dispatch_id = $1 AND event_id = $2', [id, 'late-1']);
     expect(rows[0].effect).toBe('after_delivery');
+    expect(await effectCount('after_delivery')).toBe(before + 1);
   });
 
   it('answers a repeated registration from the projection with 200', async () => {
@@ -293,8 +296,10 @@ describe('events for a dispatch whose workflow closed without delivery (docs/sta
     await h.temporal.workflow.getHandle(id).terminate('closed by an operator in a test');
   });
 
-  it('answers 409 conflict saying the dispatch is closed, and keeps the event with effect workflow_closed', async () => {
+  it('answers 409 conflict saying the dispatch is closed, and keeps the event with effect workflow_closed, counted by that effect', async () => {
+    const before = await effectCount('workflow_closed');
     const res = await postEvent(id, { status: 'in_transit', occurred_at: SCAN_AT, event_id: 'after-terminate-1' });
+    expect(await effectCount('workflow_closed')).toBe(before + 1);
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ error: 'conflict', message: expect.stringMatching(/closed.*not delivered|not delivered.*closed/) });
     const { rows } = await h.pool.query('SELECT status, effect FROM carrier_events WHERE dispatch_id = $1 AND event_id = $2', [
@@ -304,9 +309,11 @@ describe('events for a dispatch whose workflow closed without delivery (docs/sta
     expect(rows).toEqual([{ status: 'in_transit', effect: 'workflow_closed' }]);
   });
 
-  it('answers 409 again when the same event is sent again', async () => {
+  it('answers 409 again when the same event is sent again, counting it no more', async () => {
+    const before = await effectCount('workflow_closed');
     const res = await postEvent(id, { status: 'in_transit', occurred_at: SCAN_AT, event_id: 'after-terminate-1' });
     expect(res.status).toBe(409);
+    expect(await effectCount('workflow_closed')).toBe(before);
   });
 });
 
@@ -352,3 +359,8 @@ describe('events for a dispatch resting in exception whose closed run Temporal h
     ]);
   });
 });
+
+/** cds_carrier_events_total{effect} as the API's /metrics reads now. */
+async function effectCount(effect: string): Promise<number> {
+  return valueOf(await scrape(`${h.baseUrl}/metrics`), 'cds_carrier_events_total', { effect });
+}
