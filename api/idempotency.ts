@@ -101,7 +101,25 @@ export function markNotReplayable(ctx: Context): void {
   if (ctx.state.idempotency) ctx.state.idempotency.replayable = false;
 }
 
-/** The middleware; after the key's scope check and the JSON body parser, before the route. */
+/** The Idempotency-Key sent, if any; 400 naming the header when it is sent twice or is not 1–255 printable ASCII characters. */
+export function idempotencyKeyHeader(ctx: Context): string | undefined {
+  const sent = ctx.headers['idempotency-key'];
+  if (sent === undefined) return undefined;
+  // Node joins a header sent twice into one value ("a, b"): that would be a key nobody sent.
+  if ((ctx.req.headersDistinct['idempotency-key']?.length ?? 0) > 1) {
+    throw badRequest(`${IDEMPOTENCY_HEADER}: sent more than once; send the header once, with one key`);
+  }
+  if (typeof sent !== 'string' || !KEY.test(sent)) {
+    throw badRequest(`${IDEMPOTENCY_HEADER}: must be 1 to 255 printable ASCII characters`);
+  }
+  return sent;
+}
+
+/**
+ * The middleware; after the JSON body parser and the route's checks of its input (400, including
+ * `idempotencyKeyHeader`) and of the key's scope (403), so that neither a bad request nor a key
+ * without the scope claims a key or gets a replay; before the route's work.
+ */
 export function idempotent(pool: Pool, logger: Logger): Middleware {
   const claims = claimRenewal(pool, logger);
   let lastCleanup = 0;
@@ -112,15 +130,8 @@ export function idempotent(pool: Pool, logger: Logger): Middleware {
   };
 
   return async (ctx, next) => {
-    const sent = ctx.headers['idempotency-key'];
+    const sent = idempotencyKeyHeader(ctx);
     if (sent === undefined) return next();
-    // Node joins a header sent twice into one value ("a, b"): that would be a key nobody sent.
-    if ((ctx.req.headersDistinct['idempotency-key']?.length ?? 0) > 1) {
-      throw badRequest(`${IDEMPOTENCY_HEADER}: sent more than once; send the header once, with one key`);
-    }
-    if (typeof sent !== 'string' || !KEY.test(sent)) {
-      throw badRequest(`${IDEMPOTENCY_HEADER}: must be 1 to 255 printable ASCII characters`);
-    }
     const apiKey = ctx.state.apiKey!;
     const scope: IdempotencyScope = { issuerId: apiKey.issuerId, mode: apiKey.mode, key: sent };
     const hash = idempotencyRequestHash(ctx.method, ctx.path, ctx.request.body);

@@ -1,7 +1,7 @@
 // Authentication and authorisation. `authenticate` resolves the key and counts the request, both
 // decided by api/request-admission.ts (a request without a valid key counts against its client IP,
 // and a flood of them is refused before any key lookup); `requireApiKey` then answers 401 (or
-// rethrows the lookup's failure), and `requireScope` 403 for a key without the route's scope.
+// rethrows the lookup's failure), and each route's `checkScope` 403 for a key without its scope.
 import type { Middleware } from 'koa';
 import type { Scope } from '../../domain/api-keys.js';
 import { forbidden, unauthorized } from '../errors.js';
@@ -31,14 +31,11 @@ export function requireApiKey(publicPaths: readonly string[]): Middleware {
   };
 }
 
-export function requireScope(scope: Scope): Middleware {
-  return async (ctx, next) => {
-    checkScope(ctx.state.apiKey, scope);
-    await next();
-  };
-}
-
-/** The key, or 403 when it lacks `scope`: for a route that checks its input (400) first. */
+/**
+ * The key, or 403 when it lacks `scope`. Each route calls it once it has checked its input (400) and
+ * before it looks the dispatch up (404/403), in the order of docs/http-contract.md "Common rules"; a
+ * middleware that ran before the route's parsing would answer 403 for a request that is also 400.
+ */
 export function checkScope(key: ApiKey | undefined, scope: Scope): ApiKey {
   if (!key?.scopes.includes(scope)) throw forbidden(`this API key lacks the "${scope}" scope`);
   return key;

@@ -11,13 +11,18 @@
 // Idempotency-Key (api/idempotency.ts): the whole batch's response is replayed, unless some item
 // was not attempted or failed by the service (rate limit, 503, 500): then nothing is kept and the
 // same key may be sent again. Items without `id` get ids derived from the key and their index.
+//
+// The envelope and the Idempotency-Key are checked (400) before the key's scope (403), in the order of
+// docs/http-contract.md "Common rules", and both before the Idempotency-Key is claimed.
 import type Router from '@koa/router';
+import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { batchOf, type BatchItemResult } from '../../domain/dispatch-schemas.js';
+import { UUID_V4 } from '../../domain/field-schemas.js';
 import type { Logger } from '../../platform/logger.js';
 import { asApiError, parseOrBadRequest } from '../errors.js';
-import { idempotent, idempotentDispatchId, markExecuting, markNotReplayable } from '../idempotency.js';
-import { requireScope } from '../middleware/auth.js';
+import { idempotencyKeyHeader, idempotent, idempotentDispatchId, markExecuting, markNotReplayable } from '../idempotency.js';
+import { checkScope } from '../middleware/auth.js';
 import type { ApiKey } from '../key-cache.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { RateLimiter } from '../rate-limiter.js';
@@ -47,7 +52,13 @@ const RETRYABLE = new Set<string | undefined>(['rate_limit_exceeded', 'service_u
 
 export function batchRoutes(router: Router, deps: RegistrationDeps & { limiter: RateLimiter; logger: Logger }): void {
   const idempotency = idempotent(deps.pool, deps.logger);
-  router.post('/v1/dispatches/batch', requireScope('dispatches:write'), jsonBody(BATCH_BODY_LIMIT), idempotency, async (ctx) => {
+  const checked: Middleware = async (ctx, next) => {
+    parseOrBadRequest(envelope, ctx.request.body);
+    idempotencyKeyHeader(ctx);
+    checkScope(ctx.state.apiKey, 'dispatches:write');
+    await next();
+  };
+  router.post('/v1/dispatches/batch', jsonBody(BATCH_BODY_LIMIT), checked, idempotency, async (ctx) => {
     const key = ctx.state.apiKey!;
     const items = parseOrBadRequest(envelope, ctx.request.body).dispatches;
     markExecuting(ctx); // from here each item's error is in the 200's results
@@ -99,8 +110,15 @@ async function registerItem(
     return { result: registered.outcome, id: registered.id };
   } catch (error) {
     if (!asApiError(error)) deps.logger.error({ err: error, request_id: requestId, dispatch_id: id }, 'batch item failed');
-    return { result: 'error', id, error: itemError(error) };
+    return { result: 'error', id: id ?? sentId(item), error: itemError(error) };
   }
+}
+
+/** The item's own `id` when it is a valid dispatch id (lower-cased, as the service answers ids), for an item that failed validation. */
+function sentId(item: unknown): string | undefined {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
+  const id: unknown = (item as { id?: unknown }).id;
+  return typeof id === 'string' && UUID_V4.test(id) ? id.toLowerCase() : undefined;
 }
 
 /** What POST /v1/dispatches would have answered, as `{ error, message }`. */

@@ -9,9 +9,9 @@
 // same resource read back: the dispatch's carrier events as the log holds them
 // (db/carrier-events.ts), in arrival order, each with what the workflow did with it (`effect`), a
 // page at a time with an opaque cursor. Access as on every route that names a dispatch
-// (./access.ts): the other mode's or an unknown id → 404, another issuer's → 403. The path id and
-// the query are checked (400) before the key's scope (403), in the order of docs/http-contract.md
-// "Common rules", as GET /v1/status/{id} does.
+// (./access.ts): the other mode's or an unknown id → 404, another issuer's → 403. On both methods
+// the path id and the query or body are checked (400) before the key's scope (403), and that before
+// the access check, in the order of docs/http-contract.md "Common rules", as GET /v1/status/{id} does.
 import type Router from '@koa/router';
 import { decodeCarrierEventCursor, encodeCarrierEventCursor, pageCarrierEvents, type VocabularyStatus } from '../../db/carrier-events.js';
 import { findDispatch } from '../../db/dispatches.js';
@@ -27,16 +27,16 @@ import { LIST_LIMIT_DEFAULT } from '../../domain/field-schemas.js';
 import type { DispatchStatus } from '../../domain/vocabulary.js';
 import type { CarrierEventIngest } from '../../ingest/carrier-events.js';
 import { acceptedOrThrow, badRequest, parseOrBadRequest } from '../errors.js';
-import { checkScope, requireScope } from '../middleware/auth.js';
+import { checkScope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { checkAccessOrErased, dispatchIdParam } from './access.js';
 
 export function carrierEventRoutes(router: Router, deps: { ingest: CarrierEventIngest; pool: Pool }): void {
   const { pool } = deps;
-  router.post('/v1/dispatches/:id/events', requireScope('events:write'), jsonBody(), async (ctx) => {
-    const key = ctx.state.apiKey!;
+  router.post('/v1/dispatches/:id/events', jsonBody(), async (ctx) => {
     const id = dispatchIdParam(ctx.params.id);
     const { event, original } = parseCarrierEvent(ctx.request.body);
+    const key = checkScope(ctx.state.apiKey, 'events:write');
     const dispatch = await checkAccessOrErased(pool, key, id, await deps.ingest.dispatchFacts(id));
     const { duplicate } = acceptedOrThrow(await deps.ingest.ingest(dispatch, { event, original }));
     ctx.status = 202;

@@ -1,16 +1,19 @@
 // POST /v1/dispatches: registers one dispatch (docs/http-contract.md). 201 with Location when created, 200
 // with the current record when the same body was already registered; the rules live in
 // api/registration.ts, which the batch route (api/routes/batch.ts) shares. An Idempotency-Key
-// replays the first response (api/idempotency.ts).
+// replays the first response (api/idempotency.ts). The body and the Idempotency-Key are checked (400)
+// before the key's scope (403), in the order of docs/http-contract.md "Common rules", and both before
+// the Idempotency-Key is claimed.
 import type Router from '@koa/router';
+import type { Middleware } from 'koa';
 import type { Logger } from '../../platform/logger.js';
-import { idempotent, idempotentDispatchId, markExecuting } from '../idempotency.js';
-import { requireScope } from '../middleware/auth.js';
+import { idempotencyKeyHeader, idempotent, idempotentDispatchId, markExecuting } from '../idempotency.js';
+import { checkScope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { parseRegistration, register, type RegistrationDeps } from '../registration.js';
 
 export function dispatchRoutes(router: Router, deps: RegistrationDeps & { logger: Logger }): void {
-  router.post('/v1/dispatches', requireScope('dispatches:write'), jsonBody(), idempotent(deps.pool, deps.logger), async (ctx) => {
+  router.post('/v1/dispatches', jsonBody(), checkedRegistration, idempotent(deps.pool, deps.logger), async (ctx) => {
     const key = ctx.state.apiKey!;
     const registration = parseRegistration(ctx.request.body, key, new Date(), idempotentDispatchId(ctx));
     markExecuting(ctx);
@@ -21,3 +24,11 @@ export function dispatchRoutes(router: Router, deps: RegistrationDeps & { logger
     ctx.body = registered.record;
   });
 }
+
+/** 400 for a bad body or Idempotency-Key, then 403 for a key without dispatches:write. */
+const checkedRegistration: Middleware = async (ctx, next) => {
+  parseRegistration(ctx.request.body, ctx.state.apiKey!); // parsed again, with the id the Idempotency-Key derives, by the route
+  idempotencyKeyHeader(ctx);
+  checkScope(ctx.state.apiKey, 'dispatches:write');
+  await next();
+};

@@ -1,6 +1,7 @@
 // POST /v1/test_helpers/dispatches/{id}/{action} (docs/http-contract.md "Test mode"): lets an issuer move a
 // test-mode dispatch on without a carrier, as Stripe Issuing's and Increase's test helpers do, so
-// that every webhook can be tried. Test keys only (a live key → 403); the dispatch is checked by the
+// that every webhook can be tried. Test keys only (a live key → 403, like a key without events:write,
+// after the path and body are checked: 400 first, docs/http-contract.md "Common rules"); the dispatch is checked by the
 // rule every dispatch route shares (access.ts: the other mode's id → 404, another issuer's → 403, an
 // erased one → 404 saying so, as for a carrier event). The action
 // becomes a carrier event, synthesized here with its own event id and sent down the very path a
@@ -10,7 +11,6 @@
 // that is out for delivery) is a 409 conflict, not a silent no-op.
 import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { carrierEventEffect, earliestFreshEventTime } from '../../db/carrier-events.js';
 import { findDispatch, findDispatchRecord } from '../../db/dispatches.js';
 import type { CarrierEventIngest } from '../../ingest/carrier-events.js';
@@ -26,7 +26,8 @@ import { applyCarrierEvent, stateShowing } from '../../domain/state-machine.js';
 import type { DispatchStatus, EventEffect } from '../../domain/vocabulary.js';
 import { latestOccurredAt } from '../../domain/input-bounds.js';
 import { acceptedOrThrow, conflict, forbidden, parseOrBadRequest, serviceUnavailable } from '../errors.js';
-import { requireScope } from '../middleware/auth.js';
+import { checkScope } from '../middleware/auth.js';
+import type { ApiKey } from '../key-cache.js';
 import { optionalJsonBody } from '../middleware/json-body.js';
 import { checkAccessOrErased, dispatchIdParam } from './access.js';
 
@@ -42,17 +43,19 @@ const STATUS_OF: Record<TestHelperAction, DispatchStatus> = {
 const FOLD_DEADLINE_MS = 10_000;
 const FOLD_POLL_MS = 20;
 
-const requireTestKey: Middleware = async (ctx, next) => {
-  if (ctx.state.apiKey?.mode !== 'test') throw forbidden('test helpers take a test-mode key (cds_test_…); this is a live key');
-  await next();
-};
+/** 403 unless the key has events:write and is a test key: after the request's checks (400), before the access check. */
+function checkTestKey(key: ApiKey | undefined): ApiKey {
+  const scoped = checkScope(key, 'events:write');
+  if (scoped.mode !== 'test') throw forbidden('test helpers take a test-mode key (cds_test_…); this is a live key');
+  return scoped;
+}
 
 export function testHelperRoutes(router: Router, deps: { pool: Pool; ingest: CarrierEventIngest }): void {
-  router.post('/v1/test_helpers/dispatches/:id/:action', requireScope('events:write'), requireTestKey, optionalJsonBody(), async (ctx) => {
-    const key = ctx.state.apiKey!;
+  router.post('/v1/test_helpers/dispatches/:id/:action', optionalJsonBody(), async (ctx) => {
     const id = dispatchIdParam(ctx.params.id);
     const action = parseOrBadRequest(testHelperAction, ctx.params.action, 'action');
     const reason = reasonFor(action, ctx.request.body);
+    const key = checkTestKey(ctx.state.apiKey);
     const row = await checkAccessOrErased(deps.pool, key, id, await findDispatch(deps.pool, id));
 
     // Later than the event that set the current status (a forward scan leaves exception only when it

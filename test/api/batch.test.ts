@@ -31,10 +31,11 @@ afterAll(async () => {
 describe('POST /v1/dispatches/batch', () => {
   it('reports each item of a mixed batch at its index; the bad items do not fail the good ones', async () => {
     const good = randomUUID();
+    const badCountry = randomUUID();
     const res = await batch({
       dispatches: [
         registrationFor(good),
-        registrationFor(randomUUID(), { destination: { postal_code: '75011', country_code: 'XX' } }),
+        registrationFor(badCountry, { destination: { postal_code: '75011', country_code: 'XX' } }),
         { destination: { postal_code: '10115', country_code: 'DE' } },
         { id: 'not-a-uuid', destination: { postal_code: '75011', country_code: 'FR' } },
         'not an object',
@@ -43,12 +44,37 @@ describe('POST /v1/dispatches/batch', () => {
     expect(res.status).toBe(200);
     const [first, second, third, fourth, fifth] = res.body.results;
     expect(first).toEqual({ index: 0, result: 'created', id: good });
-    expect(second).toEqual({ index: 1, result: 'error', error: { error: 'bad_request', message: expect.stringMatching(/^destination\.country_code: /) } }); // prettier-ignore
+    expect(second).toEqual({ index: 1, result: 'error', id: badCountry, error: { error: 'bad_request', message: expect.stringMatching(/^destination\.country_code: /) } }); // prettier-ignore
     expect(third).toEqual({ index: 2, result: 'created', id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(fourth).toEqual({ index: 3, result: 'error', error: { error: 'bad_request', message: expect.stringMatching(/^id: /) } });
     expect(fifth).toMatchObject({ index: 4, result: 'error', error: { error: 'bad_request' } });
     expect((await status(good)).status).toBe(200);
     expect((await status(third.id)).body.destination).toEqual({ postal_code: '10115', country_code: 'DE' });
+  });
+
+  it('gives a bad item its id when it sent a valid one (lower-cased), and none when its id is not a UUID v4', async () => {
+    const id = randomUUID();
+    const badDestination = { postal_code: '1', country_code: 'XX' };
+    const res = await batch({
+      dispatches: [
+        { id, destination: badDestination },
+        { id: id.toUpperCase().replace(/^./, 'B'), destination: badDestination },
+        { id: 'not-a-uuid', destination: badDestination },
+        { id: 'a0b1c2d3-e4f5-11ee-8c90-0242ac120002', destination: badDestination },
+        { id: 42, destination: badDestination },
+        [id],
+      ],
+    });
+    expect(res.status).toBe(200);
+    const error = { error: 'bad_request', message: expect.any(String) };
+    expect(res.body.results).toEqual([
+      { index: 0, result: 'error', id, error },
+      { index: 1, result: 'error', id: id.replace(/^./, 'b'), error },
+      { index: 2, result: 'error', error },
+      { index: 3, result: 'error', error },
+      { index: 4, result: 'error', error },
+      { index: 5, result: 'error', error },
+    ]);
   });
 
   it('answers an item registered before with the same body as existing', async () => {
