@@ -9,6 +9,8 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../platform/logger.js';
 import { idempotencyKeyHeader, idempotent, idempotentDispatchId, markExecuting } from '../idempotency.js';
 import { checkScope } from '../middleware/auth.js';
+import { registrationBody } from '../../domain/dispatch-schemas.js';
+import { parseOrBadRequest } from '../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { parseRegistration, register, type RegistrationDeps } from '../registration.js';
 
@@ -25,9 +27,14 @@ export function dispatchRoutes(router: Router, deps: RegistrationDeps & { logger
   });
 }
 
-/** 400 for a bad body or Idempotency-Key, then 403 for a key without dispatches:write. */
+/**
+ * 400 for a bad body or Idempotency-Key, then 403 for a key without dispatches:write. The body's
+ * shape only: its dispatch_date's bounds move with the clock, and are checked by the route after
+ * the Idempotency-Key, so that a retry within 24 hours replays the first response even once its
+ * date has aged past them.
+ */
 const checkedRegistration: Middleware = async (ctx, next) => {
-  parseRegistration(ctx.request.body, ctx.state.apiKey!); // parsed again, with the id the Idempotency-Key derives, by the route
+  parseOrBadRequest(registrationBody, ctx.request.body);
   idempotencyKeyHeader(ctx);
   checkScope(ctx.state.apiKey, 'dispatches:write');
   await next();
