@@ -29,7 +29,10 @@ export function creationPage<Row extends { cursor_at: string; id: string }, Item
   return { items: page.map(toItem), next: rows.length > limit && last ? { createdAt: last.cursor_at, id: last.id } : undefined };
 }
 
-/** The cursors of one list, whose ids match `id` (a pattern without anchors). */
+/**
+ * The cursors of one list, whose ids match `id` (a pattern without anchors). GET
+ * /v1/dispatches/{id}/events pages by (received_at, dedupe key) with these too (db/carrier-events.ts).
+ */
 export function creationCursors(id: RegExp) {
   const shape = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z)\\|(${id.source})$`);
   return {
