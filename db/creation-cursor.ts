@@ -49,7 +49,7 @@ export function creationCursors(id: RegExp) {
  * True when `at` (…T…\.ffffffZ) names an instant as written: Date.parse takes 2026-02-30 (as 2 March)
  * and 24:00, and year 0000, all of which Postgres refuses (a 500 for a tampered cursor, not a 400).
  */
-function isCalendarInstant(at: string): boolean {
+export function isCalendarInstant(at: string): boolean {
   const ms = Date.parse(at);
   return !Number.isNaN(ms) && !at.startsWith('0000') && new Date(ms).toISOString().slice(0, 23) === at.slice(0, 23);
 }
