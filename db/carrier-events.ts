@@ -8,7 +8,7 @@ import type { CarrierVocabulary } from '../domain/carrier-vocabularies.js';
 import type { CarrierEventBody } from '../domain/carrier-event-schemas.js';
 import type { FeedProvider } from '../domain/tracking-feeds/provider.js';
 import type { EventEffect, ExceptionReason } from '../domain/vocabulary.js';
-import { utcMicroseconds } from './creation-cursor.js';
+import { creationCursors, utcMicroseconds } from './creation-cursor.js';
 import type { Pool } from './pool.js';
 
 /**
@@ -264,16 +264,21 @@ export function carrierEventId(dispatchId: string, dedupeKey: string): string {
   return `cevt_${createHash('sha256').update(`${dispatchId}\0${dedupeKey}`).digest('hex').slice(0, 24)}`;
 }
 
-const EVENT_CURSOR = /^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z)\|([\s\S]+)$/;
+/**
+ * The list's cursors are those of the creation-order lists (./creation-cursor.ts), the same text
+ * ("received_at|dedupe key") and the same refusals: a time that is no instant of the calendar (a day
+ * no calendar has, 24:00, year 0000), or a key Postgres cannot hold (a NUL), decodes to undefined,
+ * the route's 400 naming `cursor`, not a query Postgres refuses (a 500).
+ */
+const EVENT_CURSORS = creationCursors(/[^\0]+/);
 
 /** Opaque to callers (base64url); its layout may change without notice. */
 export function encodeCarrierEventCursor(cursor: CarrierEventCursor): string {
-  return Buffer.from(`${cursor.receivedAt}|${cursor.dedupeKey}`, 'utf8').toString('base64url');
+  return EVENT_CURSORS.encode({ createdAt: cursor.receivedAt, id: cursor.dedupeKey });
 }
 
 /** Undefined for anything `encodeCarrierEventCursor` did not make. */
 export function decodeCarrierEventCursor(text: string): CarrierEventCursor | undefined {
-  const match = EVENT_CURSOR.exec(Buffer.from(text, 'base64url').toString('utf8'));
-  if (!match || Number.isNaN(Date.parse(match[1]))) return undefined;
-  return { receivedAt: match[1], dedupeKey: match[2] };
+  const cursor = EVENT_CURSORS.decode(text);
+  return cursor && { receivedAt: cursor.createdAt, dedupeKey: cursor.id };
 }

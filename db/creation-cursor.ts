@@ -29,7 +29,10 @@ export function creationPage<Row extends { cursor_at: string; id: string }, Item
   return { items: page.map(toItem), next: rows.length > limit && last ? { createdAt: last.cursor_at, id: last.id } : undefined };
 }
 
-/** The cursors of one list, whose ids match `id` (a pattern without anchors). */
+/**
+ * The cursors of one list, whose ids match `id` (a pattern without anchors). GET
+ * /v1/dispatches/{id}/events pages by (received_at, dedupe key) with these too (db/carrier-events.ts).
+ */
 export function creationCursors(id: RegExp) {
   const shape = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z)\\|(${id.source})$`);
   return {
@@ -46,7 +49,7 @@ export function creationCursors(id: RegExp) {
  * True when `at` (…T…\.ffffffZ) names an instant as written: Date.parse takes 2026-02-30 (as 2 March)
  * and 24:00, and year 0000, all of which Postgres refuses (a 500 for a tampered cursor, not a 400).
  */
-function isCalendarInstant(at: string): boolean {
+export function isCalendarInstant(at: string): boolean {
   const ms = Date.parse(at);
   return !Number.isNaN(ms) && !at.startsWith('0000') && new Date(ms).toISOString().slice(0, 23) === at.slice(0, 23);
 }

@@ -6,7 +6,7 @@
 // kept 30 days, listed, and taken back when a matching dispatch is registered (deleted once
 // applied); and the checkpoints it ignored, with why, kept 30 days and listed, never applied.
 import type { IgnoreReason } from '../domain/tracking-feed-schemas.js';
-import { utcMicroseconds } from './creation-cursor.js';
+import { isCalendarInstant, utcMicroseconds } from './creation-cursor.js';
 import { notErased } from './dispatches.js';
 import { numberHash } from './erasure-records.js';
 import type { Pool } from './pool.js';
@@ -236,12 +236,18 @@ export function encodeUnmatchedCursor(cursor: UnmatchedCursor): string {
   return Buffer.from(JSON.stringify([cursor.receivedAt, cursor.trackingNumber, cursor.eventId]), 'utf8').toString('base64url');
 }
 
-/** Undefined for anything `encodeUnmatchedCursor` did not make. */
+/**
+ * Undefined for anything `encodeUnmatchedCursor` did not make, and for a position Postgres would
+ * refuse (a 500, not the route's 400 naming `cursor`): a time that is no instant of the calendar (a
+ * day no calendar has, 24:00, year 0000; ./creation-cursor.ts), or a NUL in a text.
+ */
 export function decodeUnmatchedCursor(text: string): UnmatchedCursor | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (!Array.isArray(value) || value.length !== 3 || !value.every((v) => typeof v === 'string')) return undefined;
-    if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{15}Z$/.test(value[0]) || Number.isNaN(Date.parse(value[0]))) return undefined;
+    if (!Array.isArray(value) || value.length !== 3 || !value.every((v) => typeof v === 'string' && !v.includes('\u0000')))
+      return undefined;
+    if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$/.test(value[0]) || !isCalendarInstant(value[0]))
+      return undefined;
     return { receivedAt: value[0], trackingNumber: value[1], eventId: value[2] };
   } catch {
     return undefined;

@@ -51,11 +51,23 @@ const FROM = `FROM webhook_deliveries d
   JOIN webhook_events ev ON ev.id = d.event_id
   JOIN webhook_endpoints e ON e.id = d.endpoint_id`;
 
-/** Of these events, the ones whose payload expired (retention cleared it), with when. */
-export async function findExpiredPayloads(db: Db, eventIds: readonly string[]): Promise<Array<{ eventId: string; expiredAt: Date }>> {
+/**
+ * Of the events a replay names, the ones whose payload expired (retention cleared it), with when;
+ * only those the replay would select but for that: with a delivery to `endpointId` (to any endpoint
+ * when none is named, the operator's `deliveries replay --event-id`), of a dispatch whose erasure was
+ * not requested. Another issuer's id, the other mode's, or one never delivered to this endpoint is
+ * ignored as an unknown id is (docs/webhooks.md), never told apart as expired (and when).
+ */
+export async function findExpiredPayloads(
+  db: Db,
+  named: { eventIds: readonly string[]; endpointId?: string },
+): Promise<Array<{ eventId: string; expiredAt: Date }>> {
   const { rows } = await db.query<{ id: string; payload_expired_at: Date }>(
-    `SELECT id, payload_expired_at FROM webhook_events WHERE id = ANY ($1::text[]) AND payload_expired_at IS NOT NULL ORDER BY id`,
-    [eventIds],
+    `SELECT ev.id, ev.payload_expired_at FROM webhook_events ev
+      WHERE ev.id = ANY ($1::text[]) AND ev.payload_expired_at IS NOT NULL AND ${notErased('ev.dispatch_id')}
+        AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND ($2::text IS NULL OR d.endpoint_id = $2))
+      ORDER BY ev.id`,
+    [named.eventIds, named.endpointId ?? null],
   );
   return rows.map((row) => ({ eventId: row.id, expiredAt: row.payload_expired_at }));
 }

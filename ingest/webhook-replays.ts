@@ -10,6 +10,8 @@
 //
 // An event whose payload expired (docs/privacy.md, RETENTION_WEBHOOK_PAYLOAD) cannot be sent again:
 // a replay that names it is refused (PayloadExpired: the API answers 409), a time range leaves it out.
+// Only an event the replay would select is refused so (delivered to the replay's endpoint): another
+// issuer's or mode's id is ignored as an unknown one is, never told apart as expired.
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
@@ -55,7 +57,9 @@ export async function replayDeliveries(
   options: { pageSize?: number } = {},
 ): Promise<StartedReplay | undefined> {
   const named = 'eventId' in filter ? [filter.eventId] : 'eventIds' in filter ? filter.eventIds : [];
-  const [expired] = named.length > 0 ? await findExpiredPayloads(deps.pool, named) : [];
+  // Only among the events the replay would select (those delivered to its endpoint): any other id is ignored, not told apart.
+  const endpointId = 'endpointId' in filter ? filter.endpointId : undefined;
+  const [expired] = named.length > 0 ? await findExpiredPayloads(deps.pool, { eventIds: named, endpointId }) : [];
   if (expired) throw new PayloadExpired(expired.eventId, expired.expiredAt);
   const total = await countReplayMatches(deps.pool, filter);
   if (total === 0) return undefined;

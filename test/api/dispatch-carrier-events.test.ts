@@ -136,6 +136,11 @@ describe('GET /v1/dispatches/{id}/events', () => {
     ['limit', '?limit=0'],
     ['limit', '?limit=101'],
     ['cursor', '?cursor=bm90LWEtY3Vyc29y'],
+    // Tampered cursors whose text Postgres would refuse (a 500 before): a day no calendar has, year 0000, a NUL in the key.
+    ['cursor', `?cursor=${Buffer.from('2026-02-30T00:00:00.000000Z|x').toString('base64url')}`],
+    ['cursor', `?cursor=${Buffer.from('2026-11-28T24:00:00.000000Z|x').toString('base64url')}`],
+    ['cursor', `?cursor=${Buffer.from('0000-01-01T00:00:00.000000Z|x').toString('base64url')}`],
+    ['cursor', `?cursor=${Buffer.from('2026-01-01T00:00:00.000000Z|a\u0000b').toString('base64url')}`],
     ['limit', '?limit=2&limit=3'],
     ['status', '?status=delivered'],
   ])('answers 400 naming %s for %s', async (name, query) => {

@@ -93,6 +93,39 @@ describe('POST /v1/webhook_endpoints/{id}/replay', () => {
     expect(response.body).toMatchObject({ status: 'completed', total: 0, sent: 0 });
   });
 
+  it("ignores an expired event never delivered to this endpoint (another issuer's, or the issuer's own to another endpoint): 202 with total 0, not 409", async () => {
+    /** A fresh dispatch of `withKey`'s issuer taken to `action`; the id of its event of `type` once `endpoint` received it. */
+    const deliveredEvent = async (withKey: string, action: string, type: string) => {
+      const id = randomUUID();
+      expect((await call('POST', '/v1/dispatches', registrationFor(id), withKey)).status).toBe(201);
+      expect((await call('POST', `/v1/test_helpers/dispatches/${id}/${action}`, undefined, withKey)).status).toBe(200);
+      return until(async () => {
+        const [event] = (await call('GET', `/v1/events?type=${type}&dispatch_id=${id}`, undefined, withKey)).body.data as Array<{
+          id: string;
+        }>;
+        return event && received(event.id) === 1 ? event.id : undefined;
+      }, `a delivered ${type} event of ${id}`);
+    };
+    expect((await call('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['status.updated'] }, otherKey)).status).toBe(201);
+    const othersEvent = await deliveredEvent(otherKey, 'ship', 'status.updated');
+    // The issuer's own, to another of its endpoints only (this one does not take delivery.completed).
+    expect((await call('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['delivery.completed'] })).status).toBe(201);
+    const ownElsewhere = await deliveredEvent(key, 'deliver', 'delivery.completed');
+    // Expired as the retention sweep leaves them (db/retention.ts).
+    await h.pool.query(`UPDATE webhook_events SET body = '\\x'::bytea, payload_expired_at = now() WHERE id = ANY ($1::text[])`, [[othersEvent, ownElsewhere]]); // prettier-ignore
+
+    for (const ids of [[othersEvent], [ownElsewhere], [othersEvent, ownElsewhere]]) {
+      const response = await call('POST', `/v1/webhook_endpoints/${endpointId}/replay`, { event_ids: ids });
+      expect(response.status).toBe(202);
+      expect(response.body).toMatchObject({ status: 'completed', total: 0, sent: 0 });
+    }
+    // Beside one of this endpoint's events, only that one is replayed.
+    const response = await call('POST', `/v1/webhook_endpoints/${endpointId}/replay`, { event_ids: [othersEvent, eventIds[0]] });
+    expect(response.status).toBe(202);
+    expect(response.body.total).toBe(1);
+    await finished(response.body.id);
+  });
+
   it.each([
     [{ since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' }, /^until: must be later than since/],
     [{ since: '2026-01-01T00:00:00Z' }, /^until: /],

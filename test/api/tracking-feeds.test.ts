@@ -868,6 +868,19 @@ describe('the ignored checkpoints list', () => {
     expect([edited.status, edited.body.message]).toEqual([400, expect.stringMatching(/^cursor: /)]);
   });
 
+  it.each([
+    ['a day no calendar has', ['2026-02-30T00:00:00.000000Z', 'TN1', 'e1']],
+    ['year 0000', ['0000-01-01T00:00:00.000000Z', 'TN1', 'e1']],
+    ['a NUL in the tracking number', ['2026-01-01T00:00:00.000000Z', 'T\u0000N', 'e1']],
+    ['a NUL in the event id', ['2026-01-01T00:00:00.000000Z', 'TN1', 'e\u0000']],
+  ])('refuses a cursor with %s on both lists with 400 naming cursor (not a 500 from Postgres)', async (_name, position) => {
+    const cursor = Buffer.from(JSON.stringify(position)).toString('base64url');
+    for (const list of ['unmatched', 'ignored']) {
+      const res = await request(h.baseUrl, `/v1/tracking_feeds/${feed.id}/${list}?cursor=${cursor}`, { headers: bearer(key) });
+      expect([res.status, res.body.message]).toEqual([400, expect.stringMatching(/^cursor: /)]);
+    }
+  });
+
   it("keeps nothing of an erased dispatch's checkpoints: its erasure removes those listed, and a later one is not listed", async () => {
     expect((await dispatchFootprint(h.pool, open)).feed_ignored_checkpoints).toBe(3);
     const erasure = await request(h.baseUrl, `/v1/dispatches/${open}`, { method: 'DELETE', headers: bearer(key) });
