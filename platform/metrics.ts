@@ -107,12 +107,13 @@ export const retentionErased = new Counter({
 });
 
 /** What a tracking page request was answered with (docs/tracking-page.md "The page"): never the token, so a bounded label. */
-export const TRACKING_PAGE_OUTCOMES = ['ok', 'gate', 'not_found', 'erased', 'gone', 'limited'] as const;
+/** DESIGN §9's outcomes: an erased dispatch's link (a 404 page of its own) counts as `not_found`. */
+export const TRACKING_PAGE_OUTCOMES = ['ok', 'gate', 'not_found', 'gone', 'limited'] as const;
 export type TrackingPageOutcome = (typeof TRACKING_PAGE_OUTCOMES)[number];
 
 export const trackingPageViews = new Counter({
   name: 'cds_tracking_page_views_total',
-  help: "Requests for the cardholder's tracking page (/t/…), by outcome: ok (the page), gate (the postal-code form), not_found, erased (a link of an erased dispatch), gone (revoked or expired), limited (429)",
+  help: "Requests for the cardholder's tracking page (/t/…), by outcome: ok (the page), gate (the postal-code form), not_found (an unknown token, or a link of an erased dispatch), gone (revoked or expired), limited (429)",
   labelNames: ['outcome'] as const,
   registers,
 });

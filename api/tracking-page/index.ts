@@ -106,7 +106,8 @@ function end(ctx: Ctx, kind: EndKind, secure: boolean, record?: PageRecord): voi
     support: kind === 'gone' && issuer ? supportAction(issuer, strings, language.locale) : undefined,
   });
   const status = { not_found: 404, erased: 404, gone: 410, limited: 429, error: 500 }[kind];
-  send(ctx, status, rendered, language, secure, kind === 'error' ? undefined : kind);
+  // The metric's outcomes are DESIGN §9's: an erased dispatch's link is a not_found there, its page its own.
+  send(ctx, status, rendered, language, secure, kind === 'error' ? undefined : kind === 'erased' ? 'not_found' : kind);
 }
 
 /** The path the page posts to and redirects to: the token's own, with the chosen `?lang=`. */

@@ -18,6 +18,7 @@ import { dispatchWorkflowOptions, registerDispatch } from '../../temporal/client
 import { countDispatchRuns } from '../../temporal/erasure.js';
 import { runCli } from '../support/cli.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { scrape, valueOf } from '../support/prometheus.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { createFeed, easyPostBody, postInbound } from '../support/tracking-feeds.js';
 import { until } from '../support/until.js';
@@ -398,9 +399,14 @@ describe('the erasure of a dispatch with a long life', () => {
     expect((await dispatchFootprint(h.pool, a)).carrier_events).toBe(0);
   }, 90_000);
 
-  it("answers its tracking link with the 404 page saying the card's tracking was erased, which shows nothing of it", async () => {
+  it("answers its tracking link with the 404 page saying the card's tracking was erased, which shows nothing of it, counted as not_found (DESIGN §9's outcomes)", async () => {
     await completed(erasureId);
+    const views = async () => (await scrape(`${h.baseUrl}/metrics`)).samples.filter((s) => s.name === 'cds_tracking_page_views_total');
+    const notFound = async () => valueOf(await scrape(`${h.baseUrl}/metrics`), 'cds_tracking_page_views_total', { outcome: 'not_found' });
+    const before = await notFound();
     const page = await request(h.baseUrl, aPage);
+    expect(await notFound()).toBe(before + 1);
+    for (const sample of await views()) expect(['ok', 'gate', 'not_found', 'gone', 'limited']).toContain(sample.labels.outcome);
     expect(page.status).toBe(404);
     expect(page.text).toContain('Tracking erased');
     expect(page.text).not.toContain('Link not found');
