@@ -6,10 +6,11 @@
 // leaves nothing behind: `dispatch footprint` counts 0 in every table and in Temporal, its transit
 // history row stays without the link, another dispatch of the issuer is untouched, and the tombstone
 // answers 404 (status, events, links) and 409 (registration) saying it was erased.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { dispatchFootprint } from '../../db/erasure.js';
 import { requestErasures } from '../../db/erasure-records.js';
+import { claimSubmission } from '../../db/form-submissions.js';
 import { loadRegistrationOutcomes } from '../../db/predictions.js';
 import { parseRegistration } from '../../api/registration.js';
 import type { ApiKey } from '../../api/key-cache.js';
@@ -261,6 +262,16 @@ describe('the erasure of a dispatch with a long life', () => {
       });
     await form('00000');
     await form('75011');
+    // The claim of the dashboard form that made a link, leading to A's page (dashboard/submit-once.ts).
+    const userId = `du_erasure_${a}`;
+    const sessionHash = randomBytes(32);
+    await h.pool.query('INSERT INTO dashboard_users (id, issuer_id, email) VALUES ($1, $2, $3)', [userId, issuer, `${userId}@example.com`]);
+    await h.pool.query(`INSERT INTO dashboard_sessions (id_hash, user_id, csrf_token) VALUES ($1, $2, 'csrf')`, [sessionHash, userId]);
+    const nonce = 'erasure-test-nonce-0123456789';
+    await claimSubmission(h.pool, sessionHash, nonce, async () => ({
+      location: `/dashboard/dispatches/${a}/tracking-links?created=${nonce}`,
+      dispatchId: a,
+    }));
     // Lost: the card rests in exception and its workflow completes; a later scan starts it again.
     expect((await postEvent(a, { status: 'exception', reason: 'lost', occurred_at: daysAgo(1.7), event_id: 'a-3' })).status).toBe(202);
     await until(async () => (await h.temporal.workflow.getHandle(a).describe()).status.name === 'COMPLETED', 'A completed', 30_000);
