@@ -1,6 +1,6 @@
 // Seeds completed dispatches straight in Postgres, with the rows a typical life leaves (the retention
 // benchmark and test/e2e/retention-crash.test.ts): per dispatch, its projection (delivered, last
-// changed `lastChangeAgoMs` ago), 3 carrier events with locations, 4 prediction log versions, 4 webhook
+// changed `lastChangeAgoMs` ago), 3 carrier events with locations (received by then, the last at that change), 4 prediction log versions, 4 webhook
 // events with their bodies, each delivered to one endpoint in one attempt (request headers recorded),
 // one tracking link with a gate pass, and its transit history row. The record and bodies are made by
 // the real domain code (bench/status-read/seed.ts buildTemplates). No Temporal run is created: a
@@ -45,7 +45,7 @@ WITH ids AS (
 ), c AS (
   INSERT INTO carrier_events (dispatch_id, dedupe_key, event_id, status, occurred_at, location, received_at, effect)
   SELECT d.id, 'evt:scan-' || n, 'scan-' || n, ($7::text[])[n], d.dispatch_date + n * interval '1 day',
-         'SORTING CENTRE ' || n || ' ' || d.postal_code, d.dispatch_date + n * interval '1 day', 'applied'
+         'SORTING CENTRE ' || n || ' ' || d.postal_code, now() - $5 * interval '1 millisecond' - (3 - n) * interval '1 hour', 'applied'
     FROM d, generate_series(1, 3) AS n
 ), p AS (
   INSERT INTO prediction_log (dispatch_id, version, computed_at, status, window_min, window_max, confidence_level)
