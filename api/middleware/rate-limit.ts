@@ -33,15 +33,23 @@ export function setRateLimitHeaders(): Middleware {
   };
 }
 
+/** Whole seconds until the admission's window resets (at least 1): its Retry-After. */
+export function retryAfterSeconds(admission: Admission): number {
+  return Math.max(1, Math.ceil(admission.resetAt - Date.now() / 1000));
+}
+
+/** The 429 of a refused admission, with Retry-After; `what` says what was counted (`requests this minute`). */
+export function rateLimitExceeded(admission: Admission, what = 'requests this minute'): ApiError {
+  const retryAfter = retryAfterSeconds(admission);
+  return new ApiError(429, 'rate_limit_exceeded', `more than ${admission.limit} ${what}; retry in ${retryAfter} s`, {
+    'Retry-After': String(retryAfter),
+  });
+}
+
 export function enforceRateLimit(): Middleware {
   return async (ctx, next) => {
     const admission = ctx.state.admission;
-    if (admission && !admission.admitted) {
-      const retryAfter = Math.max(1, Math.ceil(admission.resetAt - Date.now() / 1000));
-      throw new ApiError(429, 'rate_limit_exceeded', `more than ${admission.limit} requests this minute; retry in ${retryAfter} s`, {
-        'Retry-After': String(retryAfter),
-      });
-    }
+    if (admission && !admission.admitted) throw rateLimitExceeded(admission);
     await next();
   };
 }

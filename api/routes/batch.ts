@@ -25,6 +25,7 @@ import { idempotencyKeyHeader, idempotent, idempotentDispatchId, markExecuting, 
 import { checkScope } from '../middleware/auth.js';
 import type { ApiKey } from '../key-cache.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { retryAfterSeconds } from '../middleware/rate-limit.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { parseRegistration, register, type RegistrationDeps } from '../registration.js';
 
@@ -70,7 +71,7 @@ export function batchRoutes(router: Router, deps: RegistrationDeps & { limiter: 
       admitted = 1 + granted;
       ctx.set('X-RateLimit-Remaining', String(admission.remaining));
       if (admitted < items.length) {
-        const retryAfter = Math.max(1, Math.ceil(admission.resetAt - Date.now() / 1000));
+        const retryAfter = retryAfterSeconds(admission);
         ctx.set('Retry-After', String(retryAfter));
         const message = `not attempted: the key's ${admission.limit} requests this minute are used; retry in ${retryAfter} s`;
         refusal = { result: 'error', error: { error: 'rate_limit_exceeded', message } };

@@ -25,7 +25,7 @@ import { feedCheckpoints, feedRequests, type FeedRequestOutcome } from '../../pl
 import { ApiError, badRequest, notFound } from '../errors.js';
 import type { FeedCache } from '../feed-cache.js';
 import type { FeedCounter } from '../feed-counts.js';
-import { rateLimitHeaders, rateLimitSubject } from '../middleware/rate-limit.js';
+import { rateLimitExceeded, rateLimitHeaders, rateLimitSubject } from '../middleware/rate-limit.js';
 import type { Admission, RateLimiter } from '../rate-limiter.js';
 
 /** The largest body taken (DESIGN §10): a long history of many trackings fits well within it. */
@@ -144,11 +144,7 @@ const unsignedWindow = (feed: InboundFeed) => `feed-unsigned:${feed.id}`;
  */
 function admit(ctx: Context, admission: Admission, what: string): void {
   ctx.set(rateLimitHeaders({}, admission) as Record<string, string>);
-  if (admission.admitted) return;
-  const retryAfter = Math.max(1, Math.ceil(admission.resetAt - Date.now() / 1000));
-  throw new ApiError(429, 'rate_limit_exceeded', `more than ${admission.limit} ${what}; retry in ${retryAfter} s`, {
-    'Retry-After': String(retryAfter),
-  });
+  if (!admission.admitted) throw rateLimitExceeded(admission, what);
 }
 
 function parseJson(rawBody: Buffer, outcome: (value: FeedRequestOutcome) => void): unknown {
