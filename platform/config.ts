@@ -70,6 +70,25 @@ const boolean = z.enum(['true', 'false', '1', '0'], { error: 'must be true, fals
 const URL_RULE = 'must be a URL, e.g. https://cards.example.com';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/**
+ * The largest per-minute rate limit: windows are counted in an integer column (db/rate-limit.ts), and a
+ * billion a minute is no limit at all; anything past Postgres's integer would fail every count.
+ */
+const RATE_LIMIT_MAX = 1_000_000_000;
+/**
+ * The longest webhook attempt: a delivery run waits up to 30 s for its throttle slot
+ * (activities/webhook-delivery.ts MAX_THROTTLE_WAIT_MS) and then posts, inside an activity run of a
+ * minute (workflows/delivery-options.ts); past that Temporal would run the same attempt again.
+ */
+const WEBHOOK_TIMEOUT_MAX_MS = 25_000;
+/** The longest dashboard session: subtracted from now() in Postgres, and a session of years signs nobody out. */
+const SESSION_MAX_DAYS = 365;
+const sessionLifetime = (fallback: number) =>
+  duration
+    .default(fallback)
+    .refine((ms) => ms > 0, 'must be more than 0')
+    .refine((ms) => ms <= SESSION_MAX_DAYS * DURATION_UNITS_MS.d, `must be at most ${SESSION_MAX_DAYS}d`);
+const ORIGIN_RULE = 'must be an origin, e.g. https://cards.example.com (no path, query or fragment)';
 const CACHE_RULE = 'must be 0 (no cache) or a whole number of at least 2';
 const RATIO_RULE = 'must be a number greater than 0 and at most 1';
 
@@ -95,18 +114,18 @@ const envSchema = z.object({
   TEMPORAL_TLS_SERVER_NAME: nonEmpty.optional(),
   /** Sent as `Authorization: Bearer …` on every call (Temporal Cloud API keys); implies TLS. Never logged. */
   TEMPORAL_API_KEY: nonEmpty.optional(),
-  RATE_LIMIT_PER_MINUTE: wholeNumber(1).default(1000),
+  RATE_LIMIT_PER_MINUTE: wholeNumber(1, RATE_LIMIT_MAX).default(1000),
   /**
    * Limits at or above this let each API process claim counted slots ahead of use (see
    * api/rate-limiter.ts): fewer database writes, at the cost of refusing up to ~1.5% early per
    * process. Below it every request waits for its own count, exact across processes.
    */
-  RATE_LIMIT_LEASE_FROM: wholeNumber(1).default(10_000),
+  RATE_LIMIT_LEASE_FROM: wholeNumber(1, RATE_LIMIT_MAX).default(10_000),
   /**
    * Requests without a valid API key (none, malformed, forged, revoked) are counted per client IP
    * in a window of their own, this many a minute; past it they get 429 before any key lookup.
    */
-  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: wholeNumber(1).default(100),
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: wholeNumber(1, RATE_LIMIT_MAX).default(100),
   /**
    * Behind a load balancer or reverse proxy: take the client IP from TRUST_PROXY_HEADER instead of
    * the socket (Koa's `app.proxy`). Leave false when clients reach the API directly, or any client
@@ -131,7 +150,7 @@ const envSchema = z.object({
         return z.NEVER;
       }
     }),
-  WEBHOOK_TIMEOUT_MS: wholeNumber(1).default(5000),
+  WEBHOOK_TIMEOUT_MS: wholeNumber(1, WEBHOOK_TIMEOUT_MAX_MS).default(5000),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean.default(false),
   /** Webhook endpoints an issuer may have, both modes together (docs/webhooks.md "Endpoints"). */
   WEBHOOK_MAX_ENDPOINTS_PER_ISSUER: wholeNumber(1, 1000).default(20),
@@ -209,9 +228,16 @@ const envSchema = z.object({
    * the API's own http://localhost:PORT. Never taken from a request's Host header, so a link an
    * issuer e-mails cannot be pointed elsewhere by whoever made the API call.
    */
-  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .refine((text) => {
+      // Only a URL reaches here whole (zod goes on past a failed check; that one names the problem).
+      const url = URL.parse(text);
+      return url === null || (url.pathname === '/' && !/[?#]/.test(text));
+    }, ORIGIN_RULE)
+    .optional(),
   /** Tracking page requests (GET and POST /t/…) per client IP a minute; past it a 429 page (the stylesheet does not count). */
-  TRACKING_PAGE_RATE_PER_MINUTE: wholeNumber(1).default(60),
+  TRACKING_PAGE_RATE_PER_MINUTE: wholeNumber(1, RATE_LIMIT_MAX).default(60),
   /**
    * Retention (docs/privacy.md): a completed dispatch is erased this long after its last change (its
    * last carrier event), a settled webhook event's payload cleared, a transit history row deleted.
@@ -226,11 +252,11 @@ const envSchema = z.object({
    */
   RETENTION_BATCH_PAUSE: duration.default(500).refine((ms) => ms <= 30_000, 'must be at most 30s'),
   /** Inbound tracking-feed requests (POST /v1/inbound/{feed_id}) per feed a minute; past it 429 with Retry-After. */
-  FEED_RATE_PER_MINUTE: wholeNumber(1).default(6000),
+  FEED_RATE_PER_MINUTE: wholeNumber(1, RATE_LIMIT_MAX).default(6000),
   /** A dashboard session ends after this long without a request… */
-  DASHBOARD_SESSION_IDLE: duration.default(30 * 60_000).refine((ms) => ms > 0, 'must be more than 0'),
+  DASHBOARD_SESSION_IDLE: sessionLifetime(30 * 60_000),
   /** …and this long after sign-in, however active. */
-  DASHBOARD_SESSION_MAX: duration.default(12 * 3_600_000).refine((ms) => ms > 0, 'must be more than 0'),
+  DASHBOARD_SESSION_MAX: sessionLifetime(12 * 3_600_000),
 });
 
 export type Config = Readonly<z.infer<typeof envSchema>>;

@@ -4,7 +4,7 @@
 // number"), and never the value of a secret.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../platform/config.js';
+import { CONFIG_VARIABLES, ConfigError, loadConfig, publicBaseUrl } from '../../platform/config.js';
 
 /** What loadConfig throws for `env`, or undefined when the environment is accepted. */
 function failure(env: NodeJS.ProcessEnv): ConfigError | undefined {
@@ -91,5 +91,44 @@ describe('configuration messages', () => {
       expect(failure({ [variable]: value })?.message).toBe(`invalid configuration: ${variable}: ${problem}, got "${value}"`);
     }
     expect(loadConfig({ PREDICTION_REFRESH_INTERVAL: '1s' }).PREDICTION_REFRESH_INTERVAL).toBe(1000);
+  });
+
+  it('refuses values that start up and then break every request: a webhook timeout past the attempt’s 1-minute run, a rate limit past a Postgres integer, a session past a year, a public base URL that is not an origin', () => {
+    // WEBHOOK_TIMEOUT_MS: an attempt waits up to 30 s for its throttle slot, then posts, inside an
+    // activity run of at most a minute; a longer timeout makes Temporal run the same attempt twice.
+    // Rate limits are counted in an integer column; a session is subtracted from now() in Postgres.
+    for (const [variable, value, problem] of [
+      ['WEBHOOK_TIMEOUT_MS', '25001', 'must be a whole number 1–25000'],
+      ['RATE_LIMIT_PER_MINUTE', '3000000000', 'must be a whole number 1–1000000000'],
+      ['RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE', '2147483648', 'must be a whole number 1–1000000000'],
+      ['TRACKING_PAGE_RATE_PER_MINUTE', '1000000001', 'must be a whole number 1–1000000000'],
+      ['FEED_RATE_PER_MINUTE', '99999999999', 'must be a whole number 1–1000000000'],
+      ['DASHBOARD_SESSION_IDLE', '366d', 'must be at most 365d'],
+      ['DASHBOARD_SESSION_MAX', '3650000d', 'must be at most 365d'],
+      [
+        'PUBLIC_BASE_URL',
+        'https://cards.example.com/?utm=x',
+        'must be an origin, e.g. https://cards.example.com (no path, query or fragment)',
+      ],
+      [
+        'PUBLIC_BASE_URL',
+        'https://cards.example.com/track',
+        'must be an origin, e.g. https://cards.example.com (no path, query or fragment)',
+      ],
+      ['PUBLIC_BASE_URL', 'https://cards.example.com#x', 'must be an origin, e.g. https://cards.example.com (no path, query or fragment)'],
+    ] as const) {
+      expect(failure({ [variable]: value })?.message).toBe(`invalid configuration: ${variable}: ${problem}, got "${value}"`);
+    }
+    const accepted = loadConfig({
+      WEBHOOK_TIMEOUT_MS: '25000',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      DASHBOARD_SESSION_MAX: '365d',
+      PUBLIC_BASE_URL: 'https://cards.example.com/',
+    });
+    expect(accepted.WEBHOOK_TIMEOUT_MS).toBe(25_000);
+    expect(accepted.RATE_LIMIT_PER_MINUTE).toBe(1_000_000_000);
+    expect(accepted.DASHBOARD_SESSION_MAX).toBe(365 * 86_400_000);
+    expect(publicBaseUrl(accepted)).toBe('https://cards.example.com');
+    expect(publicBaseUrl(loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080' }))).toBe('http://localhost:8080');
   });
 });
