@@ -11,7 +11,9 @@
 // - else the highest-ranked forward status among the forward events later than E (dispatched when
 //   there are none). Registration is not an event: a scan dated before it counts like any other.
 // The set is kept as a summary that max/min fold commutatively (the latest scan per forward status,
-// the latest exception, the first delivered scan), so any permutation ends in the same state.
+// the latest exception, the earliest delivered scan), so any permutation ends in the same status and
+// reason. Delivered is terminal: a delivered scan received after delivery, even an earlier one, is
+// `after_delivery` and moves nothing, so the delivered date is the first delivered scan received.
 //
 // Which webhook events a change fires (`webhookEventsOf`, taken by the change's activity,
 // activities/projection.ts projectChange, from the dispatch before and after the change, before it
