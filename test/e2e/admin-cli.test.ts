@@ -270,6 +270,17 @@ describe('mistyped commands and options', () => {
     expectOneLineFailure(await runCli(['issuer', 'list', '--jsn']), /^error: unknown option '--jsn' \(Did you mean --json\?\)$/);
   });
 
+  it('fails in one line, naming the commands to choose from, when the command is missing; --help still prints the usage', async () => {
+    expectOneLineFailure(
+      await runCli(['dispatch'], {}),
+      /^error: missing command: dispatch needs one of erase, footprint \(npm run admin -- dispatch --help\)$/,
+    );
+    expectOneLineFailure(await runCli([], {}), /^error: missing command: one of issuer, key, .*, dispatch \(npm run admin -- --help\)$/);
+    const help = await runCli(['dispatch', '--help'], {});
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^Usage: admin dispatch \[options\] \[command\]\n[\s\S]*\n {2}footprint /);
+  });
+
   it('refuses a number option that is not written in decimal digits, naming it and its range, before reaching the database', async () => {
     const commands: Array<[string[], string, string]> = [
       [['deliveries', 'list'], '--limit', 'must be a whole number 1–1000'],
