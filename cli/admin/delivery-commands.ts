@@ -96,10 +96,10 @@ export function registerDeliveryCommands(program: Command): void {
           throw new CliError(`unknown webhook endpoint: ${options.endpoint}`);
         if (options.eventId !== undefined && !(await webhookEventExists(pool, options.eventId)))
           throw new CliError(`unknown webhook event: ${options.eventId}`);
-        const { temporal, close } = await connectTemporal(config);
+        const { temporal, taskQueue, close } = await connectTemporal(config);
         try {
           const { replayDeliveries } = await import('../../ingest/webhook-replays.js');
-          const replay = await replayDeliveries({ pool, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, filter);
+          const replay = await replayDeliveries({ pool, temporal, taskQueue }, filter);
           if (!replay) throw new CliError('nothing to replay: no delivery matches (or its endpoint was removed or disabled)');
           if (options.wait) await replay.handle.result();
           const progress = (await getReplay(pool, replay.id))!;

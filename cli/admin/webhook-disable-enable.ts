@@ -48,11 +48,11 @@ async function setDisabled(db: Pool, endpointId: string, disabled: boolean) {
 /** A Temporal client for the replay, connected before anything changes so that a failure changes nothing. */
 async function connectForReplay() {
   const config = loadConfig();
-  const [{ temporal, close }, { replayDeliveries }] = await Promise.all([
+  const [{ temporal, taskQueue, close }, { replayDeliveries }] = await Promise.all([
     connectTemporal(config),
     import('../../ingest/webhook-replays.js'),
   ]);
-  return { temporal, close, replayDeliveries, taskQueue: config.TEMPORAL_TASK_QUEUE };
+  return { temporal, close, replayDeliveries, taskQueue };
 }
 
 export function addDisableEnableCommands(webhook: Command): void {
