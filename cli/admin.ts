@@ -43,6 +43,19 @@ registerPredictionCommands(program);
 registerRetentionCommands(program);
 registerErasureCommands(program);
 
+// Commander answers a missing command (`admin`, `admin dispatch`) with the whole usage on stderr;
+// a failure is one line, naming what to choose from. `--help` itself still prints the usage.
+program.on('beforeAllHelp', ({ error, command }: { error: boolean; command: Command }) => {
+  if (!error) return;
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  const choices = command.commands.map((c) => c.name()).join(', ');
+  const path = names.join(' ');
+  command.error(
+    `error: missing command: ${path ? `${path} needs ` : ''}one of ${choices} (npm run admin -- ${path ? `${path} ` : ''}--help)`,
+  );
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

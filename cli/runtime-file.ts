@@ -1,6 +1,7 @@
 // Where a running `npm start` tells other local processes (the admin CLI) how to reach it: the
-// embedded Postgres URL, the API and dashboard URLs and the Temporal address. `npm start` writes the file once its
-// components are up and deletes it on exit; `npm run admin` reads it when DATABASE_URL is not set.
+// embedded Postgres URL, the API and dashboard URLs, and the Temporal address, namespace and task queue. `npm start`
+// writes the file once its components are up and deletes it on exit; `npm run admin` reads it when DATABASE_URL
+// (for Temporal: TEMPORAL_ADDRESS) is not set.
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,12 @@ const runtimeInfoSchema = z.object({
   /** Where browsers reach its dashboard: DASHBOARD_BASE_URL, else apiUrl (the admin CLI's set-password links). */
   dashboardUrl: z.string().min(1).optional(),
   temporalAddress: z.string().min(1),
+  /**
+   * Its TEMPORAL_NAMESPACE and TEMPORAL_TASK_QUEUE: a command that reaches its Temporal must look in
+   * its namespace and start work on the queue its worker polls. Absent in a file of an earlier version.
+   */
+  temporalNamespace: z.string().min(1).optional(),
+  temporalTaskQueue: z.string().min(1).optional(),
   temporalUiUrl: z.string().min(1).optional(),
   pid: z.number().int().positive(),
 });

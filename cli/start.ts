@@ -329,7 +329,16 @@ async function main(): Promise<void> {
   const apiUrl = `http://localhost:${new URL(api.url).port}`;
   if (!productionShape) {
     const dashboardUrl = config.DASHBOARD_BASE_URL ? dashboardBaseUrl(config) : apiUrl;
-    writeRuntimeFile({ databaseUrl, apiUrl, dashboardUrl, temporalAddress, temporalUiUrl, pid: process.pid });
+    writeRuntimeFile({
+      databaseUrl,
+      apiUrl,
+      dashboardUrl,
+      temporalAddress,
+      temporalNamespace: config.TEMPORAL_NAMESPACE,
+      temporalTaskQueue: config.TEMPORAL_TASK_QUEUE,
+      temporalUiUrl,
+      pid: process.pid,
+    });
     stops.push(async () => removeRuntimeFile());
   }
   // Last, so that the key (printed once) is not lost to a part that fails to start after it was made.

@@ -1,5 +1,6 @@
 // What every admin command shares: which database to use (DATABASE_URL, else the running
-// `npm start`'s runtime file), one connection per invocation, a worker on the task queue for the
+// `npm start`'s runtime file) and which Temporal, namespace and task queue (TEMPORAL_*, else that
+// file's), one connection per invocation, a worker on the task queue for the
 // commands that start a workflow, the --json / human output switch, and
 // the translation of failures into the one-line reason an operator sees on stderr (docs/admin-cli.md "Operator CLI").
 import type { Client } from '@temporalio/client';
@@ -45,34 +46,54 @@ export function runningDashboardUrl(env: NodeJS.ProcessEnv = process.env): strin
   return runtime && isRuntimeAlive(runtime) ? runtime.dashboardUrl : undefined;
 }
 
-/**
- * How to reach the Temporal frontend of the running service: TEMPORAL_ADDRESS with the configuration's
- * TLS and API key, else the running `npm start`'s dev server (plain).
- */
-export function resolveTemporalConnection(config: Config, env: NodeJS.ProcessEnv = process.env): TemporalConnectionOptions {
-  const fromEnv = env.TEMPORAL_ADDRESS?.trim();
-  if (fromEnv) return temporalConnectionOptions(fromEnv, config);
-  const runtime = readRuntimeFile(RUNTIME_FILE);
-  if (!runtime || !isRuntimeAlive(runtime)) throw new CliError('no Temporal: start the service with `npm start` or set TEMPORAL_ADDRESS');
-  return { address: runtime.temporalAddress };
+/** The running service's Temporal as a command reaches it: the connection, and the namespace and task queue it works in. */
+export interface TemporalTarget {
+  options: TemporalConnectionOptions;
+  namespace: string;
+  taskQueue: string;
 }
 
 /**
- * A Temporal client of the running service (resolveTemporalConnection), and how to close it. The SDK
- * is loaded here, when a command needs it, not when the CLI starts: most commands need only the
- * database, and loading it was about a tenth of every command's start (0.1 of 1 s).
+ * How to reach the Temporal of the running service: TEMPORAL_ADDRESS with the configuration's TLS, API
+ * key, TEMPORAL_NAMESPACE and TEMPORAL_TASK_QUEUE; else the running `npm start`'s dev server (plain), in
+ * the namespace and on the task queue that `npm start` runs with, unless TEMPORAL_NAMESPACE or
+ * TEMPORAL_TASK_QUEUE names others (as TEMPORAL_ADDRESS names another Temporal). Not the defaults: after
+ * `TEMPORAL_NAMESPACE=cards npm start`, a footprint counted in `default` would prove an erasure false.
  */
-export async function connectTemporal(config: Config): Promise<{ temporal: Client; close: () => Promise<void> }> {
-  const options = resolveTemporalConnection(config);
+export function resolveTemporalConnection(config: Config, env: NodeJS.ProcessEnv = process.env, file = RUNTIME_FILE): TemporalTarget {
+  const fromEnv = env.TEMPORAL_ADDRESS?.trim();
+  if (fromEnv)
+    return {
+      options: temporalConnectionOptions(fromEnv, config),
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+    };
+  const runtime = readRuntimeFile(file);
+  if (!runtime || !isRuntimeAlive(runtime)) throw new CliError('no Temporal: start the service with `npm start` or set TEMPORAL_ADDRESS');
+  return {
+    options: { address: runtime.temporalAddress },
+    namespace: (env.TEMPORAL_NAMESPACE?.trim() ? undefined : runtime.temporalNamespace) ?? config.TEMPORAL_NAMESPACE,
+    taskQueue: (env.TEMPORAL_TASK_QUEUE?.trim() ? undefined : runtime.temporalTaskQueue) ?? config.TEMPORAL_TASK_QUEUE,
+  };
+}
+
+/**
+ * A Temporal client of the running service (resolveTemporalConnection), the task queue its worker
+ * polls, and how to close it. The SDK is loaded here, when a command needs it, not when the CLI
+ * starts: most commands need only the database, and loading it was about a tenth of every command's
+ * start (0.1 of 1 s).
+ */
+export async function connectTemporal(config: Config): Promise<{ temporal: Client; taskQueue: string; close: () => Promise<void> }> {
+  const { options, namespace, taskQueue } = resolveTemporalConnection(config);
   const sdk = await import('@temporalio/client');
   const connection = await sdk.Connection.connect(options);
-  return { temporal: new sdk.Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), close: () => connection.close() };
+  return { temporal: new sdk.Client({ connection, namespace }), taskQueue, close: () => connection.close() };
 }
 
 /**
- * For a command whose work the service's worker does (a workflow it starts on TEMPORAL_TASK_QUEUE):
- * a CliError unless a worker polls that queue, before anything is started or recorded. Otherwise
- * the command would wait for ever, or leave its workflow to a queue that nobody polls.
+ * For a command whose work the service's worker does (a workflow it starts on connectTemporal's task
+ * queue): a CliError unless a worker polls that queue, before anything is started or recorded.
+ * Otherwise the command would wait for ever, or leave its workflow to a queue that nobody polls.
  */
 export async function requireWorker(temporal: Client, taskQueue: string): Promise<void> {
   const { workerPolls } = await import('../../temporal/client.js');

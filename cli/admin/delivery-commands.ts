@@ -9,7 +9,7 @@ import { eventDeliveries, getReplay, webhookEventExists, type ReplayFilter, type
 import { listDeliveries } from '../../db/delivery-summaries.js';
 import { endpointExists } from '../../db/webhook-endpoints.js';
 import { loadConfig } from '../../platform/config.js';
-import { CliError, connectTemporal, iso, output, parseOptions, table, wholeNumberOption, withDatabase } from './context.js';
+import { CliError, connectTemporal, iso, output, parseOptions, requireWorker, table, wholeNumberOption, withDatabase } from './context.js';
 
 const listOptions = z.object({
   undeliverable: z.boolean().optional(),
@@ -96,10 +96,12 @@ export function registerDeliveryCommands(program: Command): void {
           throw new CliError(`unknown webhook endpoint: ${options.endpoint}`);
         if (options.eventId !== undefined && !(await webhookEventExists(pool, options.eventId)))
           throw new CliError(`unknown webhook event: ${options.eventId}`);
-        const { temporal, close } = await connectTemporal(config);
+        const { temporal, taskQueue, close } = await connectTemporal(config);
         try {
+          // Its redelivery workflow is the worker's: without one, --wait would wait for ever.
+          await requireWorker(temporal, taskQueue);
           const { replayDeliveries } = await import('../../ingest/webhook-replays.js');
-          const replay = await replayDeliveries({ pool, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }, filter);
+          const replay = await replayDeliveries({ pool, temporal, taskQueue }, filter);
           if (!replay) throw new CliError('nothing to replay: no delivery matches (or its endpoint was removed or disabled)');
           if (options.wait) await replay.handle.result();
           const progress = (await getReplay(pool, replay.id))!;

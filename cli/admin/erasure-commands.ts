@@ -36,11 +36,9 @@ type Erasing = Awaited<ReturnType<typeof loadErasure>>;
 async function withService<T>(work: (deps: ErasureDeps, erasing: Erasing) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const erasing = await loadErasure();
-  const { temporal, close } = await connectTemporal(config);
+  const { temporal, taskQueue, close } = await connectTemporal(config);
   try {
-    return await withDatabase((pool) =>
-      work({ pool, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS }, erasing),
-    );
+    return await withDatabase((pool) => work({ pool, temporal, taskQueue, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS }, erasing));
   } finally {
     await close();
   }

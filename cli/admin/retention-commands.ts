@@ -19,11 +19,11 @@ export function registerRetentionCommands(program: Command): void {
     .action(async (raw: unknown, command: Command) => {
       const options = parseOptions(runOptions, raw);
       const config = loadConfig();
-      const { temporal, close } = await connectTemporal(config);
+      const { temporal, taskQueue, close } = await connectTemporal(config);
       try {
-        await requireWorker(temporal, config.TEMPORAL_TASK_QUEUE);
+        await requireWorker(temporal, taskQueue);
         const { runRetentionSweep } = await import('../../temporal/client.js');
-        const summary = await runRetentionSweep(temporal, config.TEMPORAL_TASK_QUEUE, { batchSize: options.batchSize });
+        const summary = await runRetentionSweep(temporal, taskQueue, { batchSize: options.batchSize });
         output(
           command,
           summary,

@@ -17,7 +17,7 @@ import {
   type EndpointSettings,
 } from '../../db/webhook-endpoint-settings.js';
 import { loadConfig } from '../../platform/config.js';
-import { CliError, connectTemporal, iso, output, parseOptions, withDatabase } from './context.js';
+import { CliError, connectTemporal, iso, output, parseOptions, requireWorker, withDatabase } from './context.js';
 
 const id = z.string().trim().min(1, 'must not be empty');
 const disableOptions = z.object({ id });
@@ -45,14 +45,22 @@ async function setDisabled(db: Pool, endpointId: string, disabled: boolean) {
   return { before, after };
 }
 
-/** A Temporal client for the replay, connected before anything changes so that a failure changes nothing. */
+/**
+ * A Temporal client for the replay, with a worker on its task queue (the replay is the worker's), checked
+ * before anything changes so that a failure changes nothing.
+ */
 async function connectForReplay() {
-  const config = loadConfig();
-  const [{ temporal, close }, { replayDeliveries }] = await Promise.all([
-    connectTemporal(config),
+  const [{ temporal, taskQueue, close }, { replayDeliveries }] = await Promise.all([
+    connectTemporal(loadConfig()),
     import('../../ingest/webhook-replays.js'),
   ]);
-  return { temporal, close, replayDeliveries, taskQueue: config.TEMPORAL_TASK_QUEUE };
+  try {
+    await requireWorker(temporal, taskQueue);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { temporal, close, replayDeliveries, taskQueue };
 }
 
 export function addDisableEnableCommands(webhook: Command): void {

@@ -1,7 +1,8 @@
 // The runbook (docs/runbook.md) maps every alert of deploy/prometheus/alerts.yaml to its action,
 // and every page of docs/ names real things: every `npm run admin -- …` line is a command,
 // subcommand and flags of the operator CLI as cli/admin/ defines them (commander, built here exactly
-// as cli/admin.ts builds it, without running anything), every `cds_*` metric is served by the
+// as cli/admin.ts builds it, without running anything) and every command and flag of it is in the
+// table of docs/admin-cli.md, every `cds_*` metric is served by the
 // service's /metrics (the prom-client registry of platform/metrics.ts), every `temporal_*` one is a
 // Temporal SDK worker metric (checked against the SDK's native core), and the workflow patch ids and
 // recorded history generations are those of the code. Links and cited files are checked for every
@@ -154,6 +155,26 @@ describe('the runbook, docs/runbook.md', () => {
     const lines = adminLines(allDocs);
     expect(lines.length).toBeGreaterThan(10);
     expect(lines.flatMap((line) => commandProblems(program, line).map((problem) => `${line}: ${problem}`))).toEqual([]);
+  });
+
+  it('documents every admin command and every one of its flags in the table of docs/admin-cli.md', async () => {
+    const { program } = await adminProgram();
+    // The table's rows, one a line: a command is documented by the rows that name it in a code span.
+    const rows = read('docs/admin-cli.md')
+      .split('\n')
+      .filter((line) => line.startsWith('| `'));
+    const missing = program.commands.flatMap((group) =>
+      group.commands.flatMap((command) => {
+        const name = `${group.name()} ${command.name()}`;
+        const own = rows.filter((row) => row.includes(`\`${name}\``) || row.includes(`\`${name} `));
+        if (own.length === 0) return [`${name}: no row`];
+        return command.options
+          .map((option) => option.long!)
+          .filter((flag) => !own.some((row) => row.includes(flag)))
+          .map((flag) => `${name}: ${flag}`);
+      }),
+    );
+    expect(missing).toEqual([]);
   });
 
   it('has every operator command DESIGN.md names, spelled and flagged exactly as there, each listed by --help', async () => {

@@ -8,10 +8,12 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { resolveTemporalConnection } from '../../cli/admin/context.js';
 import { writeRuntimeFile } from '../../cli/runtime-file.js';
 import { migrate } from '../../db/migrate.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { parseKey, SCOPES } from '../../domain/api-keys.js';
+import { loadConfig } from '../../platform/config.js';
 import { startPostgres, type RunningPostgres } from '../../devtools/postgres.js';
 import { expectOneLineFailure, runCli as runCliProcess } from '../support/cli.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
@@ -270,6 +272,17 @@ describe('mistyped commands and options', () => {
     expectOneLineFailure(await runCli(['issuer', 'list', '--jsn']), /^error: unknown option '--jsn' \(Did you mean --json\?\)$/);
   });
 
+  it('fails in one line, naming the commands to choose from, when the command is missing; --help still prints the usage', async () => {
+    expectOneLineFailure(
+      await runCli(['dispatch'], {}),
+      /^error: missing command: dispatch needs one of erase, footprint \(npm run admin -- dispatch --help\)$/,
+    );
+    expectOneLineFailure(await runCli([], {}), /^error: missing command: one of issuer, key, .*, dispatch \(npm run admin -- --help\)$/);
+    const help = await runCli(['dispatch', '--help'], {});
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^Usage: admin dispatch \[options\] \[command\]\n[\s\S]*\n {2}footprint /);
+  });
+
   it('refuses a number option that is not written in decimal digits, naming it and its range, before reaching the database', async () => {
     const commands: Array<[string[], string, string]> = [
       [['deliveries', 'list'], '--limit', 'must be a whole number 1–1000'],
@@ -288,6 +301,12 @@ describe('mistyped commands and options', () => {
 });
 
 describe('which database', () => {
+  const runtimeBase = {
+    databaseUrl: 'postgres://u:p@127.0.0.1:5432/db',
+    apiUrl: 'http://127.0.0.1:3000',
+    temporalAddress: '127.0.0.1:7233',
+  };
+
   it('without DATABASE_URL or a runtime file, says how to get a database', async () => {
     expectOneLineFailure(
       await runCli(['issuer', 'list'], {}),
@@ -302,6 +321,25 @@ describe('which database', () => {
     expect(result.code).toBe(0);
     const { rows } = await pool.query('SELECT name FROM issuers WHERE id = $1', [JSON.parse(result.stdout).id]);
     expect(rows).toEqual([{ name: 'Runtime File Bank' }]);
+  });
+
+  it("without TEMPORAL_ADDRESS, reaches the running `npm start`'s Temporal namespace and task queue, unless told others", () => {
+    const file = path.join(work, 'runtime-temporal.json');
+    writeRuntimeFile({ ...runtimeBase, temporalNamespace: 'cards', temporalTaskQueue: 'cards-queue', pid: process.pid }, file);
+    const resolve = (env: Record<string, string>) => resolveTemporalConnection(loadConfig(env), env, file);
+    expect(resolve({})).toEqual({ options: { address: '127.0.0.1:7233' }, namespace: 'cards', taskQueue: 'cards-queue' });
+    // An explicit variable wins, as TEMPORAL_ADDRESS does over the file's address.
+    expect(resolve({ TEMPORAL_NAMESPACE: 'other' })).toMatchObject({ namespace: 'other', taskQueue: 'cards-queue' });
+    expect(resolve({ TEMPORAL_TASK_QUEUE: 'other-queue' })).toMatchObject({ namespace: 'cards', taskQueue: 'other-queue' });
+    // Another Temporal than the file's: the configuration's namespace and queue (their defaults), never the file's.
+    expect(resolve({ TEMPORAL_ADDRESS: 'temporal.example:7233' })).toEqual({
+      options: { address: 'temporal.example:7233' },
+      namespace: 'default',
+      taskQueue: 'card-delivery',
+    });
+    // A file of an `npm start` from before they were written: the configuration's.
+    writeRuntimeFile({ ...runtimeBase, pid: process.pid }, file);
+    expect(resolve({})).toMatchObject({ namespace: 'default', taskQueue: 'card-delivery' });
   });
 
   it('ignores a runtime file left behind by a process that no longer runs', async () => {

@@ -2,12 +2,18 @@
 // `tsx cli/admin.ts` subprocess against the migrated test Postgres. Checks the --json contracts of
 // docs/admin-cli.md "Operator CLI" (`webhook add` → { id, secret, url, events }, lists → { data }), that secrets are
 // printed once and never listed, the SSRF refusal at `add`, `add --test` endpoints, rotation, and
-// disabling and enabling an endpoint (`enable --replay-missed` through a real worker and receiver).
+// disabling and enabling an endpoint (`enable --replay-missed` through a real worker and receiver), and
+// that a replay fails at once when no worker polls the task queue it would start on.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { writeRuntimeFile } from '../../cli/runtime-file.js';
 import { createIssuer } from '../../db/issuers.js';
 import type { StatusRecord } from '../../domain/dispatch-schemas.js';
 import { createPool, type Pool } from '../../db/pool.js';
+import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { createReplay, getReplay } from '../../db/webhook-replays.js';
 import { recordDeliveryAttempt } from '../../db/webhooks.js';
 import { createWebhookEvents } from '../support/webhook-events.js';
@@ -540,6 +546,43 @@ describe('webhook enable', () => {
       /^error: unknown webhook endpoint: whe_doesNotExist00$/,
     );
   });
+});
+
+describe('with no worker on the task queue it names', () => {
+  // The service's Temporal, but a queue nobody polls (the worker down, or another TEMPORAL_TASK_QUEUE).
+  const idle = `no-worker-${randomUUID()}`;
+  const noWorker = () => ({ TEMPORAL_ADDRESS: requireTestEnv('TEST_TEMPORAL_ADDRESS'), TEMPORAL_TASK_QUEUE: idle });
+  const refusal = new RegExp(`^error: no worker polls the task queue "${idle}" \\(namespace default\\)`);
+
+  it('deliveries replay --wait fails at once, naming the queue (also the one of a running `npm start`), and starts no replay', async () => {
+    const { hook, events } = await endpointWithTwoEvents('CLI Replay No Worker');
+    const started = Date.now();
+    expectOneLineFailure(await runCli(['deliveries', 'replay', '--event-id', events[0].eventId, '--wait', '--json'], noWorker()), refusal);
+    // Without TEMPORAL_ADDRESS: the Temporal, namespace and queue of the running `npm start`'s runtime file.
+    const dir = mkdtempSync(path.join(tmpdir(), 'cds-webhook-cli-'));
+    try {
+      const file = path.join(dir, 'runtime.json');
+      writeRuntimeFile({ databaseUrl, apiUrl: 'http://127.0.0.1:3000', temporalAddress: noWorker().TEMPORAL_ADDRESS, temporalNamespace: 'default', temporalTaskQueue: idle, pid: process.pid }, file); // prettier-ignore
+      const range = ['--since', '2026-11-20T00:00:00Z', '--until', '2026-11-21T00:00:00Z'];
+      expectOneLineFailure(await runCli(['deliveries', 'replay', '--endpoint', hook.id, ...range, '--wait'], { CDS_RUNTIME_FILE: file }), refusal); // prettier-ignore
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect((await pool.query('SELECT 1 FROM webhook_replays WHERE endpoint_id = $1 OR event_id = $2', [hook.id, events[0].eventId])).rows).toEqual([]); // prettier-ignore
+  }, 40_000);
+
+  it('webhook enable --replay-missed fails at once, naming the queue, and leaves the endpoint disabled', async () => {
+    const issuerId = (await createIssuer(pool, 'CLI Enable No Worker')).id;
+    const added = await createWebhookEndpoint(pool, { issuerId, url: PUBLIC_URL, events: ['status.updated'] });
+    if (!added.ok) throw new Error(added.reason);
+    const id = added.endpoint.id;
+    await markAutoDisabled(id, new Date(Date.now() - 86_400_000), new Date(Date.now() - 60_000));
+    await emitEvents(issuerId, 1);
+    expectOneLineFailure(await runCli(['webhook', 'enable', '--id', id, '--replay-missed', '--json'], noWorker()), refusal);
+    const { rows } = await pool.query('SELECT paused_reason, failing_since FROM webhook_endpoints WHERE id = $1', [id]);
+    expect(rows).toEqual([{ paused_reason: 'failing', failing_since: expect.any(Date) }]);
+  }, 40_000);
 });
 
 describe('webhook enable --replay-missed', () => {
