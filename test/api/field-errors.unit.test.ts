@@ -114,6 +114,14 @@ describe('zod issues in the service wording', () => {
     );
   });
 
+  it('points a country code ISO 3166-1 replaced or never assigned to the one it means (UK → GB)', () => {
+    const refused = (code: string) => refusal(registrationBody, { destination: { postal_code: '75011', country_code: code } });
+    expect(refused('uk')).toBe(
+      'destination.country_code: must be an assigned ISO 3166-1 alpha-2 country code; for United Kingdom write GB',
+    );
+    expect(refused('EL')).toBe('destination.country_code: must be an assigned ISO 3166-1 alpha-2 country code; for Greece write GR');
+  });
+
   it('names the prefix of a path parameter', () => {
     expect(refusal(z.string().regex(/^fd_/, 'must be a tracking feed id'), 'x', 'feed_id')).toBe('feed_id: must be a tracking feed id');
   });

@@ -130,6 +130,22 @@ describe('POST /v1/dispatches validation', () => {
     expect(res.body).toEqual({ error: 'bad_request', message: 'destination.country_code: must be an ISO 3166-1 alpha-2 country code' });
   });
 
+  it("returns 400 naming destination.country_code for UK, pointing to GB, the United Kingdom's ISO code (Intl also names UK, which ISO 3166-1 never assigned)", async () => {
+    const res = await register(registrationFor(randomUUID(), { destination: { postal_code: 'SW1A 1AA', country_code: 'UK' } }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'bad_request',
+      message: 'destination.country_code: must be an assigned ISO 3166-1 alpha-2 country code; for United Kingdom write GB',
+    });
+  });
+
+  it('returns 400 naming destination.country_code for the aliases and reserved codes CLDR names that ISO 3166-1 assigns to no country', async () => {
+    for (const code of ['EU', 'UN', 'EZ', 'QO', 'XA', 'XB', 'SU', 'YU', 'CS', 'DD', 'FX', 'AN', 'TP', 'ZR']) {
+      const res = await register(registrationFor(randomUUID(), { destination: { postal_code: '75011', country_code: code } }));
+      expect([code, res.status, res.body.message]).toEqual([code, 400, expect.stringMatching(/^destination\.country_code: must be an assigned ISO 3166-1/)]); // prettier-ignore
+    }
+  });
+
   it('returns 400 naming destination when it is missing', async () => {
     const res = await register({ id: randomUUID() });
     expect(res.status).toBe(400);
