@@ -75,6 +75,18 @@ function asciiDigits(pattern: string): string {
   return pattern.replaceAll('\\d', '[0-9]');
 }
 
+/** Refused in every string field the service keeps (wellFormedString). */
+export const UNPAIRED_SURROGATE_MESSAGE = 'must not contain unpaired surrogates (U+D800–U+DFFF alone)';
+
+/**
+ * A string of well-formed UTF-16: JSON can escape half of a surrogate pair alone (`"\ud83c"`, what
+ * cutting an emoji in two leaves), and Postgres can hold no such string: jsonb refuses it (a
+ * registration's fingerprint failed in its projection, which refused the registration with the
+ * database's words and burnt its id), text keeps U+FFFD instead (two carrier event ids became one).
+ * Every string field of a body that the service keeps is built on this, the providers' bodies included.
+ */
+export const wellFormedString = () => z.string().refine((text) => text.isWellFormed(), UNPAIRED_SURROGATE_MESSAGE);
+
 /** C0 controls, DEL and C1 controls: refused in every string field (Postgres cannot store NUL in text). */
 const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
 const CONTROL_CHARACTER_MESSAGE = 'must not contain control characters (U+0000–U+001F, U+007F–U+009F)';
@@ -84,7 +96,7 @@ const TRIMMED = '\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2
 const codePoints = (text: string) => [...text].length;
 
 /**
- * Free text of `min`–`max` characters without control characters. The length is counted in
+ * Free text of `min`–`max` characters, well-formed, without control characters. The length is counted in
  * characters (code points), as JSON Schema's minLength/maxLength count them, not in UTF-16 units.
  * With `visible`, it must hold a character that trim() keeps, and it is trimmed.
  */
@@ -92,8 +104,7 @@ export function plainText(min: number, max: number, options: { visible?: boolean
   const pattern = options.visible
     ? `^[^\\u0000-\\u001f\\u007f-\\u009f]*[^${TRIMMED}][^\\u0000-\\u001f\\u007f-\\u009f]*$`
     : NO_CONTROL_CHARACTERS;
-  const text = z
-    .string()
+  const text = wellFormedString()
     .regex(new RegExp(NO_CONTROL_CHARACTERS, 'u'), CONTROL_CHARACTER_MESSAGE)
     .refine((value) => codePoints(value) >= min && codePoints(value) <= max, `must be ${min} to ${max} characters long`)
     .refine((value) => !options.visible || value.trim() !== '', 'must not be blank')

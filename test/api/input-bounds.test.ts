@@ -1,6 +1,6 @@
 // What the edge refuses (docs/http-contract.md "Input bounds and integrity promises"): a dispatch_date or an
-// occurred_at outside its bounds, a timestamp whose offset Postgres cannot take, a control character in
-// a string field. Each is a 400 `bad_request` naming the field, answered at once, never a 500 or a
+// occurred_at outside its bounds, a timestamp whose offset Postgres cannot take, a control character or
+// half a surrogate pair alone in a string field. Each is a 400 `bad_request` naming the field, answered at once, never a 500 or a
 // registration that waits on a wedged workflow.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -169,6 +169,22 @@ describe('what fuzzing found', () => {
     const res = await postEvent(id, { status: 'in_transit', occurred_at: at(0), ...overrides });
     expect(res.status).toBe(400);
     expect(res.body.message.startsWith(`${field}: `)).toBe(true);
+  });
+
+  it('refuses a reference holding an unpaired surrogate with 400 naming it, and takes the corrected body under the same id', async () => {
+    // Its fingerprint (jsonb) could not be written: the registration was refused with Postgres's words, and its id burnt for good.
+    const id = randomUUID();
+    const res = await register(registrationFor(id, { reference: 'a\ud83c' }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: 'reference: must not contain unpaired surrogates (U+D800–U+DFFF alone)' });
+    expect((await register(registrationFor(id, { reference: 'a\ud83c\udf89' }))).status).toBe(201);
+  });
+
+  it('refuses a carrier event whose event_id holds an unpaired surrogate with 400 naming it (stored as U+FFFD, it escaped deduplication)', async () => {
+    const id = await registered(at(-DAY));
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: at(-HOUR), event_id: 'x\ud83c' });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('event_id: must not contain unpaired surrogates (U+D800–U+DFFF alone)');
   });
 
   it('takes tracking_number, reference and carrier at their limits (100, 200, 100 characters) and keeps them whole', async () => {
