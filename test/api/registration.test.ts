@@ -10,6 +10,8 @@ let key: string;
 let otherIssuerKey: string;
 let testModeKey: string;
 
+const DAY = 86_400_000;
+
 const register = (body: unknown, withKey = key) => request(h.baseUrl, '/v1/dispatches', { headers: bearer(withKey), body });
 
 beforeAll(async () => {
@@ -69,6 +71,21 @@ describe('POST /v1/dispatches', () => {
     expect(again.status).toBe(200);
     expect(again.headers.location).toBeUndefined();
     expect(again.body).toEqual(first.body);
+  });
+
+  it("returns 200 with the current record for the same body once its dispatch_date has aged past 90 days (the bounds are a new dispatch's), 409 for another body", async () => {
+    const id = randomUUID();
+    const oldest = Date.now() - 90 * DAY + 2_500; // within the bounds for 2.5 s
+    const body = registrationFor(id, { dispatch_date: new Date(oldest).toISOString() });
+    const first = await register(body);
+    expect(first.status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, oldest + 90 * DAY + 300 - Date.now())));
+    const again = await register(body);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect((await register({ ...body, reference: 'another' })).status).toBe(409);
+    const anew = await register({ ...body, id: randomUUID() });
+    expect([anew.status, anew.body.message]).toEqual([400, expect.stringMatching(/^dispatch_date: /)]);
   });
 
   it('returns 200 when the same dispatch_date comes written another way (the instant the service answered, another offset), 409 for another instant', async () => {
