@@ -52,14 +52,18 @@ describe('dispatch_date must lie within [now − 90 days, now + 1 day]', () => {
     expect(res.status).toBe(201);
   });
 
-  it('refuses an out-of-bounds batch item with bad_request naming dispatch_date, and registers the others', async () => {
+  it('refuses an out-of-bounds batch item with bad_request naming dispatch_date, and one holding half a surrogate pair naming reference, and registers the others', async () => {
+    const halfPair = registrationFor(randomUUID(), { reference: 'a\ud83c' });
     const res = await request(h.baseUrl, '/v1/dispatches/batch', {
       headers: bearer(key),
-      body: { dispatches: [registrationFor(randomUUID(), { dispatch_date: '9999-12-30T00:00:00Z' }), registrationFor(randomUUID())] },
+      body: {
+        dispatches: [registrationFor(randomUUID(), { dispatch_date: '9999-12-30T00:00:00Z' }), registrationFor(randomUUID()), halfPair],
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.results[0]).toMatchObject({ result: 'error', error: { error: 'bad_request', message: expect.stringMatching(/^dispatch_date: /) } }); // prettier-ignore
     expect(res.body.results[1].result).toBe('created');
+    expect(res.body.results[2]).toMatchObject({ result: 'error', error: { error: 'bad_request', message: expect.stringMatching(/^reference: must not contain unpaired surrogates/) } }); // prettier-ignore
   });
 });
 
