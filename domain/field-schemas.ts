@@ -96,9 +96,9 @@ const TRIMMED = '\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2
 const codePoints = (text: string) => [...text].length;
 
 /**
- * Free text of `min`–`max` characters, well-formed, without control characters. The length is counted in
- * characters (code points), as JSON Schema's minLength/maxLength count them, not in UTF-16 units.
- * With `visible`, it must hold a character that trim() keeps, and it is trimmed.
+ * Free text of `min`–`max` characters, well-formed, without control characters. The length is
+ * counted in characters (code points), as JSON Schema's minLength/maxLength count them, not in
+ * UTF-16 units. With `visible`, it must hold a character that trim() keeps, and it is trimmed.
  */
 export function plainText(min: number, max: number, options: { visible?: boolean } = {}) {
   const pattern = options.visible
