@@ -43,13 +43,13 @@ export interface Registered {
 }
 
 /**
- * Validates a registration body (400 naming the field, docs/http-contract.md "Input bounds and integrity promises" included) into what the workflow receives.
- * `assignedId` is the id a body without `id` gets (api/idempotency.ts derives one under an Idempotency-Key); random by default.
+ * Validates a registration body (400 naming the field) into what the workflow receives; its
+ * dispatch_date's bounds are checked by `register`, for a new dispatch only. `now` is the default
+ * dispatch date. `assignedId` is the id a body without `id` gets (api/idempotency.ts derives one
+ * under an Idempotency-Key); random by default.
  */
 export function parseRegistration(body: unknown, key: ApiKey, now = new Date(), assignedId?: string): DispatchRegistration {
   const parsed = parseOrBadRequest(registrationBody, body);
-  const outOfBounds = parsed.dispatch_date && dispatchDateProblem(parsed.dispatch_date, now);
-  if (outOfBounds) throw badRequest(`dispatch_date: ${outOfBounds}`);
   return {
     id: parsed.id ?? assignedId ?? randomUUID(),
     issuerId: key.issuerId,
@@ -64,14 +64,38 @@ export function parseRegistration(body: unknown, key: ApiKey, now = new Date(), 
   };
 }
 
-/** Registers a validated dispatch; throws 409 conflict as an ApiError, TemporalUnavailable (503) from the client. */
-export async function register(deps: RegistrationDeps, key: ApiKey, registration: DispatchRegistration): Promise<Registered> {
+export interface RegisterOptions {
+  /** The instant a new dispatch's dispatch_date is bounded by (docs/http-contract.md "Input bounds and integrity promises"). */
+  now?: Date;
+  /**
+   * Told once the registration is past validation and its work begins, the bounds included:
+   * api/idempotency.ts `markExecuting`, from which its 4xx answers are kept for replay.
+   */
+  executing?: () => void;
+}
+
+/**
+ * Registers a validated dispatch; throws 400 for a new dispatch's dispatch_date out of bounds and 409
+ * conflict as ApiErrors, TemporalUnavailable (503) from the client. The bounds are a new dispatch's
+ * only: the same id with the same body again answers 200 with the current record however old its
+ * dispatch_date has grown (DESIGN §3), another body 409 as ever.
+ */
+export async function register(
+  deps: RegistrationDeps,
+  key: ApiKey,
+  registration: DispatchRegistration,
+  { now = new Date(), executing }: RegisterOptions = {},
+): Promise<Registered> {
   const existing = await findDispatch(deps.pool, registration.id);
   if (existing) {
+    executing?.();
     const repeat = answerRepeat(key, registration, existing);
     await applyKeptCheckpoints(deps, registration);
     return repeat;
   }
+  const outOfBounds = dispatchDateProblem(registration.dispatchDate, now);
+  if (outOfBounds) throw badRequest(`dispatch_date: ${outOfBounds}`);
+  executing?.();
   // An erased id is never registered again (docs/http-contract.md "Erasure"): its runs are gone from
   // Temporal, which would otherwise start it afresh.
   const tombstone = await findTombstone(deps.pool, registration.id);

@@ -40,7 +40,7 @@ export const registrationBody = z
   .object({
     id: uuidV4.optional().transform((id) => id?.toLowerCase()),
     dispatch_date: isoTimestamp.optional().meta({
-      description: `when the card left; ${DISPATCH_DATE_RULE} (else 400). Default: now`,
+      description: `when the card left; for a new dispatch it ${DISPATCH_DATE_RULE} (else 400), the same id and body again is 200 however old it is. Default: now`,
     }),
     destination,
     locale: localeTag.optional(),

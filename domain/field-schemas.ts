@@ -2,6 +2,8 @@
 // dates, country codes, language tags, a destination and a list's page size (docs/http-contract.md
 // "Common rules"). Each says in zod what the server accepts and, in its metadata, what the OpenAPI
 // document tells clients.
+// The module itself, not the package's entry point, which also loads 78 languages' country names.
+import countries from 'i18n-iso-countries/index.js';
 import { z } from 'zod';
 // Patterns here are also the OpenAPI document's (api/openapi.ts), read by generated clients and by
 // validators in other languages: they use neither flags nor \d, \s or \w (whose meaning differs
@@ -73,6 +75,18 @@ function asciiDigits(pattern: string): string {
   return pattern.replaceAll('\\d', '[0-9]');
 }
 
+/** Refused in every string field the service keeps (wellFormedString). */
+export const UNPAIRED_SURROGATE_MESSAGE = 'must not contain unpaired surrogates (U+D800–U+DFFF alone)';
+
+/**
+ * A string of well-formed UTF-16: JSON can escape half of a surrogate pair alone (`"\ud83c"`, what
+ * cutting an emoji in two leaves), and Postgres can hold no such string: jsonb refuses it (a
+ * registration's fingerprint failed in its projection, which refused the registration with the
+ * database's words and burnt its id), text keeps U+FFFD instead (two carrier event ids became one).
+ * Every string field of a body that the service keeps is built on this, the providers' bodies included.
+ */
+export const wellFormedString = () => z.string().refine((text) => text.isWellFormed(), UNPAIRED_SURROGATE_MESSAGE);
+
 /** C0 controls, DEL and C1 controls: refused in every string field (Postgres cannot store NUL in text). */
 const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
 const CONTROL_CHARACTER_MESSAGE = 'must not contain control characters (U+0000–U+001F, U+007F–U+009F)';
@@ -82,16 +96,15 @@ const TRIMMED = '\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2
 const codePoints = (text: string) => [...text].length;
 
 /**
- * Free text of `min`–`max` characters without control characters. The length is counted in
- * characters (code points), as JSON Schema's minLength/maxLength count them, not in UTF-16 units.
- * With `visible`, it must hold a character that trim() keeps, and it is trimmed.
+ * Free text of `min`–`max` characters, well-formed, without control characters. The length is
+ * counted in characters (code points), as JSON Schema's minLength/maxLength count them, not in
+ * UTF-16 units. With `visible`, it must hold a character that trim() keeps, and it is trimmed.
  */
 export function plainText(min: number, max: number, options: { visible?: boolean } = {}) {
   const pattern = options.visible
     ? `^[^\\u0000-\\u001f\\u007f-\\u009f]*[^${TRIMMED}][^\\u0000-\\u001f\\u007f-\\u009f]*$`
     : NO_CONTROL_CHARACTERS;
-  const text = z
-    .string()
+  const text = wellFormedString()
     .regex(new RegExp(NO_CONTROL_CHARACTERS, 'u'), CONTROL_CHARACTER_MESSAGE)
     .refine((value) => codePoints(value) >= min && codePoints(value) <= max, `must be ${min} to ${max} characters long`)
     .refine((value) => !options.visible || value.trim() !== '', 'must not be blank')
@@ -101,13 +114,20 @@ export function plainText(min: number, max: number, options: { visible?: boolean
 /** ISO 8601 calendar date without time, e.g. 2026-11-24. */
 export const isoDate = z.iso.date();
 
-/** The assigned ISO 3166-1 alpha-2 codes, as Intl knows them (unknown codes have no name; ZZ is "unknown region"). */
-export const ASSIGNED_COUNTRY_CODES: readonly string[] = (() => {
-  const names = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
-  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-  return [...letters].flatMap((a) => [...letters].map((b) => a + b)).filter((code) => code !== 'ZZ' && names.of(code) !== undefined);
-})();
+/**
+ * The assigned ISO 3166-1 alpha-2 codes: i18n-iso-countries' list, ISO's 249 and XK (Kosovo's
+ * user-assigned code, which the European Commission, SWIFT and the carriers use). Not the regions
+ * Intl can name: CLDR also names aliases and codes ISO reserves for no country (UK, EU, UN, EZ, QO,
+ * XA, XB, FX, SU, YU, …), which were taken, stored, predicted with defaults and never listed under
+ * the country meant.
+ */
+export const ASSIGNED_COUNTRY_CODES: readonly string[] = Object.keys(countries.getAlpha2Codes()).sort();
 const assignedCountryCodes = new Set(ASSIGNED_COUNTRY_CODES);
+
+/** Codes written for a country whose ISO code is another (the UK's is GB, Greece's GR): the refusal names it. */
+const COUNTRY_CODE_MEANT: Readonly<Record<string, string>> = { UK: 'GB', EL: 'GR', FX: 'FR', TP: 'TL', ZR: 'CD', BU: 'MM', DD: 'DE' };
+const ASSIGNED_COUNTRY_MESSAGE = 'must be an assigned ISO 3166-1 alpha-2 country code';
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
 
 /** Any letter case: each code as `[Ff][Rr]`, so that the document states exactly what the server takes. */
 const COUNTRY_CODE_PATTERN = `^(?:${ASSIGNED_COUNTRY_CODES.map((code) => [...code].map((c) => `[${c}${c.toLowerCase()}]`).join('')).join('|')})$`;
@@ -116,7 +136,12 @@ export const countryCode = z
   .string()
   .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
   .transform((code) => code.toUpperCase())
-  .refine((code) => assignedCountryCodes.has(code), 'must be an assigned ISO 3166-1 alpha-2 country code')
+  .superRefine((code, ctx) => {
+    if (assignedCountryCodes.has(code)) return;
+    const meant = COUNTRY_CODE_MEANT[code];
+    const hint = meant ? `; for ${regionNames.of(meant)} write ${meant}` : '';
+    ctx.addIssue({ code: 'custom', message: ASSIGNED_COUNTRY_MESSAGE + hint });
+  })
   .meta({
     pattern: COUNTRY_CODE_PATTERN,
     description: 'an assigned ISO 3166-1 alpha-2 country code, in any letter case (stored upper-cased)',

@@ -3,7 +3,7 @@
 // documents. The providers' own bodies are their modules' (domain/tracking-feeds/); here only what
 // the service itself answers and takes.
 import { z } from 'zod';
-import { cursorParam, isoTimestamp, listLimit, plainText } from './field-schemas.js';
+import { cursorParam, isoTimestamp, listLimit, plainText, wellFormedString } from './field-schemas.js';
 import { FEED_PROVIDERS, type CheckpointTime } from './tracking-feeds/provider.js';
 import { resolveCheckpointTime } from './tracking-feeds/times.js';
 import { dispatchStatus } from './vocabulary.js';
@@ -26,8 +26,7 @@ export const feedProvider = z.enum(FEED_PROVIDERS).meta({ description: 'the aggr
 const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
 const CONTROL_OR_SPACE = `${CONTROL}\\u0020\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff`;
 const SECRET_TEXT = new RegExp(`^[^${CONTROL_OR_SPACE}](?:[^${CONTROL}]*[^${CONTROL_OR_SPACE}])?$`);
-const feedSecret = z
-  .string()
+const feedSecret = wellFormedString()
   .min(8, 'must be at least 8 characters (the webhook secret the provider shows)')
   .max(512, 'must be at most 512 characters')
   .regex(SECRET_TEXT, 'must have no control characters, nor spaces at either end')

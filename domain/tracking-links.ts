@@ -5,7 +5,7 @@
 // (the expiry's bounds, the accent colour's contrast with white text).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { isoTimestamp, localeTag, plainText } from './field-schemas.js';
+import { isoTimestamp, localeTag, plainText, wellFormedString } from './field-schemas.js';
 
 // ---------- the token ----------
 
@@ -123,8 +123,7 @@ export function contrastWithWhite(hex: string): number {
   return 1.05 / (luminance(hex) + 0.05);
 }
 
-const httpsUrl = z
-  .string()
+const httpsUrl = wellFormedString()
   .max(2000)
   .refine((value) => {
     try {

@@ -105,9 +105,11 @@ async function registerItem(
 ): Promise<ItemOutcome> {
   let id: string | undefined;
   try {
-    const registration = parseRegistration(item, key, new Date(), assignedId);
-    id = registration.id;
-    const registered = await register(deps, key, registration);
+    const now = new Date();
+    const registration = parseRegistration(item, key, now, assignedId);
+    // The item's id is reported once its work begins: refused before (its body, a new dispatch's
+    // dispatch_date out of bounds), an item without `id` names none.
+    const registered = await register(deps, key, registration, { now, executing: () => (id = registration.id) });
     return { result: registered.outcome, id: registered.id };
   } catch (error) {
     if (!asApiError(error)) deps.logger.error({ err: error, request_id: requestId, dispatch_id: id }, 'batch item failed');

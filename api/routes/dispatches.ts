@@ -17,9 +17,9 @@ import { parseRegistration, register, type RegistrationDeps } from '../registrat
 export function dispatchRoutes(router: Router, deps: RegistrationDeps & { logger: Logger }): void {
   router.post('/v1/dispatches', jsonBody(), checkedRegistration, idempotent(deps.pool, deps.logger), async (ctx) => {
     const key = ctx.state.apiKey!;
-    const registration = parseRegistration(ctx.request.body, key, new Date(), idempotentDispatchId(ctx));
-    markExecuting(ctx);
-    const registered = await register(deps, key, registration);
+    const now = new Date();
+    const registration = parseRegistration(ctx.request.body, key, now, idempotentDispatchId(ctx));
+    const registered = await register(deps, key, registration, { now, executing: () => markExecuting(ctx) });
     ctx.status = registered.outcome === 'created' ? 201 : 200;
     if (registered.outcome === 'created') ctx.set('Location', `/v1/status/${registered.id}`);
     ctx.type = 'application/json';
@@ -29,9 +29,10 @@ export function dispatchRoutes(router: Router, deps: RegistrationDeps & { logger
 
 /**
  * 400 for a bad body or Idempotency-Key, then 403 for a key without dispatches:write. The body's
- * shape only: its dispatch_date's bounds move with the clock, and are checked by the route after
- * the Idempotency-Key, so that a retry within 24 hours replays the first response even once its
- * date has aged past them.
+ * shape only: its dispatch_date's bounds move with the clock, and bound a new dispatch only
+ * (api/registration.ts `register`): checked after the Idempotency-Key, so that a retry within 24
+ * hours replays the first response, and after the dispatch is looked up, so that the same id and
+ * body again answers 200, even once its date has aged past them.
  */
 const checkedRegistration: Middleware = async (ctx, next) => {
   parseOrBadRequest(registrationBody, ctx.request.body);

@@ -24,7 +24,7 @@ export interface ImportSummary {
   errors: Array<{ line: number; reason: string }>;
 }
 
-/** Country codes seen so far → valid or not (checking one builds an Intl.DisplayNames). */
+/** Country codes seen so far → the code as stored, or null when refused (domain/field-schemas.ts countryCode). */
 const knownCountries = new Map<string, string | null>();
 
 function checkCountry(code: string): string | null {

@@ -19,6 +19,7 @@ import {
   providerEventId,
 } from './common.js';
 import { FIELD_ERRORS } from '../field-errors.js';
+import { UNPAIRED_SURROGATE_MESSAGE, wellFormedString } from '../field-schemas.js';
 import { normaliseCarrier, type FeedProviderModule, type MappedCheckpointStatus, type ProviderTracking } from './provider.js';
 import { referencesFrom } from './references.js';
 import { readCheckpointTime } from './times.js';
@@ -89,7 +90,7 @@ export function mapAfterShipTag(tag: string, subtag: string | null | undefined):
   return { ...mapped };
 }
 
-const text = z.string().nullish();
+const text = wellFormedString().nullish();
 
 const checkpoint = z.object({
   // Both optional in the SDK's Checkpoint: a checkpoint without them says nothing usable (ignored).
@@ -110,12 +111,15 @@ const checkpoint = z.object({
 const tracking = z.object({
   // The dated versions made `id` 32 characters and carry the 24-character id of v4 as `legacy_id`:
   // the tracking's one id across versions is `legacy_id ?? id` (see parse).
-  id: z.string().min(1),
-  legacy_id: z.string().nullish(),
-  tracking_number: z.string().min(1),
+  id: wellFormedString().min(1),
+  legacy_id: wellFormedString().nullish(),
+  tracking_number: wellFormedString().min(1),
   slug: text,
   order_id: text,
-  custom_fields: z.record(z.string(), z.unknown()).nullish(),
+  // Only `dispatch_id` is read: a reference when it is text.
+  custom_fields: z
+    .looseObject({ dispatch_id: z.unknown().refine((id) => typeof id !== 'string' || id.isWellFormed(), UNPAIRED_SURROGATE_MESSAGE) })
+    .nullish(),
   // Optional in the SDK's Tracking: absent or null is no checkpoints (a 200 with zero counts), not a
   // 400 that AfterShip would retry for days.
   checkpoints: z
@@ -125,7 +129,7 @@ const tracking = z.object({
 });
 
 const webhook = z.object({
-  event: z.string().min(1),
+  event: wellFormedString().min(1),
   msg: z.unknown(),
   ts: z.number().optional(),
 });

@@ -5,6 +5,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { fieldProblems } from '../field-errors.js';
+import { wellFormedString } from '../field-schemas.js';
 import type { CheckpointTime, FeedProvider, InboundRequest, ParseResult, ProviderCheckpoint } from './provider.js';
 import { readCheckpointTime } from './times.js';
 
@@ -90,8 +91,7 @@ export function checkpointTime(
 }
 
 /** A checkpoint time a provider's types may leave out (absent, null or blank: no time); the text is read by checkpointTime. */
-export const optionalTimeString = z
-  .string()
+export const optionalTimeString = wellFormedString()
   .nullish()
   .transform((value) => (value?.trim() ? value : undefined));
 

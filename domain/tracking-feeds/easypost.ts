@@ -17,6 +17,7 @@ import {
   originalStatus,
 } from './common.js';
 import { FIELD_ERRORS } from '../field-errors.js';
+import { wellFormedString } from '../field-schemas.js';
 import { readCheckpointTime } from './times.js';
 import { normaliseCarrier, type FeedProviderModule, type MappedCheckpointStatus, type ProviderTracking } from './provider.js';
 
@@ -101,37 +102,37 @@ export function mapEasyPostStatus(status: string, detail: string | null | undefi
 
 const trackingLocation = z
   .object({
-    city: z.string().nullish(),
-    state: z.string().nullish(),
-    country: z.string().nullish(),
-    zip: z.string().nullish(),
+    city: wellFormedString().nullish(),
+    state: wellFormedString().nullish(),
+    country: wellFormedString().nullish(),
+    zip: wellFormedString().nullish(),
   })
   .nullish();
 
 const trackingDetail = z.object({
-  message: z.string().nullish(),
-  description: z.string().nullish(),
+  message: wellFormedString().nullish(),
+  description: wellFormedString().nullish(),
   // Text that says nothing usable (an empty status, a time that cannot be read) makes the checkpoint ignored, not the body refused.
-  status: z.string(),
-  status_detail: z.string().nullish(),
-  datetime: z.string(),
-  source: z.string().nullish(),
-  carrier_code: z.string().nullish(),
+  status: wellFormedString(),
+  status_detail: wellFormedString().nullish(),
+  datetime: wellFormedString(),
+  source: wellFormedString().nullish(),
+  carrier_code: wellFormedString().nullish(),
   tracking_location: trackingLocation,
 });
 
 const tracker = z.object({
-  id: z.string().min(1),
+  id: wellFormedString().min(1),
   object: z.literal('Tracker'),
-  tracking_code: z.string().min(1),
-  status: z.string().nullish(),
-  carrier: z.string().nullish(),
+  tracking_code: wellFormedString().min(1),
+  status: wellFormedString().nullish(),
+  carrier: wellFormedString().nullish(),
   tracking_details: z.array(trackingDetail),
 });
 
 const event = z.object({
   object: z.literal('Event'),
-  description: z.string(),
+  description: wellFormedString(),
   result: z.unknown(),
 });
 

@@ -17,6 +17,7 @@ import {
   providerEventId,
 } from './common.js';
 import { FIELD_ERRORS } from '../field-errors.js';
+import { wellFormedString } from '../field-schemas.js';
 import {
   normaliseCarrier,
   type CheckpointTime,
@@ -117,7 +118,7 @@ function ship24Time(occurrence: string, utcOffset: string | null | undefined): C
   return withOffset?.kind === 'instant' ? { ...withOffset, original: occurrence } : time;
 }
 
-const text = z.string().nullish();
+const text = wellFormedString().nullish();
 
 const event = z.object({
   eventId: text,
@@ -136,11 +137,11 @@ const event = z.object({
 const tracking = z.object({
   metadata: z.object({ topic: text, messageId: text }).nullish(),
   tracker: z.object({
-    trackerId: z.string().min(1),
-    trackingNumber: z.string().min(1),
+    trackerId: wellFormedString().min(1),
+    trackingNumber: wellFormedString().min(1),
     shipmentReference: text,
     clientTrackerId: text,
-    courierCode: z.union([z.string(), z.array(z.string())]).nullish(),
+    courierCode: z.union([wellFormedString(), z.array(wellFormedString())]).nullish(),
   }),
   // A proof-of-delivery message (topic `tracking/pod`) has no events.
   events: z.array(event).optional(),
@@ -207,7 +208,8 @@ function eventCheckpoint(trackerId: string, e: EventFields): ProviderCheckpoint 
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const textOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+/** Text that Postgres can keep (well-formed, see wellFormedString), else none. */
+const textOf = (value: unknown): string | undefined => (typeof value === 'string' && value.isWellFormed() ? value : undefined);
 
 /**
  * A tracking that is not Ship24's shape, read as far as it can be: its text fields where they are

@@ -18,6 +18,7 @@ import {
   queryValue,
 } from './common.js';
 import { FIELD_ERRORS } from '../field-errors.js';
+import { wellFormedString } from '../field-schemas.js';
 import {
   normaliseCarrier,
   type CheckpointTime,
@@ -124,27 +125,27 @@ function shippoTime(original: string): CheckpointTime | undefined {
   return { kind: 'instant', iso: new Date(`${local}Z`).toISOString(), original };
 }
 
-const text = z.string().nullish();
+const text = wellFormedString().nullish();
 
 const trackingStatus = z.object({
   object_id: text,
-  status: z.string(), // empty: says nothing (ignored), not a refused body
-  substatus: z.object({ code: z.string(), text: text, action_required: z.boolean().nullish() }).nullish(),
+  status: wellFormedString(), // empty: says nothing (ignored), not a refused body
+  substatus: z.object({ code: wellFormedString(), text: text, action_required: z.boolean().nullish() }).nullish(),
   status_details: text,
   status_date: optionalTimeString, // optional in the SDK's TrackingStatus: without it, ignored
   location: z.object({ city: text, state: text, zip: text, country: text }).nullish(),
 });
 
 const track = z.object({
-  carrier: z.string().min(1),
-  tracking_number: z.string().min(1),
+  carrier: wellFormedString().min(1),
+  tracking_number: wellFormedString().min(1),
   metadata: text,
   transaction: text,
   tracking_history: z.array(trackingStatus),
 });
 
 const webhook = z.object({
-  event: z.string().min(1),
+  event: wellFormedString().min(1),
   test: z.boolean().optional(),
   data: z.unknown(),
 });

@@ -85,6 +85,17 @@ describe('POST /v1/dispatches/batch', () => {
     expect(again.body.results[1].result).toBe('created');
   });
 
+  it("answers an item registered before with the same body as existing once its dispatch_date has aged past 90 days (the bounds are a new dispatch's)", async () => {
+    const id = randomUUID();
+    const oldest = Date.now() - 90 * 86_400_000 + 2_500; // within the bounds for 2.5 s
+    const item = registrationFor(id, { dispatch_date: new Date(oldest).toISOString() });
+    expect((await batch({ dispatches: [item] })).body.results).toEqual([{ index: 0, result: 'created', id }]);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, oldest + 90 * 86_400_000 + 300 - Date.now())));
+    const again = await batch({ dispatches: [item, { ...item, id: randomUUID() }] });
+    expect(again.body.results[0]).toEqual({ index: 0, result: 'existing', id });
+    expect(again.body.results[1]).toMatchObject({ result: 'error', error: { error: 'bad_request', message: expect.stringMatching(/^dispatch_date: /) } }); // prettier-ignore
+  });
+
   it('answers an id repeated within one batch once created and once existing', async () => {
     const id = randomUUID();
     const res = await batch({ dispatches: [registrationFor(id), registrationFor(id)] });

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { ApiError, parseOrBadRequest } from '../../api/errors.js';
 import { CARRIER_EVENT_VARIANTS } from '../../domain/carrier-event-schemas.js';
 import { registrationBody } from '../../domain/dispatch-schemas.js';
-import { feedCreateBody } from '../../domain/tracking-feed-schemas.js';
+import { feedCreateBody, feedUpdateBody } from '../../domain/tracking-feed-schemas.js';
+import { trackingPageBrandingPatch } from '../../domain/tracking-links.js';
 import { endpointCreateBody } from '../../domain/webhook-endpoint-schemas.js';
 import { replayRangeBody } from '../../domain/webhook-event-schemas.js';
 
@@ -112,6 +113,34 @@ describe('zod issues in the service wording', () => {
     expect(refusal(registrationBody, { destination: { postal_code: '75011', country_code: 'XX' } })).toBe(
       'destination.country_code: must be an assigned ISO 3166-1 alpha-2 country code',
     );
+  });
+
+  it('points a country code ISO 3166-1 replaced or never assigned to the one it means (UK → GB)', () => {
+    const refused = (code: string) => refusal(registrationBody, { destination: { postal_code: '75011', country_code: code } });
+    expect(refused('uk')).toBe(
+      'destination.country_code: must be an assigned ISO 3166-1 alpha-2 country code; for United Kingdom write GB',
+    );
+    expect(refused('EL')).toBe('destination.country_code: must be an assigned ISO 3166-1 alpha-2 country code; for Greece write GR');
+  });
+
+  // Half of a surrogate pair alone: JSON can escape one (`"\ud83c"`), Postgres can keep none (domain/field-schemas.ts wellFormedString).
+  it.each<[string, z.ZodType, unknown]>([
+    ['reference', registrationBody, { ...registration, reference: 'a\ud83c' }],
+    ['destination.postal_code', registrationBody, { destination: { postal_code: '75\udc00', country_code: 'FR' } }],
+    ['event_id', CARRIER_EVENT_VARIANTS.service, { ...event, event_id: 'x\ud83c' }],
+    ['location', CARRIER_EVENT_VARIANTS.easypost, { vocabulary: 'easypost', ...event, location: '\udfffParis' }],
+    ['url', endpointCreateBody, { ...endpoint, url: 'https://hooks.example.com/\ud83c' }],
+    ['description', endpointCreateBody, { ...endpoint, description: 'cards \ud83c' }],
+    ['description', feedCreateBody, { provider: 'shippo', description: 'feed \ud83c' }],
+    ['secret', feedUpdateBody, { secret: 'whsec-0123\ud83c' }],
+    ['display_name', trackingPageBrandingPatch, { display_name: 'Bank \ud83c' }],
+    ['support_url', trackingPageBrandingPatch, { support_url: 'https://bank.example/help\ud83c' }],
+  ])('refuses an unpaired surrogate in %s', (field, schema, value) => {
+    expect(refusal(schema, value)).toBe(`${field}: must not contain unpaired surrogates (U+D800–U+DFFF alone)`);
+  });
+
+  it('takes a surrogate pair (a character outside the Basic Multilingual Plane) where it refuses half of one', () => {
+    expect(registrationBody.safeParse({ ...registration, reference: 'a\ud83c\udf89' }).success).toBe(true);
   });
 
   it('names the prefix of a path parameter', () => {

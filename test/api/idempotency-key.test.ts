@@ -133,6 +133,14 @@ describe('Idempotency-Key on POST /v1/dispatches', () => {
     expect(await dispatchCount(key)).toBe(1);
   });
 
+  it("does not keep a new dispatch's 400 for a dispatch_date out of bounds (checked once the id is looked up): the same key then runs the corrected request", async () => {
+    const { key } = await freshIssuer();
+    const ahead = { ...FR, dispatch_date: new Date(Date.now() + 3 * 86_400_000).toISOString() };
+    const first = await post(h.baseUrl, '/v1/dispatches', key, 'order-bounds', ahead);
+    expect([first.status, first.body.message]).toEqual([400, expect.stringMatching(/^dispatch_date: /)]);
+    expect((await post(h.baseUrl, '/v1/dispatches', key, 'order-bounds', FR)).status).toBe(201);
+  });
+
   it('keeps a 409 answered once the registration ran (an id registered with another body) and replays it', async () => {
     const { key } = await freshIssuer();
     const id = randomUUID();

@@ -1,6 +1,6 @@
 // What the edge refuses (docs/http-contract.md "Input bounds and integrity promises"): a dispatch_date or an
-// occurred_at outside its bounds, a timestamp whose offset Postgres cannot take, a control character in
-// a string field. Each is a 400 `bad_request` naming the field, answered at once, never a 500 or a
+// occurred_at outside its bounds, a timestamp whose offset Postgres cannot take, a control character or
+// half a surrogate pair alone in a string field. Each is a 400 `bad_request` naming the field, answered at once, never a 500 or a
 // registration that waits on a wedged workflow.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -52,14 +52,18 @@ describe('dispatch_date must lie within [now − 90 days, now + 1 day]', () => {
     expect(res.status).toBe(201);
   });
 
-  it('refuses an out-of-bounds batch item with bad_request naming dispatch_date, and registers the others', async () => {
+  it('refuses an out-of-bounds batch item with bad_request naming dispatch_date, and one holding half a surrogate pair naming reference, and registers the others', async () => {
+    const halfPair = registrationFor(randomUUID(), { reference: 'a\ud83c' });
     const res = await request(h.baseUrl, '/v1/dispatches/batch', {
       headers: bearer(key),
-      body: { dispatches: [registrationFor(randomUUID(), { dispatch_date: '9999-12-30T00:00:00Z' }), registrationFor(randomUUID())] },
+      body: {
+        dispatches: [registrationFor(randomUUID(), { dispatch_date: '9999-12-30T00:00:00Z' }), registrationFor(randomUUID()), halfPair],
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.results[0]).toMatchObject({ result: 'error', error: { error: 'bad_request', message: expect.stringMatching(/^dispatch_date: /) } }); // prettier-ignore
     expect(res.body.results[1].result).toBe('created');
+    expect(res.body.results[2]).toMatchObject({ result: 'error', error: { error: 'bad_request', message: expect.stringMatching(/^reference: must not contain unpaired surrogates/) } }); // prettier-ignore
   });
 });
 
@@ -169,6 +173,22 @@ describe('what fuzzing found', () => {
     const res = await postEvent(id, { status: 'in_transit', occurred_at: at(0), ...overrides });
     expect(res.status).toBe(400);
     expect(res.body.message.startsWith(`${field}: `)).toBe(true);
+  });
+
+  it('refuses a reference holding an unpaired surrogate with 400 naming it, and takes the corrected body under the same id', async () => {
+    // Its fingerprint (jsonb) could not be written: the registration was refused with Postgres's words, and its id burnt for good.
+    const id = randomUUID();
+    const res = await register(registrationFor(id, { reference: 'a\ud83c' }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: 'reference: must not contain unpaired surrogates (U+D800–U+DFFF alone)' });
+    expect((await register(registrationFor(id, { reference: 'a\ud83c\udf89' }))).status).toBe(201);
+  });
+
+  it('refuses a carrier event whose event_id holds an unpaired surrogate with 400 naming it (stored as U+FFFD, it escaped deduplication)', async () => {
+    const id = await registered(at(-DAY));
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: at(-HOUR), event_id: 'x\ud83c' });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('event_id: must not contain unpaired surrogates (U+D800–U+DFFF alone)');
   });
 
   it('takes tracking_number, reference and carrier at their limits (100, 200, 100 characters) and keeps them whole', async () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { openApiJson } from '../../api/openapi.js';
-import { countryCode, localeTag } from '../../domain/field-schemas.js';
+import { ASSIGNED_COUNTRY_CODES, countryCode, localeTag } from '../../domain/field-schemas.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.js';
 
 const document = () => JSON.parse(openApiJson());
@@ -171,6 +171,13 @@ describe('the document states the rules the server enforces (what the fuzz run f
     }
     expect(matches(documented, 'AA')).toBe(false);
     expect(matches(documented, 'Ga')).toBe(true);
+  });
+
+  it("country_code: ISO 3166-1's 249 codes and Kosovo's XK, not the aliases and reserved codes Intl (CLDR) also names", () => {
+    expect(ASSIGNED_COUNTRY_CODES).toHaveLength(250);
+    for (const code of ['GB', 'FR', 'BV', 'HM', 'AQ', 'XK']) expect([code, countryCode.safeParse(code).success]).toEqual([code, true]);
+    for (const code of ['UK', 'EU', 'UN', 'EZ', 'QO', 'XA', 'XB', 'SU', 'YU', 'CS', 'DD', 'FX', 'AN', 'TP', 'ZR', 'AC', 'IC', 'EA', 'ZZ'])
+      expect([code, countryCode.safeParse(code).success, matches(registration().properties.destination.properties.country_code, code)]).toEqual([code, false, false]); // prettier-ignore
   });
 
   it('locale: a BCP 47 pattern that refuses "00" and takes what the server takes', () => {

@@ -10,6 +10,8 @@ let key: string;
 let otherIssuerKey: string;
 let testModeKey: string;
 
+const DAY = 86_400_000;
+
 const register = (body: unknown, withKey = key) => request(h.baseUrl, '/v1/dispatches', { headers: bearer(withKey), body });
 
 beforeAll(async () => {
@@ -71,6 +73,21 @@ describe('POST /v1/dispatches', () => {
     expect(again.body).toEqual(first.body);
   });
 
+  it("returns 200 with the current record for the same body once its dispatch_date has aged past 90 days (the bounds are a new dispatch's), 409 for another body", async () => {
+    const id = randomUUID();
+    const oldest = Date.now() - 90 * DAY + 2_500; // within the bounds for 2.5 s
+    const body = registrationFor(id, { dispatch_date: new Date(oldest).toISOString() });
+    const first = await register(body);
+    expect(first.status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, oldest + 90 * DAY + 300 - Date.now())));
+    const again = await register(body);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect((await register({ ...body, reference: 'another' })).status).toBe(409);
+    const anew = await register({ ...body, id: randomUUID() });
+    expect([anew.status, anew.body.message]).toEqual([400, expect.stringMatching(/^dispatch_date: /)]);
+  });
+
   it('returns 200 when the same dispatch_date comes written another way (the instant the service answered, another offset), 409 for another instant', async () => {
     const id = randomUUID();
     const instant = new Date(Math.floor(Date.now() / 1000) * 1000 - 3 * 86_400_000);
@@ -128,6 +145,22 @@ describe('POST /v1/dispatches validation', () => {
     const res = await register(registrationFor(randomUUID(), { destination: { postal_code: '75011', country_code: 'FRA' } }));
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'bad_request', message: 'destination.country_code: must be an ISO 3166-1 alpha-2 country code' });
+  });
+
+  it("returns 400 naming destination.country_code for UK, pointing to GB, the United Kingdom's ISO code (Intl also names UK, which ISO 3166-1 never assigned)", async () => {
+    const res = await register(registrationFor(randomUUID(), { destination: { postal_code: 'SW1A 1AA', country_code: 'UK' } }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'bad_request',
+      message: 'destination.country_code: must be an assigned ISO 3166-1 alpha-2 country code; for United Kingdom write GB',
+    });
+  });
+
+  it('returns 400 naming destination.country_code for the aliases and reserved codes CLDR names that ISO 3166-1 assigns to no country', async () => {
+    for (const code of ['EU', 'UN', 'EZ', 'QO', 'XA', 'XB', 'SU', 'YU', 'CS', 'DD', 'FX', 'AN', 'TP', 'ZR']) {
+      const res = await register(registrationFor(randomUUID(), { destination: { postal_code: '75011', country_code: code } }));
+      expect([code, res.status, res.body.message]).toEqual([code, 400, expect.stringMatching(/^destination\.country_code: must be an assigned ISO 3166-1/)]); // prettier-ignore
+    }
   });
 
   it('returns 400 naming destination when it is missing', async () => {

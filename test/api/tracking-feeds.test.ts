@@ -213,6 +213,20 @@ describe('the inbound endpoint', () => {
     expect(res.body.message.split('tracking_code')).toHaveLength(2);
   });
 
+  it('answers 400 naming the field to a signed body holding half of a surrogate pair alone (its jsonb write failed: a 500)', async () => {
+    const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
+    const raw = easyPostBody(trackingNumber(), [{ status: 'in_transit', datetime: ago(HOUR) }]).replace(
+      '"Springfield"',
+      '"Springfield\\ud83c"',
+    );
+    const res = await postInbound(h.baseUrl, 'easypost', feed, raw);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'bad_request',
+      message: 'result.tracking_details.0.tracking_location.city: must not contain unpaired surrogates (U+D800–U+DFFF alone)',
+    });
+  });
+
   it('takes checkpoint times written with a leap second or a lower-case "t" and "z" (a 400 would refuse every later webhook, which resends them)', async () => {
     const number = trackingNumber();
     const id = await register(key, { tracking_number: number, carrier: 'usps', dispatch_date: ago(72 * HOUR) });

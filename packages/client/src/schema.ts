@@ -600,7 +600,7 @@ export interface components {
       id?: string;
       /**
        * Format: date-time
-       * @description when the card left; must lie within [now − 90 days, now + 1 day] (else 400). Default: now
+       * @description when the card left; for a new dispatch it must lie within [now − 90 days, now + 1 day] (else 400), the same id and body again is 200 however old it is. Default: now
        */
       dispatch_date?: string;
       destination: {

@@ -45,6 +45,16 @@ describe('a body not in the provider shape', () => {
     // No tracking of the body in Ship24's shape: the body is not Ship24's (DESIGN §10), as before groups.
     ['ship24', 'its only tracking without its tracker', (b) => (delete b.trackings[0].tracker, b), 'trackings.0.tracker'],
     ['ship24', 'every tracking not an object', () => ({ trackings: [42, 'x'] }), 'trackings.0'],
+    // Text Postgres cannot keep (half of a surrogate pair alone): the checkpoints' jsonb write failed, a 500.
+    ['easypost', 'a city holding an unpaired surrogate', (b) => ((b.result.tracking_details[1].tracking_location.city = 'HARRISBURG\ud83c'), b), 'result.tracking_details.1.tracking_location.city'], // prettier-ignore
+    ['aftership', 'a custom dispatch_id holding an unpaired surrogate', (b) => ((b.msg.custom_fields.dispatch_id = '\udc00'), b), 'msg.custom_fields.dispatch_id'], // prettier-ignore
+    [
+      'shippo',
+      'a tracking number holding an unpaired surrogate',
+      (b) => ((b.data.tracking_number = '9205\ud800'), b),
+      'data.tracking_number',
+    ],
+    ['ship24', 'its only tracking with a location holding an unpaired surrogate', (b) => ((b.trackings[0].events[2].location = 'BORDEAUX\ud83c'), b), 'trackings.0.events.2.location'], // prettier-ignore
   ];
   it.each(cases.map(([provider, what, change, field]) => [provider, what, field, change] as const))(
     '%s: %s → names %s',
@@ -79,6 +89,7 @@ describe("a Ship24 group with one tracking not in Ship24's shape", () => {
     ['a tracker without its trackerId', (t) => void (t.tracker.trackerId = 7), 'trackings.0.tracker.trackerId', EVENTS],
     ['events that are not a list', (t) => void (t.events = 'all'), 'trackings.0.events', 1],
     ['a tracking that is not an object', () => 42, 'trackings.0', 1],
+    ['a location holding an unpaired surrogate', (t) => void (t.events[2].location = 'BORDEAUX\ud83c'), 'trackings.0.events.2.location', EVENTS], // prettier-ignore
   ];
   it.each(cases.map(([what, change, field, count]) => [what, field, change, count] as const))(
     '%s: flagged naming %s, the others read',
@@ -88,6 +99,7 @@ describe("a Ship24 group with one tracking not in Ship24's shape", () => {
       expect(bad.malformed).toEqual({ field, message: expect.stringMatching(new RegExp(`^${field.replace(/\./g, '\\.')}: `)) });
       expect(bad.checkpoints).toHaveLength(count);
       expect(bad.checkpoints.every((c) => c.mapped === null)).toBe(true);
+      expect(JSON.stringify(bad)).not.toMatch(/\\ud[89a-f]/i); // nothing read from it that Postgres cannot keep
       expect(read).toEqual(trackingsOf(parse('ship24', { trackings: [good] }))[0]);
       expect(read.malformed).toBeUndefined();
     },

@@ -5,6 +5,8 @@
 // country table names only zones Node knows, and AfterShip's alpha-3 codes are read as alpha-2.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import countries from 'i18n-iso-countries/index.js';
+import { ASSIGNED_COUNTRY_CODES } from '../../../domain/field-schemas.js';
 import { COUNTRY_ZONES, countryAlpha2, countryZone } from '../../../domain/tracking-feeds/country-zones.js';
 import { readCheckpointTime, resolveCheckpointTime } from '../../../domain/tracking-feeds/times.js';
 import { offsetOf, wallClock } from '../../fixtures/tracking-feeds/journey.js';
@@ -195,7 +197,10 @@ describe('checkpoint times', () => {
       expect(() => new Intl.DateTimeFormat('en', { timeZone: zone })).not.toThrow();
       expect(countryAlpha2(alpha3)).toBe(alpha2);
       expect(countryAlpha2(alpha2.toLowerCase())).toBe(alpha2);
+      // The country codes a feed's body is read with are assigned ones, as a registration's are (domain/field-schemas.ts).
+      expect([alpha2, ASSIGNED_COUNTRY_CODES.includes(alpha2), countries.alpha2ToAlpha3(alpha2)]).toEqual([alpha2, true, alpha3]);
     }
+    expect(countryAlpha2('UK')).toBeUndefined();
     expect(countryZone('USA')).toBe('America/New_York');
     expect(countryZone('DEU')).toBe('Europe/Berlin');
   });
