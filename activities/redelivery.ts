@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
-import { addReplayProgress, failReplay, loadReplayPage } from '../db/webhook-replays.js';
+import { addReplayProgress, failReplay, loadReplayPage, runningReplays } from '../db/webhook-replays.js';
 import type { ReplayCursor, ReplayFilterInput } from '../domain/webhook-event-schemas.js';
 import { claimOrphanedDeliveries } from '../db/webhooks.js';
-import { startRedelivery } from '../temporal/client.js';
+import { replayWorkflowEnd, startRedelivery } from '../temporal/client.js';
 
 export function createRedeliveryActivities(deps: { pool: Pool; temporal?: Client }) {
   return {
@@ -18,9 +18,13 @@ export function createRedeliveryActivities(deps: { pool: Pool; temporal?: Client
       return loadReplayPage(deps.pool, input);
     },
 
-    /** Adds a page's outcomes to the replay's progress row (webhook_replays). */
+    /**
+     * Adds a page's outcomes to the replay's progress row (webhook_replays), once: the page is named
+     * by the workflow run that drove it (one run per page), so a retry of this activity adds nothing.
+     */
     async recordReplayProgress(input: { replayId: string; delivered: number; failed: number; skipped: number; done: boolean }) {
-      await addReplayProgress(deps.pool, input.replayId, input);
+      const run = Context.current().info.workflowExecution?.runId ?? randomUUID();
+      await addReplayProgress(deps.pool, input.replayId, { ...input, run });
     },
 
     async failReplay(input: { replayId: string }) {
@@ -31,10 +35,12 @@ export function createRedeliveryActivities(deps: { pool: Pool; temporal?: Client
      * The reconciler (docs/webhooks.md): claims pending deliveries with no running driver (overdue by
      * more than `graceMs`) in batches of `batchSize` and starts a redelivery workflow for each batch,
      * driving all of it at once. A batch whose start fails keeps its claim only for the run budget;
-     * the next reconcile finds it again.
+     * the next reconcile finds it again. First, it marks failed the running replays whose workflow
+     * closed without completing (failClosedReplays).
      */
     async reconcileOrphanedDeliveries(input: { graceMs: number; batchSize: number; maxBatches: number }): Promise<{ redriven: number }> {
       if (!deps.temporal) throw new Error('the reconciler needs a Temporal client');
+      await failClosedReplays(deps.pool, deps.temporal, input.graceMs);
       const { taskQueue } = Context.current().info;
       let redriven = 0;
       for (let batch = 0; batch < input.maxBatches; batch += 1) {
@@ -49,6 +55,27 @@ export function createRedeliveryActivities(deps: { pool: Pool; temporal?: Client
       return { redriven };
     },
   };
+}
+
+/** Running replays looked at per reconcile, oldest first. */
+const REPLAYS_CHECKED = 100;
+
+/**
+ * A replay whose workflow was terminated, cancelled, failed or timed out never records its last
+ * page, and its progress row would say `running` forever (GET /v1/replays/{id}, the dashboard):
+ * such a replay is marked `failed`, as is one whose workflow Temporal does not know `graceMs` after
+ * it was created (its request died between the row and the start). A workflow's end is read from
+ * Temporal here rather than handled inside it: a terminated workflow runs no more code.
+ */
+async function failClosedReplays(pool: Pool, temporal: Client, graceMs: number): Promise<void> {
+  for (const replay of await runningReplays(pool, { graceMs, limit: REPLAYS_CHECKED })) {
+    const end = await replayWorkflowEnd(temporal, replay.id);
+    if (end === 'ended' || (end === 'unknown' && replay.overdue)) {
+      await failReplay(pool, replay.id);
+      log.warn('replay marked failed: its workflow closed without completing', { replayId: replay.id, workflow: end });
+    }
+  }
+  Context.current().heartbeat();
 }
 
 export type RedeliveryActivities = ReturnType<typeof createRedeliveryActivities>;

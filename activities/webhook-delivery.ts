@@ -23,15 +23,17 @@
 // replay's or the reconciler's token; `<workflowId>/<activityId>` when none), unless the change's
 // write handed it over already claimed (activities/handed-deliveries.ts). A run that finds the
 // delivery driven by someone else (a replay took over its waiting retry, or the reconciler re-drove
-// it) returns `superseded` without sending, so the dispatch workflow completes. The reconciler
-// (activities/redelivery.ts, run by a Temporal Schedule) re-drives pending deliveries whose driver
-// is overdue: see docs/webhooks.md.
+// it) returns `superseded` without sending, so the dispatch workflow completes; a throttled run
+// checks again after its wait. A replay that takes over an attempt in flight numbers its own after
+// it (the claim marks the attempt a run sends), and the taken-over run's record then logs its
+// attempt without moving the delivery. The reconciler (activities/redelivery.ts, run by a Temporal
+// Schedule) re-drives pending deliveries whose driver is overdue: see docs/webhooks.md.
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
 import { pauseFailingEndpoint, recordEndpointFailure, type EndpointAutoDisabled } from '../db/endpoint-health.js';
 import { claimSendSlot, deferDelivery } from '../db/endpoint-throttle.js';
-import { claimDelivery, markDeliverySkipped, recordDeliveryAttempt } from '../db/webhooks.js';
+import { claimDelivery, holdForSending, markDeliverySkipped, recordDeliveryAttempt } from '../db/webhooks.js';
 import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';
 import { webhookAttemptDuration, webhookAttempts, webhookUndeliverable } from '../platform/metrics.js';
@@ -114,7 +116,11 @@ export function createWebhookDeliveryActivities(deps: {
     const info = Context.current().info;
     const delivery =
       (input.takeOver ? undefined : deps.handed?.take(eventId, endpointId, driver)) ??
-      (await claimDelivery(deps.pool, eventId, endpointId, { driver, takeOver: input.takeOver === true }));
+      (await claimDelivery(deps.pool, eventId, endpointId, {
+        driver,
+        takeOver: input.takeOver === true,
+        lastAttempt: schedule.length + 1,
+      }));
     if (!delivery) {
       log.warn('webhook delivery not found', { eventId, endpointId });
       return { outcome: 'skipped', attempts: 0 };
@@ -172,6 +178,18 @@ export function createWebhookDeliveryActivities(deps: {
         } finally {
           clearInterval(beat);
         }
+      }
+      // The wait may have been long: a replay may have taken the delivery over (it sends this number
+      // itself), or the dispatch's erasure been requested; only a run that still holds it sends, and
+      // it marks its attempt sending as an unthrottled claim does (db/webhooks.ts claimDelivery).
+      const held = await holdForSending(deps.pool, { eventId, endpointId, driver, attempt });
+      if (held === undefined) {
+        log.info('webhook delivery gone during its throttle wait', { eventId, endpointId });
+        return { outcome: 'skipped', attempts: delivery.attempts };
+      }
+      if (held === 'superseded') {
+        log.info('webhook delivery taken over during its throttle wait', { eventId, endpointId, driver });
+        return { outcome: 'superseded', attempts: delivery.attempts };
       }
     }
 

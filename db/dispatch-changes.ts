@@ -151,11 +151,13 @@ WITH erased AS (
   RETURNING id, type
 ), new_deliveries AS (
   -- born claimed by the dispatch's driver ($26), as its first delivery activity would claim them
-  INSERT INTO webhook_deliveries (event_id, endpoint_id, state, skipped_reason, driver, driver_due_at)
+  -- (attempt 1 marked sending unless the endpoint is throttled: db/webhooks.ts claimDelivery)
+  INSERT INTO webhook_deliveries (event_id, endpoint_id, state, skipped_reason, driver, driver_due_at, sending_attempt)
   SELECT c.id, e.id, CASE WHEN e.paused_at IS NULL THEN 'pending' ELSE 'skipped' END,
          CASE WHEN e.paused_at IS NOT NULL THEN 'endpoint disabled' END,
          CASE WHEN e.paused_at IS NULL THEN $26::text END,
-         CASE WHEN e.paused_at IS NULL THEN now() + $27::bigint * interval '1 millisecond' END
+         CASE WHEN e.paused_at IS NULL THEN now() + $27::bigint * interval '1 millisecond' END,
+         CASE WHEN e.paused_at IS NULL AND e.rate_limit IS NULL THEN 1 END
     FROM created c
     JOIN webhook_endpoints e ON e.issuer_id = $2 AND e.mode = $3 AND e.disabled_at IS NULL AND c.type = ANY (e.events)
   RETURNING event_id, endpoint_id, state

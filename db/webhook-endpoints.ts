@@ -271,6 +271,26 @@ export async function createTestEvent(
   return rows.length === 1 ? { eventId, endpointId } : undefined;
 }
 
+/**
+ * Takes back a test event whose redelivery workflow could not be started, with its delivery, so
+ * the caller's error means nothing was sent and nothing will be: left pending, the reconciler
+ * would deliver it minutes later and the caller's retry a second one. False when a driver has
+ * claimed the delivery already (the start reached Temporal although its answer did not): it is
+ * being sent, and the event stays.
+ */
+export async function removeUnstartedTestEvent(db: Db, eventId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `WITH delivery AS (
+       DELETE FROM webhook_deliveries d
+        WHERE d.event_id = $1 AND d.driver IS NULL AND EXISTS (SELECT 1 FROM webhook_events ev WHERE ev.id = $1 AND ev.test_event)
+        RETURNING d.event_id
+     )
+     DELETE FROM webhook_events WHERE id IN (SELECT event_id FROM delivery)`,
+    [eventId],
+  );
+  return rowCount === 1;
+}
+
 /** The signing secrets, for "Reveal secret" only: the current one, and the previous one while a rotation's overlap lasts. */
 export async function readEndpointSecrets(
   db: Db,

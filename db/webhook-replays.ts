@@ -145,23 +145,45 @@ export async function createReplay(db: Db, input: { id: string; filter: ReplayFi
   ]);
 }
 
-/** Adds one page's outcomes; `done` completes the replay. Idempotent per page only through the workflow's history (called once per page). */
+/**
+ * Adds one page's outcomes; `done` completes the replay. `run` names the page: the workflow run
+ * that drove it (each page is one run). A page already added (its activity retried after its
+ * first try committed) adds nothing again, so `sent` never passes what was driven.
+ */
 export async function addReplayProgress(
   db: Db,
   id: string,
-  page: { delivered: number; failed: number; skipped: number; done: boolean },
+  page: { run: string; delivered: number; failed: number; skipped: number; done: boolean },
 ): Promise<void> {
   await db.query(
     `UPDATE webhook_replays
         SET delivered = delivered + $2, failed = failed + $3, skipped = skipped + $4, sent = sent + $2 + $3 + $4,
-            status = CASE WHEN $5 THEN 'completed' ELSE status END, completed_at = CASE WHEN $5 THEN now() END
-      WHERE id = $1`,
-    [id, page.delivered, page.failed, page.skipped, page.done],
+            status = CASE WHEN $5 THEN 'completed' ELSE status END, completed_at = CASE WHEN $5 THEN now() END,
+            progress_run_id = $6
+      WHERE id = $1 AND progress_run_id IS DISTINCT FROM $6`,
+    [id, page.delivered, page.failed, page.skipped, page.done, page.run],
   );
 }
 
 export async function failReplay(db: Db, id: string): Promise<void> {
   await db.query(`UPDATE webhook_replays SET status = 'failed', completed_at = now() WHERE id = $1 AND status = 'running'`, [id]);
+}
+
+/**
+ * The oldest `limit` replays still `running`, for the reconciler to ask Temporal about their
+ * workflows; `overdue`: created more than `graceMs` ago (one whose workflow Temporal does not know
+ * by then was never started: its request died between the row and the start).
+ */
+export async function runningReplays(
+  db: Db,
+  options: { graceMs: number; limit: number },
+): Promise<Array<{ id: string; overdue: boolean }>> {
+  const { rows } = await db.query<{ id: string; overdue: boolean }>(
+    `SELECT id, created_at < now() - $1 * interval '1 millisecond' AS overdue
+       FROM webhook_replays WHERE status = 'running' ORDER BY created_at LIMIT $2`,
+    [options.graceMs, options.limit],
+  );
+  return rows;
 }
 
 function toProgress(row: Record<string, never>): ReplayProgress {

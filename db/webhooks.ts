@@ -48,18 +48,35 @@ export interface DeliveryToSend {
  * dispatch workflow's activity, or a reconciler run that already claimed it); `replay` takes it
  * over from any other driver. A replay that takes over a settled delivery starts a new cycle
  * (pending, 0 attempts); one that takes over a waiting retry keeps its attempts, so the next
- * attempt is numbered after the last one and the schedule goes on from there.
+ * attempt is numbered after the last one and the schedule goes on from there. An attempt the
+ * driver it takes over from may still be sending (`sending_attempt`, within that driver's run
+ * budget) counts as made: the replay's is numbered after it, and when it was the cycle's last
+ * (`lastAttempt`) the replay starts a new cycle, so no number is sent twice and no cycle has more.
  */
 export interface DriverClaim {
   driver: string;
   takeOver: boolean;
+  /** The number of a cycle's last attempt: the retry schedule's length + 1. */
+  lastAttempt: number;
 }
 
 /** How long a run may hold a delivery before it must touch it again (above the activity's startToCloseTimeout + retry pacing). */
 export const DRIVER_RUN_BUDGET_MS = 2 * 60_000;
 
+// The parts of the claim's statement ($3 the driver, $4 takeOver, $6 the cycle's last attempt number).
+/** The claim takes the delivery from another driver (a replay's). */
+const TAKES = `($4 AND d.driver IS DISTINCT FROM $3)`;
+/** The attempt the driver taken from may still be sending (its run budget is not past); 0: none. */
+const IN_FLIGHT = `CASE WHEN d.driver_due_at > now() THEN coalesce(d.sending_attempt, 0) ELSE 0 END`;
+/** The take starts a new cycle: the delivery is settled, or the attempt in flight is its cycle's last. */
+const RENEWS = `(${TAKES} AND (d.state <> 'pending' OR ${IN_FLIGHT} >= $6))`;
+const CLAIMED_ATTEMPTS = `CASE WHEN ${RENEWS} THEN 0 WHEN ${TAKES} THEN greatest(d.attempts, ${IN_FLIGHT}) ELSE d.attempts END`;
+/** A throttled endpoint's attempt is marked sending after its wait instead (holdForSending). */
+const SENDS_NOW = `((${RENEWS} OR d.state = 'pending') AND NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = $2 AND rate_limit IS NOT NULL))`;
+
 /**
- * Claims the delivery for `claim.driver` and loads what one attempt needs, in one statement.
+ * Claims the delivery for `claim.driver` and loads what one attempt needs, in one statement; the
+ * attempt it will send (attempts + 1) is marked sending, unless its endpoint is throttled.
  * `superseded`: another driver holds it; undefined: no such delivery, or one of a dispatch whose
  * erasure was requested (its body holds the card's record: from the request on nothing sends it,
  * docs/privacy.md "Erasure", though its rows stay until the erasure's workflow removes them).
@@ -71,13 +88,14 @@ export async function claimDelivery(
   claim: DriverClaim,
 ): Promise<DeliveryToSend | 'superseded' | undefined> {
   const { rows } = await db.query({
-    name: 'webhook-delivery-claim-v5',
+    name: 'webhook-delivery-claim-v6',
     text: `WITH claimed AS (
        UPDATE webhook_deliveries d
           SET driver = $3, driver_due_at = now() + $5 * interval '1 millisecond',
-              state = CASE WHEN $4 AND d.driver IS DISTINCT FROM $3 AND d.state <> 'pending' THEN 'pending' ELSE d.state END,
-              attempts = CASE WHEN $4 AND d.driver IS DISTINCT FROM $3 AND d.state <> 'pending' THEN 0 ELSE d.attempts END,
-              skipped_reason = CASE WHEN $4 AND d.driver IS DISTINCT FROM $3 AND d.state <> 'pending' THEN NULL ELSE d.skipped_reason END
+              state = CASE WHEN ${RENEWS} THEN 'pending' ELSE d.state END,
+              attempts = ${CLAIMED_ATTEMPTS},
+              skipped_reason = CASE WHEN ${RENEWS} THEN NULL ELSE d.skipped_reason END,
+              sending_attempt = CASE WHEN ${SENDS_NOW} THEN ${CLAIMED_ATTEMPTS} + 1 END
         WHERE d.event_id = $1 AND d.endpoint_id = $2 AND ($4 OR d.driver IS NULL OR d.driver = $3)
           AND NOT EXISTS (SELECT 1 FROM webhook_events ev JOIN erasures x ON x.dispatch_id = ev.dispatch_id WHERE ev.id = d.event_id)
         RETURNING d.state, d.attempts
@@ -89,18 +107,41 @@ export async function claimDelivery(
        FROM claimed c
        JOIN webhook_events ev ON ev.id = $1
        JOIN webhook_endpoints e ON e.id = $2`,
-    values: [eventId, endpointId, claim.driver, claim.takeOver, DRIVER_RUN_BUDGET_MS],
+    values: [eventId, endpointId, claim.driver, claim.takeOver, DRIVER_RUN_BUDGET_MS, claim.lastAttempt],
   });
   const row = rows[0];
-  if (!row) {
-    const exists = await db.query(
-      `SELECT 1 FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
-        WHERE d.event_id = $1 AND d.endpoint_id = $2 AND ${notErased('ev.dispatch_id')}`,
-      [eventId, endpointId],
-    );
-    return exists.rowCount ? 'superseded' : undefined;
-  }
+  if (!row) return (await deliveryExists(db, eventId, endpointId)) ? 'superseded' : undefined;
   return deliveryToSend(eventId, endpointId, row);
+}
+
+/**
+ * Right before a throttled attempt is sent, after its wait: whether `driver` still holds the
+ * pending delivery (a replay may have taken it over meanwhile) and its dispatch's erasure was not
+ * requested; then `attempt` is marked sending (see claimDelivery). `superseded`: another driver holds
+ * it, or it settled; undefined: it is gone or being erased. Nothing is sent unless `sending`.
+ */
+export async function holdForSending(
+  db: Db,
+  delivery: { eventId: string; endpointId: string; driver: string; attempt: number },
+): Promise<'sending' | 'superseded' | undefined> {
+  const { rowCount } = await db.query(
+    `UPDATE webhook_deliveries d SET sending_attempt = $4
+      WHERE d.event_id = $1 AND d.endpoint_id = $2 AND d.driver = $3 AND d.state = 'pending'
+        AND NOT EXISTS (SELECT 1 FROM webhook_events ev JOIN erasures x ON x.dispatch_id = ev.dispatch_id WHERE ev.id = d.event_id)`,
+    [delivery.eventId, delivery.endpointId, delivery.driver, delivery.attempt],
+  );
+  if (rowCount) return 'sending';
+  return (await deliveryExists(db, delivery.eventId, delivery.endpointId)) ? 'superseded' : undefined;
+}
+
+/** The delivery exists and its dispatch's erasure was not requested. */
+async function deliveryExists(db: Db, eventId: string, endpointId: string): Promise<boolean> {
+  const exists = await db.query(
+    `SELECT 1 FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+      WHERE d.event_id = $1 AND d.endpoint_id = $2 AND ${notErased('ev.dispatch_id')}`,
+    [eventId, endpointId],
+  );
+  return (exists.rowCount ?? 0) > 0;
 }
 
 /**
@@ -147,26 +188,34 @@ export interface AttemptRecord {
 /**
  * Logs one attempt and moves the delivery's counters and state, in one statement; a delivered
  * attempt also ends its endpoint's failing streak there. False when another driver took the
- * delivery over meanwhile (the attempt is logged, its state left to the new driver).
+ * delivery over meanwhile: the attempt is logged, and the delivery's counters and state are left
+ * to the new driver (whose claim counted this attempt as made, see claimDelivery). Nothing is
+ * logged for a delivery that is gone (its dispatch erased meanwhile: delivery_attempts has no
+ * foreign key to keep such a row out).
  */
 export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Promise<boolean> {
+  const driving = `($11::text IS NULL OR driver = $11)`;
   const { rows } = await db.query({
-    name: 'delivery-attempt-record',
-    text: `WITH attempt AS (
+    name: 'delivery-attempt-record-v2',
+    text: `WITH delivery AS (
+       UPDATE webhook_deliveries
+          SET attempts = CASE WHEN ${driving} THEN attempts + 1 ELSE attempts END,
+              last_attempt_at = CASE WHEN ${driving} THEN $4 ELSE last_attempt_at END,
+              state = CASE WHEN ${driving} THEN $9 ELSE state END,
+              driver_due_at = CASE WHEN ${driving} THEN now() + ($12::bigint + $13) * interval '1 millisecond' ELSE driver_due_at END,
+              sending_attempt = CASE WHEN ${driving} THEN NULL ELSE sending_attempt END
+        WHERE event_id = $1 AND endpoint_id = $2
+        RETURNING ${driving} AS driving
+     ), attempt AS (
        INSERT INTO delivery_attempts (event_id, endpoint_id, attempt, started_at, duration_ms, status_code, error, response_head,
                                       state_after, request_headers)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       SELECT $1, $2, $3::int, $4::timestamptz, $5::int, $6::int, $7::text, $8::bytea, $9::text, $10::jsonb FROM delivery
      ), healthy AS (
        -- a success ends the endpoint's failing streak (docs/webhooks.md "Auto-disable"); no row when none runs
        UPDATE webhook_endpoints SET failing_since = NULL, failing_since_temporal = NULL
         WHERE id = $2 AND $9 = 'delivered' AND failing_since IS NOT NULL
      )
-     UPDATE webhook_deliveries
-        SET attempts = attempts + 1, last_attempt_at = $4,
-            state = CASE WHEN $11::text IS NULL OR driver = $11 THEN $9 ELSE state END,
-            driver_due_at = CASE WHEN $11::text IS NULL OR driver = $11 THEN now() + ($12::bigint + $13) * interval '1 millisecond' ELSE driver_due_at END
-      WHERE event_id = $1 AND endpoint_id = $2
-      RETURNING $11::text IS NULL OR driver = $11 AS driving`,
+     SELECT driving FROM delivery`,
     values: [
       record.eventId,
       record.endpointId,
@@ -187,11 +236,10 @@ export async function recordDeliveryAttempt(db: Db, record: AttemptRecord): Prom
 }
 
 export async function markDeliverySkipped(db: Db, eventId: string, endpointId: string, reason: string): Promise<void> {
-  await db.query(`UPDATE webhook_deliveries SET state = 'skipped', skipped_reason = $3 WHERE event_id = $1 AND endpoint_id = $2`, [
-    eventId,
-    endpointId,
-    reason,
-  ]);
+  await db.query(
+    `UPDATE webhook_deliveries SET state = 'skipped', skipped_reason = $3, sending_attempt = NULL WHERE event_id = $1 AND endpoint_id = $2`,
+    [eventId, endpointId, reason],
+  );
 }
 
 /** The columns claimDelivery selects. */

@@ -14,6 +14,7 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type ClientOptions,
+  type WorkflowExecutionStatusName,
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { Config } from '../platform/config.js';
@@ -162,11 +163,27 @@ export async function restartDispatch(
 
 /** How the dispatch's workflow ended: `completed` (it rested and ended), `ended` (terminated, failed, …), or `running`/`unknown`. */
 export async function dispatchWorkflowEnd(temporal: Client, dispatchId: string): Promise<'running' | 'completed' | 'ended' | 'unknown'> {
+  const status = await workflowStatus(temporal, dispatchId);
+  return status === undefined ? 'unknown' : status === 'RUNNING' ? 'running' : status === 'COMPLETED' ? 'completed' : 'ended';
+}
+
+/**
+ * Whether a replay's redelivery workflow (its latest run) closed without completing: terminated,
+ * cancelled, failed or timed out (`ended`); `unknown` when Temporal has no such workflow.
+ */
+export async function replayWorkflowEnd(temporal: Client, replayId: string): Promise<'open' | 'completed' | 'ended' | 'unknown'> {
+  const status = await workflowStatus(temporal, replayId);
+  if (status === undefined) return 'unknown';
+  if (status === 'COMPLETED') return 'completed';
+  return status === 'FAILED' || status === 'CANCELLED' || status === 'TERMINATED' || status === 'TIMED_OUT' ? 'ended' : 'open';
+}
+
+/** The status of the workflow id's latest run; undefined when Temporal has none. */
+async function workflowStatus(temporal: Client, workflowId: string): Promise<WorkflowExecutionStatusName | undefined> {
   try {
-    const status = (await withDeadline(temporal, () => temporal.workflow.getHandle(dispatchId).describe())).status.name;
-    return status === 'RUNNING' ? 'running' : status === 'COMPLETED' ? 'completed' : 'ended';
+    return (await withDeadline(temporal, () => temporal.workflow.getHandle(workflowId).describe())).status.name;
   } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return 'unknown';
+    if (error instanceof WorkflowNotFoundError) return undefined;
     throw translate(error);
   }
 }

@@ -74,7 +74,7 @@ export function replayRoutes(router: Router, deps: { pool: Pool; temporal: Clien
       // Nothing matched: a replay with nothing to do, completed at once, so the answer is the same shape.
       replay = `replay-${randomUUID()}`;
       await createReplay(pool, { id: replay, filter, total: 0 });
-      await addReplayProgress(pool, replay, { delivered: 0, failed: 0, skipped: 0, done: true });
+      await addReplayProgress(pool, replay, { run: replay, delivered: 0, failed: 0, skipped: 0, done: true });
     }
     ctx.status = 202;
     ctx.set('Location', `/v1/replays/${replay}`);

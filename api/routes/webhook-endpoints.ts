@@ -22,7 +22,13 @@ import {
   updateEndpointSettings,
   type EndpointSettings,
 } from '../../db/webhook-endpoint-settings.js';
-import { createTestEvent, createWebhookEndpoint, removeWebhookEndpoint, rotateWebhookSecret } from '../../db/webhook-endpoints.js';
+import {
+  createTestEvent,
+  createWebhookEndpoint,
+  removeUnstartedTestEvent,
+  removeWebhookEndpoint,
+  rotateWebhookSecret,
+} from '../../db/webhook-endpoints.js';
 import { findWebhookEvent } from '../../db/webhook-event-reads.js';
 import { LIST_LIMIT_DEFAULT } from '../../domain/field-schemas.js';
 import {
@@ -184,7 +190,12 @@ export function webhookEndpointRoutes(router: Router, deps: EndpointRouteDeps): 
     if (endpoint.pausedAt) throw conflict('this endpoint is disabled; enable it (PATCH disabled: false) to send a test event');
     const delivery = await createTestEvent(pool, key.issuerId, id, type);
     if (!delivery) throw conflict('this endpoint was disabled or deleted meanwhile');
-    await startRedelivery(deps.temporal, config.TEMPORAL_TASK_QUEUE, [delivery]);
+    try {
+      await startRedelivery(deps.temporal, config.TEMPORAL_TASK_QUEUE, [delivery]);
+    } catch (error) {
+      // Not started (Temporal unavailable: 503): the event leaves with the error, so a retry sends one, not two.
+      if (await removeUnstartedTestEvent(pool, delivery.eventId)) throw error;
+    }
     const event = await findWebhookEvent(pool, key.issuerId, key.mode, delivery.eventId);
     ctx.status = 202;
     ctx.body = toEventBody(event!);

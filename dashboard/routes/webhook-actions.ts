@@ -11,6 +11,7 @@ import {
   createTestEvent,
   findEndpoint,
   readEndpointSecrets,
+  removeUnstartedTestEvent,
   rotateWebhookSecret,
   setEndpointEvents,
   setEndpointPaused,
@@ -100,7 +101,12 @@ export function webhookActionRoutes(router: Router, { pool, config, temporal }: 
       if (!endpoint.events.includes(form.data.event))
         throw new PageError(400, 'Test event not sent', `This endpoint is not subscribed to ${form.data.event}.`);
       const delivery = ownedOr404(await createTestEvent(pool, tenant.issuerId, endpoint.id, form.data.event));
-      await startRedelivery(temporal, config.TEMPORAL_TASK_QUEUE, [delivery]);
+      try {
+        await startRedelivery(temporal, config.TEMPORAL_TASK_QUEUE, [delivery]);
+      } catch (error) {
+        // Not started: the event leaves with the error page, so trying again sends one, not two.
+        if (await removeUnstartedTestEvent(pool, delivery.eventId)) throw error;
+      }
       // The first attempt takes at most the webhook timeout; a little more covers the worker picking it up.
       await waitForAttempts(pool, endpoint.id, delivery.eventId, 1, config.WEBHOOK_TIMEOUT_MS + 3000);
       redirect(ctx, `${endpointPath(endpoint.id)}/deliveries/${encodeURIComponent(delivery.eventId)}?sent=test`);

@@ -18,6 +18,7 @@ import type { WebhookEventType } from '../../domain/vocabulary.js';
 import { createPool, type Pool } from '../../db/pool.js';
 import { createWebhookEvents } from '../support/webhook-events.js';
 import { createWebhookEndpoint, removeWebhookEndpoint, rotateWebhookSecret } from '../../db/webhook-endpoints.js';
+import { claimDelivery } from '../../db/webhooks.js';
 import { loadConfig } from '../../platform/config.js';
 import type { HostLookup } from '../../platform/ssrf-guard.js';
 import { parse, verify, verifyRequest } from '../../consumer-kit/src/index.js';
@@ -245,6 +246,25 @@ describe('deliverWebhook', () => {
     expect(await attemptDelivery(pair, 3)).toEqual({ outcome: 'delivered', attempts: 1 });
     expect(receiver.on('/after-crash')[0].headers['x-service-delivery-attempt']).toBe('1');
     expect(await attemptsLogged(pair.eventId, hook.id)).toEqual([expect.objectContaining({ attempt: 1, status_code: 200 })]);
+  });
+
+  it('a replay taking a delivery over counts an attempt that may be in flight as made (the cycle’s sixth: a new cycle), not one whose driver is overdue', async () => {
+    const hook = await endpoint('/taken-over');
+    const pairs: Array<{ eventId: string; endpointId: string }> = [];
+    for (let i = 0; i < 3; i += 1) pairs.push((await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!);
+    const sending = (pair: { eventId: string }, attempts: number, dueInSeconds: number) =>
+      pool.query(
+        `UPDATE webhook_deliveries SET driver = 'dispatch:old', attempts = $2, sending_attempt = $2 + 1,
+                driver_due_at = now() + $3 * interval '1 second' WHERE event_id = $1 AND endpoint_id = $4`,
+        [pair.eventId, attempts, dueInSeconds, hook.id],
+      );
+    await sending(pairs[0], 2, 60); // attempt 3 in flight
+    await sending(pairs[1], 5, 60); // attempt 6, the cycle's last, in flight
+    await sending(pairs[2], 2, -600); // attempt 3 never got out: its run died long ago
+    const claim = (pair: { eventId: string }) => claimDelivery(pool, pair.eventId, hook.id, { driver: 'replay-x', takeOver: true, lastAttempt: 6 }); // prettier-ignore
+    expect(await claim(pairs[0])).toMatchObject({ state: 'pending', attempts: 3 });
+    expect(await claim(pairs[1])).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(await claim(pairs[2])).toMatchObject({ state: 'pending', attempts: 2 });
   });
 
   it('counts an answer slower than WEBHOOK_TIMEOUT_MS as failed', async () => {

@@ -4,6 +4,7 @@
 // a task queue of its own, and each drives half of the endpoint's deliveries through a redelivery
 // workflow, so both processes send to the one endpoint at the same time.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -11,10 +12,14 @@ import { ApplicationFailure, type Logger } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createWebhookDeliveryActivities, MAX_THROTTLE_WAIT_MS } from '../../activities/webhook-delivery.js';
 import { createTestEvent, createWebhookEndpoint } from '../../db/webhook-endpoints.js';
+import { claimDelivery } from '../../db/webhooks.js';
+import type { StatusRecord } from '../../domain/dispatch-schemas.js';
 import { startRedelivery } from '../../temporal/client.js';
 import { randomId, requireTestEnv, startHarness, type Harness } from '../support/harness.js';
 import { whenReady } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { until } from '../support/until.js';
+import { createWebhookEvents } from '../support/webhook-events.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const WORKER = path.join(ROOT, 'test', 'support', 'worker-process.ts');
@@ -119,9 +124,9 @@ describe('rate_limit across worker processes', () => {
   }, 120_000);
 });
 
-describe('a slot further than the longest wait', () => {
-  const quiet: Logger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+const quiet: Logger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
+describe('a slot further than the longest wait', () => {
   it('ends the run with a retryable WebhookThrottled failure that records no attempt and sends nothing, then attempt 1 goes out', async () => {
     const endpointId = await throttledEndpoint(1);
     const key = await createTestEvent(h.pool, issuerId, endpointId, 'status.updated');
@@ -162,4 +167,60 @@ describe('a slot further than the longest wait', () => {
     expect(sent).toHaveLength(1);
     expect(sent[0].headers['x-service-delivery-attempt']).toBe('1');
   }, 60_000);
+});
+
+describe('a replay that takes the delivery over while its run waits for its slot', () => {
+  it('is left to send that attempt: the waiting run sends nothing, logs nothing and ends superseded', async () => {
+    const endpointId = await throttledEndpoint(1);
+    const key = await createTestEvent(h.pool, issuerId, endpointId, 'status.updated');
+    if (!key) throw new Error('no test event');
+    // Another process has claimed slots up to 2 s from now: the run waits for its slot.
+    await h.pool.query(`INSERT INTO webhook_endpoint_send_slots (endpoint_id, next_at) VALUES ($1, now() + interval '2 seconds')`, [
+      endpointId,
+    ]);
+    const activities = createWebhookDeliveryActivities({ pool: h.pool, config: h.config });
+    const before = receiver.requests.length;
+    const waiting = new MockActivityEnvironment({ attempt: 1 }, { logger: quiet }).run(activities.deliverWebhook, key);
+    const driverOf = async () =>
+      (await h.pool.query('SELECT driver FROM webhook_deliveries WHERE event_id = $1', [key.eventId])).rows[0].driver;
+    await until(async () => (await driverOf()) !== null, 'the run to claim the delivery');
+    expect(await claimDelivery(h.pool, key.eventId, endpointId, { driver: 'replay-test', takeOver: true, lastAttempt: 6 })).toMatchObject({ attempts: 0 }); // prettier-ignore
+
+    expect(await waiting).toEqual({ outcome: 'superseded', attempts: 0 });
+    expect(receiver.requests.length).toBe(before);
+    const logged = await h.pool.query('SELECT 1 FROM delivery_attempts WHERE event_id = $1', [key.eventId]);
+    expect(logged.rowCount).toBe(0);
+    expect(await driverOf()).toBe('replay-test');
+  }, 30_000);
+});
+
+describe('an erasure requested while a run waits for its slot', () => {
+  it('keeps the body from being sent: the run sends and logs nothing and ends skipped', async () => {
+    const endpointId = await throttledEndpoint(1);
+    const dispatchId = randomUUID();
+    const data = { id: dispatchId, status: 'in_transit' } as unknown as StatusRecord;
+    const pairs = await createWebhookEvents(h.pool, { dispatchId, issuerId, mode: 'live', events: [{ type: 'status.updated', timestamp: new Date().toISOString(), data }] }); // prettier-ignore
+    // The issuer's other endpoints (the tests above) get a delivery too: this endpoint's is the one driven.
+    const key = pairs.find((pair) => pair.endpointId === endpointId)!;
+    await h.pool.query(`INSERT INTO webhook_endpoint_send_slots (endpoint_id, next_at) VALUES ($1, now() + interval '2 seconds')`, [
+      endpointId,
+    ]);
+    const activities = createWebhookDeliveryActivities({ pool: h.pool, config: h.config });
+    const before = receiver.requests.length;
+    const waiting = new MockActivityEnvironment({ attempt: 1 }, { logger: quiet }).run(activities.deliverWebhook, key);
+    const driverOf = async () =>
+      (await h.pool.query('SELECT driver FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2', [key.eventId, endpointId]))
+        .rows[0].driver;
+    await until(async () => (await driverOf()) !== null, 'the run to claim the delivery');
+    await h.pool.query(`INSERT INTO erasures (id, dispatch_id, issuer_id, mode) VALUES ($1, $2, $3, 'live')`, [
+      randomId('era'),
+      dispatchId,
+      issuerId,
+    ]);
+
+    expect(await waiting).toEqual({ outcome: 'skipped', attempts: 0 });
+    expect(receiver.requests.length).toBe(before);
+    const logged = await h.pool.query('SELECT 1 FROM delivery_attempts WHERE event_id = $1', [key.eventId]);
+    expect(logged.rowCount).toBe(0);
+  }, 30_000);
 });

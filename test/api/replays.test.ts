@@ -2,9 +2,16 @@
 // time range or a list of event ids answers 202 with a replay id, and the paged redelivery workflow
 // sends exactly those deliveries again to a real local receiver; GET /v1/replays/{id} shows its
 // progress. Bad bodies are 400 naming the field before the scope's 403; another issuer's replay or
-// endpoint is 404; a disabled endpoint is 409.
+// endpoint is 404; a disabled endpoint is 409. Progress adds each page once; a replay whose workflow
+// closed without completing is marked failed by the reconciler.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Logger } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createRedeliveryActivities } from '../../activities/redelivery.js';
+import { createReplay } from '../../db/webhook-replays.js';
+import { replayDeliveries } from '../../ingest/webhook-replays.js';
+import { RECONCILE_DELIVERIES_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { until } from '../support/until.js';
@@ -166,5 +173,58 @@ describe('GET /v1/replays/{id}', () => {
     const malformed = await call('GET', '/v1/replays/nope');
     expect(malformed.status).toBe(400);
     expect(malformed.body.message).toMatch(/^replay_id: /);
+  });
+});
+
+describe('replay progress', () => {
+  const quiet: Logger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+  it('adds each page once, however often its activity runs, so sent never passes total', async () => {
+    const id = `replay-${randomUUID()}`;
+    await createReplay(h.pool, { id, filter: { endpointId, eventIds: eventIds.slice(0, 2) }, total: 2 });
+    const activities = createRedeliveryActivities({ pool: h.pool });
+    // Each page is one run of the workflow; a retry of its progress activity (its first try committed, its answer lost) is the same run.
+    const page = (runId: string, done: boolean) =>
+      new MockActivityEnvironment({ workflowExecution: { workflowId: id, runId } }, { logger: quiet }).run(
+        activities.recordReplayProgress,
+        {
+          replayId: id,
+          delivered: 1,
+          failed: 0,
+          skipped: 0,
+          done,
+        },
+      );
+    await page('run-1', false);
+    await page('run-1', false);
+    expect((await call('GET', `/v1/replays/${id}`)).body).toMatchObject({ status: 'running', total: 2, sent: 1 });
+    await page('run-2', true);
+    await page('run-2', true);
+    expect((await call('GET', `/v1/replays/${id}`)).body).toMatchObject({ status: 'completed', total: 2, sent: 2 });
+  });
+
+  it('is failed, not running forever, once its workflow was terminated (or never started), at the reconciler’s next run', async () => {
+    // A task queue no worker polls: the replay's workflow starts and drives nothing.
+    const deps = { pool: h.pool, temporal: h.temporal, taskQueue: `idle-${randomUUID()}` };
+    const terminated = (await replayDeliveries(deps, { endpointId, eventIds: [eventIds[0]] }))!;
+    await terminated.handle.terminate('an operator stopped it');
+    const running = (await replayDeliveries(deps, { endpointId, eventIds: [eventIds[1]] }))!;
+    // A row whose request died before its workflow was started, long ago.
+    const unstarted = `replay-${randomUUID()}`;
+    await createReplay(h.pool, { id: unstarted, filter: { endpointId, eventIds: [eventIds[2]] }, total: 1 });
+    await h.pool.query(`UPDATE webhook_replays SET created_at = now() - interval '8 days' WHERE id = $1`, [unstarted]);
+    try {
+      await h.temporal.workflow.execute(RECONCILE_DELIVERIES_WORKFLOW_TYPE, {
+        workflowId: `reconcile-test-${randomUUID()}`,
+        taskQueue: h.taskQueue,
+        args: [{ graceMs: 7 * 86_400_000 }],
+      });
+      const status = async (id: string) => (await call('GET', `/v1/replays/${id}`)).body;
+      expect(await status(terminated.id)).toMatchObject({ status: 'failed', completed_at: expect.any(String) });
+      expect(await status(unstarted)).toMatchObject({ status: 'failed', completed_at: expect.any(String) });
+      expect(await status(running.id)).toMatchObject({ status: 'running', completed_at: null });
+    } finally {
+      await running.handle.terminate('test over');
+    }
   });
 });

@@ -5,6 +5,7 @@
 // or the other mode's endpoint. A real local receiver stands in for the consumer.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client, Connection } from '@temporalio/client';
 import { pino } from 'pino';
 import { startApi } from '../../api/server.js';
 import { verify, verifyStandard } from '../../consumer-kit/src/index.js';
@@ -289,6 +290,32 @@ describe('POST /v1/webhook_endpoints/{id}/test', () => {
   it('needs webhooks:write', async () => {
     const endpoint = await created();
     expect((await call('POST', `/v1/webhook_endpoints/${endpoint.id}/test`, {}, readOnlyKey)).status).toBe(403);
+  });
+
+  it('answers 503 and leaves nothing to deliver when the workflow cannot be started (a retry would otherwise send two)', async () => {
+    const endpoint = await created();
+    // A frontend nobody listens on, without the client's retry interceptor: every start fails at once, UNAVAILABLE.
+    const connection = Connection.lazy({ address: '127.0.0.1:1', interceptors: [] });
+    const api = await startApi({ config: h.config, pool: h.pool, temporal: new Client({ connection }), logger: pino({ level: 'silent' }), port: 0, host: '127.0.0.1' }); // prettier-ignore
+    try {
+      const response = await request(api.url, `/v1/webhook_endpoints/${endpoint.id}/test`, {
+        method: 'POST',
+        headers: bearer(key),
+        body: {},
+      });
+      expect(response.status).toBe(503);
+      expect(response.body.error).toBe('service_unavailable');
+    } finally {
+      await api.close();
+      await connection.close();
+    }
+    const { rows } = await h.pool.query(
+      `SELECT (SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1)::int AS deliveries,
+              (SELECT count(*) FROM webhook_events ev WHERE ev.test_event AND ev.issuer_id = $2
+                  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id))::int AS events_without_delivery`,
+      [endpoint.id, issuer],
+    );
+    expect(rows[0]).toEqual({ deliveries: 0, events_without_delivery: 0 });
   });
 });
 

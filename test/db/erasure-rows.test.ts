@@ -12,8 +12,12 @@ import { claimSubmission } from '../../db/form-submissions.js';
 import { claimIdempotencyKey, completeIdempotencyKey } from '../../db/idempotency-keys.js';
 import { createIssuer } from '../../db/issuers.js';
 import { createPool, type Pool } from '../../db/pool.js';
+import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
+import { recordDeliveryAttempt } from '../../db/webhooks.js';
+import type { StatusRecord } from '../../domain/dispatch-schemas.js';
 import { normaliseTrackingNumber } from '../../domain/tracking-feeds/provider.js';
 import { requireTestEnv } from '../support/env.js';
+import { createWebhookEvents } from '../support/webhook-events.js';
 
 let pool: Pool;
 let issuer: string;
@@ -63,6 +67,23 @@ describe('eraseDispatchRows', () => {
     const tombstones = await pool.query('SELECT dispatch_id, issuer_id, mode, status FROM erasures WHERE dispatch_id = ANY($1) ORDER BY dispatch_id', [[a, b]]); // prettier-ignore
     expect(tombstones.rows).toEqual([a, b].sort().map((id) => ({ dispatch_id: id, issuer_id: issuer, mode: 'live', status: 'completed' })));
     expect(await dispatchFootprint(pool, other)).toMatchObject({ dispatches: 1, carrier_events: 1 });
+  });
+
+  it('leaves no attempt behind when a delivery in flight records its attempt after the erasure (delivery_attempts has no foreign key)', async () => {
+    const id = await projected('TRK-W1');
+    const endpoint = await createWebhookEndpoint(pool, {
+      issuerId: issuer,
+      url: 'https://hooks.example.com/in-flight',
+      events: ['status.updated'],
+    });
+    if (!endpoint.ok) throw new Error(endpoint.reason);
+    const data = { id, status: 'in_transit' } as unknown as StatusRecord;
+    const [delivery] = await createWebhookEvents(pool, { dispatchId: id, issuerId: issuer, mode: 'live', events: [{ type: 'status.updated', timestamp: new Date().toISOString(), data }] }); // prettier-ignore
+    await eraseDispatchRows(pool, [id]);
+    const driving = await recordDeliveryAttempt(pool, { ...delivery, attempt: 1, startedAt: new Date(), durationMs: 40, statusCode: 200, state: 'delivered', driver: `dispatch:${id}` }); // prettier-ignore
+    expect(driving).toBe(false);
+    const logged = await pool.query('SELECT count(*)::int AS n FROM delivery_attempts WHERE event_id = $1', [delivery.eventId]);
+    expect(logged.rows[0].n).toBe(0);
   });
 
   it('is idempotent: a dispatch already erased counts 0 rows', async () => {

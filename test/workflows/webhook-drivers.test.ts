@@ -1,6 +1,7 @@
 // docs/webhooks.md "One driver per pending delivery", against the real Temporal dev server and
 // Postgres: the reconciler re-drives a pending delivery nobody drives; a replay touches no delivery before
-// its workflow has started, and none before it is about to drive it.
+// its workflow has started, and none before it is about to drive it; a replay that takes over an attempt
+// in flight numbers its own after it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
@@ -20,7 +21,8 @@ let receiver: Receiver;
 let issuerId: string;
 
 beforeAll(async () => {
-  h = await startHarness({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  // Retries 3 s apart: a replay's retry comes after the attempt it took over has ended.
+  h = await startHarness({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '3s,3s,3s,3s,3s' } });
   receiver = await startReceiver();
   issuerId = await h.createIssuer('Drivers');
   const created = await createWebhookEndpoint(h.pool, {
@@ -107,4 +109,35 @@ describe('a replay', () => {
       await replay?.handle.terminate('test over');
     }
   });
+
+  it('that takes over a delivery whose attempt is in flight numbers its attempts after it: none repeated, none skipped', async () => {
+    // Attempt 3 is held open 2.5 s and fails; the replay's first attempt fails too, its retry succeeds.
+    const held = await startReceiver({
+      respond: async (n) => {
+        if (n === 1) await new Promise((resolve) => setTimeout(resolve, 2500));
+        return n <= 2 ? 500 : 200;
+      },
+    });
+    try {
+      const owner = await h.createIssuer('Drivers takeover');
+      const endpoint = await createWebhookEndpoint(h.pool, { issuerId: owner, url: held.url, events: ['status.updated'] });
+      if (!endpoint.ok) throw new Error(endpoint.reason);
+      const dispatchId = randomUUID();
+      const [delivery] = await createWebhookEvents(h.pool, { dispatchId, issuerId: owner, mode: 'live', events: events(dispatchId, 1, ['status.updated']) }); // prettier-ignore
+      // Two attempts made already: the next one is 3.
+      await h.pool.query(`UPDATE webhook_deliveries SET attempts = 2 WHERE event_id = $1`, [delivery.eventId]);
+      const deps = { pool: h.pool, temporal: h.temporal, taskQueue: h.taskQueue };
+      await replayDeliveries(deps, { eventId: delivery.eventId });
+      await until(() => held.requests.length === 1, 'attempt 3 to be in flight');
+      const replay = await replayDeliveries(deps, { eventId: delivery.eventId });
+      await until(async () => ((await deliveryOf(delivery.eventId)).state === 'delivered' ? true : undefined), 'the delivery to settle');
+      await replay!.handle.result();
+      expect(held.requests.map((r) => r.headers['x-service-delivery-attempt'])).toEqual(['3', '4', '5']);
+      expect(await deliveryOf(delivery.eventId)).toEqual({ state: 'delivered', attempts: 5, driver: replay!.id });
+      const logged = await h.pool.query('SELECT attempt FROM delivery_attempts WHERE event_id = $1 ORDER BY attempt', [delivery.eventId]);
+      expect(logged.rows.map((row) => row.attempt)).toEqual([3, 4, 5]);
+    } finally {
+      await held.close();
+    }
+  }, 30_000);
 });
