@@ -9,8 +9,10 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
+import { FeedCounter } from '../../api/feed-counts.js';
 import { startApi } from '../../api/server.js';
 import { dispatchFootprint } from '../../db/erasure.js';
+import { eraseIssuerRows } from '../../db/issuer-erasure.js';
 import { COUNTRY_ZONES } from '../../domain/tracking-feeds/country-zones.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { createCarrierEventIngest } from '../../ingest/carrier-events.js';
@@ -175,6 +177,26 @@ describe('the inbound endpoint', () => {
     expect((await feedOf(feed)).last_received_at).toBeNull();
     const metrics = (await request(h.baseUrl, '/metrics')).text;
     expect(metrics).toMatch(/cds_feed_requests_total\{provider="easypost",outcome="unauthorized"\} [1-9]/);
+  });
+
+  it('drops the counts it holds for a feed `issuer erase` removed, instead of failing their write every second for ever', async () => {
+    // Re-added after every failed write, they failed the foreign key to tracking_feeds (23503) each time.
+    const issuerId = await h.createIssuer('Feed Counts Erased Issuer');
+    const feed = await createFeed(h.baseUrl, (await h.createKey(issuerId)).key, 'easypost', SECRET);
+    await eraseIssuerRows(h.pool, issuerId);
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString('utf8')), done()) });
+    const counter = new FeedCounter(h.pool, pino({ level: 'trace' }, sink));
+    try {
+      counter.add(feed.id, { received: 1, applied: 1 }, true);
+      await counter.flush();
+      const written = lines.length;
+      await counter.flush();
+      expect(lines.length).toBe(written);
+      expect(lines.map((line) => JSON.parse(line).level)).not.toContain(40);
+    } finally {
+      await counter.close();
+    }
   });
 
   it('stamps last_received_at for an authenticated request even when a 401 for the same feed comes within the same second', async () => {
