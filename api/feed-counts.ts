@@ -3,12 +3,15 @@
 // (db/tracking-feeds.ts addFeedCounts), so that a provider resending a body of seen checkpoints
 // costs the matching statement and nearly nothing more (bench/tracking-feeds). Counts are
 // observability, not data: a process killed before its next write loses at most FLUSH_MS of them;
-// a stopped one writes what it holds (`close`).
+// a stopped one writes what it holds (`close`); those of a feed deleted meanwhile are dropped.
 import { addFeedCounts, zeroCounts, type FeedCounts } from '../db/tracking-feeds.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../platform/logger.js';
 
 export const FLUSH_MS = 1000;
+
+/** Postgres's foreign_key_violation: tracking_feed_counts.feed_id names no tracking_feeds row. */
+const FOREIGN_KEY_VIOLATION = '23503';
 
 export class FeedCounter {
   /**
@@ -41,6 +44,12 @@ export class FeedCounter {
       try {
         await addFeedCounts(this.pool, feedId, counts, authenticated);
       } catch (error) {
+        // The feed is gone (`issuer erase` deletes its issuer's feeds; a feed's counts go with it):
+        // its counts could never be written, and kept they would fail every write from now on.
+        if ((error as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) {
+          this.logger.info({ feed_id: feedId }, 'tracking feed counts dropped: the feed no longer exists');
+          continue;
+        }
         // Kept for the next write rather than lost: the database may be back by then.
         this.logger.warn({ err: error, feed_id: feedId }, 'tracking feed counts not written; kept for the next write');
         this.add(feedId, counts, authenticated);

@@ -42,6 +42,12 @@ function toErasure(row: Record<string, unknown>): Erasure {
   };
 }
 
+/** How long an erased dispatch's tracking number is recognised (erased_tracking_numbers) after its erasure. */
+export const ERASED_NUMBER_KEPT = '30 days';
+
+/** The SHA-256 of a tracking number as matching compares it (SQL, `number` a text expression): how erased_tracking_numbers holds it. */
+export const numberHash = (number: string): string => `sha256(convert_to(${number}, 'UTF8'))`;
+
 /**
  * Records the erasure of a dispatch that has a projection (its owner is read from it), or returns
  * the erasure already recorded for it: a second request gets the first. Undefined when the dispatch
@@ -59,6 +65,9 @@ export async function requestErasure(pool: Pool, dispatchId: string): Promise<Er
  * leave at once (the erasure's rows step deletes them too, and any written since): a registration
  * retried with its Idempotency-Key then reaches the route, which answers 409 "erased" as it will once
  * the erasure completes, instead of replaying the record of a dispatch every other route calls erased.
+ * And its tracking number's hash is written now (erased_tracking_numbers; the rows step writes it
+ * again, keeping the later expiry), so that a feed's checkpoint naming the dispatch only by that
+ * number is ignored from the request on (namesErased), not kept as unmatched and listed meanwhile.
  */
 export async function requestErasures(pool: Pool, dispatchIds: readonly string[]): Promise<void> {
   await pool.query(
@@ -68,6 +77,12 @@ export async function requestErasures(pool: Pool, dispatchIds: readonly string[]
          FROM unnest($1::text[], $2::uuid[]) AS t(id, dispatch_id) JOIN dispatches d ON d.id = t.dispatch_id
        ON CONFLICT (dispatch_id) DO NOTHING
        RETURNING dispatch_id
+     ),
+     numbers AS (
+       INSERT INTO erased_tracking_numbers (issuer_id, mode, number_hash, expires_at)
+       SELECT DISTINCT d.issuer_id, d.mode, ${numberHash('d.tracking_key')}, now() + interval '${ERASED_NUMBER_KEPT}'
+         FROM dispatches d WHERE d.id IN (SELECT dispatch_id FROM recorded) AND d.tracking_key IS NOT NULL
+       ON CONFLICT (issuer_id, mode, number_hash) DO UPDATE SET expires_at = greatest(erased_tracking_numbers.expires_at, EXCLUDED.expires_at)
      )
      DELETE FROM idempotency_keys WHERE dispatch_ids && (SELECT coalesce(array_agg(dispatch_id), '{}') FROM recorded)`,
     [dispatchIds.map(() => newId('er')), dispatchIds],
@@ -93,12 +108,6 @@ export async function findTombstone(pool: Pool, dispatchId: string): Promise<Tom
   const row = rows[0];
   return row && { dispatchId: row.dispatch_id, issuerId: row.issuer_id, mode: row.mode, erasedAt: row.erased_at };
 }
-
-/** How long an erased dispatch's tracking number is recognised (erased_tracking_numbers) after its erasure. */
-export const ERASED_NUMBER_KEPT = '30 days';
-
-/** The SHA-256 of a tracking number as matching compares it (SQL, `number` a text expression): how erased_tracking_numbers holds it. */
-export const numberHash = (number: string): string => `sha256(convert_to(${number}, 'UTF8'))`;
 
 /**
  * Whether a feed's checkpoint names an erased (or erasing) dispatch of the issuer and mode: one of

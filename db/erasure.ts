@@ -130,10 +130,13 @@ async function eraseInTransaction(client: PoolClient, ids: string[]): Promise<{ 
   );
   rows += await count('DELETE FROM tracking_links WHERE id = ANY($1::text[])', [links]);
   // Its tracking number's hash stays 30 days without the dispatch, so that an aggregator still
-  // reporting the card by that number is ignored, not kept as unmatched (erased_tracking_numbers).
+  // reporting the card by that number is ignored, not kept as unmatched (erased_tracking_numbers;
+  // written when an erasure is requested too, db/erasure-records.ts requestErasures, and here for
+  // one nobody requested). Once per number: a recycled number's dispatches in one batch made the
+  // statement update its row twice, which Postgres refuses, failing the batch every time.
   await client.query(
     `INSERT INTO erased_tracking_numbers (issuer_id, mode, number_hash, expires_at)
-     SELECT issuer_id, mode, ${numberHash('tracking_key')}, now() + interval '${ERASED_NUMBER_KEPT}'
+     SELECT DISTINCT issuer_id, mode, ${numberHash('tracking_key')}, now() + interval '${ERASED_NUMBER_KEPT}'
        FROM dispatches WHERE id = ANY($1::uuid[]) AND tracking_key IS NOT NULL
      ON CONFLICT (issuer_id, mode, number_hash) DO UPDATE SET expires_at = greatest(erased_tracking_numbers.expires_at, EXCLUDED.expires_at)`,
     [ids],

@@ -3,7 +3,8 @@
 // POST /v1/dispatches/{id}/events (step 1), the test helpers, and the prediction refresh's own
 // `overdue` events. The one module that does it:
 // 1. bounds: an occurred_at outside [dispatch_date − 7 days, now + 15 minutes] is refused before
-//    anything is recorded (docs/design.md "What the service promises about its inputs");
+//    anything is recorded (docs/design.md "What the service promises about its inputs"), unless the
+//    dispatch is erased: then the answer is `erased` (step 3), whose tombstone is read on this path only;
 // 2. the dedupe key (domain/state-machine.ts), the event in UTC;
 // 3. the log: carrier_events gets the event (db/carrier-events.ts; a repeat is a no-op there and is
 //    answered `duplicate`), before anything else, so that a crash after it loses nothing; for an
@@ -29,7 +30,7 @@ import {
   type VocabularyStatus,
 } from '../db/carrier-events.js';
 import { findDispatch, findProjectedDispatch, type DispatchRow } from '../db/dispatches.js';
-import { findTombstone } from '../db/erasure-records.js';
+import { findTombstone, type Tombstone } from '../db/erasure-records.js';
 import type { Pool } from '../db/pool.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { occurredAtProblem } from '../domain/input-bounds.js';
@@ -161,6 +162,15 @@ export function createCarrierEventIngest(deps: IngestDeps) {
       bytes += size;
     }
     await flush();
+    // The bounds are checked before the log, which is what finds a tombstone, and against facts an
+    // API process holds (dispatchFacts) that another process's erasure does not clear: an event for
+    // an erased dispatch must get the erased answer, not one naming its dispatch date (and a feed's
+    // checkpoint is then stored nowhere). Looked up on this refusing path only.
+    const tombstone = !erased && outcomes.some((outcome) => outcome.outcome === 'out_of_bounds') && (await findTombstone(deps.pool, dispatch.id)); // prettier-ignore
+    if (tombstone) {
+      const answer = await erasedAnswer(dispatch.id, tombstone);
+      for (const [index, outcome] of outcomes.entries()) if (outcome.outcome === 'out_of_bounds') outcomes[index] = answer;
+    }
     return outcomes;
   }
 
@@ -251,9 +261,9 @@ export function createCarrierEventIngest(deps: IngestDeps) {
   }
 
   /** The answer for an erased dispatch (its erasure requested or done); its facts are forgotten. */
-  async function erasedAnswer(dispatchId: string): Promise<IngestOutcome> {
+  async function erasedAnswer(dispatchId: string, found?: Tombstone): Promise<IngestOutcome> {
     facts.delete(dispatchId);
-    const tombstone = await findTombstone(deps.pool, dispatchId);
+    const tombstone = found ?? (await findTombstone(deps.pool, dispatchId));
     return { outcome: 'erased', message: erasedMessage(dispatchId, tombstone?.erasedAt ?? new Date()) };
   }
 

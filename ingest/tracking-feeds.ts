@@ -37,7 +37,7 @@ import type { Pool } from '../db/pool.js';
 import type { InboundFeed } from '../db/tracking-feeds.js';
 import { dedupeKey } from '../domain/state-machine.js';
 import type { IgnoreReason } from '../domain/tracking-feed-schemas.js';
-import { resolveCheckpointTime } from '../domain/tracking-feeds/index.js';
+import { checkpointOccurredAt } from '../domain/tracking-feeds/index.js';
 import {
   carriersAgree,
   normaliseTrackingNumber,
@@ -85,9 +85,10 @@ export function createFeedIngest(deps: {
       const receipt: FeedReceipt = { received: 0, applied: 0, duplicate: 0, unmatched: 0, ignored: 0 };
       const ignored: IgnoredCheckpoint[] = [];
       const applied: ListedKey[] = [];
+      const receivedAt = new Date();
       for (const tracking of trackings) {
         receipt.received += tracking.checkpoints.length;
-        for (const result of await receiveTracking(feed, tracking, ignored, applied)) receipt[result] += 1;
+        for (const result of await receiveTracking(feed, tracking, receivedAt, ignored, applied)) receipt[result] += 1;
       }
       await keepIgnored(deps.pool, ignored);
       await dropIgnored(deps.pool, applied);
@@ -126,9 +127,10 @@ export function createFeedIngest(deps: {
     const mine: Array<{ checkpoint: KeptCheckpoint; event: CarrierEventToIngest }> = [];
     for (const checkpoint of kept) {
       const byReference = checkpoint.references.includes(dispatch.id);
-      const match = byReference ? candidate : pickByTrackingNumber(sharing, checkpoint.carrier ?? undefined, checkpoint.time as CheckpointTime); // prettier-ignore
+      const time = checkpoint.time as CheckpointTime;
+      const match = byReference ? candidate : pickByTrackingNumber(sharing, checkpoint.carrier ?? undefined, time, checkpoint.receivedAt); // prettier-ignore
       if (match?.id !== dispatch.id) continue;
-      const occurredAt = resolveCheckpointTime(checkpoint.time as CheckpointTime, match.countryCode);
+      const occurredAt = checkpointOccurredAt(time, match.countryCode, checkpoint.receivedAt);
       mine.push({ checkpoint, event: toCarrierEvent({ ...checkpoint, status: checkpoint.status as DispatchStatus, reason: checkpoint.reason as ExceptionReason | null }, occurredAt) }); // prettier-ignore
     }
     const events = mine.map(({ event }) => event);
@@ -155,6 +157,7 @@ export function createFeedIngest(deps: {
   async function receiveTracking(
     feed: Pick<InboundFeed, 'id' | 'issuerId' | 'mode'>,
     tracking: ProviderTracking,
+    receivedAt: Date,
     ignored: IgnoredCheckpoint[],
     applied: ListedKey[],
   ): Promise<CheckpointResult[]> {
@@ -205,7 +208,8 @@ export function createFeedIngest(deps: {
     const toIngest = new Map<string, { match: MatchCandidate; checkpoints: ActionableCheckpoint[]; events: CarrierEventToIngest[] }>();
     let erased: boolean | undefined;
     for (const checkpoint of mapped) {
-      const match = candidates.find((c) => c.byReference) ?? pickByTrackingNumber(candidates, tracking.carrier, checkpoint.time);
+      const match =
+        candidates.find((c) => c.byReference) ?? pickByTrackingNumber(candidates, tracking.carrier, checkpoint.time, receivedAt);
       if (!match) {
         // An erased dispatch's (by a reference, or its tracking number): ignored and stored nowhere (docs/privacy.md "Erasure").
         erased ??= await namesErased(deps.pool, { dispatchIds: references, trackingNumber, issuerId: feed.issuerId, mode: feed.mode });
@@ -224,7 +228,7 @@ export function createFeedIngest(deps: {
         continue;
       }
       seenInBody.add(once);
-      const occurredAt = resolveCheckpointTime(checkpoint.time, match.countryCode);
+      const occurredAt = checkpointOccurredAt(checkpoint.time, match.countryCode, receivedAt);
       const group = toIngest.get(match.id) ?? { match, checkpoints: [], events: [] };
       toIngest.set(match.id, group);
       group.checkpoints.push(checkpoint);
@@ -313,10 +317,11 @@ function pickByTrackingNumber(
   candidates: readonly MatchCandidate[],
   carrier: string | undefined,
   time: CheckpointTime,
+  receivedAt: Date,
 ): MatchCandidate | undefined {
   const agreeing = candidates.filter((candidate) => !candidate.byReference && carriersAgree(carrier, candidate.carrier));
   if (agreeing.length === 1) return agreeing[0];
-  return agreeing.find((candidate) => candidate.dispatchDate.getTime() <= Date.parse(resolveCheckpointTime(time, candidate.countryCode)));
+  return agreeing.find((candidate) => candidate.dispatchDate.getTime() <= Date.parse(checkpointOccurredAt(time, candidate.countryCode, receivedAt))); // prettier-ignore
 }
 
 interface CheckpointFacts {

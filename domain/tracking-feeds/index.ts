@@ -11,4 +11,4 @@ import { shippo } from './shippo.js';
 export const FEED_PROVIDER_MODULES: Readonly<Record<FeedProvider, FeedProviderModule>> = { easypost, aftership, shippo, ship24 };
 
 export * from './provider.js';
-export { resolveCheckpointTime } from './times.js';
+export { checkpointOccurredAt, resolveCheckpointTime } from './times.js';

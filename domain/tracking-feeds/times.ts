@@ -3,7 +3,8 @@
 // happened, read in the time zone of the checkpoint's country if the body names it, else of the
 // caller's fallback country (the dispatch's destination), each country's most populous zone
 // (country-zones.ts). A bare date is noon of that date in that zone, the least wrong hour whatever
-// the scan's real time was. A leap second (:60) is the last millisecond of the minute it ends, so the
+// the scan's real time was; where that guess puts the checkpoint after its receipt, it happened when
+// received (checkpointOccurredAt), not outside the time bounds. A leap second (:60) is the last millisecond of the minute it ends, so the
 // scan keeps the date the carrier wrote; "t" and "z" may be lower-case (RFC 3339 §5.6); `24:00` (ISO
 // 8601's end of day, seen in carrier feeds) is 00:00 of the next day; the seconds' fraction may follow
 // a comma (ISO 8601's preferred sign) and have any number of digits (RFC 3339 `1*DIGIT`), read to the
@@ -59,6 +60,32 @@ export function resolveCheckpointTime(time: CheckpointTime, fallbackCountry: str
   if (!clock) throw new Error(`not a local date or date-time: ${time.local}`);
   const zone = countryZone(time.countryCode) ?? countryZone(fallbackCountry) ?? 'UTC';
   return new Date(zonedWallClockToEpoch(clock, zone)).toISOString();
+}
+
+/** UTC+14 (Kiribati's Line Islands), the easternmost offset in use: no wall clock shows anywhere earlier than there. */
+const EASTERNMOST_OFFSET_MS = 14 * 3_600_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * The occurred_at of a checkpoint received at `receivedAt`: resolveCheckpointTime's instant, except
+ * that a time written without an offset (its zone a guess) that reads as after it was received is
+ * the time received, when the guess is what put it there: when some place on Earth had already
+ * reached that wall clock (a bare date: that date) by `receivedAt`, and it is at most a day ahead.
+ * So a bare date of today, received before noon there, and a local time read in a country's most
+ * populous zone when the scan was further east (RU, CA, ID, US, AU, BR…), are kept, not `ignored` as
+ * outside the time bounds; after Delivered the provider usually sends nothing more, and DESIGN §6
+ * loses nothing it accepted. The carrier event keeps the string as sent. A time with an offset in
+ * the future says so itself: it stays as it is, and the bounds judge it.
+ */
+export function checkpointOccurredAt(time: CheckpointTime, fallbackCountry: string, receivedAt: Date): string {
+  const resolved = resolveCheckpointTime(time, fallbackCountry);
+  if (time.kind === 'instant') return resolved;
+  const ahead = Date.parse(resolved) - receivedAt.getTime();
+  if (ahead <= 0 || ahead > DAY_MS) return resolved;
+  const clock = wallClock(time.local)!;
+  const bareDate = time.local.length === 10;
+  const firstShown = asUtc(bareDate ? { ...clock, hour: 0, minute: 0, second: 0, millisecond: 0 } : clock) - EASTERNMOST_OFFSET_MS;
+  return firstShown <= receivedAt.getTime() ? receivedAt.toISOString() : resolved;
 }
 
 const END_OF_DAY = /^(\d{4})-(\d{2})-(\d{2})([Tt ])24:00(?::00(?:\.0+)?)?(?=$|[Zz+-])/;

@@ -3,14 +3,16 @@
 // test/api/erasure.test.ts: the events API (GET /v1/events, GET /v1/events/{id}) no longer shows
 // its webhook events, with the status record they carry, a replay (POST
 // /v1/webhook_endpoints/{id}/replay) does not send them again, the dashboard's delivery log does
-// not show the body one carried, and its tracking page is not there (404 page, as once its links are
-// erased). WEBHOOK_TIMEOUT_MS of 20 s keeps the erasure pending for its wait of WEBHOOK_TIMEOUT_MS + 5 s.
+// not show the body one carried, its tracking page is not there (404 page, as once its links are
+// erased), and a feed's checkpoint naming it by its tracking number is ignored and stored nowhere.
+// WEBHOOK_TIMEOUT_MS of 20 s keeps the erasure pending for its wait of WEBHOOK_TIMEOUT_MS + 5 s.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDashboardUser, setPasswordWithToken } from '../../db/dashboard.js';
 import { hashPassword, SET_PASSWORD_LINK_TTL_MS } from '../../dashboard/passwords.js';
 import { randomId, startHarness, type Harness } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { createFeed, easyPostBody, postInbound } from '../support/tracking-feeds.js';
 import { until } from '../support/until.js';
 import { bearer, registrationFor, request } from './http.js';
 
@@ -39,6 +41,7 @@ afterAll(async () => {
 describe('a dispatch whose erasure is pending', () => {
   const erased = randomUUID();
   const kept = randomUUID();
+  const erasedNumber = `PENDING ${Math.floor(Math.random() * 1e12)}`;
   let erasedEvent: string;
   let keptEvent: string;
   let since: string;
@@ -47,7 +50,7 @@ describe('a dispatch whose erasure is pending', () => {
   beforeAll(async () => {
     since = new Date(Date.now() - 1_000).toISOString();
     for (const id of [erased, kept]) {
-      expect((await call('POST', '/v1/dispatches', registrationFor(id))).status).toBe(201);
+      expect((await call('POST', '/v1/dispatches', registrationFor(id, id === erased ? { tracking_number: erasedNumber } : {}))).status).toBe(201); // prettier-ignore
       expect((await call('POST', `/v1/dispatches/${id}/events`, { status: 'in_transit', occurred_at: new Date().toISOString() })).status).toBe(202); // prettier-ignore
     }
     const eventOf = (id: string) =>
@@ -95,6 +98,16 @@ describe('a dispatch whose erasure is pending', () => {
     const erasedPage = await detail(erasedEvent);
     expect(erasedPage.status).toBe(404);
     expect(await erasedPage.text()).not.toContain(erased);
+  });
+
+  it("ignores a feed's checkpoint naming it only by its tracking number, and keeps it nowhere (DESIGN §11)", async () => {
+    // It was kept as unmatched, and listed, until the erasure's rows step: the number's hash was
+    // written there, not when the erasure was requested (and a row kept as that step committed stayed 30 days).
+    const feed = await createFeed(h.baseUrl, key, 'easypost', 'whsec-pending-erasure-0123');
+    const res = await postInbound(h.baseUrl, 'easypost', feed, easyPostBody(erasedNumber, [{ status: 'in_transit', datetime: new Date().toISOString() }])); // prettier-ignore
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: 1, applied: 0, duplicate: 0, unmatched: 0, ignored: 1 });
+    for (const list of ['unmatched', 'ignored']) expect((await call('GET', `/v1/tracking_feeds/${feed.id}/${list}`)).body.data).toEqual([]);
   });
 
   it('does not send its webhook events again in a replay of the endpoint', async () => {

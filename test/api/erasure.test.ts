@@ -188,6 +188,15 @@ describe('while an erasure is pending (its runs removed, its rows not yet)', () 
     }
   });
 
+  it('answers a carrier event outside its time bounds with 404 saying it was erased, not 400 naming its dispatch date', async () => {
+    // The API holds the facts of a dispatch it registered (ingest/carrier-events.ts dispatchFacts)
+    // and checked the bounds before the tombstone: the 400 gave away the erased dispatch's date.
+    const res = await postEvent(id, { status: 'in_transit', occurred_at: new Date(Date.parse(DISPATCH_DATE) - 30 * DAY).toISOString() });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'not_found', message: expect.stringMatching(/was erased on/) });
+    expect(res.text).not.toContain(new Date(Date.parse(DISPATCH_DATE) - 7 * DAY).toISOString().slice(0, 10));
+  });
+
   it(
     'answers the dispatch reads and carrier events with 404 saying it was erased, and leaves it out of the list',
     async () => {

@@ -9,8 +9,11 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
+import { FeedCounter } from '../../api/feed-counts.js';
 import { startApi } from '../../api/server.js';
 import { dispatchFootprint } from '../../db/erasure.js';
+import { eraseIssuerRows } from '../../db/issuer-erasure.js';
+import { COUNTRY_ZONES } from '../../domain/tracking-feeds/country-zones.js';
 import { createWebhookEndpoint } from '../../db/webhook-endpoints.js';
 import { createCarrierEventIngest } from '../../ingest/carrier-events.js';
 import { createFeedIngest } from '../../ingest/tracking-feeds.js';
@@ -19,6 +22,7 @@ import { startHarness, type Harness } from '../support/harness.js';
 import { scrape, valueOf } from '../support/prometheus.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { fixtureText } from '../fixtures/tracking-feeds/load.js';
+import { wallClock } from '../fixtures/tracking-feeds/journey.js';
 import { createFeed, easyPostBody, postInbound, signed, type CreatedFeed } from '../support/tracking-feeds.js';
 import { until } from '../support/until.js';
 import { bearer, request } from './http.js';
@@ -175,6 +179,26 @@ describe('the inbound endpoint', () => {
     expect(metrics).toMatch(/cds_feed_requests_total\{provider="easypost",outcome="unauthorized"\} [1-9]/);
   });
 
+  it('drops the counts it holds for a feed `issuer erase` removed, instead of failing their write every second for ever', async () => {
+    // Re-added after every failed write, they failed the foreign key to tracking_feeds (23503) each time.
+    const issuerId = await h.createIssuer('Feed Counts Erased Issuer');
+    const feed = await createFeed(h.baseUrl, (await h.createKey(issuerId)).key, 'easypost', SECRET);
+    await eraseIssuerRows(h.pool, issuerId);
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString('utf8')), done()) });
+    const counter = new FeedCounter(h.pool, pino({ level: 'trace' }, sink));
+    try {
+      counter.add(feed.id, { received: 1, applied: 1 }, true);
+      await counter.flush();
+      const written = lines.length;
+      await counter.flush();
+      expect(lines.length).toBe(written);
+      expect(lines.map((line) => JSON.parse(line).level)).not.toContain(40);
+    } finally {
+      await counter.close();
+    }
+  });
+
   it('stamps last_received_at for an authenticated request even when a 401 for the same feed comes within the same second', async () => {
     const feed = await createFeed(h.baseUrl, key, 'easypost', SECRET);
     const raw = easyPostBody(trackingNumber(), []);
@@ -256,6 +280,35 @@ describe('the inbound endpoint', () => {
     expect(res.body).toEqual({ received: 1, applied: 1, duplicate: 0, unmatched: 0, ignored: 0 });
     await until(async () => (await statusOf(id)) === 'in_transit', 'the card in transit', 20_000);
     expect(await eventsOf(id)).toEqual([expect.objectContaining({ occurred_at: next, original: expect.objectContaining({ time: `${day}T24:00:00Z` }) })]); // prettier-ignore
+  });
+
+  it("applies a Delivered dated only with today's date, received before noon there (its noon lies in the future), at the time received", async () => {
+    // Dropped as out_of_bounds before: noon of the date in the zone was after now + 15 minutes, and
+    // after Delivered the provider usually sends nothing more, so the card never showed delivered.
+    const now = new Date();
+    const [alpha3, zone] = Object.values(COUNTRY_ZONES).find(([, zone]) => Number(wallClock(now, zone).slice(11, 13)) < 11)!;
+    const today = wallClock(now, zone).slice(0, 10);
+    const number = `AS${Math.floor(Math.random() * 1e12)}`;
+    const id = await register(key, { tracking_number: number, dispatch_date: ago(48 * HOUR) });
+    const feed = await createFeed(h.baseUrl, key, 'aftership', SECRET);
+    const raw = JSON.stringify({
+      event: 'tracking_update',
+      ts: Math.floor(now.getTime() / 1000),
+      msg: {
+        id: `as-${number}`,
+        tracking_number: number,
+        slug: 'dhl',
+        checkpoints: [{ checkpoint_time: today, tag: 'Delivered', subtag: 'Delivered_001', country_region: alpha3, message: 'Delivered' }],
+      },
+    });
+    const res = await postInbound(h.baseUrl, 'aftership', feed, raw);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: 1, applied: 1, duplicate: 0, unmatched: 0, ignored: 0 });
+    await until(async () => (await statusOf(id)) === 'delivered', 'the card delivered', 20_000);
+    const [event] = await eventsOf(id);
+    expect(Date.parse(event!.occurred_at)).toBeGreaterThanOrEqual(now.getTime() - 1000);
+    expect(Date.parse(event!.occurred_at)).toBeLessThanOrEqual(Date.now());
+    expect(event!.original).toMatchObject({ vocabulary: 'aftership', status: 'Delivered', time: today });
   });
 
   it("ignores, and lists with why, a checkpoint whose time cannot be read or whose status is empty or not storable text, and takes the body's others", async () => {

@@ -8,6 +8,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { dispatchFootprint, eraseDispatchRows } from '../../db/erasure.js';
+import { requestErasures } from '../../db/erasure-records.js';
 import { claimSubmission } from '../../db/form-submissions.js';
 import { claimIdempotencyKey, completeIdempotencyKey } from '../../db/idempotency-keys.js';
 import { createIssuer } from '../../db/issuers.js';
@@ -168,6 +169,22 @@ describe('eraseDispatchRows', () => {
       [issuer],
     );
     expect(rows).toEqual([{ mode: 'live', hashed: true, days: '30' }]);
+  });
+
+  it('erases in one batch two dispatches of the issuer with one (recycled) tracking number, and keeps its hash once', async () => {
+    // The number's hash was inserted twice by one statement: "ON CONFLICT DO UPDATE command cannot
+    // affect row a second time" failed the batch's transaction (retention's, `issuer erase`'s) every time.
+    const hashes = async (number: string) =>
+      (await pool.query(`SELECT count(*)::int AS n FROM erased_tracking_numbers WHERE issuer_id = $1 AND number_hash = sha256($2::bytea)`, [issuer, number])).rows[0].n; // prettier-ignore
+    const [a, b] = [await projected('TRK R1'), await projected('trk r1')];
+    expect((await eraseDispatchRows(pool, [a, b])).dispatches).toBe(2);
+    expect(await hashes('TRKR1')).toBe(1);
+    // Requested first (the API's, `issuer erase`'s), which writes the hash too.
+    const [c, d] = [await projected('TRK R2'), await projected('TRK R2')];
+    await requestErasures(pool, [c, d]);
+    expect(await hashes('TRKR2')).toBe(1);
+    expect((await eraseDispatchRows(pool, [c, d])).dispatches).toBe(2);
+    expect(await hashes('TRKR2')).toBe(1);
   });
 
   it("removes a feed's unmatched checkpoints naming the dispatch by tracking number or reference, and no other", async () => {

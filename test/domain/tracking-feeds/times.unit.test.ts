@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import countries from 'i18n-iso-countries/index.js';
 import { ASSIGNED_COUNTRY_CODES } from '../../../domain/field-schemas.js';
 import { COUNTRY_ZONES, countryAlpha2, countryZone } from '../../../domain/tracking-feeds/country-zones.js';
-import { readCheckpointTime, resolveCheckpointTime } from '../../../domain/tracking-feeds/times.js';
+import { checkpointOccurredAt, readCheckpointTime, resolveCheckpointTime } from '../../../domain/tracking-feeds/times.js';
 import { offsetOf, wallClock } from '../../fixtures/tracking-feeds/journey.js';
 
 const resolve = (original: string, country?: string, fallback = 'GB') => {
@@ -116,6 +116,25 @@ describe('checkpoint times', () => {
   it('reads a bare date as noon of that date in the zone', () => {
     expect(resolve('2026-11-20', 'FR')).toBe('2026-11-20T11:00:00.000Z');
     expect(resolve('2026-06-20', undefined, 'US')).toBe('2026-06-20T16:00:00.000Z');
+  });
+
+  it('takes a time without offset that reads as after its receipt only because of the zone guessed as the time received, at most a day ahead', () => {
+    const at = (original: string, receivedAt: string, country?: string, fallback = 'DE') =>
+      checkpointOccurredAt(readCheckpointTime(original, country)!, fallback, new Date(receivedAt));
+    // A bare date of today is noon there: received at 09:00 in Berlin, that was 3 hours ahead and `ignored`.
+    expect(at('2026-11-20', '2026-11-20T08:00:00.000Z', 'DEU')).toBe('2026-11-20T08:00:00.000Z');
+    // Read in Moscow (the most populous zone), scanned at 14:00 in Vladivostok (UTC+10): 04:00Z, not 11:00Z.
+    expect(at('2026-11-20T14:00:00', '2026-11-20T04:05:00.000Z', 'RU')).toBe('2026-11-20T04:05:00.000Z');
+    // The same on either side of midnight in Moscow: Vladivostok's date is already the next day.
+    expect(at('2026-11-20T06:00:00', '2026-11-19T20:30:00.000Z', 'RU')).toBe('2026-11-19T20:30:00.000Z');
+    // Not ahead: as resolved. With an offset: as it says, however far ahead (the bounds judge it).
+    expect(at('2026-11-19', '2026-11-20T08:00:00.000Z', 'DEU')).toBe('2026-11-19T11:00:00.000Z');
+    expect(at('2026-11-20T14:00:00+01:00', '2026-11-20T08:00:00.000Z')).toBe('2026-11-20T13:00:00.000Z');
+    expect(at('2026-11-20T14:00:00Z', '2026-11-20T08:00:00.000Z', 'DEU')).toBe('2026-11-20T14:00:00.000Z');
+    // A date or time no place on Earth had reached when it came (UTC+14 the first), or more than a day ahead: as resolved.
+    expect(at('2026-11-21', '2026-11-20T09:00:00.000Z', 'DEU')).toBe('2026-11-21T11:00:00.000Z');
+    expect(at('2026-11-20T23:30:00', '2026-11-20T09:00:00.000Z', 'DEU')).toBe('2026-11-20T22:30:00.000Z');
+    expect(at('2026-11-21', '2026-11-20T10:30:00.000Z', undefined, 'US')).toBe('2026-11-21T17:00:00.000Z');
   });
 
   it('keeps the original string of every time', () => {
