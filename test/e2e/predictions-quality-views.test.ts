@@ -5,7 +5,7 @@
 // test/e2e/predictions-quality.test.ts goes through the service for that), so that every figure is
 // known: one issuer's live outcomes, beside the same issuer's test-mode ones and another issuer's,
 // which no view of the first issuer counts. Then the same views of an issuer with 50,000 deliveries.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createDashboardUser, setPasswordWithToken } from '../../db/dashboard.js';
 import { hashPassword, SET_PASSWORD_LINK_TTL_MS } from '../../dashboard/passwords.js';
 import { request } from '../api/http.js';
@@ -206,7 +206,7 @@ describe('the published accuracy in the CLI’s --json, its human output and the
 });
 
 describe('the published accuracy of an issuer with 50,000 deliveries', () => {
-  it('is answered by the CLI and the dashboard within seconds, counting every one', async () => {
+  it('is answered by the CLI and the dashboard counting every one, the page in a few set-based reads, not one per delivery', async () => {
     const issuerId = await h.createIssuer('Very Busy Bank');
     // 50,000 deliveries (two hundred times the 233 of test/e2e/admin-cli.test.ts), in windows of 3 to
     // 12 business days; nine in ten inside, the rest a day late; one in five not learned from.
@@ -221,21 +221,30 @@ describe('the published accuracy of an issuer with 50,000 deliveries', () => {
     );
     const cookie = await signedIn(issuerId);
 
-    let started = Date.now();
     const report = await json(issuerId);
-    const cliMs = Date.now() - started;
     expect(report.dispatches).toBe(50_000);
     expect(report.data.reduce((n, row) => n + (row.inside as number), 0)).toBe(45_000);
     expect(report.not_learned).toMatchObject({ dispatches: 10_000, late_report: 10_000 });
 
-    started = Date.now();
-    const page = await dashboard(cookie);
-    const pageMs = Date.now() - started;
+    // The API of the harness reads through h.pool: every statement the page's request makes passes
+    // here (observed, not replaced). Wall-clock bounds were flaky on a loaded machine (5.2 s against
+    // 5 s); the count is what tells one read from 50,000, and bench/ measures time.
+    const reads = jest.spyOn(h.pool, 'query');
+    const connects = jest.spyOn(h.pool, 'connect');
+    let statements = 0;
+    let connections = 0;
+    const page = await dashboard(cookie).finally(() => {
+      [statements, connections] = [reads.mock.calls.length, connects.mock.calls.length];
+      reads.mockRestore(); // (which also forgets the calls)
+      connects.mockRestore();
+    });
     expect(page.status).toBe(200);
     expect(page.text).toContain('50000 delivered dispatches');
-    // One set-based read, not one per delivery: 50,000 take about 1 s on the page; the CLI's time
-    // includes starting Node and tsx (about 3 s on a busy machine).
-    expect(pageMs).toBeLessThan(5_000);
-    expect(cliMs).toBeLessThan(15_000);
+    // The session, the tenant and the outcomes' one set-based read (the CLI runs the same read,
+    // db/predictions.ts loadRegistrationOutcomes): a handful, whatever the number of deliveries;
+    // and no connection taken for statements of its own (pool.query takes one per statement).
+    expect(statements).toBeGreaterThan(0);
+    expect(statements).toBeLessThan(10);
+    expect(connections).toBeLessThanOrEqual(statements);
   }, 120_000);
 });
