@@ -17,6 +17,8 @@
 // Temporal's policy and sends the same number again, so the numbers 1..6 and the schedule count
 // HTTP attempts only. The workflow's retry policy must therefore be unlimited, with a
 // startToCloseTimeout comfortably above WEBHOOK_TIMEOUT_MS (it is also how fast a crash is noticed).
+// That policy must not bring a retry forward: nothing after an attempt's record fails the run, and
+// a retried deliverWebhooks answers a delivery it already attempted with the schedule's delay left.
 //
 // One driver per pending delivery (docs/webhooks.md): each run first claims the delivery
 // (db/webhooks.ts claimDelivery) as the driver it is given (the dispatch's `dispatch:<id>`, a
@@ -33,7 +35,7 @@ import type { Client } from '@temporalio/client';
 import type { Pool } from '../db/pool.js';
 import { pauseFailingEndpoint, recordEndpointFailure, type EndpointAutoDisabled } from '../db/endpoint-health.js';
 import { claimSendSlot, deferDelivery } from '../db/endpoint-throttle.js';
-import { claimDelivery, holdForSending, markDeliverySkipped, recordDeliveryAttempt } from '../db/webhooks.js';
+import { claimDelivery, holdForSending, markDeliverySkipped, recordDeliveryAttempt, type DeliveryToSend } from '../db/webhooks.js';
 import { signedHeaders } from '../domain/signing.js';
 import type { Config } from '../platform/config.js';
 import { webhookAttemptDuration, webhookAttempts, webhookUndeliverable } from '../platform/metrics.js';
@@ -108,10 +110,24 @@ export function createWebhookDeliveryActivities(deps: {
   }
 
   /**
+   * deliverWebhooks only: how long before the claimed delivery's next attempt is due (0: send now).
+   * A change's deliveries are new when its activity is first scheduled, so one that has a recorded
+   * attempt here was attempted by an earlier run of this activity, which failed afterwards (a
+   * sibling's error, its worker gone) and was brought back by Temporal's policy within seconds: the
+   * attempt after it waits for the schedule's delay (spec Events rule 4), measured from its start.
+   */
+  function notDueForMs(delivery: DeliveryToSend): number {
+    const delayMs = schedule[delivery.attempts - 1];
+    const last = delivery.lastAttemptAt?.getTime();
+    if (delivery.state !== 'pending' || delayMs === undefined || last === undefined) return 0;
+    return Math.max(0, Math.ceil(last + delayMs - now().getTime()));
+  }
+
+  /**
    * One attempt of one delivery under `driver`: settled (delivered, undeliverable, skipped,
    * superseded), or `retry` after `delayMs` (a failed attempt with retries left, or a throttled one).
    */
-  async function attemptDelivery(input: DeliverWebhookInput, driver: string): Promise<AttemptResult> {
+  async function attemptDelivery(input: DeliverWebhookInput, driver: string, firstAttempts = false): Promise<AttemptResult> {
     const { eventId, endpointId } = input;
     const info = Context.current().info;
     const delivery =
@@ -135,6 +151,20 @@ export function createWebhookDeliveryActivities(deps: {
     // A run that already settled (its result was lost with a crashed worker) does not send again.
     if (delivery.state === 'delivered' || delivery.state === 'undeliverable' || delivery.state === 'skipped') {
       return { outcome: delivery.state, attempts: delivery.attempts };
+    }
+    // A change's run retried after it recorded a failed attempt waits for that attempt's delay,
+    // sending nothing; the claim's mark of the attempt it meant to send goes with the deferral.
+    const notDueMs = firstAttempts ? notDueForMs(delivery) : 0;
+    if (notDueMs > 0) {
+      await deferDelivery(deps.pool, eventId, endpointId, driver, notDueMs);
+      log.info('webhook retry not due yet: the run waits', { eventId, endpointId, attempt, delayMs: notDueMs });
+      return {
+        outcome: 'retry',
+        attempts: delivery.attempts,
+        delayMs: notDueMs,
+        type: 'WebhookRetryNotDue',
+        message: `webhook attempt ${attempt} is due in ${notDueMs} ms, the schedule's delay after attempt ${delivery.attempts}`,
+      };
     }
     // A paused endpoint's pending retries stop here, at their next attempt (docs/dashboard.md "Dashboard").
     const skipReason = delivery.payloadExpired
@@ -258,9 +288,15 @@ export function createWebhookDeliveryActivities(deps: {
     // attempt's scheduled time as Temporal gives it (never after the attempt; the time-skipping test server
     // moves it), so a test can skip 5 days; the instants stored for display (failing_since, disabled_at)
     // stay this worker's clock, as events' created_at.
+    // The attempt is recorded by now, so an error here (the database's) does not fail the run: its
+    // retry by Temporal's policy, seconds later, would look like the one the schedule brings back and
+    // send the next attempt at once (spec Events rule 4). The endpoint's next failed attempt judges it.
     const autoDisabled = delivered
       ? undefined
-      : await judgeEndpointHealth(endpointId, startedAt, new Date(info.currentAttemptScheduledTimestampMs));
+      : await judgeEndpointHealth(endpointId, startedAt, new Date(info.currentAttemptScheduledTimestampMs)).catch((failure: unknown) => {
+          log.warn('webhook endpoint health not judged; its next failed attempt will be', { endpointId, error: String(failure) });
+          return undefined;
+        });
     if (autoDisabled) {
       log.warn('webhook endpoint disabled: every attempt failed', { endpointId, notified: autoDisabled.deliveries.length });
       if (autoDisabled.deliveries.length > 0 && deps.temporal) {
@@ -315,7 +351,15 @@ export function createWebhookDeliveryActivities(deps: {
      * workflow waits that long and drives it on with deliverWebhook under the same driver.
      */
     async deliverWebhooks(input: { deliveries: DeliveryKey[]; driver: string }): Promise<AttemptResult[]> {
-      return Promise.all(input.deliveries.map((delivery) => attemptDelivery({ ...delivery, driver: input.driver }, input.driver)));
+      // One delivery's error (the database's) fails the activity only once every sibling's attempt has
+      // ended and been recorded: Temporal's retry of the change then finds none still sending (it would
+      // send that number again, at once), settled ones settled, and failed ones not yet due.
+      const settled = await Promise.allSettled(
+        input.deliveries.map((delivery) => attemptDelivery({ ...delivery, driver: input.driver }, input.driver, true)),
+      );
+      const failed = settled.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+      return settled.map((result) => (result as PromiseFulfilledResult<AttemptResult>).value);
     },
   };
 }

@@ -39,12 +39,15 @@ export async function claimSendSlot(
 }
 
 /**
- * A throttled delivery whose run ends without an attempt (its slot was too far away): its driver
- * comes back after `delayMs`, so the reconciler must not think it orphaned before then + the run budget.
+ * A delivery whose run ends without an attempt (a throttled one whose slot was too far away, or a run
+ * that came before its retry was due, activities/webhook-delivery.ts): its driver comes back after
+ * `delayMs`, so the reconciler must not think it orphaned before then + the run budget, and no
+ * attempt is in flight (the claim may have marked the one the run meant to send: a replay taking
+ * the delivery over meanwhile must not count it as made).
  */
 export async function deferDelivery(db: Db, eventId: string, endpointId: string, driver: string, delayMs: number): Promise<void> {
   await db.query(
-    `UPDATE webhook_deliveries SET driver_due_at = now() + ($4::bigint + $5) * interval '1 millisecond'
+    `UPDATE webhook_deliveries SET driver_due_at = now() + ($4::bigint + $5) * interval '1 millisecond', sending_attempt = NULL
       WHERE event_id = $1 AND endpoint_id = $2 AND driver = $3`,
     [eventId, endpointId, driver, Math.round(delayMs), DRIVER_RUN_BUDGET_MS],
   );

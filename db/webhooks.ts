@@ -26,6 +26,8 @@ export interface DeliveryToSend {
   payloadExpired: boolean;
   state: DeliveryState;
   attempts: number;
+  /** When the last recorded attempt started (the worker's clock); none for a new delivery handed over. */
+  lastAttemptAt?: Date;
   /** `disabled`: removed; `paused`: disabled from the dashboard. */
   endpoint: {
     id: string;
@@ -88,7 +90,7 @@ export async function claimDelivery(
   claim: DriverClaim,
 ): Promise<DeliveryToSend | 'superseded' | undefined> {
   const { rows } = await db.query({
-    name: 'webhook-delivery-claim-v6',
+    name: 'webhook-delivery-claim-v7',
     text: `WITH claimed AS (
        UPDATE webhook_deliveries d
           SET driver = $3, driver_due_at = now() + $5 * interval '1 millisecond',
@@ -98,9 +100,9 @@ export async function claimDelivery(
               sending_attempt = CASE WHEN ${SENDS_NOW} THEN ${CLAIMED_ATTEMPTS} + 1 END
         WHERE d.event_id = $1 AND d.endpoint_id = $2 AND ($4 OR d.driver IS NULL OR d.driver = $3)
           AND NOT EXISTS (SELECT 1 FROM webhook_events ev JOIN erasures x ON x.dispatch_id = ev.dispatch_id WHERE ev.id = d.event_id)
-        RETURNING d.state, d.attempts
+        RETURNING d.state, d.attempts, d.last_attempt_at
      )
-     SELECT ev.type, ev.body, ev.payload_expired_at IS NOT NULL AS payload_expired, c.state, c.attempts, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
+     SELECT ev.type, ev.body, ev.payload_expired_at IS NOT NULL AS payload_expired, c.state, c.attempts, c.last_attempt_at, e.url, e.events, e.disabled_at IS NOT NULL AS disabled,
             e.paused_at IS NOT NULL AS paused, e.paused_reason, e.secret, e.headers, e.rate_limit,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.signature_switch_at END AS signature_switch_at
@@ -249,6 +251,7 @@ interface DeliveryRow {
   payload_expired: boolean;
   state: DeliveryState;
   attempts: number;
+  last_attempt_at: Date | null;
   url: string;
   events: WebhookEventType[];
   disabled: boolean;
@@ -270,6 +273,7 @@ function deliveryToSend(eventId: string, endpointId: string, row: DeliveryRow): 
     payloadExpired: row.payload_expired,
     state: row.state,
     attempts: row.attempts,
+    lastAttemptAt: row.last_attempt_at ?? undefined,
     endpoint: {
       id: endpointId,
       url: row.url,

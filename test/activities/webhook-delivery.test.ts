@@ -115,6 +115,25 @@ async function attemptDelivery(input: { eventId: string; endpointId: string }, t
   return env.run(run.deliverWebhook, input).catch((failure: unknown) => failure as ApplicationFailure);
 }
 
+/** The test database's pool, except that the statements `fails` picks fail as a dropped connection does. */
+function failingPool(fails: (text: string, values: unknown[]) => boolean): Pool {
+  return new Proxy(pool, {
+    get(target, property) {
+      if (property === 'query') {
+        return (query: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
+          const text = typeof query === 'string' ? query : query.text;
+          if (fails(text, (typeof query === 'string' ? values : query.values) ?? [])) {
+            return Promise.reject(new Error('Connection terminated unexpectedly'));
+          }
+          return typeof query === 'string' ? target.query(query, values) : target.query(query);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 async function attemptsLogged(eventId: string, endpointId: string) {
   const { rows } = await pool.query(
     'SELECT attempt, status_code, error, duration_ms, response_head FROM delivery_attempts WHERE event_id = $1 AND endpoint_id = $2 ORDER BY id',
@@ -440,5 +459,79 @@ describe('deliverWebhook', () => {
     const [, after] = receiver.on('/rotating');
     expect(verify(after.body, after.headers['x-service-signature'] as string, rotated.secret)).toBe(true);
     expect(() => new Webhook(hook.secret).verify(after.body, after.headers as Record<string, string>)).not.toThrow();
+  });
+});
+
+describe('a failed attempt’s retry waits for the schedule’s delay, whatever fails after its record', () => {
+  // Spec Events rule 4: the retry after attempt N waits the schedule's Nth delay. A run that failed
+  // after recording its failed attempt would be retried by Temporal's policy about 1 s later.
+  const shortSchedule = () => configFor({ WEBHOOK_RETRY_SCHEDULE: '2s,2s,2s,2s,2s' });
+  const sentAttempts = (path: string) => receiver.on(path).map((r) => r.headers['x-service-delivery-attempt']);
+
+  beforeEach(async () => {
+    issuerId = (await createIssuer(pool, 'Webhook Early Run Issuer')).id;
+  });
+
+  it('deliverWebhook: an endpoint-health write that fails after the record does not fail the run, which ends with the schedule’s delay', async () => {
+    const hook = await endpoint('/health-write-fails');
+    receiver.behaviour.set('/health-write-fails', { status: 500 });
+    const pair = (await oneEvent()).pairs.find((p) => p.endpointId === hook.id)!;
+    const health = (text: string) => text.includes('UPDATE webhook_endpoints') && text.includes('failing_since_temporal = CASE');
+    const activities = createWebhookDeliveryActivities({ pool: failingPool(health), config: shortSchedule() });
+    const failure = await new MockActivityEnvironment({ attempt: 1 }, { logger: quiet })
+      .run(activities.deliverWebhook, pair)
+      .catch((error: unknown) => error as Error);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect((failure as ApplicationFailure).type).toBe('WebhookAttemptFailed');
+    expect((failure as ApplicationFailure).nextRetryDelay).toBe(2000);
+    expect(sentAttempts('/health-write-fails')).toEqual(['1']);
+    expect(await attemptsLogged(pair.eventId, hook.id)).toEqual([expect.objectContaining({ attempt: 1, status_code: 500 })]);
+  });
+
+  it('deliverWebhooks: one delivery’s database error fails the run only once its siblings have recorded; the retried run sends none of theirs early', async () => {
+    const slow = await endpoint('/sibling-slow-500');
+    const lost = await endpoint('/sibling-unrecorded');
+    receiver.behaviour.set('/sibling-slow-500', { status: 500, delayMs: 300 });
+    const { pairs } = await oneEvent();
+    const deliveries = [slow, lost].map((hook) => pairs.find((p) => p.endpointId === hook.id)!);
+    const change = (activities: ReturnType<typeof createWebhookDeliveryActivities>, temporalAttempt: number) =>
+      new MockActivityEnvironment({ attempt: temporalAttempt }, { logger: quiet }).run(activities.deliverWebhooks, {
+        deliveries,
+        driver: 'dispatch:early-run',
+      });
+    // The second delivery's attempt is answered 200 at once, and its record fails.
+    const record = (text: string, values: unknown[]) => text.includes('INSERT INTO delivery_attempts') && values[1] === lost.id;
+    const broken = createWebhookDeliveryActivities({ pool: failingPool(record), config: shortSchedule() });
+    await expect(change(broken, 1)).rejects.toThrow('Connection terminated unexpectedly');
+    // The run ended after the slow sibling's attempt was recorded: none of it is still sending.
+    expect(await attemptsLogged(deliveries[0].eventId, slow.id)).toEqual([expect.objectContaining({ attempt: 1, status_code: 500 })]);
+
+    const results = await change(createWebhookDeliveryActivities({ pool, config: shortSchedule() }), 2);
+    expect(results).toEqual([
+      { outcome: 'retry', attempts: 1, delayMs: expect.any(Number), type: 'WebhookRetryNotDue', message: expect.any(String) },
+      { outcome: 'delivered', attempts: 1 },
+    ]);
+    const [{ delayMs }] = results as Array<{ delayMs: number }>;
+    expect(delayMs).toBeGreaterThan(0);
+    expect(delayMs).toBeLessThanOrEqual(2000);
+    expect(sentAttempts('/sibling-slow-500')).toEqual(['1']);
+    // The unrecorded attempt is sent again with its number (at least once, docs/webhooks.md "Crash guarantees").
+    expect(sentAttempts('/sibling-unrecorded')).toEqual(['1', '1']);
+    const { rows } = await pool.query(
+      `SELECT state, attempts, sending_attempt, driver_due_at > now() + interval '2 minutes' AS waiting
+         FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2`,
+      [deliveries[0].eventId, slow.id],
+    );
+    // Nothing marked in flight, and the reconciler does not take the waiting retry for an orphan.
+    expect(rows[0]).toEqual({ state: 'pending', attempts: 1, sending_attempt: null, waiting: true });
+
+    // The workflow waits the delay left, then drives the delivery on: attempt 2.
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    const retried = createWebhookDeliveryActivities({ pool, config: shortSchedule() });
+    const next = await new MockActivityEnvironment({ attempt: 1 }, { logger: quiet })
+      .run(retried.deliverWebhook, { ...deliveries[0], driver: 'dispatch:early-run' })
+      .catch((error: unknown) => error as ApplicationFailure);
+    expect((next as ApplicationFailure).nextRetryDelay).toBe(2000);
+    expect(sentAttempts('/sibling-slow-500')).toEqual(['1', '2']);
   });
 });
