@@ -62,7 +62,7 @@ describe('bad configuration at start-up', () => {
 
   it.each([
     ['LOG_LEVEL', 'loud', 'must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
-    ['RATE_LIMIT_PER_MINUTE', '-5', 'must be a whole number, at least 1, got "-5"'],
+    ['RATE_LIMIT_PER_MINUTE', '-5', 'must be a whole number 1–1000000000, got "-5"'],
     ['TEMPORAL_TLS', 'yes', 'must be true, false, 1 or 0, got "yes"'],
     [
       'WEBHOOK_RETRY_SCHEDULE',
